@@ -1,0 +1,261 @@
+package dap
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// InstallHint is what to run when no Python can import debugpy.
+const InstallHint = "install it with `sudo apt-get install python3-debugpy` (Debian/Ubuntu) or `python3 -m pip install debugpy`"
+
+// FindPython returns a Python interpreter that can import debugpy: asked when
+// it is not empty, else python3 or python on PATH, else /usr/bin/python3.
+func FindPython(ctx context.Context, asked string) (string, error) {
+	var tried []string
+	try := func(p string) (string, bool) {
+		path, err := exec.LookPath(p)
+		if err != nil {
+			tried = append(tried, p+" (not found)")
+			return "", false
+		}
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := exec.CommandContext(cctx, path, "-c", "import debugpy").Run(); err != nil {
+			tried = append(tried, path+" (cannot import debugpy)")
+			return "", false
+		}
+		return path, true
+	}
+	if asked != "" {
+		if p, ok := try(asked); ok {
+			return p, nil
+		}
+		return "", fmt.Errorf("python %s: %s; %s, or pass another python", asked, strings.Join(tried, ", "), InstallHint)
+	}
+	for _, c := range []string{"python3", "python", "/usr/bin/python3"} {
+		if p, ok := try(c); ok {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no Python can import debugpy (tried %s): %s", strings.Join(tried, ", "), InstallHint)
+}
+
+// LaunchConfig says what debugpy_launch runs.
+type LaunchConfig struct {
+	Program     string            // a script path, or
+	Module      string            // a module, run as python -m
+	Args        []string          //
+	Cwd         string            //
+	Env         map[string]string // added to the adapter's environment
+	Python      string            // interpreter; found with FindPython when empty
+	StopOnEntry bool
+	JustMyCode  bool
+}
+
+// AttachConfig says where debugpy_session_start connects.
+type AttachConfig struct {
+	Host         string
+	Port         int
+	PathMappings []PathMapping
+	JustMyCode   bool
+}
+
+// Launch starts python -m debugpy.adapter over stdio and launches the program
+// under it. The session is ready when Launch returns.
+func Launch(ctx context.Context, name string, cfg LaunchConfig, log *slog.Logger) (*Session, error) {
+	if (cfg.Program == "") == (cfg.Module == "") {
+		return nil, errors.New("give exactly one of program or module")
+	}
+	py, err := FindPython(ctx, cfg.Python)
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]any{
+		"name": name, "type": "python", "request": "launch",
+		"console": "internalConsole", "redirectOutput": true,
+		"stopOnEntry": cfg.StopOnEntry, "justMyCode": cfg.JustMyCode,
+		"python": []string{py}, "args": nonNil(cfg.Args),
+	}
+	if cfg.Program != "" {
+		args["program"] = cfg.Program
+	} else {
+		args["module"] = cfg.Module
+	}
+	if cfg.Cwd != "" {
+		args["cwd"] = cfg.Cwd
+	}
+	if len(cfg.Env) > 0 {
+		args["env"] = cfg.Env
+	}
+	s := newSession(name, log)
+	s.info.Kind, s.info.Python = "launch", py
+	s.info.Program = cfg.Program
+	if cfg.Module != "" {
+		s.info.Program = "-m " + cfg.Module
+	}
+	if err := s.startAdapter(py); err != nil {
+		return nil, err
+	}
+	if err := s.handshake(ctx, "launch", args); err != nil {
+		s.c.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// AttachPID injects debugpy into a running Python process and attaches.
+func AttachPID(ctx context.Context, name string, pid int, python string, log *slog.Logger) (*Session, error) {
+	if pid <= 0 {
+		return nil, fmt.Errorf("pid %d: give the process id of a running Python program", pid)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+		return nil, fmt.Errorf("pid %d: no such process", pid)
+	}
+	py, err := FindPython(ctx, python)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(name, log)
+	s.info.Kind, s.info.Python, s.info.PID = "pid", py, pid
+	if err := s.startAdapter(py); err != nil {
+		return nil, err
+	}
+	args := map[string]any{"name": name, "type": "python", "request": "attach", "processId": pid, "justMyCode": true}
+	if err := s.handshake(ctx, "attach", args); err != nil {
+		s.c.Close()
+		return nil, fmt.Errorf("attach to pid %d (debugpy injects itself with gdb, which needs ptrace permission): %w", pid, err)
+	}
+	return s, nil
+}
+
+// Attach connects to a debugpy started with python -m debugpy --listen HOST:PORT.
+func Attach(ctx context.Context, name string, cfg AttachConfig, log *slog.Logger) (*Session, error) {
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("connect to debugpy at %s: %w; start the program with `python3 -m debugpy --listen %s --wait-for-client program.py`", addr, err, addr)
+	}
+	s := newSession(name, log)
+	s.info.Kind, s.info.Host, s.info.Port = "attach", cfg.Host, cfg.Port
+	s.info.PathMappings = append([]PathMapping{}, cfg.PathMappings...)
+	s.attachClient(NewClient(conn, conn, s.log, s.onEvent))
+	args := map[string]any{"name": name, "type": "python", "request": "attach",
+		"justMyCode": cfg.JustMyCode, "connect": map[string]any{"host": cfg.Host, "port": cfg.Port}}
+	if len(cfg.PathMappings) > 0 {
+		args["pathMappings"] = cfg.PathMappings
+	}
+	if err := s.handshake(ctx, "attach", args); err != nil {
+		s.c.Close()
+		return nil, fmt.Errorf("attach to %s: %w", addr, err)
+	}
+	return s, nil
+}
+
+func nonNil(a []string) []string {
+	if a == nil {
+		return []string{}
+	}
+	return a
+}
+
+// startAdapter runs python -m debugpy.adapter and connects to it over stdio.
+func (s *Session) startAdapter(py string) error {
+	cmd := exec.Command(py, "-m", "debugpy.adapter")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s -m debugpy.adapter: %w", py, err)
+	}
+	go logLines(s.log, "debugpy.adapter", stderr)
+	s.proc = cmd
+	s.attachClient(NewClient(stdout, stdin, s.log, s.onEvent))
+	return nil
+}
+
+func logLines(log *slog.Logger, src string, r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), 64<<10)
+	for sc.Scan() {
+		log.Info("stderr", "from", src, "line", sc.Text())
+	}
+}
+
+// handshake runs debugpy's start order: initialize, then launch or attach
+// without waiting for its answer, then configuration once "initialized"
+// arrives, and only then the launch or attach response.
+func (s *Session) handshake(ctx context.Context, command string, args map[string]any) error {
+	var init godap.InitializeResponse
+	err := s.c.Do(ctx, &godap.InitializeRequest{Request: req("initialize"), Arguments: godap.InitializeRequestArguments{
+		ClientID: "debugpy-guard", ClientName: "debugpy-guard", AdapterID: "debugpy",
+		LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path",
+		SupportsVariableType: true, SupportsVariablePaging: true,
+	}}, &init)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	var start *Call
+	if command == "launch" {
+		start = s.c.Go(&godap.LaunchRequest{Request: req("launch"), Arguments: raw})
+	} else {
+		start = s.c.Go(&godap.AttachRequest{Request: req("attach"), Arguments: raw})
+	}
+	select {
+	case <-s.initialized:
+	case <-start.Done:
+		if start.Err != nil {
+			return start.Err
+		}
+		// Answered before initialized: wait for it still.
+		select {
+		case <-s.initialized:
+		case <-ctx.Done():
+			return fmt.Errorf("debugpy never sent initialized: %w", ctx.Err())
+		}
+	case <-ctx.Done():
+		return fmt.Errorf("debugpy never sent initialized: %w", ctx.Err())
+	}
+	if err := s.c.Do(ctx, &godap.SetExceptionBreakpointsRequest{Request: req("setExceptionBreakpoints"),
+		Arguments: godap.SetExceptionBreakpointsArguments{Filters: []string{}}}, nil); err != nil {
+		return err
+	}
+	if err := s.c.Do(ctx, &godap.ConfigurationDoneRequest{Request: req("configurationDone")}, nil); err != nil {
+		return err
+	}
+	if err := start.Wait(ctx, nil); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.info.State == StateStarting {
+		s.info.State = StateRunning
+	}
+	s.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,405 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/dap"
+)
+
+// These tests drive the tools through an MCP client against a real debugpy.
+
+func TestLaunchBreakpointsSteps(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.launch("", "basic")
+	bp := h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "main")})
+	if get(t, bp, "breakpoint.verified") != true || num(t, bp, "breakpoint.bound_line") != line(t, "main") {
+		t.Fatalf("breakpoint not verified at its line: %v", bp)
+	}
+	st := h.call("debugpy_continue", nil)
+	if str(t, st, "state") != "stopped" || num(t, st, "stop.line") != line(t, "main") || str(t, st, "stop.reason") != "breakpoint" {
+		t.Fatalf("continue: want a stop at the breakpoint, got %v", st)
+	}
+	// step in: into compute()
+	st = h.call("debugpy_step_in", nil)
+	if str(t, st, "stop.function") != "compute" {
+		t.Fatalf("step in: want compute, got %v", st)
+	}
+	st = h.call("debugpy_step_over", nil)
+	if num(t, st, "stop.line") != line(t, "loop")-1 {
+		t.Fatalf("step over: want line %d, got %v", line(t, "loop")-1, st)
+	}
+	st = h.call("debugpy_step_out", nil)
+	if str(t, st, "stop.function") != "main" {
+		t.Fatalf("step out: want main, got %v", st)
+	}
+	stack := h.call("debugpy_stack_trace", nil)
+	if str(t, stack, "frames.0.function") != "main" || num(t, stack, "total_frames") < 2 {
+		t.Fatalf("stack: %v", stack)
+	}
+	list := h.call("debugpy_list_breakpoints", nil)
+	if len(get(t, list, "breakpoints").([]any)) != 1 {
+		t.Fatalf("list: %v", list)
+	}
+	h.call("debugpy_remove_breakpoint", map[string]any{"breakpoint_id": num(t, bp, "breakpoint.id")})
+	if msg := h.fail("debugpy_remove_breakpoint", map[string]any{"breakpoint_id": 99}); !strings.Contains(msg, "debugpy_list_breakpoints") {
+		t.Fatalf("remove unknown: %s", msg)
+	}
+	st = h.call("debugpy_continue", nil)
+	if str(t, st, "state") != "exited" || num(t, st, "exit_code") != 3 {
+		t.Fatalf("continue to the end: want exited with 3, got %v", st)
+	}
+	out := h.call("debugpy_output", nil)
+	all := fmt.Sprint(get(t, out, "entries"))
+	for _, want := range []string{"result 10", "counter 10 ada 3", "stderr line"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("output lacks %q: %s", want, all)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(h.call("debugpy_output", map[string]any{"category": "stderr"})), "stderr line") {
+		t.Error("output by category stderr lacks the stderr line")
+	}
+	// Reading on from next gives nothing new.
+	next := num(t, out, "next")
+	again := h.call("debugpy_output", map[string]any{"since": next})
+	if len(get(t, again, "entries").([]any)) != 0 {
+		t.Errorf("output since next: want nothing, got %v", again)
+	}
+	if msg := h.fail("debugpy_stack_trace", nil); !strings.Contains(msg, "exited") {
+		t.Errorf("stack after exit: %s", msg)
+	}
+}
+
+func TestConditionalHitAndLogBreakpoints(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.launch("", "basic")
+	// add(a, b) is called with b = 0..4.
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "add"), "condition": "b == 3"})
+	st := h.call("debugpy_continue", nil)
+	if v := h.call("debugpy_evaluate", map[string]any{"expression": "b"}); str(t, v, "result") != "3" {
+		t.Fatalf("conditional breakpoint: stopped with b = %v (stop %v)", v, st)
+	}
+	h.call("debugpy_remove_breakpoint", map[string]any{"file": progFile, "line": line(t, "add")})
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "loop"), "log_message": "acc is {acc}"})
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "after"), "hit_condition": "1"})
+	st = h.call("debugpy_continue", nil)
+	if num(t, st, "stop.line") != line(t, "after") {
+		t.Fatalf("hit-count breakpoint: %v", st)
+	}
+	out := fmt.Sprint(h.call("debugpy_output", nil))
+	if !strings.Contains(out, "acc is 6") {
+		t.Errorf("logpoint message missing from output: %s", out)
+	}
+}
+
+func TestHitCount(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.launch("", "basic")
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "add"), "hit_condition": "3"})
+	h.call("debugpy_continue", nil)
+	if v := h.call("debugpy_evaluate", map[string]any{"expression": "b"}); str(t, v, "result") != "2" {
+		t.Fatalf("hit count 3: want the third call (b = 2), got %v", v)
+	}
+}
+
+func TestExceptionBreakpoints(t *testing.T) {
+	t.Parallel()
+	t.Run("raised", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.launch("", "caught")
+		h.call("debugpy_set_exception_breakpoints", map[string]any{"filters": []string{"raised"}})
+		st := h.call("debugpy_continue", nil)
+		if str(t, st, "stop.reason") != "exception" || num(t, st, "stop.line") != line(t, "raise") {
+			t.Fatalf("raised: %v", st)
+		}
+		info := h.call("debugpy_exception_info", nil)
+		if !strings.Contains(str(t, info, "exception_id"), "ValueError") || !strings.Contains(str(t, info, "description"), "boom") {
+			t.Fatalf("exception info: %v", info)
+		}
+		if !strings.Contains(str(t, st, "stop.text"), "boom") {
+			t.Errorf("stop text lacks the exception: %v", st)
+		}
+	})
+	t.Run("uncaught", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.launch("", "uncaught")
+		h.call("debugpy_set_exception_breakpoints", map[string]any{"filters": []string{"uncaught"}})
+		st := h.call("debugpy_continue", nil)
+		if str(t, st, "stop.reason") != "exception" {
+			t.Fatalf("uncaught: %v", st)
+		}
+		if msg := h.fail("debugpy_set_exception_breakpoints", map[string]any{"filters": []string{"sometimes"}}); !strings.Contains(msg, "raised, uncaught or userUnhandled") {
+			t.Errorf("bad filter: %s", msg)
+		}
+	})
+}
+
+func TestPauseBusyLoop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.launch("", "busy")
+	st := h.call("debugpy_continue", map[string]any{"wait_s": 0.5})
+	if str(t, st, "state") != "running" {
+		t.Fatalf("busy loop: want running, got %v", st)
+	}
+	st = h.call("debugpy_pause", nil)
+	if str(t, st, "stop.reason") != "pause" || str(t, st, "stop.function") != "busy" {
+		t.Fatalf("pause: %v", st)
+	}
+}
+
+func TestVariablesEvaluateSetVariable(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.launch("", "basic")
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "after")})
+	h.call("debugpy_continue", nil)
+	vars := h.call("debugpy_variables", map[string]any{"depth": 3})
+	var user map[string]any
+	for _, v := range get(t, vars, "variables").([]any) {
+		if m := v.(map[string]any); m["name"] == "user" {
+			user = m
+		}
+	}
+	if user == nil || user["type"] != "User" {
+		t.Fatalf("no user local: %v", vars)
+	}
+	// user -> profile -> address: three levels.
+	var city string
+	for _, c := range user["children"].([]any) {
+		if c.(map[string]any)["name"] == "profile" {
+			for _, d := range c.(map[string]any)["children"].([]any) {
+				if strings.Contains(fmt.Sprint(d.(map[string]any)["name"]), "address") {
+					city = fmt.Sprint(d.(map[string]any)["value"])
+				}
+			}
+		}
+	}
+	if !strings.Contains(city, "Lyon") {
+		t.Fatalf("depth 3 did not reach user.profile['address']: %v", user)
+	}
+	one := h.call("debugpy_variables", map[string]any{"max_items": 2})
+	if len(get(t, one, "variables").([]any)) != 2 || get(t, one, "truncated") != true {
+		t.Fatalf("max_items 2: %v", one)
+	}
+	if g := h.call("debugpy_variables", map[string]any{"scope": "globals"}); !strings.Contains(fmt.Sprint(g), "threading") {
+		t.Fatalf("globals: %v", g)
+	}
+	if v := h.call("debugpy_evaluate", map[string]any{"expression": "user.profile['address']['city']", "context": "watch"}); str(t, v, "result") != "'Lyon'" {
+		t.Fatalf("watch: %v", v)
+	}
+	h.call("debugpy_evaluate", map[string]any{"expression": "extra = counter * 2", "context": "repl"})
+	if v := h.call("debugpy_evaluate", map[string]any{"expression": "extra"}); str(t, v, "result") != "20" {
+		t.Fatalf("repl statement: %v", v)
+	}
+	if msg := h.fail("debugpy_evaluate", map[string]any{"expression": "nope"}); !strings.Contains(msg, "NameError") {
+		t.Fatalf("evaluate error: %s", msg)
+	}
+	set := h.call("debugpy_set_variable", map[string]any{"name": "counter", "value": "41 + 1"})
+	if str(t, set, "result") != "42" {
+		t.Fatalf("set_variable: %v", set)
+	}
+	src := h.call("debugpy_source", map[string]any{"context_lines": 1})
+	lines := get(t, src, "lines").([]any)
+	if len(lines) != 3 || get(t, lines[1], "current") != true {
+		t.Fatalf("source: %v", src)
+	}
+	st := h.call("debugpy_continue", nil)
+	if str(t, st, "state") != "exited" {
+		t.Fatalf("%v", st)
+	}
+	if out := fmt.Sprint(h.call("debugpy_output", nil)); !strings.Contains(out, "counter 42 ada") {
+		t.Fatalf("set_variable did not reach the program: %s", out)
+	}
+	if msg := h.fail("debugpy_variables", map[string]any{"frame_id": 12345}); !strings.Contains(msg, "exited") {
+		t.Errorf("variables after exit: %s", msg)
+	}
+}
+
+func TestLaunchModuleAndThreads(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dir, _ := filepath.Abs(filepath.Join("..", "dap", "testdata"))
+	out := h.call("debugpy_launch", map[string]any{"session": "mod", "module": "pkg", "cwd": dir, "args": []string{"agent"},
+		"env": map[string]string{"PYTHONPATH": dir}})
+	if str(t, out, "stop.reason") != "entry" {
+		t.Fatalf("module launch: %v", out)
+	}
+	st := h.call("debugpy_continue", nil)
+	if str(t, st, "state") != "exited" {
+		t.Fatalf("module run: %v", st)
+	}
+	if o := fmt.Sprint(h.call("debugpy_output", nil)); !strings.Contains(o, "hello agent") {
+		t.Fatalf("module output: %s", o)
+	}
+	h.call("debugpy_session_stop", nil)
+
+	h.launch("thr", "threads")
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "threads")})
+	h.call("debugpy_continue", nil)
+	th := h.call("debugpy_threads", map[string]any{"frames": 2})
+	list := get(t, th, "threads").([]any)
+	if len(list) != 4 {
+		t.Fatalf("want 4 threads (main and 3 workers), got %v", th)
+	}
+	for _, x := range list {
+		if len(x.(map[string]any)["frames"].([]any)) == 0 {
+			t.Errorf("thread without frames: %v", x)
+		}
+	}
+}
+
+func TestTwoSessions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.launch("a", "basic")
+	h.launch("b", "basic")
+	if msg := h.fail("debugpy_stack_trace", nil); !strings.Contains(msg, "several debug sessions") || !strings.Contains(msg, "a, b") {
+		t.Fatalf("ambiguous session: %s", msg)
+	}
+	if msg := h.fail("debugpy_launch", map[string]any{"session": "a", "program": progFile}); !strings.Contains(msg, "exists") {
+		t.Fatalf("duplicate name: %s", msg)
+	}
+	h.call("debugpy_set_breakpoint", map[string]any{"session": "a", "file": progFile, "line": line(t, "main")})
+	h.call("debugpy_continue", map[string]any{"session": "a"})
+	sa := h.call("debugpy_session_status", map[string]any{"session": "a"})
+	sb := h.call("debugpy_session_status", map[string]any{"session": "b"})
+	if num(t, sa, "stop.line") != line(t, "main") || str(t, sb, "stop.reason") != "entry" {
+		t.Fatalf("sessions mixed up: a=%v b=%v", sa, sb)
+	}
+	all := h.call("debugpy_sessions", nil)
+	if len(get(t, all, "sessions").([]any)) != 2 {
+		t.Fatalf("sessions: %v", all)
+	}
+}
+
+// listen starts prog.py under python -m debugpy --listen on a free port.
+func listen(t *testing.T, mode string) (*exec.Cmd, int) {
+	t.Helper()
+	py, err := dap.FindPython(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(py, "-m", "debugpy", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--wait-for-client", progFile, mode)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, port
+}
+
+// attach retries session_start while debugpy is not listening yet. A refused
+// connect reaches no debugpy, so it cannot upset the adapter.
+func (h *harness) attach(name string, port int, extra map[string]any) map[string]any {
+	h.t.Helper()
+	args := map[string]any{"session": name, "port": port}
+	for k, v := range extra {
+		args[k] = v
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res := h.callRaw("debugpy_session_start", args)
+		if !res.IsError {
+			return structured(h.t, res)
+		}
+		if !strings.Contains(text(res), "connection refused") || time.Now().After(deadline) {
+			h.t.Fatalf("attach: %s", text(res))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestAttachSecondClientAndDetach(t *testing.T) {
+	t.Parallel()
+	cmd, port := listen(t, "sleep")
+	h := newHarness(t)
+	dir := filepath.Dir(progFile)
+	at := h.attach("", port, map[string]any{"path_mappings": []map[string]string{{"local_root": dir, "remote_root": dir}}})
+	if str(t, at, "kind") != "attach" || num(t, at, "port") != port || len(get(t, at, "path_mappings").([]any)) != 1 {
+		t.Fatalf("attach: %v", at)
+	}
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "sleep")})
+	st := h.call("debugpy_wait_for_stop", map[string]any{"timeout_s": 20})
+	if num(t, st, "stop.line") != line(t, "sleep") || str(t, st, "stop.file") != progFile {
+		t.Fatalf("attach: stop not at the breakpoint with a local path: %v", st)
+	}
+	// A second client is refused, and says so.
+	h2 := newHarness(t)
+	res := h2.callRaw("debugpy_session_start", map[string]any{"port": port})
+	if !res.IsError || !strings.Contains(text(res), "already being debugged") {
+		t.Fatalf("second client: want a refusal, got %v %s", res.IsError, text(res))
+	}
+	h.call("debugpy_remove_breakpoint", map[string]any{"file": progFile, "line": line(t, "sleep")})
+	h.call("debugpy_continue", map[string]any{"wait_s": 0})
+	h.call("debugpy_session_stop", map[string]any{"terminate": false})
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("session_stop terminate=false ended the program: %v", err)
+	}
+	// ...and the port is free for the next client.
+	again := h2.attach("", port, nil)
+	if str(t, again, "state") == "disconnected" {
+		t.Fatalf("re-attach: %v", again)
+	}
+}
+
+func TestDebuggeeKilled(t *testing.T) {
+	t.Parallel()
+	cmd, port := listen(t, "sleep")
+	h := newHarness(t)
+	h.attach("", port, nil)
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "sleep")})
+	h.call("debugpy_wait_for_stop", map[string]any{"timeout_s": 20})
+	cmd.Process.Kill()
+	cmd.Wait()
+	start := time.Now()
+	msg := h.fail("debugpy_variables", nil)
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("variables on a dead debuggee took %v", time.Since(start))
+	}
+	if !strings.Contains(msg, "debugpy") {
+		t.Fatalf("dead debuggee: unclear error %q", msg)
+	}
+	st := h.call("debugpy_session_status", nil)
+	if s := str(t, st, "state"); s != "disconnected" && s != "exited" {
+		t.Fatalf("status after kill: %v", st)
+	}
+}
+
+func TestErrorsSayWhatToDo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	if msg := h.fail("debugpy_stack_trace", nil); !strings.Contains(msg, "debugpy_session_start or debugpy_launch") {
+		t.Errorf("no session: %s", msg)
+	}
+	if msg := h.fail("debugpy_set_breakpoint", map[string]any{"file": "x.py", "line": "ten"}); !strings.Contains(msg, `"line" must be an integer`) {
+		t.Errorf("wrong type: %s", msg)
+	}
+	if msg := h.fail("debugpy_launch", map[string]any{"program": "x.py", "bogus": 1}); !strings.Contains(msg, `unknown argument "bogus"`) {
+		t.Errorf("unknown argument: %s", msg)
+	}
+	if msg := h.fail("debugpy_launch", map[string]any{"program": progFile, "python": "/nonexistent/python"}); !strings.Contains(msg, "apt-get install python3-debugpy") {
+		t.Errorf("bad python: %s", msg)
+	}
+	if msg := h.fail("debugpy_session_start", map[string]any{"port": 1}); !strings.Contains(msg, "--listen") {
+		t.Errorf("nothing listening: %s", msg)
+	}
+}

@@ -1,0 +1,221 @@
+// Package tools is the MCP face of debugpy-guard: the catalogue of debugpy
+// tools with their schemas, annotations and categories, and the handlers that
+// drive dap sessions.
+//
+// Register is the only way to put the tools on a server, and it takes the
+// policy gate: every handler is wrapped by it, so no call reaches debugpy
+// without a decision.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Categories of tools, as policies see them.
+const (
+	Read    = "read"
+	Write   = "write"
+	Execute = "execute"
+)
+
+// Call is one tool call as the gate sees it, before it runs.
+type Call struct {
+	Tool      string
+	Category  string
+	Arguments json.RawMessage // as the client sent them ({} when absent)
+	Session   string          // the debug session named in the arguments, if any
+	Request   mcp.CallToolRequest
+}
+
+// Gate decides a call and, when it may go on, runs it with run. It may also
+// rewrite or withhold the result. It is the policy engine's seat; tools owns
+// this interface so that the engine need not know about mcp-go's handlers.
+type Gate interface {
+	Guard(ctx context.Context, call Call, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult
+}
+
+// Spec describes one tool of the catalogue.
+type Spec struct {
+	Tool     mcp.Tool
+	Category string
+	handle   func(ctx context.Context, ts *Toolset, raw json.RawMessage) (*mcp.CallToolResult, error)
+}
+
+// Toolset holds the state the handlers share: the debug sessions.
+type Toolset struct {
+	Sessions *Sessions
+	log      *slog.Logger
+}
+
+// NewToolset makes an empty toolset.
+func NewToolset(log *slog.Logger) *Toolset {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Toolset{Sessions: NewSessions(), log: log}
+}
+
+// Catalogue lists every tool, in a stable order.
+func Catalogue() []Spec { return catalogue }
+
+// Lookup finds a tool of the catalogue by name.
+func Lookup(name string) (Spec, bool) {
+	for _, s := range catalogue {
+		if s.Tool.Name == name {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Register adds the tools of the catalogue to srv, each behind gate, except
+// those named in hide. It panics without a gate: there is no unguarded path.
+func Register(srv *server.MCPServer, ts *Toolset, gate Gate, hide []string) {
+	if gate == nil {
+		panic("tools.Register: a gate is required")
+	}
+	hidden := map[string]bool{}
+	for _, h := range hide {
+		hidden[h] = true
+	}
+	for _, spec := range catalogue {
+		if hidden[spec.Tool.Name] {
+			continue
+		}
+		srv.AddTool(spec.Tool, handler(spec, ts, gate))
+	}
+}
+
+func handler(spec Spec, ts *Toolset, gate Gate) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := rawArguments(req)
+		if err != nil {
+			return errorResult(err.Error()), nil
+		}
+		call := Call{Tool: spec.Tool.Name, Category: spec.Category, Arguments: raw, Request: req}
+		var named struct {
+			Session any `json:"session"`
+		}
+		if json.Unmarshal(raw, &named) == nil {
+			if s, ok := named.Session.(string); ok {
+				call.Session = s
+			}
+		}
+		ctx = withRequest(ctx, req)
+		res := gate.Guard(ctx, call, func(ctx context.Context) *mcp.CallToolResult {
+			return run(ctx, spec, ts, raw)
+		})
+		if res == nil {
+			res = errorResult("denied: the policy gate returned no result")
+		}
+		return res, nil
+	}
+}
+
+// run calls a handler and turns every error, and any panic, into an isError
+// result: the agent gets a message it can act on, never a protocol error.
+func run(ctx context.Context, spec Spec, ts *Toolset, raw json.RawMessage) (res *mcp.CallToolResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			ts.log.Error("tool handler panicked", "tool", spec.Tool.Name, "panic", p)
+			res = errorResult(fmt.Sprintf("%s failed inside debugpy-guard (%v); this is a bug, please report it", spec.Tool.Name, p))
+		}
+	}()
+	res, err := spec.handle(ctx, ts, raw)
+	if err != nil {
+		return errorResult(err.Error())
+	}
+	return res
+}
+
+func rawArguments(req mcp.CallToolRequest) (json.RawMessage, error) {
+	a := req.GetRawArguments()
+	if a == nil {
+		return json.RawMessage("{}"), nil
+	}
+	if r, ok := a.(json.RawMessage); ok {
+		return r, nil
+	}
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("arguments: %v", err)
+	}
+	return raw, nil
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(text)}}
+}
+
+// decodeArgs decodes raw strictly: an unknown argument or a wrong type is an
+// error that names the argument.
+func decodeArgs(tool string, raw json.RawMessage, into any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &te):
+			return fmt.Errorf("%s: argument %q must be %s, not %s; see the tool's inputSchema", tool, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		case errors.As(err, &se):
+			return fmt.Errorf("%s: arguments are not valid JSON: %v", tool, err)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return fmt.Errorf("%s: unknown argument %s; see the tool's inputSchema", tool, strings.TrimPrefix(err.Error(), "json: unknown field "))
+		default:
+			return fmt.Errorf("%s: arguments: %v", tool, err)
+		}
+	}
+	return nil
+}
+
+func jsonKind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
+		return "an integer"
+	case strings.HasPrefix(k, "float"):
+		return "a number"
+	case k == "string":
+		return "a string"
+	case k == "bool":
+		return "a boolean"
+	case k == "slice":
+		return "an array"
+	case k == "map", k == "struct":
+		return "an object"
+	}
+	return k
+}
+
+type reqKey struct{}
+
+func withRequest(ctx context.Context, req mcp.CallToolRequest) context.Context {
+	return context.WithValue(ctx, reqKey{}, req)
+}
+
+// progress sends an MCP progress notification when the client asked for them.
+func progress(ctx context.Context, done, total float64, msg string) {
+	req, ok := ctx.Value(reqKey{}).(mcp.CallToolRequest)
+	if !ok || req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return
+	}
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return
+	}
+	_ = srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
+		"progressToken": req.Params.Meta.ProgressToken, "progress": done, "total": total, "message": msg,
+	})
+}
