@@ -25,7 +25,9 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 // progPath is the absolute path of a file under testdata.
-func progPath(t *testing.T, rel string) string {
+func progPath(t *testing.T, rel string) string { return absTestdata(t, rel) }
+
+func absTestdata(t testing.TB, rel string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("testdata", rel))
 	if err != nil {
@@ -35,9 +37,11 @@ func progPath(t *testing.T, rel string) string {
 }
 
 // marker is the line of "# LINE: name" in a testdata file.
-func marker(t *testing.T, rel, name string) int {
+func marker(t *testing.T, rel, name string) int { return markerTB(t, rel, name) }
+
+func markerTB(t testing.TB, rel, name string) int {
 	t.Helper()
-	f, err := os.Open(progPath(t, rel))
+	f, err := os.Open(absTestdata(t, rel))
 	if err != nil {
 		t.Fatal(err)
 	}

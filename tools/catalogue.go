@@ -328,11 +328,15 @@ func sessionStop(ctx context.Context, ts *Toolset, a StopArgs) (StopResult, stri
 	}
 	cctx, cancel := rctx(ctx)
 	defer cancel()
+	exited := s.Info().State == dap.StateExited
 	err = s.Close(cctx, a.Terminate)
 	ts.Sessions.Drop(s.Name())
 	r := StopResult{Session: s.Name(), Terminated: a.Terminate}
 	text := fmt.Sprintf("session %q ended; the program runs on", s.Name())
-	if a.Terminate {
+	switch {
+	case exited:
+		text = fmt.Sprintf("session %q ended (its program had already exited)", s.Name())
+	case a.Terminate:
 		text = fmt.Sprintf("session %q ended and its program terminated", s.Name())
 	}
 	if err != nil {
@@ -918,6 +922,10 @@ func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variabl
 
 func writeVars(sb *strings.Builder, vs []Variable, indent int) {
 	for _, v := range vs {
+		if v.Type == "" && v.Value == "" {
+			fmt.Fprintf(sb, "%s%s\n", strings.Repeat("  ", indent), v.Name)
+			continue
+		}
 		fmt.Fprintf(sb, "%s%s: %s = %s\n", strings.Repeat("  ", indent), v.Name, v.Type, v.Value)
 		writeVars(sb, v.Children, indent+1)
 	}

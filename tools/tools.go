@@ -149,6 +149,9 @@ func rawArguments(req mcp.CallToolRequest) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("arguments: %v", err)
 	}
+	if string(raw) == "null" {
+		return json.RawMessage("{}"), nil
+	}
 	return raw, nil
 }
 

@@ -1,0 +1,184 @@
+package dap
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/debugpy-guard/debugpy-guard/dap/daptest"
+)
+
+// noLeak fails the test if goroutines started during it outlive it.
+func noLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<16)
+				t.Fatalf("goroutines left behind: %d > %d\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+func threadsReq() *godap.ThreadsRequest { return &godap.ThreadsRequest{Request: req("threads")} }
+
+func TestClientRoutesResponsesOutOfOrder(t *testing.T) {
+	noLeak(t)
+	conn, a := daptest.New(t)
+	c := NewClient(conn, conn, testLog(t), nil)
+	defer c.Close()
+	c1, c2 := c.Go(threadsReq()), c.Go(&godap.ScopesRequest{Request: req("scopes")})
+	r1, r2 := a.ExpectRequest("threads"), a.ExpectRequest("scopes")
+	a.Respond(r2, map[string]any{"scopes": []any{map[string]any{"name": "Locals", "variablesReference": 7}}})
+	a.Respond(r1, map[string]any{"threads": []any{map[string]any{"id": 1, "name": "MainThread"}}})
+	var tr godap.ThreadsResponse
+	var sr godap.ScopesResponse
+	if err := c1.Wait(context.Background(), &tr); err != nil || tr.Body.Threads[0].Name != "MainThread" {
+		t.Fatalf("threads: %v %+v", err, tr)
+	}
+	if err := c2.Wait(context.Background(), &sr); err != nil || sr.Body.Scopes[0].VariablesReference != 7 {
+		t.Fatalf("scopes: %v %+v", err, sr)
+	}
+}
+
+func TestClientErrorResponse(t *testing.T) {
+	conn, a := daptest.New(t)
+	c := NewClient(conn, conn, testLog(t), nil)
+	defer c.Close()
+	call := c.Go(threadsReq())
+	a.Fail(a.ExpectRequest("threads"), "Unable to find thread")
+	var re *ResponseError
+	if err := call.Wait(context.Background(), nil); !errors.As(err, &re) || !strings.Contains(err.Error(), "Unable to find thread") {
+		t.Fatalf("want a ResponseError, got %v", err)
+	}
+}
+
+func TestClientTimeout(t *testing.T) {
+	noLeak(t)
+	conn, a := daptest.New(t)
+	c := NewClient(conn, conn, testLog(t), nil)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	done := make(chan error)
+	go func() { done <- c.Do(ctx, threadsReq(), nil) }()
+	a.ExpectRequest("threads") // and never answer
+	err := <-done
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no response from debugpy") {
+		t.Fatalf("want a timeout naming debugpy, got %v", err)
+	}
+	// The connection is still usable after a timeout.
+	go func() { done <- c.Do(context.Background(), threadsReq(), nil) }()
+	a.Respond(a.ExpectRequest("threads"), map[string]any{"threads": []any{}})
+	if err := <-done; err != nil {
+		t.Fatalf("after a timeout: %v", err)
+	}
+}
+
+func TestClientAdapterClosesMidRequest(t *testing.T) {
+	noLeak(t)
+	conn, a := daptest.New(t)
+	c := NewClient(conn, conn, testLog(t), nil)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = c.Do(context.Background(), threadsReq(), nil)
+		}(i)
+	}
+	for range errs {
+		a.ExpectRequest("threads")
+	}
+	a.Close()
+	wg.Wait()
+	for _, err := range errs {
+		if !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "connection closed by debugpy") {
+			t.Fatalf("pending call: want ErrDisconnected, got %v", err)
+		}
+	}
+	<-c.Done()
+	if err := c.Do(context.Background(), threadsReq(), nil); !errors.Is(err, ErrDisconnected) {
+		t.Fatalf("call after the end: %v", err)
+	}
+}
+
+func TestClientMalformedFrame(t *testing.T) {
+	noLeak(t)
+	conn, a := daptest.New(t)
+	c := NewClient(conn, conn, testLog(t), nil)
+	call := c.Go(threadsReq())
+	a.ExpectRequest("threads")
+	a.Raw("Content-Length: banana\r\n\r\n{}")
+	err := call.Wait(context.Background(), nil)
+	if !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "malformed frame") {
+		t.Fatalf("want a malformed-frame disconnect, got %v", err)
+	}
+}
+
+func TestClientSurvivesOddMessages(t *testing.T) {
+	conn, a := daptest.New(t)
+	var mu sync.Mutex
+	var got []string
+	c := NewClient(conn, conn, testLog(t), func(m godap.Message) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e, ok := m.(godap.EventMessage); ok {
+			got = append(got, e.GetEvent().Event)
+		}
+	})
+	defer c.Close()
+	a.Raw("Content-Length: 5\r\n\r\nnot{}")                     // a body that is not JSON
+	a.Event("somethingNew", map[string]any{})                     // an event nobody knows
+	a.Event("debugpyWaitingForServer", map[string]any{"port": 1}) // one of debugpy's own
+	a.ReverseRequest("runInTerminal")
+	if a.ExpectResponse("runInTerminal") {
+		t.Fatal("reverse request: want a refusal")
+	}
+	a.Event("output", map[string]any{"category": "stdout", "output": "hi"})
+	call := c.Go(threadsReq())
+	a.Respond(a.ExpectRequest("threads"), map[string]any{"threads": []any{}})
+	if err := call.Wait(context.Background(), nil); err != nil {
+		t.Fatalf("connection did not survive: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, ",") != "debugpyWaitingForServer,output" {
+		t.Fatalf("events delivered: %v", got)
+	}
+}
+
+func TestOutputCursor(t *testing.T) {
+	o := NewOutput(3, 1<<10)
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		o.Add("stdout", s)
+	}
+	e, next, dropped := o.Read(0, "", 0)
+	if len(e) != 3 || e[0].Text != "c" || next != 6 || dropped != 2 {
+		t.Fatalf("read: %+v next %d dropped %d", e, next, dropped)
+	}
+	e, next, _ = o.Read(4, "", 1)
+	if len(e) != 1 || e[0].Text != "d" || next != 5 {
+		t.Fatalf("paged read: %+v next %d", e, next)
+	}
+	o.Add("stderr", "oops")
+	e, next, _ = o.Read(next, "stderr", 0)
+	if len(e) != 1 || e[0].Text != "oops" || next != 7 {
+		t.Fatalf("category read: %+v next %d", e, next)
+	}
+	big := NewOutput(100, 4)
+	big.Add("stdout", "abcdef")
+	if e, _, _ := big.Read(0, "", 0); e[0].Text != "cdef" {
+		t.Fatalf("byte bound: %+v", e)
+	}
+}
