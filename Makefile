@@ -11,13 +11,17 @@ build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/debugpy-guard
 
 # deps installs debugpy (Debian's python3-debugpy) when no Python on this
-# machine can import it: the tests and the demo talk to a real debugpy.
+# machine can import it, and gdb (which attach by PID needs) when it is
+# missing: the tests and the demo talk to a real debugpy.
 deps:
-	@for p in python3 python /usr/bin/python3; do \
+	@need=""; \
+	for p in python3 python /usr/bin/python3; do \
 	  if command -v $$p >/dev/null 2>&1 && $$p -c 'import debugpy' 2>/dev/null; then \
-	    echo "debugpy: $$(command -v $$p) has it"; exit 0; fi; done; \
-	echo "debugpy: no Python can import it; installing python3-debugpy"; \
-	$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-debugpy
+	    echo "debugpy: $$(command -v $$p) has it"; found=1; break; fi; done; \
+	[ -n "$$found" ] || need="python3-debugpy"; \
+	command -v gdb >/dev/null 2>&1 || need="$$need gdb"; \
+	if [ -n "$$need" ]; then echo "installing:$$need"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi
 
 vet:
 	$(GO) vet ./...

@@ -82,6 +82,7 @@ func (c *Call) Wait(ctx context.Context, resp any) error {
 // Client is a DAP connection to one debug adapter.
 type Client struct {
 	w      io.WriteCloser
+	rc     io.Closer // the read side, when it can be closed apart from w
 	r      *bufio.Reader
 	codec  *godap.Codec
 	log    *slog.Logger
@@ -110,6 +111,9 @@ func NewClient(r io.Reader, w io.WriteCloser, log *slog.Logger, onEvent func(god
 		onEvt: onEvent,
 		pend:  make(map[int]*Call),
 		done:  make(chan struct{}),
+	}
+	if rc, ok := r.(io.Closer); ok {
+		c.rc = rc
 	}
 	go c.read()
 	return c
@@ -182,6 +186,9 @@ func (c *Client) shutdown(cause error) {
 		c.pend = map[int]*Call{}
 		c.mu.Unlock()
 		c.w.Close()
+		if c.rc != nil {
+			c.rc.Close() // unblocks the reader even when the peer never hangs up
+		}
 		for _, call := range pend {
 			call.Err = fmt.Errorf("%s: %w", call.Command, cause)
 			close(call.Done)
@@ -207,10 +214,6 @@ func (c *Client) read() {
 				}
 			}
 			c.shutdown(cause)
-			// Unblock a writer stuck on a peer that no longer reads.
-			if rc, ok := c.w.(io.Closer); ok {
-				rc.Close()
-			}
 			return
 		}
 		c.route(raw)

@@ -246,12 +246,12 @@ func (s *Session) onEvent(m godap.Message) {
 		}
 		s.mu.Unlock()
 	case *godap.ExitedEvent:
+		// The state turns to exited on terminated, which debugpy sends after
+		// the program's last output: a caller told "exited" can read it all.
 		s.mu.Lock()
 		code := e.Body.ExitCode
 		s.info.ExitCode = &code
-		s.info.State = StateExited
 		s.stops = map[int]*Stop{}
-		s.broadcastLocked()
 		s.mu.Unlock()
 	case *godap.TerminatedEvent:
 		s.mu.Lock()

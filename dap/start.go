@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	godap "github.com/google/go-dap"
@@ -117,6 +118,11 @@ func Launch(ctx context.Context, name string, cfg LaunchConfig, log *slog.Logger
 }
 
 // AttachPID injects debugpy into a running Python process and attaches.
+//
+// It runs `python -m debugpy --listen 127.0.0.1:PORT --pid PID`, which uses gdb
+// to start debugpy's server inside the process, then attaches to PORT as
+// debugpy_session_start does. (The adapter's own "processId" attach hung on
+// Debian's debugpy 1.6.6; this path is the one debugpy documents for the CLI.)
 func AttachPID(ctx context.Context, name string, pid int, python string, log *slog.Logger) (*Session, error) {
 	if pid <= 0 {
 		return nil, fmt.Errorf("pid %d: give the process id of a running Python program", pid)
@@ -128,17 +134,49 @@ func AttachPID(ctx context.Context, name string, pid int, python string, log *sl
 	if err != nil {
 		return nil, err
 	}
-	s := newSession(name, log)
-	s.info.Kind, s.info.Python, s.info.PID = "pid", py, pid
-	if err := s.startAdapter(py); err != nil {
+	if _, err := exec.LookPath("gdb"); err != nil {
+		return nil, fmt.Errorf("attach to pid %d: debugpy injects itself with gdb, which is not installed: `sudo apt-get install gdb`", pid)
+	}
+	port, err := freePort()
+	if err != nil {
 		return nil, err
 	}
-	args := map[string]any{"name": name, "type": "python", "request": "attach", "processId": pid, "justMyCode": true}
-	if err := s.handshake(ctx, "attach", args); err != nil {
-		s.c.Close()
-		return nil, fmt.Errorf("attach to pid %d (debugpy injects itself with gdb, which needs ptrace permission): %w", pid, err)
+	out, err := exec.CommandContext(ctx, py, "-m", "debugpy", "--listen", "127.0.0.1:"+strconv.Itoa(port), "--pid", strconv.Itoa(pid)).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("inject debugpy into pid %d (needs ptrace permission: same user, or root, and kernel.yama.ptrace_scope 0): %v: %s", pid, err, lastLines(out, 3))
 	}
+	var s *Session
+	for {
+		s, err = Attach(ctx, name, AttachConfig{Host: "127.0.0.1", Port: port, JustMyCode: true}, log)
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // the injected server is still starting
+	}
+	if err != nil {
+		return nil, fmt.Errorf("attach to pid %d: %w", pid, err)
+	}
+	s.mu.Lock()
+	s.info.Kind, s.info.PID, s.info.Python = "pid", pid, py
+	s.mu.Unlock()
 	return s, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
 }
 
 // Attach connects to a debugpy started with python -m debugpy --listen HOST:PORT.

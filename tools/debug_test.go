@@ -58,13 +58,13 @@ func TestLaunchBreakpointsSteps(t *testing.T) {
 		t.Fatalf("continue to the end: want exited with 3, got %v", st)
 	}
 	out := h.call("debugpy_output", nil)
-	all := fmt.Sprint(get(t, out, "entries"))
+	all := h.outputText(nil)
 	for _, want := range []string{"result 10", "counter 10 ada 3", "stderr line"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("output lacks %q: %s", want, all)
 		}
 	}
-	if !strings.Contains(fmt.Sprint(h.call("debugpy_output", map[string]any{"category": "stderr"})), "stderr line") {
+	if !strings.Contains(h.outputText(map[string]any{"category": "stderr"}), "stderr line") {
 		t.Error("output by category stderr lacks the stderr line")
 	}
 	// Reading on from next gives nothing new.
@@ -95,7 +95,7 @@ func TestConditionalHitAndLogBreakpoints(t *testing.T) {
 	if num(t, st, "stop.line") != line(t, "after") {
 		t.Fatalf("hit-count breakpoint: %v", st)
 	}
-	out := fmt.Sprint(h.call("debugpy_output", nil))
+	out := h.outputText(nil)
 	if !strings.Contains(out, "acc is 6") {
 		t.Errorf("logpoint message missing from output: %s", out)
 	}
@@ -220,7 +220,7 @@ func TestVariablesEvaluateSetVariable(t *testing.T) {
 	if str(t, st, "state") != "exited" {
 		t.Fatalf("%v", st)
 	}
-	if out := fmt.Sprint(h.call("debugpy_output", nil)); !strings.Contains(out, "counter 42 ada") {
+	if out := h.outputText(nil); !strings.Contains(out, "counter 42 ada") {
 		t.Fatalf("set_variable did not reach the program: %s", out)
 	}
 	if msg := h.fail("debugpy_variables", map[string]any{"frame_id": 12345}); !strings.Contains(msg, "exited") {
@@ -241,7 +241,7 @@ func TestLaunchModuleAndThreads(t *testing.T) {
 	if str(t, st, "state") != "exited" {
 		t.Fatalf("module run: %v", st)
 	}
-	if o := fmt.Sprint(h.call("debugpy_output", nil)); !strings.Contains(o, "hello agent") {
+	if o := h.outputText(nil); !strings.Contains(o, "hello agent") {
 		t.Fatalf("module output: %s", o)
 	}
 	h.call("debugpy_session_stop", nil)
@@ -401,5 +401,32 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 	}
 	if msg := h.fail("debugpy_session_start", map[string]any{"port": 1}); !strings.Contains(msg, "--listen") {
 		t.Errorf("nothing listening: %s", msg)
+	}
+}
+
+func TestAttachPID(t *testing.T) {
+	t.Parallel()
+	py, err := dap.FindPython(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, progFile, "sleep")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	time.Sleep(500 * time.Millisecond) // let the interpreter start
+	h := newHarness(t)
+	at := h.call("debugpy_attach_pid", map[string]any{"pid": cmd.Process.Pid})
+	if str(t, at, "kind") != "pid" || num(t, at, "pid") != cmd.Process.Pid {
+		t.Fatalf("attach pid: %v", at)
+	}
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "sleep")})
+	st := h.call("debugpy_wait_for_stop", map[string]any{"timeout_s": 20})
+	if num(t, st, "stop.line") != line(t, "sleep") {
+		t.Fatalf("attach pid: no stop at the breakpoint: %v", st)
+	}
+	if msg := h.fail("debugpy_attach_pid", map[string]any{"session": "x", "pid": 999999999}); !strings.Contains(msg, "no such process") {
+		t.Errorf("bad pid: %s", msg)
 	}
 }

@@ -43,10 +43,16 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWithGate(t, &allowAll{})
+}
+
+func newHarnessWithGate(t *testing.T, gate Gate, hide ...string) *harness {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	srv := server.NewMCPServer("debugpy-guard-test", "0", server.WithToolCapabilities(false))
-	h := &harness{t: t, ts: NewToolset(log), gate: &allowAll{}}
-	Register(srv, h.ts, h.gate, nil)
+	h := &harness{t: t, ts: NewToolset(log)}
+	h.gate, _ = gate.(*allowAll)
+	Register(srv, h.ts, gate, hide)
 	c, err := client.NewInProcessClient(srv)
 	if err != nil {
 		t.Fatal(err)
@@ -208,3 +214,15 @@ func (h *harness) launch(name, mode string) map[string]any {
 }
 
 func fmtSscan(s string, i *int) (int, error) { return fmt.Sscan(s, i) }
+
+// outputText is the program's output so far, entries joined (debugpy splits
+// one print into several output events).
+func (h *harness) outputText(args map[string]any) string {
+	h.t.Helper()
+	out := h.call("debugpy_output", args)
+	var sb strings.Builder
+	for _, e := range get(h.t, out, "entries").([]any) {
+		sb.WriteString(e.(map[string]any)["text"].(string))
+	}
+	return sb.String()
+}

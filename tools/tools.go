@@ -143,6 +143,9 @@ func rawArguments(req mcp.CallToolRequest) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	if r, ok := a.(json.RawMessage); ok {
+		if t := bytes.TrimSpace(r); len(t) == 0 || string(t) == "null" {
+			return json.RawMessage("{}"), nil
+		}
 		return r, nil
 	}
 	raw, err := json.Marshal(a)
