@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -428,5 +429,33 @@ func TestAttachPID(t *testing.T) {
 	}
 	if msg := h.fail("debugpy_attach_pid", map[string]any{"session": "x", "pid": 999999999}); !strings.Contains(msg, "no such process") {
 		t.Errorf("bad pid: %s", msg)
+	}
+}
+
+// Path mappings work both ways: a breakpoint set on the local path binds in
+// the debuggee's file, and the stop is reported with the local path. Here the
+// "local" tree is a symlink to the directory the debuggee runs from.
+func TestAttachPathMappings(t *testing.T) {
+	t.Parallel()
+	_, port := listen(t, "sleep")
+	remote := filepath.Dir(progFile)
+	local := filepath.Join(t.TempDir(), "checkout")
+	if err := os.Symlink(remote, local); err != nil {
+		t.Fatal(err)
+	}
+	localProg := filepath.Join(local, filepath.Base(progFile))
+	h := newHarness(t)
+	h.attach("", port, map[string]any{"path_mappings": []map[string]string{{"local_root": local, "remote_root": remote}}})
+	bp := h.call("debugpy_set_breakpoint", map[string]any{"file": localProg, "line": line(t, "sleep")})
+	if get(t, bp, "breakpoint.verified") != true {
+		t.Fatalf("breakpoint on the local path not verified: %v", bp)
+	}
+	st := h.call("debugpy_wait_for_stop", map[string]any{"timeout_s": 20})
+	if str(t, st, "stop.file") != localProg {
+		t.Fatalf("stop file: want the local path %s, got %v", localProg, st)
+	}
+	frames := h.call("debugpy_stack_trace", nil)
+	if str(t, frames, "frames.0.file") != localProg {
+		t.Fatalf("stack: want local paths, got %v", frames)
 	}
 }
