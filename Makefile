@@ -11,8 +11,9 @@ build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/debugpy-guard
 
 # deps installs debugpy (Debian's python3-debugpy) when no Python on this
-# machine can import it, and gdb (which attach by PID needs) when it is
-# missing: the tests and the demo talk to a real debugpy.
+# machine can import it, gdb (which attach by PID needs) and wabt (wat2wasm,
+# which assembles the hostile WAT modules of the plugins tests) when they are
+# missing: the tests talk to a real debugpy and run real WASM modules.
 deps:
 	@need=""; \
 	for p in python3 python /usr/bin/python3; do \
@@ -20,6 +21,7 @@ deps:
 	    echo "debugpy: $$(command -v $$p) has it"; found=1; break; fi; done; \
 	[ -n "$$found" ] || need="python3-debugpy"; \
 	command -v gdb >/dev/null 2>&1 || need="$$need gdb"; \
+	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	if [ -n "$$need" ]; then echo "installing:$$need"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi
 

@@ -1,0 +1,441 @@
+// Package plugins runs policy modules compiled to WebAssembly under ABI v1
+// (plugins/ABI.md) in wazero: one compilation cache, each module compiled
+// once, a bounded pool of instances per module, never shared between
+// goroutines, and limits (time, memory) that throw a faulty instance away.
+//
+// Lifecycle: NewRuntime, then Load each module (compile, check exports and
+// imports, instantiate one instance, guard_validate the settings), Evaluate
+// many times from any goroutine, Close.
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Defaults for modules whose config says nothing.
+const (
+	DefaultTimeout      = 100 * time.Millisecond
+	DefaultMemory       = 32 << 20
+	DefaultMaxInstances = 8
+	maxOutput           = 1 << 20
+	pageSize            = 64 << 10
+)
+
+// Limits bound one module.
+type Limits struct {
+	Timeout      time.Duration // per call, guard_evaluate or guard_validate
+	Memory       uint64        // bytes of linear memory
+	MaxInstances int           // instances alive at once
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.Memory == 0 {
+		l.Memory = DefaultMemory
+	}
+	if l.MaxInstances <= 0 {
+		l.MaxInstances = DefaultMaxInstances
+	}
+	return l
+}
+
+// Options configure a Runtime.
+type Options struct {
+	// CacheDir holds compiled modules between runs. Empty: the user's cache
+	// dir; when that is not writable, an in-memory cache.
+	CacheDir string
+	Log      *slog.Logger
+	// Counters back counter_add; share one across reloads to keep counts.
+	Counters *Counters
+}
+
+// Runtime owns the wazero runtimes and the compilation cache.
+type Runtime struct {
+	log      *slog.Logger
+	cache    wazero.CompilationCache
+	counters *Counters
+	CacheDir string // where compiled code is cached; empty when in memory
+
+	mu  sync.Mutex
+	rts map[uint32]wazero.Runtime // by memory limit in pages: wazero sets it per runtime
+}
+
+// NewRuntime makes a runtime with its compilation cache.
+func NewRuntime(opts Options) *Runtime {
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Runtime{log: log, counters: opts.Counters, rts: map[uint32]wazero.Runtime{}}
+	if r.counters == nil {
+		r.counters = NewCounters()
+	}
+	dir := opts.CacheDir
+	if dir == "" {
+		if base, err := os.UserCacheDir(); err == nil {
+			dir = filepath.Join(base, "debugpy-guard", "wazero")
+		}
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+				r.cache, r.CacheDir = c, dir
+			}
+		}
+	}
+	if r.cache == nil {
+		log.Info("plugins: compilation cache in memory (cache dir not writable)", "dir", dir)
+		r.cache = wazero.NewCompilationCache()
+	}
+	return r
+}
+
+// Counters are the sliding-window counters of counter_add.
+func (r *Runtime) Counters() *Counters { return r.counters }
+
+func (r *Runtime) runtime(ctx context.Context, pages uint32) (wazero.Runtime, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rt, ok := r.rts[pages]; ok {
+		return rt, nil
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+		WithCompilationCache(r.cache).
+		WithMemoryLimitPages(pages).
+		WithCloseOnContextDone(true))
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	if err := instantiateHost(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	r.rts[pages] = rt
+	return rt, nil
+}
+
+// Close closes every module and the runtimes.
+func (r *Runtime) Close(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rt := range r.rts {
+		rt.Close(ctx)
+	}
+	r.rts = map[uint32]wazero.Runtime{}
+	return r.cache.Close(ctx)
+}
+
+// Module is a loaded policy module with its pool of instances.
+type Module struct {
+	name     string
+	log      *slog.Logger
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	limits   Limits
+	counters *Counters
+	hasInit  bool
+
+	idle chan *instance
+	slot chan struct{} // one token per live instance
+}
+
+type instance struct {
+	mod  api.Module
+	eval api.Function
+}
+
+// Name is the module's name in the config.
+func (m *Module) Name() string { return m.name }
+
+// Limits are the module's limits, defaults filled in.
+func (m *Module) Limits() Limits { return m.limits }
+
+// allowedImports are the host functions of ABI v1, by module and name.
+var allowedImports = map[string]map[string]bool{
+	"guard": {"input": true, "output": true, "log": true, "counter_add": true},
+}
+
+// Load compiles wasm and checks it against ABI v1: the sha256 pin (when
+// given), the exports, the imports, one instantiation and guard_validate
+// with settings. Every error names the module.
+func (r *Runtime) Load(ctx context.Context, name string, wasm []byte, pin string, settings json.RawMessage, limits Limits) (*Module, error) {
+	m, err := r.load(ctx, name, wasm, pin, settings, limits)
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", name, err)
+	}
+	return m, nil
+}
+
+func (r *Runtime) load(ctx context.Context, name string, wasm []byte, pin string, settings json.RawMessage, limits Limits) (*Module, error) {
+	if pin != "" {
+		sum := sha256.Sum256(wasm)
+		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, pin) {
+			return nil, fmt.Errorf("sha256 is %s, the config pins %s: rebuild the module or update the pin", got, pin)
+		}
+	}
+	limits = limits.withDefaults()
+	pages := uint32((limits.Memory + pageSize - 1) / pageSize)
+	if pages == 0 || pages > 65536 {
+		return nil, fmt.Errorf("memory limit %d bytes is out of range (64KiB to 4GiB)", limits.Memory)
+	}
+	rt, err := r.runtime(ctx, pages)
+	if err != nil {
+		return nil, err
+	}
+	compiled, err := rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+	}
+	fail := func(err error) (*Module, error) {
+		compiled.Close(ctx)
+		return nil, err
+	}
+	exports := compiled.ExportedFunctions()
+	for _, want := range []string{"guard_abi_v1", "guard_evaluate"} {
+		if _, ok := exports[want]; !ok {
+			return fail(fmt.Errorf("missing export %s: not an ABI v1 policy module (see plugins/ABI.md)", want))
+		}
+	}
+	if !sig(exports["guard_evaluate"], []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}) {
+		return fail(errors.New("guard_evaluate must take (i32) and return i32"))
+	}
+	if v, ok := exports["guard_validate"]; ok && !sig(v, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}) {
+		return fail(errors.New("guard_validate must take (i32) and return i32"))
+	}
+	if _, ok := compiled.ExportedMemories()["memory"]; !ok {
+		return fail(errors.New("missing export memory"))
+	}
+	for _, imp := range compiled.ImportedFunctions() {
+		mod, fn, _ := imp.Import()
+		if mod == wasi_snapshot_preview1.ModuleName {
+			continue // checked at instantiation: a function wazero lacks fails it
+		}
+		if !allowedImports[mod][fn] {
+			return fail(fmt.Errorf("imports %s.%s, which ABI v1 does not have (allowed: guard.input, guard.output, guard.log, guard.counter_add, wasi_snapshot_preview1)", mod, fn))
+		}
+	}
+	_, hasInit := exports["_initialize"]
+	m := &Module{name: name, log: r.log.With("module", name), rt: rt, compiled: compiled, limits: limits,
+		counters: r.counters, hasInit: hasInit,
+		idle: make(chan *instance, limits.MaxInstances), slot: make(chan struct{}, limits.MaxInstances)}
+	inst, err := m.get(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	if _, ok := exports["guard_validate"]; ok {
+		if settings == nil {
+			settings = json.RawMessage("{}")
+		}
+		st := &callState{input: settings}
+		rc, err := m.call(ctx, inst, inst.mod.ExportedFunction("guard_validate"), st)
+		if err != nil {
+			m.discard(inst)
+			return fail(fmt.Errorf("guard_validate: %w", err))
+		}
+		if rc != 0 {
+			m.discard(inst)
+			return fail(fmt.Errorf("settings rejected: %s", outputText(st.output)))
+		}
+	}
+	m.put(inst)
+	return m, nil
+}
+
+func sig(f api.FunctionDefinition, params, results []api.ValueType) bool {
+	return string(f.ParamTypes()) == string(params) && string(f.ResultTypes()) == string(results)
+}
+
+func outputText(b []byte) string {
+	if len(b) == 0 {
+		return "(the module gave no reason)"
+	}
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	return string(b)
+}
+
+// instantiate makes a new instance; the caller holds a slot.
+func (m *Module) instantiate(ctx context.Context) (*instance, error) {
+	cfg := wazero.NewModuleConfig().WithName("").
+		WithStdout(logWriter{m.log, "stdout"}).WithStderr(logWriter{m.log, "stderr"}).
+		WithStartFunctions() // _initialize is called below, under the timeout
+	ictx, cancel := context.WithTimeout(ctx, m.limits.Timeout*10)
+	defer cancel()
+	mod, err := m.rt.InstantiateModule(ictx, m.compiled, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("instantiate: %w", err)
+	}
+	if m.hasInit {
+		if _, err := mod.ExportedFunction("_initialize").Call(ictx); err != nil {
+			mod.Close(ctx)
+			return nil, fmt.Errorf("_initialize: %w", cause(ictx, err, m.limits))
+		}
+	}
+	return &instance{mod: mod, eval: mod.ExportedFunction("guard_evaluate")}, nil
+}
+
+// get takes a slot (one per instance in use, at most MaxInstances), then an
+// idle instance or, when none is idle, a new one. An instance is only ever
+// in use by the goroutine that got it.
+func (m *Module) get(ctx context.Context) (*instance, error) {
+	select {
+	case m.slot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no free instance: %w", ctx.Err())
+	}
+	select {
+	case inst := <-m.idle:
+		return inst, nil
+	default:
+	}
+	inst, err := m.instantiate(ctx)
+	if err != nil {
+		<-m.slot
+		return nil, err
+	}
+	return inst, nil
+}
+
+// put returns a healthy instance to the pool.
+func (m *Module) put(inst *instance) {
+	select {
+	case m.idle <- inst:
+	default:
+		inst.mod.Close(context.Background())
+	}
+	<-m.slot
+}
+
+// discard throws away an instance that faulted (trap, timeout, memory).
+func (m *Module) discard(inst *instance) {
+	inst.mod.Close(context.Background())
+	<-m.slot
+}
+
+// Response is a module's answer (ABI v1).
+type Response struct {
+	Decision string          `json:"decision"`
+	Reason   string          `json:"reason"`
+	Result   json.RawMessage `json:"result,omitempty"`
+}
+
+// Evaluate runs guard_evaluate with req (the ABI v1 request JSON) for the MCP
+// session. Any fault is an error naming the module and the cause; the
+// instance that faulted is thrown away.
+func (m *Module) Evaluate(ctx context.Context, session string, req []byte) (Response, error) {
+	resp, err := m.evaluate(ctx, session, req)
+	if err != nil {
+		return Response{}, fmt.Errorf("module %s: %w", m.name, err)
+	}
+	return resp, nil
+}
+
+func (m *Module) evaluate(ctx context.Context, session string, req []byte) (Response, error) {
+	inst, err := m.get(ctx)
+	if err != nil {
+		return Response{}, err
+	}
+	st := &callState{input: req, session: session}
+	rc, err := m.call(ctx, inst, inst.eval, st)
+	if err != nil {
+		m.discard(inst)
+		return Response{}, err
+	}
+	m.put(inst)
+	if rc != 0 {
+		return Response{}, fmt.Errorf("guard_evaluate returned %d: %s", rc, outputText(st.output))
+	}
+	return parseResponse(st.output)
+}
+
+func parseResponse(out []byte) (Response, error) {
+	if len(out) == 0 {
+		return Response{}, errors.New("no output: guard_evaluate returned 0 without calling guard.output")
+	}
+	var r Response
+	if err := json.Unmarshal(out, &r); err != nil {
+		return Response{}, fmt.Errorf("output is not a JSON response: %v: %q", err, outputText(out))
+	}
+	switch r.Decision {
+	case "allow", "deny", "approve", "abstain":
+	default:
+		return Response{}, fmt.Errorf("unknown decision %q (want allow, deny, approve or abstain)", r.Decision)
+	}
+	return r, nil
+}
+
+// call runs fn(len(input)) under the module's timeout with st as the host
+// functions' state.
+func (m *Module) call(ctx context.Context, inst *instance, fn api.Function, st *callState) (uint32, error) {
+	st.module, st.log, st.counters = m.name, m.log, m.counters
+	cctx, cancel := context.WithTimeout(withState(ctx, st), m.limits.Timeout)
+	defer cancel()
+	res, err := fn.Call(cctx, uint64(len(st.input)))
+	if st.fault != nil {
+		return 0, st.fault
+	}
+	if err != nil {
+		// A guest that hit the limit sees memory.grow fail and dies its own
+		// way (Go: "out of memory", then exit 2); its memory size tells.
+		if mem := inst.mod.Memory(); mem != nil && uint64(mem.Size())+4*pageSize*16 > m.limits.Memory {
+			return 0, fmt.Errorf("hit its memory limit of %d bytes (%v)", m.limits.Memory, firstLine(err.Error()))
+		}
+		return 0, cause(cctx, err, m.limits)
+	}
+	return uint32(res[0]), nil
+}
+
+// cause names why a call failed: timeout, memory limit, or trap.
+func cause(ctx context.Context, err error, l Limits) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("timed out after %v (the call was interrupted)", l.Timeout)
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "out of memory") || strings.Contains(msg, "memory limit") {
+		return fmt.Errorf("hit its memory limit of %d bytes: %v", l.Memory, firstLine(msg))
+	}
+	return fmt.Errorf("trapped: %v", firstLine(msg))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Close drops the module's idle instances and compiled code; call it once no
+// Evaluate is in flight.
+func (m *Module) Close(ctx context.Context) {
+	for {
+		select {
+		case inst := <-m.idle:
+			inst.mod.Close(ctx)
+		default:
+			m.compiled.Close(ctx)
+			return
+		}
+	}
+}

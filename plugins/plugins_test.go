@@ -1,0 +1,299 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	probeOnce sync.Once
+	probeWasm []byte
+	probeErr  error
+)
+
+// probe builds testdata/probe for wasip1 with the standard toolchain, once.
+func probe(t testing.TB) []byte {
+	t.Helper()
+	probeOnce.Do(func() {
+		out := filepath.Join(os.TempDir(), fmt.Sprintf("debugpy-guard-probe-%d.wasm", os.Getpid()))
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, "./testdata/probe")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			probeErr = fmt.Errorf("build probe: %v\n%s", err, b)
+			return
+		}
+		probeWasm, probeErr = os.ReadFile(out)
+		os.Remove(out)
+	})
+	if probeErr != nil {
+		t.Fatal(probeErr)
+	}
+	return probeWasm
+}
+
+// wat assembles testdata/wat/NAME.wat with wabt's wat2wasm.
+func wat(t testing.TB, name string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name+".wasm")
+	if b, err := exec.Command("wat2wasm", filepath.Join("testdata", "wat", name+".wat"), "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm %s (make deps installs wabt): %v\n%s", name, err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+var (
+	rtOnce sync.Once
+	rt     *Runtime
+)
+
+// runtime is one Runtime for the package's tests, with its cache in a
+// directory of its own.
+func testRuntime(t testing.TB) *Runtime {
+	rtOnce.Do(func() {
+		dir, _ := os.MkdirTemp("", "debugpy-guard-cache-")
+		rt = NewRuntime(Options{CacheDir: dir, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	})
+	return rt
+}
+
+func request(do string, extra ...string) []byte {
+	s := `{"abi":1,"phase":"call","tool":"debugpy_evaluate","category":"execute","arguments":{"do":"` + do + `"},"result":{"secret":"hunter2","keep":1},"session":{"id":"s1"},"settings":{"word":"hi"}}`
+	return []byte(s)
+}
+
+func load(t *testing.T, name string, wasm []byte, l Limits) *Module {
+	t.Helper()
+	m, err := testRuntime(t).Load(context.Background(), name, wasm, "", json.RawMessage(`{"word":"hi"}`), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(context.Background()) })
+	return m
+}
+
+func TestGoModuleDecides(t *testing.T) {
+	m := load(t, "probe", probe(t), Limits{Timeout: time.Second})
+	for _, v := range []string{"allow", "deny", "approve", "abstain"} {
+		r, err := m.Evaluate(context.Background(), "s1", request(v))
+		if err != nil || r.Decision != v || r.Reason != "as asked" {
+			t.Fatalf("%s: %+v %v", v, r, err)
+		}
+	}
+	r, err := m.Evaluate(context.Background(), "s1", request("echo"))
+	if err != nil || r.Reason != "debugpy_evaluate/execute/call/hi" {
+		t.Fatalf("typed access: %+v %v", r, err)
+	}
+	r, err = m.Evaluate(context.Background(), "s1", request("rewrite"))
+	if err != nil || string(r.Result) != `{"secret":"***","keep":1}` {
+		t.Fatalf("rewrite: %+v %s %v", r, r.Result, err)
+	}
+}
+
+func TestCounterScopedBySession(t *testing.T) {
+	m := load(t, "counter", probe(t), Limits{Timeout: time.Second})
+	for i := 1; i <= 3; i++ {
+		r, err := m.Evaluate(context.Background(), "a", request("count"))
+		if err != nil || r.Reason != fmt.Sprintf("count=%d", i) {
+			t.Fatalf("session a call %d: %+v %v", i, r, err)
+		}
+	}
+	r, _ := m.Evaluate(context.Background(), "b", request("count"))
+	if r.Reason != "count=1" {
+		t.Fatalf("session b: %+v", r)
+	}
+}
+
+func TestSandbox(t *testing.T) {
+	m := load(t, "sandbox", probe(t), Limits{Timeout: time.Second})
+	r, err := m.Evaluate(context.Background(), "s1", request("file"))
+	if err != nil || r.Decision != "deny" || !strings.Contains(r.Reason, "no file access") {
+		t.Fatalf("file: %+v %v", r, err)
+	}
+	r, err = m.Evaluate(context.Background(), "s1", request("env"))
+	if err != nil || r.Reason != "env=;args=0" {
+		t.Fatalf("env and args: %+v %v", r, err)
+	}
+}
+
+// Hostile modules: each call fails with an error naming the module and the
+// cause, and the next call to a healthy module, or the same one, still works.
+func TestHostileCalls(t *testing.T) {
+	m := load(t, "probe", probe(t), Limits{Timeout: 300 * time.Millisecond, Memory: 64 << 20, MaxInstances: 2})
+	cases := []struct{ do, want string }{
+		{"loop", "timed out after 300ms"},
+		{"panic", "module probe: trapped"},
+		{"maybe", `unknown decision "maybe"`},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		_, err := m.Evaluate(context.Background(), "s1", request(c.do))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want an error with %q, got %v", c.do, c.want, err)
+		}
+		t.Logf("%s: %v (%v)", c.do, err, time.Since(start))
+		if r, err := m.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Decision != "allow" {
+			t.Fatalf("after %s: the next call failed: %+v %v", c.do, r, err)
+		}
+	}
+	bomb := load(t, "bomb", probe(t), Limits{Timeout: 5 * time.Second, Memory: 32 << 20})
+	if _, err := bomb.Evaluate(context.Background(), "s1", request("bomb")); err == nil || !strings.Contains(err.Error(), "module bomb: hit its memory limit of 33554432 bytes") {
+		t.Errorf("bomb: %v", err)
+	} else {
+		t.Logf("bomb: %v", err)
+	}
+	if r, err := bomb.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Decision != "allow" {
+		t.Fatalf("after the bomb: %+v %v", r, err)
+	}
+	for _, name := range []string{"badjson", "unknown_decision", "out_of_bounds", "module_error"} {
+		w := load(t, name, wat(t, name), Limits{})
+		_, err := w.Evaluate(context.Background(), "s1", []byte(`{}`))
+		want := map[string]string{"badjson": "not a JSON response", "unknown_decision": "unknown decision",
+			"out_of_bounds": "outside memory", "module_error": "returned 7: cannot decide"}[name]
+		if err == nil || !strings.Contains(err.Error(), "module "+name) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want %q, got %v", name, want, err)
+		}
+	}
+	ok := load(t, "allow", wat(t, "allow"), Limits{})
+	if r, err := ok.Evaluate(context.Background(), "s1", []byte(`{}`)); err != nil || r.Reason != "wat" {
+		t.Fatalf("a WAT module: %+v %v", r, err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	rt := testRuntime(t)
+	ctx := context.Background()
+	sum := sha256.Sum256(probe(t))
+	cases := []struct {
+		name, want string
+		wasm       []byte
+		pin        string
+		settings   string
+	}{
+		{"no_evaluate", "missing export guard_evaluate", wat(t, "no_evaluate"), "", ""},
+		{"bad_import", "imports guard.exec, which ABI v1 does not have", wat(t, "bad_import"), "", ""},
+		{"bad_wasi", "sock_steal", wat(t, "bad_wasi"), "", ""},
+		{"garbage", "not a valid WebAssembly module", []byte("\x00asm garbage"), "", ""},
+		{"pinned", "the config pins 00", probe(t), strings.Repeat("00", 32), ""},
+		{"rejects", "settings rejected: settings say reject", probe(t), "", `{"reject":true}`},
+	}
+	for _, c := range cases {
+		_, err := rt.Load(ctx, c.name, c.wasm, c.pin, json.RawMessage(c.settings), Limits{})
+		if err == nil || !strings.Contains(err.Error(), "module "+c.name+": ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want an error with %q, got %v", c.name, c.want, err)
+		}
+	}
+	if m, err := rt.Load(ctx, "pinned-ok", probe(t), hex.EncodeToString(sum[:]), nil, Limits{}); err != nil {
+		t.Errorf("right pin refused: %v", err)
+	} else {
+		m.Close(ctx)
+	}
+}
+
+// Many goroutines at once, faults among them: instances are never shared,
+// faulty ones are replaced, and the pool stays bounded.
+func TestHammer(t *testing.T) {
+	m := load(t, "hammer", probe(t), Limits{Timeout: 200 * time.Millisecond, MaxInstances: 4})
+	var wg sync.WaitGroup
+	errs := make(chan error, 1000)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				do := "allow"
+				if (g+i)%10 == 0 {
+					do = "panic"
+				}
+				r, err := m.Evaluate(context.Background(), fmt.Sprint("s", g), request(do))
+				switch {
+				case do == "panic" && err == nil:
+					errs <- fmt.Errorf("panic call succeeded")
+				case do == "allow" && (err != nil || r.Decision != "allow"):
+					errs <- fmt.Errorf("allow call: %+v %v", r, err)
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := len(m.slot); n != 0 {
+		t.Errorf("%d slots still held", n)
+	}
+}
+
+func benchModule(b *testing.B) *Module {
+	m, err := testRuntime(b).Load(context.Background(), "bench", probe(b), "", nil, Limits{Timeout: time.Second, MaxInstances: 8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close(context.Background()) })
+	return m
+}
+
+// BenchmarkGoModule is one guard_evaluate of a Go-built module (the SDK's
+// parser on a typical request, a decision, the response).
+func BenchmarkGoModule(b *testing.B) {
+	m := benchModule(b)
+	req := request("echo")
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.Evaluate(ctx, "s1", req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGoModuleParallel(b *testing.B) {
+	m := benchModule(b)
+	req := request("echo")
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if _, err := m.Evaluate(ctx, "s1", req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkWATModule is the host's share of a call: a WAT module that only
+// answers, so the time is wazero's call, the host functions and the parse of
+// the response.
+func BenchmarkWATModule(b *testing.B) {
+	m, err := testRuntime(b).Load(context.Background(), "bench-wat", wat(b, "allow"), "", nil, Limits{Timeout: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	req := request("echo")
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.Evaluate(ctx, "s1", req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+//go:build !wasip1
+
+package sdk
+
+import (
+	"sync"
+	"time"
+)
+
+// Outside wasm (a policy's own go test), counters and the log are local.
+var (
+	mu       sync.Mutex
+	counters = map[string][]time.Time{}
+)
+
+// CounterAdd adds one to the sliding-window counter key and returns the
+// count in the window. In wasm the host keeps it; here, this process does.
+func CounterAdd(key string, window time.Duration) int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	now := time.Now()
+	ts := counters[key]
+	i := 0
+	for i < len(ts) && !ts[i].After(now.Add(-window)) {
+		i++
+	}
+	counters[key] = append(ts[i:], now)
+	return int64(len(counters[key]))
+}
+
+// Log is a no-op outside wasm.
+func Log(level int, msg string) {}

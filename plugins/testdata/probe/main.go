@@ -1,0 +1,70 @@
+// probe is a policy module for the plugins tests: the argument "do" picks
+// what it does, from a plain verdict to the hostile behaviours the host must
+// survive.
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+)
+
+var hoard [][]byte
+
+func init() {
+	sdk.Validate(func(s sdk.Value) error {
+		if s.Get("reject").Bool() {
+			return errString("settings say reject")
+		}
+		return nil
+	})
+	sdk.Handle(func(r *sdk.Request) sdk.Decision {
+		switch r.Arg("do").Str() {
+		case "loop":
+			for {
+			}
+		case "bomb":
+			for {
+				hoard = append(hoard, make([]byte, 1<<20))
+			}
+		case "panic":
+			panic("probe panics")
+		case "file":
+			_, err := os.ReadFile("/etc/hostname")
+			if err == nil {
+				return sdk.Allow("read a file: sandbox broken")
+			}
+			return sdk.Deny("no file access: " + err.Error())
+		case "env":
+			return sdk.Allow("env=" + os.Getenv("HOME") + ";args=" + itoa(len(os.Args)))
+		case "count":
+			n := sdk.CounterAdd("calls", time.Minute)
+			return sdk.Allow("count=" + itoa(int(n)))
+		case "echo":
+			return sdk.Allow(r.Tool() + "/" + r.Category() + "/" + r.Phase() + "/" + r.Settings().Get("word").Str())
+		case "rewrite":
+			res := r.Result()
+			res.Set("secret", sdk.StringValue("***"))
+			return sdk.Rewrite("masked", res)
+		}
+		return sdk.Decision{Verdict: r.Arg("do").Str(), Reason: "as asked"}
+	})
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func main() {}
