@@ -28,8 +28,14 @@ func guardEvaluate(n int32) int32 { return run(n, Evaluate) }
 //go:wasmexport guard_validate
 func guardValidate(n int32) int32 { return run(n, ValidateSettings) }
 
+// inbuf is reused across calls: a module instance runs one call at a time.
+var inbuf []byte
+
 func run(n int32, fn func([]byte) ([]byte, bool)) int32 {
-	in := make([]byte, n+1) // +1: a valid pointer even when n is 0
+	if cap(inbuf) < int(n)+1 { // +1: a valid pointer even when n is 0
+		inbuf = make([]byte, n+1)
+	}
+	in := inbuf[:n+1]
 	hostInput(unsafe.Pointer(&in[0]))
 	out, failed := fn(in[:n])
 	if len(out) > 0 {

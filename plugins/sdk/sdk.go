@@ -124,9 +124,9 @@ func Evaluate(input []byte) (out []byte, failed bool) {
 	if handler == nil {
 		return []byte("no handler: call sdk.Handle in init"), true
 	}
-	v, err := Parse(input)
-	if err != nil {
-		return []byte("request: " + err.Error()), true
+	v := view(input)
+	if v.Kind() != Object {
+		return []byte("request: not a JSON object"), true
 	}
 	return handler(&Request{v: v}).Encode(), false
 }
