@@ -1,0 +1,299 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Verdicts and combined decisions.
+const (
+	Allow   = "allow"
+	Deny    = "deny"
+	Approve = "approve"
+	Abstain = "abstain"
+)
+
+// Config is a policy configuration (DESIGN.md, TOML).
+type Config struct {
+	Default  string                  `toml:"default"`
+	Hide     []string                `toml:"hide"`
+	Audit    AuditConfig             `toml:"audit"`
+	Approval ApprovalConfig          `toml:"approval"`
+	Sandbox  SandboxConfig           `toml:"sandbox"`
+	Modules  map[string]ModuleConfig `toml:"modules"`
+	Rules    []Rule                  `toml:"rules"`
+
+	// File is where the config came from ("" for the embedded default); a
+	// module's relative source is relative to its directory.
+	File string `toml:"-"`
+}
+
+// AuditConfig is [audit].
+type AuditConfig struct {
+	Path      string `toml:"path"`
+	Arguments string `toml:"arguments"` // hash | full | none
+}
+
+// ApprovalConfig is [approval].
+type ApprovalConfig struct {
+	Channels []string `toml:"channels"`
+	Timeout  string   `toml:"timeout"`
+}
+
+// SandboxConfig is [sandbox]: defaults for every module.
+type SandboxConfig struct {
+	Timeout string `toml:"timeout"`
+	Memory  string `toml:"memory"`
+}
+
+// ModuleConfig is one [modules.NAME].
+type ModuleConfig struct {
+	Source   string         `toml:"source"` // builtin:NAME or a .wasm path
+	SHA256   string         `toml:"sha256"`
+	Mode     string         `toml:"mode"` // enforce (default) | monitor
+	Settings map[string]any `toml:"settings"`
+	Timeout  string         `toml:"timeout"`
+	Memory   string         `toml:"memory"`
+}
+
+// Rule is one [[rules]]: the modules that apply to the tools it matches.
+type Rule struct {
+	Tools   []string `toml:"tools"` // globs (path.Match)
+	Call    []string `toml:"call"`
+	Result  []string `toml:"result"`
+	Default string   `toml:"default"`
+}
+
+// ConfigError names the file, line (0 when unknown) and key of a problem.
+type ConfigError struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": %s", e.Key)
+	}
+	fmt.Fprintf(&b, ": %s", e.Msg)
+	return b.String()
+}
+
+// LoadConfig reads and checks a TOML config file against the known tools.
+func LoadConfig(file string, tools []string) (*Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return ParseConfig(file, data, tools)
+}
+
+// ParseConfig decodes data strictly: an unknown key, module or tool, a bad
+// duration, size, mode or decision is an error naming file, line and key.
+func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
+	var c Config
+	md, err := toml.Decode(string(data), &c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return nil, &ConfigError{File: file, Msg: err.Error()}
+	}
+	c.File = file
+	fail := func(key, format string, args ...any) error {
+		return &ConfigError{File: file, Line: lineOf(data, key), Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	for _, k := range md.Undecoded() {
+		ks := k.String()
+		if len(k) >= 3 && k[0] == "modules" && k[2] == "settings" {
+			continue // settings are the module's to check (guard_validate)
+		}
+		return nil, fail(ks, "unknown key (see DESIGN.md, TOML; the keys are default, hide, audit, approval, sandbox, modules, rules)")
+	}
+	known := map[string]bool{}
+	for _, t := range tools {
+		known[t] = true
+	}
+	if c.Default == "" {
+		c.Default = Deny
+	} else if !oneOf(c.Default, Allow, Deny, Approve) {
+		return nil, fail("default", "%q is not allow, deny or approve", c.Default)
+	}
+	for i, h := range c.Hide {
+		if !known[h] {
+			return nil, fail("hide", "unknown tool %q (entry %d)", h, i+1)
+		}
+	}
+	switch c.Audit.Arguments {
+	case "":
+		c.Audit.Arguments = "hash"
+	case "hash", "full", "none":
+	default:
+		return nil, fail("audit.arguments", "%q is not hash, full or none", c.Audit.Arguments)
+	}
+	for _, ch := range c.Approval.Channels {
+		if !oneOf(ch, "elicitation", "cli") {
+			return nil, fail("approval.channels", "unknown channel %q (elicitation, cli)", ch)
+		}
+	}
+	if c.Approval.Channels == nil {
+		c.Approval.Channels = []string{"elicitation", "cli"}
+	}
+	if _, err := duration(c.Approval.Timeout, 2*time.Minute); err != nil {
+		return nil, fail("approval.timeout", "%v", err)
+	}
+	if _, err := duration(c.Sandbox.Timeout, 0); err != nil {
+		return nil, fail("sandbox.timeout", "%v", err)
+	}
+	if _, err := ParseSize(c.Sandbox.Memory); err != nil {
+		return nil, fail("sandbox.memory", "%v", err)
+	}
+	for name, m := range c.Modules {
+		key := "modules." + name
+		if m.Source == "" {
+			return nil, fail(key+".source", "missing: give builtin:NAME or the path of a .wasm file")
+		}
+		if !oneOf(m.Mode, "", "enforce", "monitor") {
+			return nil, fail(key+".mode", "%q is not enforce or monitor", m.Mode)
+		}
+		if m.SHA256 != "" && !regexp.MustCompile(`^[0-9a-fA-F]{64}$`).MatchString(m.SHA256) {
+			return nil, fail(key+".sha256", "not 64 hex digits")
+		}
+		if _, err := duration(m.Timeout, 0); err != nil {
+			return nil, fail(key+".timeout", "%v", err)
+		}
+		if _, err := ParseSize(m.Memory); err != nil {
+			return nil, fail(key+".memory", "%v", err)
+		}
+	}
+	for i, r := range c.Rules {
+		key := fmt.Sprintf("rules[%d]", i+1)
+		if len(r.Tools) == 0 {
+			return nil, fail(key+".tools", "missing: give tool names or globs such as debugpy_*")
+		}
+		for _, g := range r.Tools {
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, fail(key+".tools", "bad glob %q: %v", g, err)
+			}
+			if !matchesAny(g, tools) {
+				return nil, fail(key+".tools", "%q matches no tool", g)
+			}
+		}
+		for phase, list := range map[string][]string{"call": r.Call, "result": r.Result} {
+			for _, m := range list {
+				if _, ok := c.Modules[m]; !ok {
+					return nil, fail(key+"."+phase, "unknown module %q: define it under [modules.%s]", m, m)
+				}
+			}
+		}
+		if r.Default != "" && !oneOf(r.Default, Allow, Deny, Approve) {
+			return nil, fail(key+".default", "%q is not allow, deny or approve", r.Default)
+		}
+	}
+	return &c, nil
+}
+
+func oneOf(s string, options ...string) bool {
+	for _, o := range options {
+		if s == o {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesAny(glob string, tools []string) bool {
+	for _, t := range tools {
+		if ok, _ := path.Match(glob, t); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func duration(s string, def time.Duration) (time.Duration, error) {
+	if s == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration such as 100ms or 2m", s)
+	}
+	return d, nil
+}
+
+// ParseSize reads a size such as 32MiB, 512KiB, 1GiB or a byte count (0 for "").
+func ParseSize(s string) (uint64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		mult   uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), uint64(1)
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("%q is not a size such as 32MiB", s)
+	}
+	return n * mult, nil
+}
+
+// lineOf finds the line that sets key (best effort: the TOML library does not
+// expose key positions). It looks for the last part of the key at the start
+// of a line, after the header of its table when there is one.
+func lineOf(data []byte, key string) int {
+	parts := strings.Split(key, ".")
+	last := parts[len(parts)-1]
+	if i := strings.IndexByte(last, '['); i >= 0 {
+		last = last[:i]
+	}
+	lines := strings.Split(string(data), "\n")
+	from := 0
+	if len(parts) > 1 {
+		table := strings.Join(parts[:len(parts)-1], ".")
+		if i := strings.IndexByte(table, '['); i >= 0 {
+			table = table[:i]
+		}
+		for n, l := range lines {
+			t := strings.TrimSpace(l)
+			if t == "["+table+"]" || t == "[["+table+"]]" {
+				from = n
+				break
+			}
+		}
+	}
+	re := regexp.MustCompile(`^\s*(\[+\s*)?` + regexp.QuoteMeta(last) + `\s*(=|\]|\.)`)
+	for n := from; n < len(lines); n++ {
+		if re.MatchString(lines[n]) {
+			return n + 1
+		}
+	}
+	for n, l := range lines {
+		if re.MatchString(l) {
+			return n + 1
+		}
+	}
+	return 0
+}

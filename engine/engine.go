@@ -1,0 +1,334 @@
+// Package engine makes the decision for each tool call: it matches the TOML
+// rules to the tool, runs the modules of the phase through plugins, combines
+// their verdicts (deny > approve > allow > abstain, monitor modules aside)
+// and keeps a trace of every module's part.
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins"
+)
+
+// Phases of a call.
+const (
+	PhaseCall   = "call"
+	PhaseResult = "result"
+)
+
+// Options wire an Engine to its surroundings.
+type Options struct {
+	Runtime *plugins.Runtime
+	// Builtin returns the embedded module NAME of source "builtin:NAME".
+	Builtin func(name string) ([]byte, error)
+}
+
+// Engine holds a loaded config. It is safe for concurrent callers.
+type Engine struct {
+	cfg     *Config
+	modules map[string]*module
+}
+
+type module struct {
+	name     string
+	monitor  bool
+	settings json.RawMessage
+	m        *plugins.Module
+}
+
+// New loads every module of cfg (load -> validate); on any failure the
+// modules loaded so far are closed and the error names the module.
+func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
+	e := &Engine{cfg: cfg, modules: map[string]*module{}}
+	sbTimeout, _ := duration(cfg.Sandbox.Timeout, plugins.DefaultTimeout)
+	sbMemory, _ := ParseSize(cfg.Sandbox.Memory)
+	for name, mc := range cfg.Modules {
+		wasm, err := e.source(name, mc, opts)
+		if err != nil {
+			e.Close(ctx)
+			return nil, err
+		}
+		settings, err := json.Marshal(nonNilMap(mc.Settings))
+		if err != nil {
+			e.Close(ctx)
+			return nil, fmt.Errorf("%s: modules.%s.settings: %w", cfg.File, name, err)
+		}
+		l := plugins.Limits{Timeout: sbTimeout, Memory: sbMemory}
+		if d, _ := duration(mc.Timeout, 0); d > 0 {
+			l.Timeout = d
+		}
+		if s, _ := ParseSize(mc.Memory); s > 0 {
+			l.Memory = s
+		}
+		m, err := opts.Runtime.Load(ctx, name, wasm, mc.SHA256, settings, l)
+		if err != nil {
+			e.Close(ctx)
+			return nil, fmt.Errorf("%s: %w", cfg.File, err)
+		}
+		e.modules[name] = &module{name: name, monitor: mc.Mode == "monitor", settings: settings, m: m}
+	}
+	return e, nil
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func (e *Engine) source(name string, mc ModuleConfig, opts Options) ([]byte, error) {
+	if b, ok := strings.CutPrefix(mc.Source, "builtin:"); ok {
+		if opts.Builtin == nil {
+			return nil, fmt.Errorf("%s: modules.%s: no built-in modules in this build", e.cfg.File, name)
+		}
+		w, err := opts.Builtin(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: modules.%s: %w", e.cfg.File, name, err)
+		}
+		return w, nil
+	}
+	p := mc.Source
+	if !filepath.IsAbs(p) && e.cfg.File != "" {
+		p = filepath.Join(filepath.Dir(e.cfg.File), p)
+	}
+	w, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: modules.%s.source: %w", e.cfg.File, name, err)
+	}
+	return w, nil
+}
+
+// Config is the engine's config.
+func (e *Engine) Config() *Config { return e.cfg }
+
+// Close closes the modules.
+func (e *Engine) Close(ctx context.Context) {
+	for _, m := range e.modules {
+		m.m.Close(ctx)
+	}
+}
+
+// Hidden reports whether tool is hidden by the config.
+func (e *Engine) Hidden(tool string) bool {
+	for _, h := range e.cfg.Hide {
+		if h == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// Chain is the modules that apply to tool in phase, in rule order, and the
+// default of the first matching rule that has one ("" when none does).
+func (e *Engine) Chain(tool, phase string) (mods []string, def string) {
+	seen := map[string]bool{}
+	for _, r := range e.cfg.Rules {
+		if !matchesAny2(r.Tools, tool) {
+			continue
+		}
+		if def == "" {
+			def = r.Default
+		}
+		list := r.Call
+		if phase == PhaseResult {
+			list = r.Result
+		}
+		for _, m := range list {
+			if !seen[m] {
+				seen[m] = true
+				mods = append(mods, m)
+			}
+		}
+	}
+	return mods, def
+}
+
+func matchesAny2(globs []string, tool string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, tool); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Call is what a decision is about.
+type Call struct {
+	Phase        string
+	Tool         string
+	Category     string
+	Arguments    json.RawMessage
+	Result       json.RawMessage // phase result only
+	SessionID    string
+	Client       ClientInfo
+	DebugSession *DebugSession
+	Time         time.Time
+}
+
+// ClientInfo names the MCP client.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// DebugSession describes the debug session a call is for.
+type DebugSession struct {
+	Name  string `json:"name"`
+	Host  string `json:"host,omitempty"`
+	Port  int    `json:"port,omitempty"`
+	PID   int    `json:"pid,omitempty"`
+	State string `json:"state"`
+}
+
+// Step is one module's part in a decision.
+type Step struct {
+	Module   string        `json:"module"`
+	Verdict  string        `json:"verdict"` // deny on error
+	Reason   string        `json:"reason,omitempty"`
+	Mode     string        `json:"mode"` // enforce | monitor
+	Duration time.Duration `json:"duration_ns"`
+	Error    string        `json:"error,omitempty"`
+	Rewrote  bool          `json:"rewrote,omitempty"`
+}
+
+// Decision is the combined verdict with its trace.
+type Decision struct {
+	Decision string          `json:"decision"` // allow, deny, approve
+	Reasons  []string        `json:"reasons,omitempty"`
+	Modules  []string        `json:"modules,omitempty"` // the modules that made it
+	Default  bool            `json:"default,omitempty"` // no module decided: a default applied
+	Result   json.RawMessage `json:"result,omitempty"`  // rewritten result (phase result)
+	Trace    []Step          `json:"trace"`
+}
+
+var rank = map[string]int{Abstain: 0, Allow: 1, Approve: 2, Deny: 3}
+
+// Decide runs the chain of call.Tool for call.Phase and combines the
+// verdicts. Any module fault is a deny that names the module (fail closed).
+func (e *Engine) Decide(ctx context.Context, call Call) Decision {
+	mods, ruleDefault := e.Chain(call.Tool, call.Phase)
+	d := Decision{Trace: []Step{}}
+	prefix, err := requestPrefix(call)
+	if err != nil {
+		d.Decision, d.Reasons = Deny, []string{"engine: cannot encode the request: " + err.Error()}
+		return d
+	}
+	best := Abstain
+	result := call.Result
+	for _, name := range mods {
+		m := e.modules[name]
+		req := prefix
+		if call.Phase == PhaseResult && !bytes.Equal(result, call.Result) {
+			// A module rewrote the result: later modules see the rewrite.
+			if p, err := requestPrefix(withResult(call, result)); err == nil {
+				req = p
+			}
+		}
+		req = append(append(append([]byte{}, req...), m.settings...), '}')
+		st := Step{Module: name, Mode: "enforce"}
+		if m.monitor {
+			st.Mode = "monitor"
+		}
+		t0 := time.Now()
+		resp, err := m.m.Evaluate(ctx, call.SessionID, req)
+		st.Duration = time.Since(t0)
+		if err != nil {
+			st.Verdict, st.Error = Deny, err.Error()
+			st.Reason = err.Error()
+		} else {
+			st.Verdict, st.Reason = resp.Decision, resp.Reason
+			if call.Phase == PhaseResult && st.Verdict == Approve {
+				st.Verdict = Deny
+				st.Reason = "approve in phase result counts as deny: " + st.Reason
+			}
+			if call.Phase == PhaseResult && len(resp.Result) > 0 && st.Verdict == Allow && !m.monitor {
+				result, st.Rewrote = resp.Result, true
+			}
+		}
+		d.Trace = append(d.Trace, st)
+		if m.monitor || st.Verdict == Abstain {
+			continue
+		}
+		switch {
+		case rank[st.Verdict] > rank[best]:
+			best, d.Modules, d.Reasons = st.Verdict, []string{name}, []string{reasonOf(st)}
+		case st.Verdict == best:
+			d.Modules, d.Reasons = append(d.Modules, name), append(d.Reasons, reasonOf(st))
+		}
+	}
+	if best == Abstain {
+		d.Default = true
+		best = ruleDefault
+		if best == "" {
+			best = e.cfg.Default
+		}
+		why := "no module decided"
+		if len(mods) == 0 {
+			why = "no module applies to " + call.Tool + " in phase " + call.Phase
+		}
+		d.Reasons = []string{fmt.Sprintf("%s: default %s", why, best)}
+		if call.Phase == PhaseResult && best == Approve {
+			best = Deny
+		}
+	}
+	d.Decision = best
+	if call.Phase == PhaseResult && best == Allow && !bytes.Equal(result, call.Result) {
+		d.Result = result
+	}
+	return d
+}
+
+func reasonOf(st Step) string {
+	if st.Reason == "" {
+		return st.Module + ": " + st.Verdict
+	}
+	return st.Module + ": " + st.Reason
+}
+
+func withResult(c Call, r json.RawMessage) Call {
+	c.Result = r
+	return c
+}
+
+// requestPrefix encodes the ABI v1 request up to `"settings":` so that each
+// module's settings complete it: the bytes are the same for every module of
+// a phase but for that last member.
+func requestPrefix(c Call) ([]byte, error) {
+	args := c.Arguments
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res := c.Result
+	if len(bytes.TrimSpace(res)) == 0 {
+		res = json.RawMessage("null")
+	}
+	if c.Time.IsZero() {
+		c.Time = time.Now()
+	}
+	head := struct {
+		ABI          int             `json:"abi"`
+		Phase        string          `json:"phase"`
+		Tool         string          `json:"tool"`
+		Category     string          `json:"category"`
+		Arguments    json.RawMessage `json:"arguments"`
+		Result       json.RawMessage `json:"result"`
+		Session      any             `json:"session"`
+		DebugSession *DebugSession   `json:"debug_session"`
+		Time         string          `json:"time"`
+	}{1, c.Phase, c.Tool, c.Category, args, res,
+		map[string]any{"id": c.SessionID, "client": c.Client}, c.DebugSession, c.Time.UTC().Format(time.RFC3339Nano)}
+	b, err := json.Marshal(head)
+	if err != nil {
+		return nil, err
+	}
+	return append(b[:len(b)-1], `,"settings":`...), nil
+}

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins"
+)
+
+var testTools = []string{"debugpy_evaluate", "debugpy_variables", "debugpy_launch", "debugpy_stack_trace"}
+
+var (
+	probeOnce sync.Once
+	probePath string
+	probeErr  error
+	rtOnce    sync.Once
+	rt        *plugins.Runtime
+)
+
+// probe builds plugins/testdata/probe (a Go policy on the SDK) once.
+func probe(t testing.TB) string {
+	t.Helper()
+	probeOnce.Do(func() {
+		dir, _ := os.MkdirTemp("", "engine-probe-")
+		probePath = filepath.Join(dir, "probe.wasm")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", probePath, "../plugins/testdata/probe")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			probeErr = fmt.Errorf("build probe: %v\n%s", err, b)
+		}
+	})
+	if probeErr != nil {
+		t.Fatal(probeErr)
+	}
+	return probePath
+}
+
+func runtime(t testing.TB) *plugins.Runtime {
+	rtOnce.Do(func() {
+		dir, _ := os.MkdirTemp("", "engine-cache-")
+		rt = plugins.NewRuntime(plugins.Options{CacheDir: dir, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
+	})
+	return rt
+}
+
+// engineFor writes a config whose modules are probes with fixed verdicts.
+func engineFor(t *testing.T, toml string) *Engine {
+	t.Helper()
+	toml = strings.ReplaceAll(toml, "PROBE", probe(t))
+	file := filepath.Join(t.TempDir(), "guard.toml")
+	os.WriteFile(file, []byte(toml), 0o600)
+	cfg, err := LoadConfig(file, testTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(context.Background(), cfg, Options{Runtime: runtime(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close(context.Background()) })
+	return e
+}
+
+const combining = `
+default = "deny"
+[modules.yes]
+source = "PROBE"
+settings = { verdict = "allow", reason = "fine" }
+[modules.no]
+source = "PROBE"
+settings = { verdict = "deny", reason = "not that" }
+[modules.ask]
+source = "PROBE"
+settings = { verdict = "approve", reason = "a person decides" }
+[modules.pass]
+source = "PROBE"
+settings = { verdict = "abstain" }
+[modules.watch]
+source = "PROBE"
+mode = "monitor"
+settings = { verdict = "deny", reason = "would deny" }
+[modules.mask]
+source = "PROBE"
+settings = { verdict = "rewrite", field = "secret" }
+[modules.broken]
+source = "PROBE"
+settings = { verdict = "maybe" }
+
+[[rules]]
+tools = ["debugpy_evaluate"]
+call = ["yes", "ask", "pass"]
+result = ["ask"]
+[[rules]]
+tools = ["debugpy_var*"]
+call = ["yes", "watch", "pass"]
+result = ["mask", "yes"]
+[[rules]]
+tools = ["debugpy_launch"]
+call = ["pass", "broken", "yes"]
+[[rules]]
+tools = ["debugpy_stack_trace"]
+call = ["pass"]
+default = "allow"
+`
+
+func TestCombining(t *testing.T) {
+	e := engineFor(t, combining)
+	ctx := context.Background()
+	cases := []struct {
+		tool, phase, want, reason string
+		modules                   []string
+	}{
+		{"debugpy_evaluate", PhaseCall, Approve, "ask: a person decides", []string{"ask"}},
+		{"debugpy_evaluate", PhaseResult, Deny, "approve in phase result counts as deny", []string{"ask"}},
+		{"debugpy_variables", PhaseCall, Allow, "yes: fine", []string{"yes"}}, // the monitor deny does not count
+		{"debugpy_launch", PhaseCall, Deny, `module broken: unknown decision "maybe"`, []string{"broken"}},
+		{"debugpy_stack_trace", PhaseCall, Allow, "no module decided: default allow", nil},
+	}
+	for _, c := range cases {
+		d := e.Decide(ctx, Call{Phase: c.phase, Tool: c.tool, Category: "read", Arguments: json.RawMessage(`{"x":1}`), SessionID: "s"})
+		if d.Decision != c.want || !strings.Contains(strings.Join(d.Reasons, "; "), c.reason) || fmt.Sprint(d.Modules) != fmt.Sprint(c.modules) {
+			t.Errorf("%s/%s: got %s %v %v, want %s %q %v\ntrace %+v", c.tool, c.phase, d.Decision, d.Reasons, d.Modules, c.want, c.reason, c.modules, d.Trace)
+		}
+	}
+	d := e.Decide(ctx, Call{Phase: PhaseCall, Tool: "debugpy_variables", SessionID: "s"})
+	if len(d.Trace) != 3 || d.Trace[1].Module != "watch" || d.Trace[1].Mode != "monitor" || d.Trace[1].Verdict != Deny {
+		t.Errorf("trace does not show the monitor module: %+v", d.Trace)
+	}
+	// No rule for the tool: the top-level default.
+	d = e.Decide(ctx, Call{Phase: PhaseCall, Tool: "debugpy_unlisted"})
+	if d.Decision != Deny || !d.Default {
+		t.Errorf("unmatched tool: %+v", d)
+	}
+	// Result rewrite.
+	d = e.Decide(ctx, Call{Phase: PhaseResult, Tool: "debugpy_variables", Result: json.RawMessage(`{"secret":"hunter2","ok":1}`)})
+	if d.Decision != Allow || string(d.Result) != `{"secret":"***","ok":1}` || !d.Trace[0].Rewrote {
+		t.Errorf("rewrite: %+v %s", d, d.Result)
+	}
+}
+
+func TestConcurrentDecisions(t *testing.T) {
+	e := engineFor(t, combining)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 30; i++ {
+				if d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate"}); d.Decision != Approve {
+					t.Errorf("concurrent: %+v", d)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestConfigErrors(t *testing.T) {
+	cases := []struct{ name, toml, want string }{
+		{"unknown key", "default = \"deny\"\ndefualt_mode = 1\n", "guard.toml:2: defualt_mode: unknown key"},
+		{"unknown module key", "[modules.a]\nsource = \"x.wasm\"\nsorce = \"y\"\n", "guard.toml:3: modules.a.sorce: unknown key"},
+		{"bad default", "default = \"maybe\"\n", "guard.toml:1: default: \"maybe\" is not allow, deny or approve"},
+		{"unknown tool", "hide = [\"debugpy_nope\"]\n", "hide: unknown tool \"debugpy_nope\""},
+		{"glob matches nothing", "[[rules]]\ntools = [\"gdb_*\"]\n", "rules[1].tools: \"gdb_*\" matches no tool"},
+		{"unknown module", "[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"ghost\"]\n", "unknown module \"ghost\""},
+		{"bad duration", "[sandbox]\ntimeout = \"fast\"\n", "guard.toml:2: sandbox.timeout: \"fast\" is not a positive duration"},
+		{"bad size", "[sandbox]\nmemory = \"lots\"\n", "guard.toml:2: sandbox.memory: \"lots\" is not a size"},
+		{"bad mode", "[modules.a]\nsource = \"x.wasm\"\nmode = \"loud\"\n", "guard.toml:3: modules.a.mode"},
+		{"syntax", "default = \n", "guard.toml:1"},
+		{"bad pin", "[modules.a]\nsource = \"x.wasm\"\nsha256 = \"abc\"\n", "modules.a.sha256: not 64 hex digits"},
+	}
+	for _, c := range cases {
+		_, err := ParseConfig("guard.toml", []byte(c.toml), testTools)
+		var ce *ConfigError
+		if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want %q, got %v", c.name, c.want, err)
+		}
+	}
+}
+
+func TestLoadFailureNamesModule(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "guard.toml")
+	os.WriteFile(file, []byte("[modules.good]\nsource = \""+probe(t)+"\"\n[modules.gone]\nsource = \"missing.wasm\"\n"), 0o600)
+	cfg, err := LoadConfig(file, testTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(context.Background(), cfg, Options{Runtime: runtime(t)})
+	if err == nil || !strings.Contains(err.Error(), "modules.gone.source") {
+		t.Fatalf("want an error naming modules.gone, got %v", err)
+	}
+}
+
+func BenchmarkDecideOneModule(b *testing.B) {
+	file := filepath.Join(b.TempDir(), "guard.toml")
+	os.WriteFile(file, []byte("[modules.yes]\nsource = \""+probe(b)+"\"\nsettings = { verdict = \"allow\" }\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"yes\"]\n"), 0o600)
+	cfg, err := LoadConfig(file, testTools)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := New(context.Background(), cfg, Options{Runtime: runtime(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	call := Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Category: "execute", Arguments: json.RawMessage(`{"expression":"user.name","frame_id":3}`), SessionID: "s"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d := e.Decide(context.Background(), call); d.Decision != Allow {
+			b.Fatal(d)
+		}
+	}
+}
