@@ -3,7 +3,10 @@ GO     ?= go
 BIN    := bin/debugpy-guard
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build test demo bench deps vet clean
+.PHONY: all build test demo bench deps vet clean policies check-policies
+
+POLICIES := category targets ratelimit expressions redact
+WASMBUILD = GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath
 
 all: build
 
@@ -28,7 +31,19 @@ deps:
 vet:
 	$(GO) vet ./...
 
-test: deps vet
+# policies rebuilds the built-in modules' committed .wasm from their sources.
+policies:
+	@for p in $(POLICIES); do $(WASMBUILD) -o policies/$$p.wasm ./policies/$$p || exit 1; done
+
+# check-policies rebuilds them aside and fails when a committed .wasm is stale
+# (the build is reproducible: same source and toolchain, same bytes).
+check-policies:
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	for p in $(POLICIES); do $(WASMBUILD) -o $$tmp/$$p.wasm ./policies/$$p || exit 1; \
+	  cmp -s $$tmp/$$p.wasm policies/$$p.wasm || { echo "policies/$$p.wasm is stale: run make policies and commit it"; exit 1; }; done; \
+	echo "policies: committed .wasm match their sources"
+
+test: deps vet check-policies
 	$(GO) test -race -count=1 -timeout 12m ./...
 
 demo: deps build

@@ -138,7 +138,7 @@ func TestClientSurvivesOddMessages(t *testing.T) {
 		}
 	})
 	defer c.Close()
-	a.Raw("Content-Length: 5\r\n\r\nnot{}")                     // a body that is not JSON
+	a.Raw("Content-Length: 5\r\n\r\nnot{}")                       // a body that is not JSON
 	a.Event("somethingNew", map[string]any{})                     // an event nobody knows
 	a.Event("debugpyWaitingForServer", map[string]any{"port": 1}) // one of debugpy's own
 	a.ReverseRequest("runInTerminal")

@@ -59,10 +59,11 @@ func TestLaunchBreakpointsSteps(t *testing.T) {
 		t.Fatalf("continue to the end: want exited with 3, got %v", st)
 	}
 	out := h.call("debugpy_output", nil)
-	all := h.outputText(nil)
-	for _, want := range []string{"result 10", "counter 10 ada 3", "stderr line"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("output lacks %q: %s", want, all)
+	// stdout and stderr interleave chunk by chunk: check each stream apart.
+	stdout := h.outputText(map[string]any{"category": "stdout"})
+	for _, want := range []string{"result 10", "counter 10 ada 3"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q: %s", want, stdout)
 		}
 	}
 	if !strings.Contains(h.outputText(map[string]any{"category": "stderr"}), "stderr line") {
@@ -96,7 +97,7 @@ func TestConditionalHitAndLogBreakpoints(t *testing.T) {
 	if num(t, st, "stop.line") != line(t, "after") {
 		t.Fatalf("hit-count breakpoint: %v", st)
 	}
-	out := h.outputText(nil)
+	out := h.outputText(map[string]any{"category": "stdout"})
 	if !strings.Contains(out, "acc is 6") {
 		t.Errorf("logpoint message missing from output: %s", out)
 	}
@@ -221,7 +222,7 @@ func TestVariablesEvaluateSetVariable(t *testing.T) {
 	if str(t, st, "state") != "exited" {
 		t.Fatalf("%v", st)
 	}
-	if out := h.outputText(nil); !strings.Contains(out, "counter 42 ada") {
+	if out := h.outputText(map[string]any{"category": "stdout"}); !strings.Contains(out, "counter 42 ada") {
 		t.Fatalf("set_variable did not reach the program: %s", out)
 	}
 	if msg := h.fail("debugpy_variables", map[string]any{"frame_id": 12345}); !strings.Contains(msg, "exited") {
@@ -242,7 +243,7 @@ func TestLaunchModuleAndThreads(t *testing.T) {
 	if str(t, st, "state") != "exited" {
 		t.Fatalf("module run: %v", st)
 	}
-	if o := h.outputText(nil); !strings.Contains(o, "hello agent") {
+	if o := h.outputText(map[string]any{"category": "stdout"}); !strings.Contains(o, "hello agent") {
 		t.Fatalf("module output: %s", o)
 	}
 	h.call("debugpy_session_stop", nil)

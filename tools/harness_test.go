@@ -33,11 +33,11 @@ func (g *allowAll) Guard(ctx context.Context, call Call, run func(context.Contex
 }
 
 type harness struct {
-	t    *testing.T
-	c    *client.Client
-	ts   *Toolset
-	gate *allowAll
-	mu   sync.Mutex
+	t     *testing.T
+	c     *client.Client
+	ts    *Toolset
+	gate  *allowAll
+	mu    sync.Mutex
 	notes []mcp.JSONRPCNotification
 }
 

@@ -1,0 +1,109 @@
+package policies_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/plugins"
+	"github.com/debugpy-guard/debugpy-guard/policies"
+	"github.com/debugpy-guard/debugpy-guard/tools"
+)
+
+func toolNames() []string {
+	var names []string
+	for _, s := range tools.Catalogue() {
+		names = append(names, s.Tool.Name)
+	}
+	return names
+}
+
+func category(tool string) string {
+	s, _ := tools.Lookup(tool)
+	return s.Category
+}
+
+func newEngine(t testing.TB, rt *plugins.Runtime, file string, data []byte) *engine.Engine {
+	t.Helper()
+	cfg, err := engine.ParseConfig(file, data, toolNames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(context.Background(), cfg, engine.Options{Runtime: rt, Builtin: policies.Builtin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close(context.Background()) })
+	return e
+}
+
+func testRuntime(t testing.TB) *plugins.Runtime {
+	rt := plugins.NewRuntime(plugins.Options{CacheDir: filepath.Join(os.TempDir(), "debugpy-guard-test-cache"),
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	return rt
+}
+
+// TestCases runs every case file of testdata/cases through the engine, with
+// default.toml unless the file names its own config.
+func TestCases(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "cases", "*.toml"))
+	rt := testRuntime(t)
+	n := 0
+	for _, f := range files {
+		if filepath.Ext(f[:len(f)-5]) == ".config" {
+			continue
+		}
+		cf, err := engine.LoadCases(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgFile, cfgData := "default.toml", policies.DefaultConfig()
+		if cf.Config != "" {
+			cfgFile = filepath.Join(filepath.Dir(f), cf.Config)
+			if cfgData, err = os.ReadFile(cfgFile); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := newEngine(t, rt, cfgFile, cfgData)
+		for _, c := range cf.Cases {
+			n++
+			d, fails := e.Run(context.Background(), c, category)
+			for _, fail := range fails {
+				trace, _ := json.Marshal(d.Trace)
+				t.Errorf("%s: %s: %s\ntrace: %s", filepath.Base(f), c.Name, fail, trace)
+			}
+		}
+	}
+	if n < 30 {
+		t.Fatalf("ran %d cases; the case files are missing", n)
+	}
+}
+
+func TestBuiltinsAndDefault(t *testing.T) {
+	if len(policies.Names()) != 5 {
+		t.Fatalf("built-ins: %v", policies.Names())
+	}
+	if _, err := policies.Builtin("nope"); err == nil {
+		t.Fatal("unknown built-in found")
+	}
+}
+
+// BenchmarkDefaultChain is one call-phase decision with default.toml
+// (ratelimit, category, targets, expressions).
+func BenchmarkDefaultChain(b *testing.B) {
+	e := newEngine(b, testRuntime(b), "default.toml", policies.DefaultConfig())
+	call := engine.Call{Phase: engine.PhaseCall, Tool: "debugpy_stack_trace", Category: tools.Read,
+		Arguments: json.RawMessage(`{"thread_id":1,"levels":20}`), SessionID: "bench"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d := e.Decide(context.Background(), call); d.Decision == "" {
+			b.Fatal(d)
+		}
+	}
+}

@@ -1,0 +1,53 @@
+// ratelimit allows at most "max" calls per "window" (a duration) in one MCP
+// session, counted by the host's sliding window (guard.counter_add).
+package main
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+)
+
+func limits(s sdk.Value) (int64, time.Duration, error) {
+	max := s.Get("max").Int()
+	if !s.Get("max").Exists() {
+		max = 120
+	}
+	window := time.Minute
+	if w := s.Get("window").Str(); w != "" {
+		d, err := time.ParseDuration(w)
+		if err != nil || d <= 0 {
+			return 0, 0, msg("ratelimit: window " + strconv.Quote(w) + " is not a duration such as 1m")
+		}
+		window = d
+	}
+	if max <= 0 {
+		return 0, 0, msg("ratelimit: max must be a positive number of calls")
+	}
+	return max, window, nil
+}
+
+func init() {
+	sdk.Validate(func(s sdk.Value) error { _, _, err := limits(s); return err })
+	sdk.Handle(func(r *sdk.Request) sdk.Decision {
+		if r.Phase() != "call" {
+			return sdk.Abstain()
+		}
+		max, window, err := limits(r.Settings())
+		if err != nil {
+			return sdk.Deny(err.Error())
+		}
+		n := sdk.CounterAdd("calls", window)
+		if n > max {
+			return sdk.Deny("rate limit: " + strconv.FormatInt(n, 10) + " calls in " + window.String() + ", at most " + strconv.FormatInt(max, 10) + "; wait and retry")
+		}
+		return sdk.Abstain()
+	})
+}
+
+type msg string
+
+func (m msg) Error() string { return string(m) }
+
+func main() {}

@@ -1,0 +1,130 @@
+// redact masks secrets in results (phase result): the value of a variable
+// whose name looks like a secret (password, token, api_key ...) and, in any
+// string, JWTs, PEM blocks and AWS access keys. settings.names adds names.
+package main
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+)
+
+const mask = "[redacted]"
+
+var (
+	secretName = regexp.MustCompile(`(?i)(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key|credential|auth)`)
+	shapes     = []*regexp.Regexp{
+		regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`),                           // JWT
+		regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`), // PEM
+		regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`),                                                   // AWS access key id
+	}
+	// key: 'value' pairs inside a repr, such as a dict's value string.
+	reprPair = regexp.MustCompile(`(?i)(['"][\w-]*(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key)[\w-]*['"]\s*:\s*)('[^']*'|"[^"]*")`)
+)
+
+func init() {
+	sdk.Handle(func(r *sdk.Request) sdk.Decision {
+		if r.Phase() != "result" {
+			return sdk.Abstain()
+		}
+		if !r.Result().Exists() || r.Result().Kind() == sdk.Null {
+			return sdk.Allow("no result")
+		}
+		extra := map[string]bool{}
+		for _, n := range r.Settings().Get("names").Elements() {
+			extra[strings.ToLower(n.Str())] = true
+		}
+		res := r.Result()
+		n := 0
+		out := walk(res, extra, &n)
+		// An evaluate result carries no name: judge it by the expression.
+		if r.Tool() == "debugpy_evaluate" && isSecretName(lastName(r.Arg("expression").Str()), extra) && out.Get("result").Exists() {
+			out.Set("result", sdk.StringValue(mask))
+			n++
+		}
+		if n == 0 {
+			// Allow, not abstain: when every module of a phase abstains the
+			// config's default (deny) applies, and a clean result must pass.
+			return sdk.Allow("nothing to redact")
+		}
+		return sdk.Rewrite("redacted "+itoa(n)+" secret value(s)", out)
+	})
+}
+
+func isSecretName(name string, extra map[string]bool) bool {
+	return secretName.MatchString(name) || extra[strings.ToLower(name)]
+}
+
+// walk returns v with secrets masked, counting the masks in n. An object
+// with a "name" that looks like a secret has its "value" and "result"
+// masked, and its "children" dropped.
+func walk(v sdk.Value, extra map[string]bool, n *int) sdk.Value {
+	switch v.Kind() {
+	case sdk.String:
+		s := v.Str()
+		changed := false
+		if reprPair.MatchString(s) {
+			s = reprPair.ReplaceAllString(s, "${1}'"+mask+"'")
+			changed = true
+		}
+		for _, re := range shapes {
+			if re.MatchString(s) {
+				s = re.ReplaceAllString(s, mask)
+				changed = true
+			}
+		}
+		if changed {
+			*n++
+			return sdk.StringValue(s)
+		}
+		return v
+	case sdk.Array:
+		els := v.Elements()
+		out := make([]sdk.Value, len(els))
+		for i, e := range els {
+			out[i] = walk(e, extra, n)
+		}
+		return sdk.ArrayValue(out...)
+	case sdk.Object:
+		secret := isSecretName(v.Get("name").Str(), extra)
+		ms := v.Members()
+		out := make([]sdk.Member, 0, len(ms))
+		for _, m := range ms {
+			switch {
+			case secret && (m.Key == "value" || m.Key == "result"):
+				*n++
+				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
+			case secret && m.Key == "children":
+				// dropped: the parts of a secret are secret too
+			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
+				*n++
+				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
+			default:
+				out = append(out, sdk.Member{Key: m.Key, Value: walk(m.Value, extra, n)})
+			}
+		}
+		return sdk.ObjectValue(out...)
+	}
+	return v
+}
+
+// lastName is the last identifier of an expression such as user.password.
+func lastName(e string) string {
+	e = strings.TrimRight(strings.TrimSpace(e), "'\"])")
+	i := strings.LastIndexAny(e, ".['\" ")
+	return e[i+1:]
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func main() {}
