@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -134,15 +135,20 @@ func (c *Counters) Add(key string, window time.Duration, now time.Time) int {
 	return len(ts)
 }
 
-// logWriter sends a module's WASI stdout or stderr to the log, bounded.
+// logWriter sends a module's WASI stdout or stderr to the log, bounded: at
+// most 1 KiB a write and 64 writes an instance, then it drops silently.
 type logWriter struct {
 	log    *slog.Logger
 	stream string
+	writes atomic.Int32
 }
 
-func (w logWriter) Write(p []byte) (int, error) {
+func (w *logWriter) Write(p []byte) (int, error) {
 	n := len(p)
-	if n > 1024 {
+	if w.writes.Add(1) > 64 {
+		return n, nil
+	}
+	if len(p) > 1024 {
 		p = p[:1024]
 	}
 	w.log.Info("policy output", "stream", w.stream, "text", strings.TrimRight(string(p), "\n"))

@@ -276,7 +276,7 @@ func outputText(b []byte) string {
 // instantiate makes a new instance; the caller holds a slot.
 func (m *Module) instantiate(ctx context.Context) (*instance, error) {
 	cfg := wazero.NewModuleConfig().WithName("").
-		WithStdout(logWriter{m.log, "stdout"}).WithStderr(logWriter{m.log, "stderr"}).
+		WithStdout(&logWriter{log: m.log, stream: "stdout"}).WithStderr(&logWriter{log: m.log, stream: "stderr"}).
 		WithStartFunctions() // _initialize is called below, under the timeout
 	ictx, cancel := context.WithTimeout(ctx, m.limits.Timeout*10)
 	defer cancel()

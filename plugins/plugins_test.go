@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
 )
 
 var (
@@ -255,12 +257,11 @@ func BenchmarkGoModule(b *testing.B) {
 	req := request("echo")
 	ctx := context.Background()
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	benchstat.Run(b, func() {
 		if _, err := m.Evaluate(ctx, "s1", req); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 func BenchmarkGoModuleParallel(b *testing.B) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/policies"
 	"github.com/debugpy-guard/debugpy-guard/tools"
@@ -100,10 +101,9 @@ func BenchmarkDefaultChain(b *testing.B) {
 	call := engine.Call{Phase: engine.PhaseCall, Tool: "debugpy_stack_trace", Category: tools.Read,
 		Arguments: json.RawMessage(`{"thread_id":1,"levels":20}`), SessionID: "bench"}
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	benchstat.Run(b, func() {
 		if d := e.Decide(context.Background(), call); d.Decision == "" {
 			b.Fatal(d)
 		}
-	}
+	})
 }
