@@ -298,3 +298,37 @@ func BenchmarkWATModule(b *testing.B) {
 		}
 	}
 }
+
+func TestCompilationCache(t *testing.T) {
+	dir := t.TempDir()
+	r := NewRuntime(Options{CacheDir: dir})
+	defer r.Close(context.Background())
+	m, err := r.Load(context.Background(), "allow", wat(t, "allow"), "", nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close(context.Background())
+	if r.CacheDir != dir {
+		t.Fatalf("cache dir %q, want %q", r.CacheDir, dir)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) == 0 {
+		t.Fatal("nothing cached on disk")
+	}
+	// A cache dir that cannot be made falls back to memory, and still works.
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	os.WriteFile(file, nil, 0o600)
+	mem := NewRuntime(Options{CacheDir: filepath.Join(file, "cache")})
+	defer mem.Close(context.Background())
+	if mem.CacheDir != "" {
+		t.Fatalf("unwritable cache dir: CacheDir %q, want in-memory", mem.CacheDir)
+	}
+	m2, err := mem.Load(context.Background(), "allow", wat(t, "allow"), "", nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := m2.Evaluate(context.Background(), "s", []byte(`{}`)); err != nil || r.Decision != "allow" {
+		t.Fatalf("in-memory cache: %+v %v", r, err)
+	}
+	m2.Close(context.Background())
+}
