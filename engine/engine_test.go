@@ -72,6 +72,8 @@ func engineFor(t *testing.T, toml string) *Engine {
 
 const combining = `
 default = "deny"
+[sandbox]
+timeout = "5s" # these tests are not about timeouts; -race under load is slow
 [modules.yes]
 source = "PROBE"
 settings = { verdict = "allow", reason = "fine" }

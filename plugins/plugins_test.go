@@ -209,7 +209,7 @@ func TestLoadErrors(t *testing.T) {
 // Many goroutines at once, faults among them: instances are never shared,
 // faulty ones are replaced, and the pool stays bounded.
 func TestHammer(t *testing.T) {
-	m := load(t, "hammer", probe(t), Limits{Timeout: 200 * time.Millisecond, MaxInstances: 4})
+	m := load(t, "hammer", probe(t), Limits{Timeout: 5 * time.Second, MaxInstances: 4})
 	var wg sync.WaitGroup
 	errs := make(chan error, 1000)
 	for g := 0; g < 16; g++ {

@@ -15,18 +15,26 @@ import (
 const usage = `debugpy-guard: debugpy tools for AI agents, behind a policy gate
 
 usage:
-  debugpy-guard demo     drive the debugging tools against a bundled sample program
-  debugpy-guard tools    list the tool catalogue (name, category, description)
+  debugpy-guard serve [--config FILE]   the guarded MCP server on stdio
+  debugpy-guard demo                    drive the debugging tools against a bundled sample program
+  debugpy-guard tools                   list the tool catalogue (name, category, description)
   debugpy-guard version
 
-Not built yet: serve (the guarded MCP server), check, policy, audit, approvals.
+Not built yet: approval (a call that needs it is denied), the audit log,
+reload, check, policy, audit, approvals.
 See README.md.
 `
 
 var version = "0.1.0-dev"
 
 func main() {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	level := slog.LevelWarn
+	if os.Getenv("DEBUGPY_GUARD_LOG") == "debug" {
+		level = slog.LevelDebug
+	} else if os.Getenv("DEBUGPY_GUARD_LOG") == "info" {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, log))
 }
 
@@ -36,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		return 2
 	}
 	switch args[0] {
+	case "serve":
+		return serve(args[1:], os.Stdin, stdout, stderr, log)
 	case "demo":
 		if err := demo(stdout, log); err != nil {
 			fmt.Fprintln(stderr, "demo:", err)
