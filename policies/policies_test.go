@@ -15,14 +15,6 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/tools"
 )
 
-func toolNames() []string {
-	var names []string
-	for _, s := range tools.Catalogue() {
-		names = append(names, s.Tool.Name)
-	}
-	return names
-}
-
 func category(tool string) string {
 	s, _ := tools.Lookup(tool)
 	return s.Category
@@ -30,7 +22,7 @@ func category(tool string) string {
 
 func newEngine(t testing.TB, rt *plugins.Runtime, file string, data []byte) *engine.Engine {
 	t.Helper()
-	cfg, err := engine.ParseConfig(file, data, toolNames())
+	cfg, err := engine.ParseConfig(file, data, tools.Names())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,6 +67,15 @@ func NewToolset(log *slog.Logger) *Toolset {
 // Catalogue lists every tool, in a stable order.
 func Catalogue() []Spec { return catalogue }
 
+// Names lists the names of the catalogue's tools, in order.
+func Names() []string {
+	names := make([]string, len(catalogue))
+	for i, s := range catalogue {
+		names[i] = s.Tool.Name
+	}
+	return names
+}
+
 // Lookup finds a tool of the catalogue by name.
 func Lookup(name string) (Spec, bool) {
 	for _, s := range catalogue {

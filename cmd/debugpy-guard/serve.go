@@ -22,23 +22,15 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/tools"
 )
 
-func toolNames() []string {
-	var names []string
-	for _, s := range tools.Catalogue() {
-		names = append(names, s.Tool.Name)
-	}
-	return names
-}
-
 // loadEngine loads the config (the embedded default without a file) and
 // every module it names. Any failure is returned before anything is served.
 func loadEngine(ctx context.Context, file string, log *slog.Logger) (*engine.Engine, *plugins.Runtime, error) {
 	var cfg *engine.Config
 	var err error
 	if file == "" {
-		cfg, err = engine.ParseConfig("builtin:default.toml", policies.DefaultConfig(), toolNames())
+		cfg, err = engine.ParseConfig("builtin:default.toml", policies.DefaultConfig(), tools.Names())
 	} else {
-		cfg, err = engine.LoadConfig(file, toolNames())
+		cfg, err = engine.LoadConfig(file, tools.Names())
 	}
 	if err != nil {
 		return nil, nil, err

@@ -5,6 +5,7 @@ package main
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -15,9 +16,9 @@ const mask = "[redacted]"
 var (
 	secretName = regexp.MustCompile(`(?i)(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key|credential|auth)`)
 	shapes     = []*regexp.Regexp{
-		regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`),                           // JWT
+		regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`),                     // JWT
 		regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`), // PEM
-		regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`),                                                   // AWS access key id
+		regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`),                                                    // AWS access key id
 	}
 	// key: 'value' pairs inside a repr, such as a dict's value string.
 	reprPair = regexp.MustCompile(`(?i)(['"][\w-]*(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key)[\w-]*['"]\s*:\s*)('[^']*'|"[^"]*")`)
@@ -48,7 +49,7 @@ func init() {
 			// config's default (deny) applies, and a clean result must pass.
 			return sdk.Allow("nothing to redact")
 		}
-		return sdk.Rewrite("redacted "+itoa(n)+" secret value(s)", out)
+		return sdk.Rewrite("redacted "+strconv.Itoa(n)+" secret value(s)", out)
 	})
 }
 
@@ -114,17 +115,6 @@ func lastName(e string) string {
 	e = strings.TrimRight(strings.TrimSpace(e), "'\"])")
 	i := strings.LastIndexAny(e, ".['\" ")
 	return e[i+1:]
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
 
 func main() {}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -46,10 +47,10 @@ func init() {
 			}
 			return sdk.Deny("no file access: " + err.Error())
 		case "env":
-			return sdk.Allow("env=" + os.Getenv("HOME") + ";args=" + itoa(len(os.Args)))
+			return sdk.Allow("env=" + os.Getenv("HOME") + ";args=" + strconv.Itoa(len(os.Args)))
 		case "count":
 			n := sdk.CounterAdd("calls", time.Minute)
-			return sdk.Allow("count=" + itoa(int(n)))
+			return sdk.Allow("count=" + strconv.Itoa(int(n)))
 		case "echo":
 			return sdk.Allow(r.Tool() + "/" + r.Category() + "/" + r.Phase() + "/" + r.Settings().Get("word").Str())
 		case "rewrite":
@@ -64,16 +65,5 @@ func init() {
 type errString string
 
 func (e errString) Error() string { return string(e) }
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
-}
 
 func main() {}
