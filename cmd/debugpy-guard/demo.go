@@ -24,9 +24,9 @@ import (
 //go:embed sample/orders.py
 var sampleProgram []byte
 
-// demoGate prints every call and lets it through. The policy engine is not
-// built yet; until it is, the demo says so instead of pretending to decide.
-// It is used by demo only: there is no serve command without the engine.
+// demoGate prints every call and lets it through, and says so instead of
+// pretending to decide. It is used by demo only, until issue 4 makes the demo
+// a client of the real serve; serve always runs the policy engine.
 type demoGate struct{ w io.Writer }
 
 func (g demoGate) Guard(ctx context.Context, call tools.Call, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
