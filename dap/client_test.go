@@ -176,6 +176,9 @@ func TestOutputCursor(t *testing.T) {
 	if len(e) != 1 || e[0].Text != "oops" || next != 7 {
 		t.Fatalf("category read: %+v next %d", e, next)
 	}
+	if o.Next() != 7 {
+		t.Fatalf("Next: %d, want 7", o.Next())
+	}
 	big := NewOutput(100, 4)
 	big.Add("stdout", "abcdef")
 	if e, _, _ := big.Read(0, "", 0); e[0].Text != "cdef" {

@@ -48,6 +48,14 @@ func (o *Output) Add(category, text string) {
 	}
 }
 
+// Next is the cursor the next entry will get: read from it to see only
+// what comes after now.
+func (o *Output) Next() uint64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.next
+}
+
 // Read returns up to max entries (0 = all) with a cursor of at least since,
 // of category when it is not empty. next is the cursor to pass on the next
 // read; dropped counts entries at or after since that the buffer already

@@ -141,9 +141,8 @@ type SessionView struct {
 
 func view(s *dap.Session) SessionView {
 	threads, last := s.Stops()
-	_, next, _ := s.Output().Read(^uint64(0), "", 1)
 	v := SessionView{Info: s.Info(), Stopped: threads, Stop: last, Breakpoints: s.Breakpoints(),
-		ExceptionFilters: s.ExceptionFilters(), OutputNext: next}
+		ExceptionFilters: s.ExceptionFilters(), OutputNext: s.Output().Next()}
 	if v.Stopped == nil {
 		v.Stopped = []dap.Stop{}
 	}

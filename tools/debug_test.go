@@ -71,6 +71,9 @@ func TestLaunchBreakpointsSteps(t *testing.T) {
 	}
 	// Reading on from next gives nothing new.
 	next := num(t, out, "next")
+	if st := h.call("debugpy_session_status", nil); num(t, st, "output_next") != next {
+		t.Errorf("status output_next %v, want the output's next %d", get(t, st, "output_next"), next)
+	}
 	again := h.call("debugpy_output", map[string]any{"since": next})
 	if len(get(t, again, "entries").([]any)) != 0 {
 		t.Errorf("output since next: want nothing, got %v", again)
