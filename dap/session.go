@@ -539,23 +539,27 @@ func (s *Session) AddBreakpoint(ctx context.Context, bp Breakpoint) (Breakpoint,
 // RemoveBreakpoint removes the breakpoint with id, or those at file:line when
 // id is 0. It returns the removed breakpoints.
 func (s *Session) RemoveBreakpoint(ctx context.Context, id int, file string, line int) ([]Breakpoint, error) {
+	hit := func(f string, bp *Breakpoint) bool {
+		if id != 0 {
+			return bp.ID == id
+		}
+		return f == file && (bp.Line == line || bp.BoundLine == line)
+	}
 	s.mu.Lock()
 	var removed []Breakpoint
 	var target string
-	var keep []*Breakpoint
 	for f, list := range s.bps {
 		for _, bp := range list {
-			if (id != 0 && bp.ID == id) || (id == 0 && f == file && (bp.Line == line || bp.BoundLine == line)) {
+			if hit(f, bp) {
 				removed = append(removed, *bp)
 				target = f
 			}
 		}
 	}
-	if target != "" {
-		for _, bp := range s.bps[target] {
-			if !((id != 0 && bp.ID == id) || (id == 0 && (bp.Line == line || bp.BoundLine == line))) {
-				keep = append(keep, bp)
-			}
+	var keep []*Breakpoint
+	for _, bp := range s.bps[target] {
+		if !hit(target, bp) {
+			keep = append(keep, bp)
 		}
 	}
 	s.mu.Unlock()

@@ -190,7 +190,7 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 			if _, err := path.Match(g, ""); err != nil {
 				return nil, fail(key+".tools", "bad glob %q: %v", g, err)
 			}
-			if !matchesAny(g, tools) {
+			if !matchesSome(g, tools) {
 				return nil, fail(key+".tools", "%q matches no tool", g)
 			}
 		}
@@ -217,9 +217,20 @@ func oneOf(s string, options ...string) bool {
 	return false
 }
 
-func matchesAny(glob string, tools []string) bool {
-	for _, t := range tools {
-		if ok, _ := path.Match(glob, t); ok {
+// matches reports whether name matches one of globs (path.Match syntax).
+func matches(globs []string, name string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesSome reports whether glob matches one of names.
+func matchesSome(glob string, names []string) bool {
+	for _, n := range names {
+		if matches([]string{glob}, n) {
 			return true
 		}
 	}

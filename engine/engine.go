@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -132,7 +131,7 @@ func (e *Engine) Hidden(tool string) bool {
 func (e *Engine) Chain(tool, phase string) (mods []string, def string) {
 	seen := map[string]bool{}
 	for _, r := range e.cfg.Rules {
-		if !matchesAny2(r.Tools, tool) {
+		if !matches(r.Tools, tool) {
 			continue
 		}
 		if def == "" {
@@ -150,15 +149,6 @@ func (e *Engine) Chain(tool, phase string) (mods []string, def string) {
 		}
 	}
 	return mods, def
-}
-
-func matchesAny2(globs []string, tool string) bool {
-	for _, g := range globs {
-		if ok, _ := path.Match(g, tool); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // Call is what a decision is about.

@@ -124,15 +124,7 @@ func (h *harness) fail(tool string, args any) string {
 	return text(res)
 }
 
-func text(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
+func text(res *mcp.CallToolResult) string { return Text(res) }
 
 func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
 	t.Helper()

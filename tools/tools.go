@@ -167,6 +167,17 @@ func rawArguments(req mcp.CallToolRequest) (json.RawMessage, error) {
 	return raw, nil
 }
 
+// Text joins the text contents of a result.
+func Text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
 func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(text)}}
 }

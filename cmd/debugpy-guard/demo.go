@@ -91,17 +91,12 @@ func demo(w io.Writer, log *slog.Logger) error {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", tool, err)
 		}
-		var text []string
-		for _, ct := range res.Content {
-			if tc, ok := ct.(mcp.TextContent); ok {
-				text = append(text, tc.Text)
-			}
-		}
-		for _, l := range strings.Split(strings.Join(text, "\n"), "\n") {
+		text := tools.Text(res)
+		for _, l := range strings.Split(text, "\n") {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 		if res.IsError {
-			return nil, fmt.Errorf("%s failed: %s", tool, strings.Join(text, " "))
+			return nil, fmt.Errorf("%s failed: %s", tool, text)
 		}
 		var out map[string]any
 		raw, _ := json.Marshal(res.StructuredContent)

@@ -129,7 +129,7 @@ func (g *policyGate) Guard(ctx context.Context, call tools.Call, run func(contex
 func (g *policyGate) checkResult(ctx context.Context, ec engine.Call, res *mcp.CallToolResult) *mcp.CallToolResult {
 	var body any = res.StructuredContent
 	if res.IsError || body == nil {
-		body = map[string]any{"error": resultText(res)}
+		body = map[string]any{"error": tools.Text(res)}
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
@@ -159,16 +159,6 @@ func (g *policyGate) checkResult(ctx context.Context, ec engine.Call, res *mcp.C
 	}
 	out.Content = []mcp.Content{mcp.NewTextContent("(rewritten by policy: " + strings.Join(d.Reasons, "; ") + ")\n" + text)}
 	return out
-}
-
-func resultText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 // denied is the isError result of a call the policy stopped: the decision,

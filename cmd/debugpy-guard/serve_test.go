@@ -15,6 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/debugpy-guard/debugpy-guard/tools"
 )
 
 var binary string
@@ -67,15 +69,7 @@ func callTool(t *testing.T, c *client.Client, tool string, args map[string]any) 
 	return res
 }
 
-func textOf(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
+func textOf(res *mcp.CallToolResult) string { return tools.Text(res) }
 
 func TestServeDefaultPolicy(t *testing.T) {
 	c := startServe(t)

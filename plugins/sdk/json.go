@@ -411,16 +411,9 @@ func (p *parser) skip(depth int) error {
 			if err := p.skip(depth + 1); err != nil {
 				return err
 			}
-			p.ws()
-			if p.i < len(p.b) && p.b[p.i] == ',' {
-				p.i++
-				continue
+			if done, err := p.next('}'); done || err != nil {
+				return err
 			}
-			if p.i < len(p.b) && p.b[p.i] == '}' {
-				p.i++
-				return nil
-			}
-			return p.err("want ',' or '}'")
 		}
 	case c == '[':
 		p.i++
@@ -434,16 +427,9 @@ func (p *parser) skip(depth int) error {
 			if err := p.skip(depth + 1); err != nil {
 				return err
 			}
-			p.ws()
-			if p.i < len(p.b) && p.b[p.i] == ',' {
-				p.i++
-				continue
+			if done, err := p.next(']'); done || err != nil {
+				return err
 			}
-			if p.i < len(p.b) && p.b[p.i] == ']' {
-				p.i++
-				return nil
-			}
-			return p.err("want ',' or ']'")
 		}
 	case c == '"':
 		_, err := p.skipString()
@@ -464,6 +450,21 @@ func (p *parser) skip(depth int) error {
 		return p.number()
 	}
 	return p.err("unexpected character")
+}
+
+// next moves past the ',' after a member or element (done false) or the
+// closing bracket (done true).
+func (p *parser) next(closing byte) (done bool, err error) {
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == ',' {
+		p.i++
+		return false, nil
+	}
+	if p.i < len(p.b) && p.b[p.i] == closing {
+		p.i++
+		return true, nil
+	}
+	return false, p.err("want ',' or '" + string(closing) + "'")
 }
 
 // number checks JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?

@@ -154,8 +154,10 @@ func tokenize(s string) ([]token, string) {
 	return toks, ""
 }
 
-func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
-func isIdent(c byte) bool      { return isIdentStart(c) || c >= '0' && c <= '9' }
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
 // judge classifies one expression.
 func judge(e string, extraDeny, okCalls map[string]bool) (string, string) {
