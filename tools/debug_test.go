@@ -383,9 +383,18 @@ func TestDebuggeeKilled(t *testing.T) {
 	if !strings.Contains(msg, "debugpy") {
 		t.Fatalf("dead debuggee: unclear error %q", msg)
 	}
-	st := h.call("debugpy_session_status", nil)
-	if s := str(t, st, "state"); s != "disconnected" && s != "exited" {
-		t.Fatalf("status after kill: %v", st)
+	// The adapter reports the end after the failed request: wait for it.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := h.call("debugpy_session_status", nil)
+		s := str(t, st, "state")
+		if s == "disconnected" || s == "exited" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status 20s after the kill: %v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
