@@ -168,6 +168,9 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 		if m.Source == "" {
 			return nil, fail(key+".source", "missing: give builtin:NAME or the path of a .wasm file")
 		}
+		if _, ok := m.Settings["policy"]; ok && strings.HasPrefix(m.Source, "builtin:") {
+			return nil, fail(key+".settings.policy", "reserved: the engine sets it to the built-in's name")
+		}
 		if !oneOf(m.Mode, "", "enforce", "monitor") {
 			return nil, fail(key+".mode", "%q is not enforce or monitor", m.Mode)
 		}

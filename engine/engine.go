@@ -8,10 +8,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins"
@@ -31,33 +35,51 @@ type Options struct {
 }
 
 // Engine holds a loaded config. It is safe for concurrent callers.
+//
+// New checks the config and every module's source at once (read, sha256 pin,
+// WebAssembly header) and compiles the modules in the background: a Go
+// module takes ~1 s to compile cold, and the server answers tools/list
+// without waiting. A decision waits only for the modules of its own chain;
+// Wait waits for them all and reports the first that failed to load.
 type Engine struct {
 	cfg     *Config
 	modules map[string]*module
+
+	cancel context.CancelFunc // stops loading
+	loaded chan struct{}      // closed when every module is loaded or failed
+	mu     sync.RWMutex       // held for reading by each decision, for writing by Close
+	closed bool
 }
 
 type module struct {
 	name     string
 	monitor  bool
 	settings json.RawMessage
+	spec     plugins.Spec
+	ready    chan struct{} // closed when loaded or failed
 	m        *plugins.Module
+	err      error
 }
 
-// New loads every module of cfg (load -> validate); on any failure the
-// modules loaded so far are closed and the error names the module.
+// New checks cfg and starts loading its modules; on a source that cannot be
+// read or fails its pin, it returns an error that names the file and module.
 func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
-	e := &Engine{cfg: cfg, modules: map[string]*module{}}
+	e := &Engine{cfg: cfg, modules: map[string]*module{}, loaded: make(chan struct{})}
 	sbTimeout, _ := duration(cfg.Sandbox.Timeout, plugins.DefaultTimeout)
 	sbMemory, _ := ParseSize(cfg.Sandbox.Memory)
 	for name, mc := range cfg.Modules {
 		wasm, err := e.source(name, mc, opts)
 		if err != nil {
-			e.Close(ctx)
 			return nil, err
 		}
-		settings, err := json.Marshal(nonNilMap(mc.Settings))
+		set := nonNilMap(mc.Settings)
+		if b, ok := strings.CutPrefix(mc.Source, "builtin:"); ok {
+			// The built-ins share one module, which dispatches on "policy".
+			set = maps.Clone(set)
+			set["policy"] = b
+		}
+		settings, err := json.Marshal(set)
 		if err != nil {
-			e.Close(ctx)
 			return nil, fmt.Errorf("%s: modules.%s.settings: %w", cfg.File, name, err)
 		}
 		l := plugins.Limits{Timeout: sbTimeout, Memory: sbMemory}
@@ -67,14 +89,51 @@ func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
 		if s, _ := ParseSize(mc.Memory); s > 0 {
 			l.Memory = s
 		}
-		m, err := opts.Runtime.Load(ctx, name, wasm, mc.SHA256, settings, l)
-		if err != nil {
-			e.Close(ctx)
+		spec := plugins.Spec{Name: name, Wasm: wasm, SHA256: mc.SHA256, Settings: settings,
+			Limits: l, Shared: strings.HasPrefix(mc.Source, "builtin:")}
+		if err := plugins.Precheck(spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", cfg.File, err)
 		}
-		e.modules[name] = &module{name: name, monitor: mc.Mode == "monitor", settings: settings, m: m}
+		e.modules[name] = &module{name: name, monitor: mc.Mode == "monitor", settings: settings,
+			spec: spec, ready: make(chan struct{})}
 	}
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e.cancel = cancel
+	var wg sync.WaitGroup
+	for _, m := range e.modules {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(m.ready)
+			m.m, m.err = opts.Runtime.Load(lctx, m.spec)
+			if m.err != nil {
+				m.err = fmt.Errorf("%s: %w", cfg.File, m.err)
+			}
+			m.spec.Wasm = nil
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(e.loaded)
+	}()
 	return e, nil
+}
+
+// Wait waits until every module is loaded and returns the load errors (nil
+// when all loaded), or ctx's error.
+func (e *Engine) Wait(ctx context.Context) error {
+	select {
+	case <-e.loaded:
+	case <-ctx.Done():
+		return fmt.Errorf("%s: modules still loading: %w", e.cfg.File, ctx.Err())
+	}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(e.modules)) {
+		if err := e.modules[name].err; err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func nonNilMap(m map[string]any) map[string]any {
@@ -109,10 +168,21 @@ func (e *Engine) source(name string, mc ModuleConfig, opts Options) ([]byte, err
 // Config is the engine's config.
 func (e *Engine) Config() *Config { return e.cfg }
 
-// Close closes the modules.
+// Close stops loading, waits for the decisions in flight, and closes the
+// modules. Decisions asked for after Close are denied.
 func (e *Engine) Close(ctx context.Context) {
+	e.cancel()
+	<-e.loaded
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return
+	}
+	e.closed = true
 	for _, m := range e.modules {
-		m.m.Close(ctx)
+		if m.m != nil {
+			m.m.Close(ctx)
+		}
 	}
 }
 
@@ -205,12 +275,27 @@ var rank = map[string]int{Abstain: 0, Allow: 1, Approve: 2, Deny: 3}
 // Decide runs the chain of call.Tool for call.Phase and combines the
 // verdicts. Any module fault is a deny that names the module (fail closed).
 func (e *Engine) Decide(ctx context.Context, call Call) Decision {
+	d, _ := e.decide(ctx, call)
+	return d
+}
+
+// errClosed is the reason of a decision asked of a closed engine.
+const errClosed = "engine: the policy config was closed"
+
+// decide is Decide; ok is false when the engine was closed, so that a
+// reloading caller can ask the engine that replaced it.
+func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return Decision{Decision: Deny, Reasons: []string{errClosed}, Trace: []Step{}}, false
+	}
 	mods, ruleDefault := e.Chain(call.Tool, call.Phase)
-	d := Decision{Trace: []Step{}}
+	d = Decision{Trace: []Step{}}
 	prefix, err := requestPrefix(call)
 	if err != nil {
 		d.Decision, d.Reasons = Deny, []string{"engine: cannot encode the request: " + err.Error()}
-		return d
+		return d, true
 	}
 	best := Abstain
 	result := call.Result
@@ -229,7 +314,7 @@ func (e *Engine) Decide(ctx context.Context, call Call) Decision {
 			st.Mode = "monitor"
 		}
 		t0 := time.Now()
-		resp, err := m.m.Evaluate(ctx, call.SessionID, req)
+		resp, err := m.evaluate(ctx, call.SessionID, req)
 		st.Duration = time.Since(t0)
 		if err != nil {
 			st.Verdict, st.Error = Deny, err.Error()
@@ -274,7 +359,20 @@ func (e *Engine) Decide(ctx context.Context, call Call) Decision {
 	if call.Phase == PhaseResult && best == Allow && !bytes.Equal(result, call.Result) {
 		d.Result = result
 	}
-	return d
+	return d, true
+}
+
+// evaluate waits for the module to be loaded, then runs it.
+func (m *module) evaluate(ctx context.Context, session string, req []byte) (plugins.Response, error) {
+	select {
+	case <-m.ready:
+	case <-ctx.Done():
+		return plugins.Response{}, fmt.Errorf("module %s: still loading: %w", m.name, ctx.Err())
+	}
+	if m.err != nil {
+		return plugins.Response{}, fmt.Errorf("module %s failed to load: %w", m.name, m.err)
+	}
+	return m.m.Evaluate(ctx, session, req)
 }
 
 func reasonOf(st Step) string {

@@ -67,6 +67,9 @@ func engineFor(t *testing.T, toml string) *Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close(context.Background()) })
+	if err := e.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	return e
 }
 
@@ -180,6 +183,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad mode", "[modules.a]\nsource = \"x.wasm\"\nmode = \"loud\"\n", "guard.toml:3: modules.a.mode"},
 		{"syntax", "default = \n", "guard.toml:1"},
 		{"bad pin", "[modules.a]\nsource = \"x.wasm\"\nsha256 = \"abc\"\n", "modules.a.sha256: not 64 hex digits"},
+		{"reserved setting", "[modules.a]\nsource = \"builtin:category\"\nsettings = { policy = \"targets\" }\n", "modules.a.settings.policy: reserved"},
 	}
 	for _, c := range cases {
 		_, err := ParseConfig("guard.toml", []byte(c.toml), testTools)
@@ -215,6 +219,9 @@ func BenchmarkDecideOneModule(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.Close(context.Background())
+	if err := e.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
 	call := Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Category: "execute", Arguments: json.RawMessage(`{"expression":"user.name","frame_id":3}`), SessionID: "s"}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -222,5 +229,134 @@ func BenchmarkDecideOneModule(b *testing.B) {
 		if d := e.Decide(context.Background(), call); d.Decision != Allow {
 			b.Fatal(d)
 		}
+	}
+}
+
+// A module that passes the quick checks but fails to load (here: settings
+// its guard_validate rejects) is reported by Wait, and every decision whose
+// chain holds it is denied, naming it; other chains still decide.
+func TestLoadFailureInTheBackground(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "guard.toml")
+	os.WriteFile(file, []byte(strings.ReplaceAll(`
+default = "deny"
+[modules.yes]
+source = "PROBE"
+settings = { verdict = "allow" }
+[modules.picky]
+source = "PROBE"
+settings = { reject = true }
+[[rules]]
+tools = ["debugpy_evaluate"]
+call = ["yes", "picky"]
+[[rules]]
+tools = ["debugpy_variables"]
+call = ["yes"]
+`, "PROBE", probe(t))), 0o600)
+	cfg, err := LoadConfig(file, testTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(context.Background(), cfg, Options{Runtime: runtime(t)})
+	if err != nil {
+		t.Fatalf("the quick checks should pass: %v", err)
+	}
+	defer e.Close(context.Background())
+	err = e.Wait(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "module picky: settings rejected: settings say reject") {
+		t.Fatalf("Wait: %v", err)
+	}
+	d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)})
+	if d.Decision != Deny || !strings.Contains(strings.Join(d.Reasons, ";"), "module picky failed to load") {
+		t.Fatalf("chain with the failed module: %+v", d)
+	}
+	if d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_variables", Arguments: json.RawMessage(`{}`)}); d.Decision != Allow {
+		t.Fatalf("chain without it: %+v", d)
+	}
+}
+
+// Replace swaps engines while decisions run on both: none is lost or denied
+// for the swap, and the old engine is closed once they are done.
+func TestLiveReplaceUnderLoad(t *testing.T) {
+	verdict := func(v string) func(context.Context) (*Engine, error) {
+		return func(ctx context.Context) (*Engine, error) {
+			file := filepath.Join(t.TempDir(), "guard.toml")
+			os.WriteFile(file, []byte(strings.ReplaceAll(`
+[sandbox]
+timeout = "10s"
+[modules.m]
+source = "PROBE"
+settings = SETTINGS
+[[rules]]
+tools = ["debugpy_*"]
+call = ["m"]
+`, "PROBE", probe(t))), 0o600)
+			settings := `{ verdict = "` + v + `" }`
+			if v == "reject" {
+				settings = `{ reject = true }`
+			}
+			data, _ := os.ReadFile(file)
+			os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "SETTINGS", settings)), 0o600)
+			cfg, err := LoadConfig(file, testTools)
+			if err != nil {
+				return nil, err
+			}
+			return New(ctx, cfg, Options{Runtime: runtime(t)})
+		}
+	}
+	first, err := verdict("allow")(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := NewLive(first)
+	defer live.Close(context.Background())
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan string, 100)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)})
+				if d.Decision != Allow && d.Decision != Approve {
+					select {
+					case errs <- fmt.Sprintf("%s: %v", d.Decision, d.Reasons):
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i, v := range []string{"approve", "allow", "approve"} {
+		if err := live.Replace(context.Background(), verdict(v)); err != nil {
+			t.Fatalf("replace %d: %v", i, err)
+		}
+		if d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)}); d.Decision != v {
+			t.Fatalf("after replace %d: %s, want %s", i, d.Decision, v)
+		}
+	}
+	// A config that fails keeps the one in force.
+	if err := live.Replace(context.Background(), verdict("reject")); err == nil || !strings.Contains(err.Error(), "settings rejected") {
+		t.Fatalf("a rejected config: %v", err)
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)}); d.Decision != Approve {
+		t.Fatalf("after a failed replace: %s", d.Decision)
+	}
+	first.mu.RLock()
+	closed := first.closed
+	first.mu.RUnlock()
+	if !closed {
+		t.Error("the first engine is still open")
 	}
 }

@@ -66,15 +66,18 @@ type Options struct {
 	Counters *Counters
 }
 
-// Runtime owns the wazero runtimes and the compilation cache.
+// Runtime owns the wazero runtimes, the compilation cache, and the compiled
+// code and instance pools that modules share.
 type Runtime struct {
 	log      *slog.Logger
 	cache    wazero.CompilationCache
 	counters *Counters
 	CacheDir string // where compiled code is cached; empty when in memory
 
-	mu  sync.Mutex
-	rts map[uint32]wazero.Runtime // by memory limit in pages: wazero sets it per runtime
+	mu    sync.Mutex
+	rts   map[uint32]wazero.Runtime // by memory limit in pages: wazero sets it per runtime
+	codes map[codeKey]*code
+	pools map[poolKey]*pool
 }
 
 // NewRuntime makes a runtime with its compilation cache.
@@ -83,7 +86,8 @@ func NewRuntime(opts Options) *Runtime {
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Runtime{log: log, counters: opts.Counters, rts: map[uint32]wazero.Runtime{}}
+	r := &Runtime{log: log, counters: opts.Counters, rts: map[uint32]wazero.Runtime{},
+		codes: map[codeKey]*code{}, pools: map[poolKey]*pool{}}
 	if r.counters == nil {
 		r.counters = NewCounters()
 	}
@@ -140,71 +144,85 @@ func (r *Runtime) Close(ctx context.Context) error {
 		rt.Close(ctx)
 	}
 	r.rts = map[uint32]wazero.Runtime{}
+	r.codes = map[codeKey]*code{}
+	r.pools = map[poolKey]*pool{}
 	return r.cache.Close(ctx)
 }
 
-// Module is a loaded policy module with its pool of instances.
-type Module struct {
-	name     string
-	log      *slog.Logger
+// code is one module's compiled code, shared by every Module loaded from the
+// same bytes with the same memory limit: wazero decodes and validates the
+// whole binary on each CompileModule, even when the machine code comes from
+// the cache (~60-140 ms for a Go module).
+type code struct {
+	key      codeKey
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
-	limits   Limits
-	counters *Counters
 	hasInit  bool
-
-	idle chan *instance
-	slot chan struct{} // one token per live instance
+	ready    chan struct{} // closed once compiled (or failed)
+	err      error
+	refs     int // guarded by Runtime.mu
 }
 
-type instance struct {
-	mod  api.Module
-	eval api.Function
+type codeKey struct {
+	sum   [32]byte
+	pages uint32
 }
 
-// Name is the module's name in the config.
-func (m *Module) Name() string { return m.name }
-
-// Limits are the module's limits, defaults filled in.
-func (m *Module) Limits() Limits { return m.limits }
-
-// allowedImports are the host functions of ABI v1, by module and name.
-var allowedImports = map[string]map[string]bool{
-	"guard": {"input": true, "output": true, "log": true, "counter_add": true},
-}
-
-// Load compiles wasm and checks it against ABI v1: the sha256 pin (when
-// given), the exports, the imports, one instantiation and guard_validate
-// with settings. Every error names the module.
-func (r *Runtime) Load(ctx context.Context, name string, wasm []byte, pin string, settings json.RawMessage, limits Limits) (*Module, error) {
-	m, err := r.load(ctx, name, wasm, pin, settings, limits)
-	if err != nil {
-		return nil, fmt.Errorf("module %s: %w", name, err)
-	}
-	return m, nil
-}
-
-func (r *Runtime) load(ctx context.Context, name string, wasm []byte, pin string, settings json.RawMessage, limits Limits) (*Module, error) {
-	if pin != "" {
-		sum := sha256.Sum256(wasm)
-		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, pin) {
-			return nil, fmt.Errorf("sha256 is %s, the config pins %s: rebuild the module or update the pin", got, pin)
-		}
-	}
-	limits = limits.withDefaults()
-	pages := uint32((limits.Memory + pageSize - 1) / pageSize)
-	if pages == 0 || pages > 65536 {
-		return nil, fmt.Errorf("memory limit %d bytes is out of range (64KiB to 4GiB)", limits.Memory)
-	}
+// compile returns the code for wasm, compiling it once for every caller, and
+// checks it against ABI v1. Release it with release.
+func (r *Runtime) compile(ctx context.Context, wasm []byte, sum [32]byte, pages uint32) (*code, error) {
 	rt, err := r.runtime(ctx, pages)
 	if err != nil {
 		return nil, err
 	}
+	key := codeKey{sum, pages}
+	r.mu.Lock()
+	c, ok := r.codes[key]
+	if ok {
+		c.refs++
+		r.mu.Unlock()
+		<-c.ready
+		if c.err != nil {
+			r.release(ctx, c)
+			return nil, c.err
+		}
+		return c, nil
+	}
+	c = &code{key: key, rt: rt, ready: make(chan struct{}), refs: 1}
+	r.codes[key] = c
+	r.mu.Unlock()
+	c.compiled, c.err = checkedCompile(ctx, rt, wasm)
+	if c.err == nil {
+		_, c.hasInit = c.compiled.ExportedFunctions()["_initialize"]
+	}
+	close(c.ready)
+	if c.err != nil {
+		r.release(ctx, c)
+		return nil, c.err
+	}
+	return c, nil
+}
+
+// release drops one reference to c, closing it with the last.
+func (r *Runtime) release(ctx context.Context, c *code) {
+	r.mu.Lock()
+	c.refs--
+	last := c.refs == 0
+	if last && r.codes[c.key] == c {
+		delete(r.codes, c.key)
+	}
+	r.mu.Unlock()
+	if last && c.compiled != nil {
+		c.compiled.Close(ctx)
+	}
+}
+
+func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte) (wazero.CompiledModule, error) {
 	compiled, err := rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
-	fail := func(err error) (*Module, error) {
+	fail := func(err error) (wazero.CompiledModule, error) {
 		compiled.Close(ctx)
 		return nil, err
 	}
@@ -232,31 +250,165 @@ func (r *Runtime) load(ctx context.Context, name string, wasm []byte, pin string
 			return fail(fmt.Errorf("imports %s.%s, which ABI v1 does not have (allowed: guard.input, guard.output, guard.log, guard.counter_add, wasi_snapshot_preview1)", mod, fn))
 		}
 	}
-	_, hasInit := exports["_initialize"]
-	m := &Module{name: name, log: r.log.With("module", name), rt: rt, compiled: compiled, limits: limits,
-		counters: r.counters, hasInit: hasInit,
-		idle: make(chan *instance, limits.MaxInstances), slot: make(chan struct{}, limits.MaxInstances)}
-	inst, err := m.get(ctx)
+	return compiled, nil
+}
+
+// pool is a bounded set of instances of one code. It counts instances in
+// use, not instances alive: get takes a slot (at most max in use), then an
+// idle instance or a new one; put returns it; discard closes a faulty one.
+// An instance is only ever in use by the goroutine that got it.
+type pool struct {
+	key  poolKey // zero for a pool of its own
+	code *code
+	log  *slog.Logger
+	idle chan *instance
+	slot chan struct{} // one token per instance in use
+	refs int           // guarded by Runtime.mu
+}
+
+type poolKey struct {
+	code codeKey
+	max  int
+}
+
+type instance struct {
+	mod  api.Module
+	eval api.Function
+}
+
+// Module is a loaded policy module: a name, its limits, and the pool of
+// instances it draws from.
+type Module struct {
+	name     string
+	log      *slog.Logger
+	rt       *Runtime
+	limits   Limits
+	counters *Counters
+	pool     *pool
+}
+
+// Name is the module's name in the config.
+func (m *Module) Name() string { return m.name }
+
+// Limits are the module's limits, defaults filled in.
+func (m *Module) Limits() Limits { return m.limits }
+
+// allowedImports are the host functions of ABI v1, by module and name.
+var allowedImports = map[string]map[string]bool{
+	"guard": {"input": true, "output": true, "log": true, "counter_add": true},
+}
+
+// Spec says what to load.
+type Spec struct {
+	Name     string
+	Wasm     []byte
+	SHA256   string          // the pin, hex; empty for none
+	Settings json.RawMessage // passed to guard_validate; {} when nil
+	Limits   Limits
+	// Shared lets modules of the same code and limits draw from one pool of
+	// instances. Only for code that keeps nothing between calls that depends
+	// on its settings, such as the built-ins: an instance may serve another
+	// module's call next.
+	Shared bool
+}
+
+// Load compiles the module (once per distinct code) and checks it against
+// ABI v1: the sha256 pin (when given), the exports, the imports, one
+// instantiation and guard_validate with the settings. Every error names the
+// module.
+func (r *Runtime) Load(ctx context.Context, spec Spec) (*Module, error) {
+	m, err := r.load(ctx, spec)
 	if err != nil {
-		return fail(err)
+		return nil, fmt.Errorf("module %s: %w", spec.Name, err)
 	}
-	if _, ok := exports["guard_validate"]; ok {
+	return m, nil
+}
+
+// Precheck runs the checks of Load that need no compilation: the sha256 pin,
+// the WebAssembly header, the memory limit. It is fast, so a caller can
+// refuse a bad config at once and compile in the background.
+func Precheck(spec Spec) error {
+	if _, _, err := precheck(spec); err != nil {
+		return fmt.Errorf("module %s: %w", spec.Name, err)
+	}
+	return nil
+}
+
+func precheck(spec Spec) (sum [32]byte, pages uint32, err error) {
+	sum = sha256.Sum256(spec.Wasm)
+	if spec.SHA256 != "" {
+		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, spec.SHA256) {
+			return sum, 0, fmt.Errorf("sha256 is %s, the config pins %s: rebuild the module or update the pin", got, spec.SHA256)
+		}
+	}
+	if len(spec.Wasm) < 8 || string(spec.Wasm[:8]) != "\x00asm\x01\x00\x00\x00" {
+		return sum, 0, errors.New("not a WebAssembly module (no \\0asm version 1 header)")
+	}
+	limits := spec.Limits.withDefaults()
+	pages = uint32((limits.Memory + pageSize - 1) / pageSize)
+	if pages == 0 || pages > 65536 {
+		return sum, 0, fmt.Errorf("memory limit %d bytes is out of range (64KiB to 4GiB)", limits.Memory)
+	}
+	return sum, pages, nil
+}
+
+func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
+	sum, pages, err := precheck(spec)
+	if err != nil {
+		return nil, err
+	}
+	limits := spec.Limits.withDefaults()
+	c, err := r.compile(ctx, spec.Wasm, sum, pages)
+	if err != nil {
+		return nil, err
+	}
+	m := &Module{name: spec.Name, log: r.log.With("module", spec.Name), rt: r, limits: limits, counters: r.counters}
+	m.pool = r.pool(ctx, c, limits.MaxInstances, spec.Shared, m.log)
+	inst, err := m.pool.get(ctx, limits.Timeout)
+	if err != nil {
+		m.Close(ctx)
+		return nil, err
+	}
+	if _, ok := c.compiled.ExportedFunctions()["guard_validate"]; ok {
+		settings := spec.Settings
 		if settings == nil {
 			settings = json.RawMessage("{}")
 		}
 		st := &callState{input: settings}
 		rc, err := m.call(ctx, inst, inst.mod.ExportedFunction("guard_validate"), st)
 		if err != nil {
-			m.discard(inst)
-			return fail(fmt.Errorf("guard_validate: %w", err))
+			m.pool.discard(inst)
+			m.Close(ctx)
+			return nil, fmt.Errorf("guard_validate: %w", err)
 		}
 		if rc != 0 {
-			m.discard(inst)
-			return fail(fmt.Errorf("settings rejected: %s", outputText(st.output)))
+			m.pool.put(inst)
+			m.Close(ctx)
+			return nil, fmt.Errorf("settings rejected: %s", outputText(st.output))
 		}
 	}
-	m.put(inst)
+	m.pool.put(inst)
 	return m, nil
+}
+
+// pool returns the shared pool of c (making it when needed), or a new one.
+// The pool takes over the caller's reference to c.
+func (r *Runtime) pool(ctx context.Context, c *code, max int, shared bool, log *slog.Logger) *pool {
+	key := poolKey{c.key, max}
+	r.mu.Lock()
+	if p, ok := r.pools[key]; ok && shared {
+		p.refs++
+		r.mu.Unlock()
+		r.release(ctx, c) // the pool holds a reference of its own
+		return p
+	}
+	p := &pool{code: c, log: log, refs: 1, idle: make(chan *instance, max), slot: make(chan struct{}, max)}
+	if shared {
+		p.key = key
+		r.pools[key] = p
+	}
+	r.mu.Unlock()
+	return p
 }
 
 func sig(f api.FunctionDefinition, params, results []api.ValueType) bool {
@@ -273,62 +425,61 @@ func outputText(b []byte) string {
 	return string(b)
 }
 
-// instantiate makes a new instance; the caller holds a slot.
-func (m *Module) instantiate(ctx context.Context) (*instance, error) {
+// instantiate makes a new instance; the caller holds a slot. _initialize
+// (a Go reactor's package inits) runs under ten times the call timeout.
+func (p *pool) instantiate(ctx context.Context, timeout time.Duration) (*instance, error) {
 	cfg := wazero.NewModuleConfig().WithName("").
-		WithStdout(&logWriter{log: m.log, stream: "stdout"}).WithStderr(&logWriter{log: m.log, stream: "stderr"}).
+		WithStdout(&logWriter{log: p.log, stream: "stdout"}).WithStderr(&logWriter{log: p.log, stream: "stderr"}).
 		WithStartFunctions() // _initialize is called below, under the timeout
-	ictx, cancel := context.WithTimeout(ctx, m.limits.Timeout*10)
+	ictx, cancel := context.WithTimeout(ctx, timeout*10)
 	defer cancel()
-	mod, err := m.rt.InstantiateModule(ictx, m.compiled, cfg)
+	mod, err := p.code.rt.InstantiateModule(ictx, p.code.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiate: %w", err)
 	}
-	if m.hasInit {
+	if p.code.hasInit {
 		if _, err := mod.ExportedFunction("_initialize").Call(ictx); err != nil {
 			mod.Close(ctx)
-			return nil, fmt.Errorf("_initialize: %w", cause(ictx, err, m.limits))
+			return nil, fmt.Errorf("_initialize: %w", cause(ictx, err, Limits{Timeout: timeout * 10}))
 		}
 	}
 	return &instance{mod: mod, eval: mod.ExportedFunction("guard_evaluate")}, nil
 }
 
-// get takes a slot (one per instance in use, at most MaxInstances), then an
-// idle instance or, when none is idle, a new one. An instance is only ever
-// in use by the goroutine that got it.
-func (m *Module) get(ctx context.Context) (*instance, error) {
+// get takes a slot, then an idle instance or a new one.
+func (p *pool) get(ctx context.Context, timeout time.Duration) (*instance, error) {
 	select {
-	case m.slot <- struct{}{}:
+	case p.slot <- struct{}{}:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("no free instance: %w", ctx.Err())
 	}
 	select {
-	case inst := <-m.idle:
+	case inst := <-p.idle:
 		return inst, nil
 	default:
 	}
-	inst, err := m.instantiate(ctx)
+	inst, err := p.instantiate(ctx, timeout)
 	if err != nil {
-		<-m.slot
+		<-p.slot
 		return nil, err
 	}
 	return inst, nil
 }
 
 // put returns a healthy instance to the pool.
-func (m *Module) put(inst *instance) {
+func (p *pool) put(inst *instance) {
 	select {
-	case m.idle <- inst:
+	case p.idle <- inst:
 	default:
 		inst.mod.Close(context.Background())
 	}
-	<-m.slot
+	<-p.slot
 }
 
 // discard throws away an instance that faulted (trap, timeout, memory).
-func (m *Module) discard(inst *instance) {
+func (p *pool) discard(inst *instance) {
 	inst.mod.Close(context.Background())
-	<-m.slot
+	<-p.slot
 }
 
 // Response is a module's answer (ABI v1).
@@ -350,17 +501,17 @@ func (m *Module) Evaluate(ctx context.Context, session string, req []byte) (Resp
 }
 
 func (m *Module) evaluate(ctx context.Context, session string, req []byte) (Response, error) {
-	inst, err := m.get(ctx)
+	inst, err := m.pool.get(ctx, m.limits.Timeout)
 	if err != nil {
 		return Response{}, err
 	}
 	st := &callState{input: req, session: session}
 	rc, err := m.call(ctx, inst, inst.eval, st)
 	if err != nil {
-		m.discard(inst)
+		m.pool.discard(inst)
 		return Response{}, err
 	}
-	m.put(inst)
+	m.pool.put(inst)
 	if rc != 0 {
 		return Response{}, fmt.Errorf("guard_evaluate returned %d: %s", rc, outputText(st.output))
 	}
@@ -426,15 +577,30 @@ func firstLine(s string) string {
 	return s
 }
 
-// Close drops the module's idle instances and compiled code; call it once no
-// Evaluate is in flight.
+// Close releases the module's pool: its idle instances and compiled code go
+// with the last module that uses them. Call it once no Evaluate is in flight.
 func (m *Module) Close(ctx context.Context) {
+	if m.pool == nil {
+		return
+	}
+	p, r := m.pool, m.rt
+	m.pool = nil
+	r.mu.Lock()
+	p.refs--
+	last := p.refs == 0
+	if last && p.key != (poolKey{}) && r.pools[p.key] == p {
+		delete(r.pools, p.key)
+	}
+	r.mu.Unlock()
+	if !last {
+		return
+	}
 	for {
 		select {
-		case inst := <-m.idle:
+		case inst := <-p.idle:
 			inst.mod.Close(ctx)
 		default:
-			m.compiled.Close(ctx)
+			r.release(ctx, p.code)
 			return
 		}
 	}

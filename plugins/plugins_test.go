@@ -80,7 +80,7 @@ func request(do string, extra ...string) []byte {
 
 func load(t *testing.T, name string, wasm []byte, l Limits) *Module {
 	t.Helper()
-	m, err := testRuntime(t).Load(context.Background(), name, wasm, "", json.RawMessage(`{"word":"hi"}`), l)
+	m, err := testRuntime(t).Load(context.Background(), Spec{Name: name, Wasm: wasm, Settings: json.RawMessage(`{"word":"hi"}`), Limits: l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,17 +189,18 @@ func TestLoadErrors(t *testing.T) {
 		{"no_evaluate", "missing export guard_evaluate", wat(t, "no_evaluate"), "", ""},
 		{"bad_import", "imports guard.exec, which ABI v1 does not have", wat(t, "bad_import"), "", ""},
 		{"bad_wasi", "sock_steal", wat(t, "bad_wasi"), "", ""},
-		{"garbage", "not a valid WebAssembly module", []byte("\x00asm garbage"), "", ""},
+		{"garbage", "not a WebAssembly module", []byte("\x00asm garbage"), "", ""},
+		{"garbage-body", "not a valid WebAssembly module", []byte("\x00asm\x01\x00\x00\x00garbage"), "", ""},
 		{"pinned", "the config pins 00", probe(t), strings.Repeat("00", 32), ""},
 		{"rejects", "settings rejected: settings say reject", probe(t), "", `{"reject":true}`},
 	}
 	for _, c := range cases {
-		_, err := rt.Load(ctx, c.name, c.wasm, c.pin, json.RawMessage(c.settings), Limits{})
+		_, err := rt.Load(ctx, Spec{Name: c.name, Wasm: c.wasm, SHA256: c.pin, Settings: json.RawMessage(c.settings)})
 		if err == nil || !strings.Contains(err.Error(), "module "+c.name+": ") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: want an error with %q, got %v", c.name, c.want, err)
 		}
 	}
-	if m, err := rt.Load(ctx, "pinned-ok", probe(t), hex.EncodeToString(sum[:]), nil, Limits{}); err != nil {
+	if m, err := rt.Load(ctx, Spec{Name: "pinned-ok", Wasm: probe(t), SHA256: hex.EncodeToString(sum[:])}); err != nil {
 		t.Errorf("right pin refused: %v", err)
 	} else {
 		m.Close(ctx)
@@ -236,13 +237,13 @@ func TestHammer(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := len(m.slot); n != 0 {
+	if n := len(m.pool.slot); n != 0 {
 		t.Errorf("%d slots still held", n)
 	}
 }
 
 func benchModule(b *testing.B) *Module {
-	m, err := testRuntime(b).Load(context.Background(), "bench", probe(b), "", nil, Limits{Timeout: time.Second, MaxInstances: 8})
+	m, err := testRuntime(b).Load(context.Background(), Spec{Name: "bench", Wasm: probe(b), Limits: Limits{Timeout: time.Second, MaxInstances: 8}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -283,7 +284,7 @@ func BenchmarkGoModuleParallel(b *testing.B) {
 // answers, so the time is wazero's call, the host functions and the parse of
 // the response.
 func BenchmarkWATModule(b *testing.B) {
-	m, err := testRuntime(b).Load(context.Background(), "bench-wat", wat(b, "allow"), "", nil, Limits{Timeout: time.Second})
+	m, err := testRuntime(b).Load(context.Background(), Spec{Name: "bench-wat", Wasm: wat(b, "allow"), Limits: Limits{Timeout: time.Second}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestCompilationCache(t *testing.T) {
 	dir := t.TempDir()
 	r := NewRuntime(Options{CacheDir: dir})
 	defer r.Close(context.Background())
-	m, err := r.Load(context.Background(), "allow", wat(t, "allow"), "", nil, Limits{})
+	m, err := r.Load(context.Background(), Spec{Name: "allow", Wasm: wat(t, "allow")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func TestCompilationCache(t *testing.T) {
 	if mem.CacheDir != "" {
 		t.Fatalf("unwritable cache dir: CacheDir %q, want in-memory", mem.CacheDir)
 	}
-	m2, err := mem.Load(context.Background(), "allow", wat(t, "allow"), "", nil, Limits{})
+	m2, err := mem.Load(context.Background(), Spec{Name: "allow", Wasm: wat(t, "allow")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,4 +332,41 @@ func TestCompilationCache(t *testing.T) {
 		t.Fatalf("in-memory cache: %+v %v", r, err)
 	}
 	m2.Close(context.Background())
+}
+
+// Modules of the same bytes share compiled code; Shared ones share a pool of
+// instances too, each keeping its own name and settings. Closing one leaves
+// the others working; the last one closes the code.
+func TestSharedCodeAndPool(t *testing.T) {
+	ctx := context.Background()
+	rt := NewRuntime(Options{CacheDir: t.TempDir()})
+	defer rt.Close(ctx)
+	wasm := probe(t)
+	load := func(name string, shared bool) *Module {
+		t.Helper()
+		m, err := rt.Load(ctx, Spec{Name: name, Wasm: wasm, Settings: json.RawMessage(`{}`),
+			Limits: Limits{Timeout: 5 * time.Second, MaxInstances: 2}, Shared: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b, own := load("a", true), load("b", true), load("own", false)
+	if a.pool != b.pool || a.pool == own.pool || a.pool.code != own.pool.code {
+		t.Fatalf("want a and b in one pool and one code for all: %p %p %p", a.pool, b.pool, own.pool)
+	}
+	if n := len(rt.codes); n != 1 {
+		t.Fatalf("%d compiled codes, want 1", n)
+	}
+	a.Close(ctx)
+	for _, m := range []*Module{b, own} {
+		if r, err := m.Evaluate(ctx, "s", request("allow")); err != nil || r.Decision != "allow" {
+			t.Fatalf("%s after a closed: %+v %v", m.Name(), r, err)
+		}
+	}
+	b.Close(ctx)
+	own.Close(ctx)
+	if len(rt.codes) != 0 || len(rt.pools) != 0 {
+		t.Fatalf("left behind: %d codes, %d pools", len(rt.codes), len(rt.pools))
+	}
 }

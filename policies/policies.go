@@ -1,43 +1,36 @@
 // Package policies holds the built-in policy modules, embedded: their Go
-// sources (one directory each, built for wasip1 on plugins/sdk), the
-// committed .wasm that `make policies` builds from them, and default.toml.
-// A config refers to them as builtin:NAME.
+// sources (one package each, on plugins/sdk), builtin/ which puts the five in
+// one wasip1 module, the committed builtin.wasm that `make policies` builds
+// from them, and default.toml. A config refers to them as builtin:NAME.
 package policies
 
 import (
-	"embed"
+	_ "embed"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
-//go:embed *.wasm default.toml
-var files embed.FS
+//go:embed builtin.wasm
+var builtinWasm []byte
 
-// Builtin returns the module NAME.
+//go:embed default.toml
+var defaultConfig []byte
+
+var names = []string{"category", "expressions", "ratelimit", "redact", "targets"}
+
+// Builtin returns the module of builtin:NAME. The five policies share one
+// module (see builtin/main.go); the engine passes NAME in the settings as
+// "policy".
 func Builtin(name string) ([]byte, error) {
-	b, err := files.ReadFile(name + ".wasm")
-	if err != nil {
-		return nil, fmt.Errorf("no built-in module %q (built-in: %s)", name, strings.Join(Names(), ", "))
+	if !slices.Contains(names, name) {
+		return nil, fmt.Errorf("no built-in module %q (built-in: %s)", name, strings.Join(names, ", "))
 	}
-	return b, nil
+	return builtinWasm, nil
 }
 
 // Names lists the built-in modules.
-func Names() []string {
-	entries, _ := files.ReadDir(".")
-	var names []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".wasm"); ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return slices.Clone(names) }
 
 // DefaultConfig is default.toml.
-func DefaultConfig() []byte {
-	b, _ := files.ReadFile("default.toml")
-	return b
-}
+func DefaultConfig() []byte { return defaultConfig }

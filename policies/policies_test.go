@@ -34,6 +34,9 @@ func newEngine(t testing.TB, rt *plugins.Runtime, file string, data []byte) *eng
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close(context.Background()) })
+	if err := e.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	return e
 }
 

@@ -1,4 +1,4 @@
-// expressions judges the Python that a call would make debugpy run: the
+// Package expressions judges the Python that a call would make debugpy run: the
 // expression of debugpy_evaluate, the value of debugpy_set_variable, the
 // condition and the {expressions} of a breakpoint's log message.
 //
@@ -10,7 +10,7 @@
 //   - approve (a person decides): calls, unless the callee is listed in
 //     settings.allow_calls (e.g. ["len"]), assignments, f-strings and
 //     subscripts that are not literals.
-package main
+package expressions
 
 import (
 	"strings"
@@ -25,49 +25,48 @@ var denyNames = map[string]bool{
 	"import": true, "lambda": true, "pickle": true, "ctypes": true, "memoryview": true,
 }
 
-func init() {
-	sdk.Handle(func(r *sdk.Request) sdk.Decision {
-		if r.Phase() != "call" {
+// Decide is the policy.
+func Decide(r *sdk.Request) sdk.Decision {
+	if r.Phase() != "call" {
+		return sdk.Abstain()
+	}
+	var exprs []string
+	switch r.Tool() {
+	case "debugpy_evaluate":
+		exprs = append(exprs, r.Arg("expression").Str())
+	case "debugpy_set_variable":
+		exprs = append(exprs, r.Arg("value").Str())
+	case "debugpy_set_breakpoint":
+		if c := r.Arg("condition").Str(); c != "" {
+			exprs = append(exprs, c)
+		}
+		exprs = append(exprs, logExpressions(r.Arg("log_message").Str())...)
+		if len(exprs) == 0 {
 			return sdk.Abstain()
 		}
-		var exprs []string
-		switch r.Tool() {
-		case "debugpy_evaluate":
-			exprs = append(exprs, r.Arg("expression").Str())
-		case "debugpy_set_variable":
-			exprs = append(exprs, r.Arg("value").Str())
-		case "debugpy_set_breakpoint":
-			if c := r.Arg("condition").Str(); c != "" {
-				exprs = append(exprs, c)
-			}
-			exprs = append(exprs, logExpressions(r.Arg("log_message").Str())...)
-			if len(exprs) == 0 {
-				return sdk.Abstain()
-			}
-		default:
-			return sdk.Abstain()
+	default:
+		return sdk.Abstain()
+	}
+	s := r.Settings()
+	extraDeny := map[string]bool{}
+	for _, n := range s.Get("deny_names").Elements() {
+		extraDeny[n.Str()] = true
+	}
+	okCalls := map[string]bool{}
+	for _, n := range s.Get("allow_calls").Elements() {
+		okCalls[n.Str()] = true
+	}
+	worst, why := "allow", "plain names, attributes, literal subscripts and comparisons"
+	for _, e := range exprs {
+		v, reason := judge(e, extraDeny, okCalls)
+		if v == "deny" || (v == "approve" && worst == "allow") {
+			worst, why = v, reason
 		}
-		s := r.Settings()
-		extraDeny := map[string]bool{}
-		for _, n := range s.Get("deny_names").Elements() {
-			extraDeny[n.Str()] = true
+		if v == "deny" {
+			break
 		}
-		okCalls := map[string]bool{}
-		for _, n := range s.Get("allow_calls").Elements() {
-			okCalls[n.Str()] = true
-		}
-		worst, why := "allow", "plain names, attributes, literal subscripts and comparisons"
-		for _, e := range exprs {
-			v, reason := judge(e, extraDeny, okCalls)
-			if v == "deny" || (v == "approve" && worst == "allow") {
-				worst, why = v, reason
-			}
-			if v == "deny" {
-				break
-			}
-		}
-		return sdk.Decision{Verdict: worst, Reason: why}
-	})
+	}
+	return sdk.Decision{Verdict: worst, Reason: why}
 }
 
 // logExpressions are the {expr} parts of a logpoint message.
@@ -230,5 +229,3 @@ func orDefault(s, d string) string {
 	}
 	return s
 }
-
-func main() {}

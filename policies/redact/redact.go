@@ -1,60 +1,67 @@
-// redact masks secrets in results (phase result): the value of a variable
+// Package redact masks secrets in results (phase result): the value of a variable
 // whose name looks like a secret (password, token, api_key ...) and, in any
 // string, JWTs, PEM blocks and AWS access keys. settings.names adds names.
-package main
+package redact
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 )
 
 const mask = "[redacted]"
 
-var (
-	secretName = regexp.MustCompile(`(?i)(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key|credential|auth)`)
-	shapes     = []*regexp.Regexp{
+// The patterns are compiled on first use, not at instantiation: the built-in
+// policies share one module, and an instance that never redacts should not
+// pay ~40 ms of regexp compilation in wasm.
+var patterns = sync.OnceValue(func() (p struct {
+	secretName, reprPair *regexp.Regexp
+	shapes               []*regexp.Regexp
+}) {
+	p.secretName = regexp.MustCompile(`(?i)(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key|credential|auth)`)
+	p.shapes = []*regexp.Regexp{
 		regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`),                     // JWT
 		regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`), // PEM
 		regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`),                                                    // AWS access key id
 	}
 	// key: 'value' pairs inside a repr, such as a dict's value string.
-	reprPair = regexp.MustCompile(`(?i)(['"][\w-]*(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key)[\w-]*['"]\s*:\s*)('[^']*'|"[^"]*")`)
-)
+	p.reprPair = regexp.MustCompile(`(?i)(['"][\w-]*(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key)[\w-]*['"]\s*:\s*)('[^']*'|"[^"]*")`)
+	return p
+})
 
-func init() {
-	sdk.Handle(func(r *sdk.Request) sdk.Decision {
-		if r.Phase() != "result" {
-			return sdk.Abstain()
-		}
-		if !r.Result().Exists() || r.Result().Kind() == sdk.Null {
-			return sdk.Allow("no result")
-		}
-		extra := map[string]bool{}
-		for _, n := range r.Settings().Get("names").Elements() {
-			extra[strings.ToLower(n.Str())] = true
-		}
-		res := r.Result()
-		n := 0
-		out := walk(res, extra, &n)
-		// An evaluate result carries no name: judge it by the expression.
-		if r.Tool() == "debugpy_evaluate" && isSecretName(lastName(r.Arg("expression").Str()), extra) && out.Get("result").Exists() {
-			out.Set("result", sdk.StringValue(mask))
-			n++
-		}
-		if n == 0 {
-			// Allow, not abstain: when every module of a phase abstains the
-			// config's default (deny) applies, and a clean result must pass.
-			return sdk.Allow("nothing to redact")
-		}
-		return sdk.Rewrite("redacted "+strconv.Itoa(n)+" secret value(s)", out)
-	})
+// Decide is the policy.
+func Decide(r *sdk.Request) sdk.Decision {
+	if r.Phase() != "result" {
+		return sdk.Abstain()
+	}
+	if !r.Result().Exists() || r.Result().Kind() == sdk.Null {
+		return sdk.Allow("no result")
+	}
+	extra := map[string]bool{}
+	for _, n := range r.Settings().Get("names").Elements() {
+		extra[strings.ToLower(n.Str())] = true
+	}
+	res := r.Result()
+	n := 0
+	out := walk(res, extra, &n)
+	// An evaluate result carries no name: judge it by the expression.
+	if r.Tool() == "debugpy_evaluate" && isSecretName(lastName(r.Arg("expression").Str()), extra) && out.Get("result").Exists() {
+		out.Set("result", sdk.StringValue(mask))
+		n++
+	}
+	if n == 0 {
+		// Allow, not abstain: when every module of a phase abstains the
+		// config's default (deny) applies, and a clean result must pass.
+		return sdk.Allow("nothing to redact")
+	}
+	return sdk.Rewrite("redacted "+strconv.Itoa(n)+" secret value(s)", out)
 }
 
 func isSecretName(name string, extra map[string]bool) bool {
-	return secretName.MatchString(name) || extra[strings.ToLower(name)]
+	return patterns().secretName.MatchString(name) || extra[strings.ToLower(name)]
 }
 
 // walk returns v with secrets masked, counting the masks in n. An object
@@ -65,11 +72,12 @@ func walk(v sdk.Value, extra map[string]bool, n *int) sdk.Value {
 	case sdk.String:
 		s := v.Str()
 		changed := false
-		if reprPair.MatchString(s) {
-			s = reprPair.ReplaceAllString(s, "${1}'"+mask+"'")
+		p := patterns()
+		if p.reprPair.MatchString(s) {
+			s = p.reprPair.ReplaceAllString(s, "${1}'"+mask+"'")
 			changed = true
 		}
-		for _, re := range shapes {
+		for _, re := range p.shapes {
 			if re.MatchString(s) {
 				s = re.ReplaceAllString(s, mask)
 				changed = true
@@ -116,5 +124,3 @@ func lastName(e string) string {
 	i := strings.LastIndexAny(e, ".['\" ")
 	return e[i+1:]
 }
-
-func main() {}

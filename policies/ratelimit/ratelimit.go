@@ -1,6 +1,6 @@
-// ratelimit allows at most "max" calls per "window" (a duration) in one MCP
+// Package ratelimit allows at most "max" calls per "window" (a duration) in one MCP
 // session, counted by the host's sliding window (guard.counter_add).
-package main
+package ratelimit
 
 import (
 	"strconv"
@@ -28,26 +28,25 @@ func limits(s sdk.Value) (int64, time.Duration, error) {
 	return max, window, nil
 }
 
-func init() {
-	sdk.Validate(func(s sdk.Value) error { _, _, err := limits(s); return err })
-	sdk.Handle(func(r *sdk.Request) sdk.Decision {
-		if r.Phase() != "call" {
-			return sdk.Abstain()
-		}
-		max, window, err := limits(r.Settings())
-		if err != nil {
-			return sdk.Deny(err.Error())
-		}
-		n := sdk.CounterAdd("calls", window)
-		if n > max {
-			return sdk.Deny("rate limit: " + strconv.FormatInt(n, 10) + " calls in " + window.String() + ", at most " + strconv.FormatInt(max, 10) + "; wait and retry")
-		}
+// Validate checks the settings.
+func Validate(s sdk.Value) error { _, _, err := limits(s); return err }
+
+// Decide is the policy.
+func Decide(r *sdk.Request) sdk.Decision {
+	if r.Phase() != "call" {
 		return sdk.Abstain()
-	})
+	}
+	max, window, err := limits(r.Settings())
+	if err != nil {
+		return sdk.Deny(err.Error())
+	}
+	n := sdk.CounterAdd("calls", window)
+	if n > max {
+		return sdk.Deny("rate limit: " + strconv.FormatInt(n, 10) + " calls in " + window.String() + ", at most " + strconv.FormatInt(max, 10) + "; wait and retry")
+	}
+	return sdk.Abstain()
 }
 
 type msg string
 
 func (m msg) Error() string { return string(m) }
-
-func main() {}

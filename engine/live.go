@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// Live is the engine in force, replaced whole on reload: a decision runs on
+// one engine from start to end, and an engine is closed only once its
+// decisions in flight are done. It is safe for concurrent use.
+type Live struct {
+	cur atomic.Pointer[Engine]
+}
+
+// NewLive puts e in force.
+func NewLive(e *Engine) *Live {
+	l := &Live{}
+	l.cur.Store(e)
+	return l
+}
+
+// Engine is the engine in force.
+func (l *Live) Engine() *Engine { return l.cur.Load() }
+
+// Config is the config in force.
+func (l *Live) Config() *Config { return l.cur.Load().cfg }
+
+// Decide decides on the engine in force.
+func (l *Live) Decide(ctx context.Context, call Call) Decision {
+	for {
+		e := l.cur.Load()
+		d, ok := e.decide(ctx, call)
+		if ok || l.cur.Load() == e {
+			return d // decided, or closed while still in force (shutdown)
+		}
+		// Closed by a reload between the load and the decision: ask the new one.
+	}
+}
+
+// Replace loads a new engine with load and, once every module of it has
+// loaded, puts it in force and closes the old one after its decisions in
+// flight. On any error the old engine stays in force and the error says why.
+func (l *Live) Replace(ctx context.Context, load func(context.Context) (*Engine, error)) error {
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	if err := e.Wait(ctx); err != nil {
+		e.Close(ctx)
+		return err
+	}
+	old := l.cur.Swap(e)
+	go old.Close(context.WithoutCancel(ctx))
+	return nil
+}
+
+// Close closes the engine in force.
+func (l *Live) Close(ctx context.Context) { l.cur.Load().Close(ctx) }
+
+// WatchFile calls reload when file changes (its size, time or mode; checked
+// every interval) and on every value from hup (SIGHUP), until ctx ends.
+// Polling keeps the binary free of a file-notification dependency; a change
+// is seen within one interval.
+func WatchFile(ctx context.Context, file string, interval time.Duration, hup <-chan os.Signal, reload func(why string)) {
+	stamp := func() string {
+		fi, err := os.Stat(file)
+		if err != nil {
+			return "missing"
+		}
+		return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+	}
+	last := stamp()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			last = stamp()
+			reload("SIGHUP")
+		case <-tick.C:
+			if s := stamp(); s != last {
+				last = s
+				reload(file + " changed")
+			}
+		}
+	}
+}
