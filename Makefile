@@ -43,8 +43,11 @@ check-policies:
 	cmp -s $$tmp/builtin.wasm policies/builtin.wasm || { echo "policies/builtin.wasm is stale: run make policies and commit it"; exit 1; }; \
 	echo "policies: the committed builtin.wasm matches its sources"
 
+# test runs every test, then fuzzes the policy gate briefly with malformed
+# and hostile arguments (its seed corpus also runs in the plain go test).
 test: deps vet check-policies
 	$(GO) test -race -count=1 -timeout 12m ./...
+	$(GO) test -run '^$$' -fuzz FuzzGate -fuzztime 15s -fuzzminimizetime 20x ./tools
 
 demo: deps build
 	./$(BIN) demo

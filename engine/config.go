@@ -48,6 +48,16 @@ type ApprovalConfig struct {
 	Timeout  string   `toml:"timeout"`
 }
 
+// Wait is how long a call waits for a person, and how long an answer stays
+// usable: timeout, 2m when unset.
+func (a ApprovalConfig) Wait() time.Duration {
+	d, err := duration(a.Timeout, 2*time.Minute)
+	if err != nil {
+		return 2 * time.Minute
+	}
+	return d
+}
+
 // SandboxConfig is [sandbox]: defaults for every module.
 type SandboxConfig struct {
 	Timeout string `toml:"timeout"`

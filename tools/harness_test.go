@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // allowAll is the gate of these tests: it runs every call and records it.
@@ -49,10 +49,9 @@ func newHarness(t *testing.T) *harness {
 func newHarnessWithGate(t *testing.T, gate Gate, hide ...string) *harness {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv := server.NewMCPServer("debugpy-guard-test", "0", server.WithToolCapabilities(false))
 	h := &harness{t: t, ts: NewToolset(log)}
 	h.gate, _ = gate.(*allowAll)
-	Register(srv, h.ts, gate, hide)
+	srv := NewServer("0", h.ts, gate, func(tool string) bool { return slices.Contains(hide, tool) })
 	c, err := client.NewInProcessClient(srv)
 	if err != nil {
 		t.Fatal(err)

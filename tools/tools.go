@@ -86,20 +86,36 @@ func Lookup(name string) (Spec, bool) {
 	return Spec{}, false
 }
 
-// Register adds the tools of the catalogue to srv, each behind gate, except
-// those named in hide. It panics without a gate: there is no unguarded path.
-func Register(srv *server.MCPServer, ts *Toolset, gate Gate, hide []string) {
+// NewServer makes the MCP server of debugpy-guard with every tool of the
+// catalogue behind gate. Tools for which hidden says true are left out of
+// tools/list; a call to one still reaches the gate, which denies and
+// records it. hidden is asked on every list, so a reload can change it.
+func NewServer(version string, ts *Toolset, gate Gate, hidden func(tool string) bool, opts ...server.ServerOption) *server.MCPServer {
+	hooks := &server.Hooks{}
+	if hidden != nil {
+		hooks.AddAfterListTools(func(ctx context.Context, id any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+			kept := res.Tools[:0]
+			for _, t := range res.Tools {
+				if !hidden(t.Name) {
+					kept = append(kept, t)
+				}
+			}
+			res.Tools = kept
+		})
+	}
+	opts = append([]server.ServerOption{server.WithToolCapabilities(true), server.WithHooks(hooks)}, opts...)
+	srv := server.NewMCPServer("debugpy-guard", version, opts...)
+	Register(srv, ts, gate)
+	return srv
+}
+
+// Register adds every tool of the catalogue to srv, each behind gate. It
+// panics without a gate: there is no unguarded path.
+func Register(srv *server.MCPServer, ts *Toolset, gate Gate) {
 	if gate == nil {
 		panic("tools.Register: a gate is required")
 	}
-	hidden := map[string]bool{}
-	for _, h := range hide {
-		hidden[h] = true
-	}
 	for _, spec := range catalogue {
-		if hidden[spec.Tool.Name] {
-			continue
-		}
 		srv.AddTool(spec.Tool, handler(spec, ts, gate))
 	}
 }

@@ -15,13 +15,17 @@ import (
 const usage = `debugpy-guard: debugpy tools for AI agents, behind a policy gate
 
 usage:
-  debugpy-guard serve [--config FILE]   the guarded MCP server on stdio
-  debugpy-guard demo                    drive the debugging tools against a bundled sample program
+  debugpy-guard serve [--config FILE]   the guarded MCP server on stdio (SIGHUP or a change to FILE reloads it)
+  debugpy-guard check [--config FILE]   validate a config, load its modules, show which apply to which tool
+  debugpy-guard demo                    run serve and walk a debugging session through its policy
+  debugpy-guard approvals               list the calls waiting for a person's approval
+  debugpy-guard approve ID              let a waiting call run once (the agent retries it)
+  debugpy-guard deny ID                 refuse a waiting call
+  debugpy-guard audit verify FILE...    check an audit log's hash chain; non-zero on any edit, gap or reordering
   debugpy-guard tools                   list the tool catalogue (name, category, description)
   debugpy-guard version
 
-Not built yet: approval (a call that needs it is denied), the audit log,
-reload, check, policy, audit, approvals.
+Not built yet: the policy author's commands (policy new, build, test, eval, bench).
 See README.md.
 `
 
@@ -47,11 +51,19 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	case "serve":
 		return serve(args[1:], os.Stdin, stdout, stderr, log)
 	case "demo":
-		if err := demo(stdout, log); err != nil {
+		if err := demo(stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "demo:", err)
 			return 1
 		}
 		return 0
+	case "check":
+		return check(args[1:], stdout, stderr, log)
+	case "audit":
+		return auditCmd(args[1:], stdout, stderr)
+	case "approvals":
+		return approvals(stdout, stderr)
+	case "approve", "deny":
+		return answer(args[1:], args[0] == "approve", stdout, stderr)
 	case "tools":
 		listTools(stdout)
 		return 0

@@ -2,46 +2,63 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
+	"os"
 	"os/signal"
-	"strings"
+	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/engine/approval"
+	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/policies"
 	"github.com/debugpy-guard/debugpy-guard/tools"
 )
 
-// loadEngine loads the config (the embedded default without a file) and
-// every module it names. Any failure is returned before anything is served.
-func loadEngine(ctx context.Context, file string, log *slog.Logger) (*engine.Engine, *plugins.Runtime, error) {
-	var cfg *engine.Config
-	var err error
+// loadConfig reads file, or the embedded default when file is "".
+func loadConfig(file string) (*engine.Config, error) {
 	if file == "" {
-		cfg, err = engine.ParseConfig("builtin:default.toml", policies.DefaultConfig(), tools.Names())
-	} else {
-		cfg, err = engine.LoadConfig(file, tools.Names())
+		return engine.ParseConfig("builtin:default.toml", policies.DefaultConfig(), tools.Names())
 	}
+	return engine.LoadConfig(file, tools.Names())
+}
+
+// loadEngine loads the config and starts loading its modules on rt.
+func loadEngine(ctx context.Context, file string, rt *plugins.Runtime) (*engine.Engine, error) {
+	cfg, err := loadConfig(file)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rt := plugins.NewRuntime(plugins.Options{Log: log})
-	eng, err := engine.New(ctx, cfg, engine.Options{Runtime: rt, Builtin: policies.Builtin})
-	if err != nil {
-		rt.Close(ctx)
-		return nil, nil, err
+	return engine.New(ctx, cfg, engine.Options{Runtime: rt, Builtin: policies.Builtin})
+}
+
+// auditPath is [audit] path, relative to the config's directory, or the
+// default under the user's state directory.
+func auditPath(cfg *engine.Config) (string, error) {
+	p := cfg.Audit.Path
+	if p == "" {
+		return audit.DefaultPath()
 	}
-	return eng, rt, nil
+	if !filepath.IsAbs(p) && cfg.File != "" && !isBuiltin(cfg.File) {
+		p = filepath.Join(filepath.Dir(cfg.File), p)
+	}
+	return p, nil
+}
+
+func isBuiltin(file string) bool { return len(file) > 8 && file[:8] == "builtin:" }
+
+func hiddenIn(cfg *engine.Config) func(string) bool {
+	return func(tool string) bool { return slices.Contains(cfg.Hide, tool) }
 }
 
 // serve runs the guarded MCP server on stdin and stdout. Nothing but MCP
@@ -53,128 +70,99 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	eng, rt, err := loadEngine(ctx, *config, log)
-	if err != nil {
+	fail := func(err error) int {
 		fmt.Fprintln(stderr, "debugpy-guard serve:", err)
 		return 1
 	}
-	defer rt.Close(context.Background())
-	defer eng.Close(context.Background())
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 
-	srv := server.NewMCPServer("debugpy-guard", version, server.WithToolCapabilities(false))
+	// One runtime for the server's life: reloads keep the compilation cache
+	// and the rate-limit counters.
+	rt := plugins.NewRuntime(plugins.Options{Log: log})
+	defer rt.Close(context.Background())
+	eng, err := loadEngine(ctx, *config, rt)
+	if err != nil {
+		return fail(err)
+	}
+	live := engine.NewLive(eng)
+	defer live.Close(context.Background())
+	path, err := auditPath(eng.Config())
+	if err != nil {
+		return fail(err)
+	}
+	alog, err := audit.Open(path)
+	if err != nil {
+		return fail(err)
+	}
+	defer alog.Close()
+
+	store := approval.NewStore()
+	cli := false
+	if slices.Contains(eng.Config().Approval.Channels, "cli") {
+		asrv, err := approval.Listen(store, func() time.Duration { return live.Config().Approval.Wait() }, log)
+		if err != nil {
+			log.Warn("the cli approval channel is off", "err", err)
+		} else {
+			cli = true
+			defer asrv.Close()
+		}
+	}
 	ts := tools.NewToolset(log)
-	tools.Register(srv, ts, &policyGate{eng: eng, ts: ts, log: log}, eng.Config().Hide)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		ts.Sessions.CloseAll(cctx)
 	}()
-	log.Info("serving on stdio", "config", eng.Config().File, "tools", len(tools.Catalogue())-len(eng.Config().Hide))
+	gate := tools.NewPolicyGate(ts, live, tools.GateOptions{Audit: alog, Approvals: store, CLI: cli, Log: log})
+	srv := tools.NewServer(version, ts, gate, func(tool string) bool { return hiddenIn(live.Config())(tool) })
+
+	// The modules compile in the background (tools/list does not wait);
+	// one that fails to load stops the server, as a bad config does.
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		if err := eng.Wait(sctx); err != nil && sctx.Err() == nil {
+			cancel(fmt.Errorf("policy module failed to load: %w", err))
+		}
+	}()
+	go engine.WatchFile(sctx, *config, time.Second, hup, func(why string) {
+		reload(sctx, why, *config, live, srv, rt, log)
+	})
+	log.Info("serving on stdio", "config", eng.Config().File, "audit", alog.Path(), "cli_approval", cli)
 	stdio := server.NewStdioServer(srv)
 	stdio.SetErrorLogger(logAdapter(log))
-	if err := stdio.Listen(ctx, stdin, stdout); err != nil && ctx.Err() == nil && err != io.EOF {
-		fmt.Fprintln(stderr, "debugpy-guard serve:", err)
-		return 1
+	err = stdio.Listen(sctx, stdin, stdout)
+	if cause := context.Cause(sctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return fail(cause)
+	}
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+		return fail(err)
 	}
 	return 0
 }
 
+// reload loads the config again beside the one in force and swaps it in
+// when every module loads; otherwise the old one stays and the log says why.
+func reload(ctx context.Context, why, file string, live *engine.Live, srv *server.MCPServer, rt *plugins.Runtime, log *slog.Logger) {
+	if file == "" {
+		log.Warn("reload asked, but serve runs on the embedded default config: nothing to reload (start it with --config FILE)", "why", why)
+		return
+	}
+	before := live.Config().Hide
+	if err := live.Replace(ctx, func(ctx context.Context) (*engine.Engine, error) { return loadEngine(ctx, file, rt) }); err != nil {
+		log.Error("reload failed; the config in force stays", "why", why, "err", err)
+		return
+	}
+	log.Warn("config reloaded", "why", why, "file", file)
+	if !slices.Equal(before, live.Config().Hide) {
+		srv.SendNotificationToAllClients("notifications/tools/list_changed", nil)
+	}
+}
+
 func logAdapter(l *slog.Logger) *log.Logger {
 	return slog.NewLogLogger(l.Handler(), slog.LevelError)
-}
-
-// policyGate puts the engine in front of every tool: call phase, then the
-// handler, then the result phase, which may withhold or rewrite the result.
-// Approval and the audit log are not built yet (issue 4): a call that needs
-// approval is denied, and says so.
-type policyGate struct {
-	eng *engine.Engine
-	ts  *tools.Toolset
-	log *slog.Logger
-}
-
-func (g *policyGate) Guard(ctx context.Context, call tools.Call, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
-	ec := engine.Call{Phase: engine.PhaseCall, Tool: call.Tool, Category: call.Category, Arguments: call.Arguments, Time: time.Now()}
-	if cs := server.ClientSessionFromContext(ctx); cs != nil {
-		ec.SessionID = cs.SessionID()
-		if ci, ok := cs.(server.SessionWithClientInfo); ok {
-			info := ci.GetClientInfo()
-			ec.Client = engine.ClientInfo{Name: info.Name, Version: info.Version}
-		}
-	}
-	if s, err := g.ts.Sessions.Get(call.Session); err == nil {
-		in := s.Info()
-		ec.DebugSession = &engine.DebugSession{Name: in.Name, Host: in.Host, Port: in.Port, PID: in.PID, State: in.State}
-	}
-	if g.eng.Hidden(call.Tool) {
-		return denied(call.Tool, "hidden", []string{"the config hides " + call.Tool}, nil)
-	}
-	d := g.eng.Decide(ctx, ec)
-	g.log.Info("decision", "phase", "call", "tool", call.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
-	switch d.Decision {
-	case engine.Allow:
-	case engine.Approve:
-		return denied(call.Tool, "needs approval", d.Reasons, d.Modules)
-	default:
-		return denied(call.Tool, "denied", d.Reasons, d.Modules)
-	}
-	res := run(ctx)
-	return g.checkResult(ctx, ec, res)
-}
-
-// checkResult runs the result phase on the structured result (or, for an
-// error result, on its text).
-func (g *policyGate) checkResult(ctx context.Context, ec engine.Call, res *mcp.CallToolResult) *mcp.CallToolResult {
-	var body any = res.StructuredContent
-	if res.IsError || body == nil {
-		body = map[string]any{"error": tools.Text(res)}
-	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return denied(ec.Tool, "result withheld", []string{"engine: cannot encode the result: " + err.Error()}, nil)
-	}
-	ec.Phase, ec.Result = engine.PhaseResult, raw
-	d := g.eng.Decide(ctx, ec)
-	g.log.Info("decision", "phase", "result", "tool", ec.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
-	if d.Decision != engine.Allow {
-		return denied(ec.Tool, "result withheld", d.Reasons, d.Modules)
-	}
-	if d.Result == nil {
-		return res
-	}
-	// Rewritten (redacted): the text shows the rewritten result too, since
-	// the original text would repeat what was masked.
-	var rewritten any
-	if err := json.Unmarshal(d.Result, &rewritten); err != nil {
-		return denied(ec.Tool, "result withheld", []string{"a module rewrote the result into invalid JSON"}, d.Modules)
-	}
-	out := &mcp.CallToolResult{IsError: res.IsError}
-	text := string(d.Result)
-	if m, ok := rewritten.(map[string]any); ok && res.IsError {
-		text = fmt.Sprint(m["error"])
-	} else {
-		out.StructuredContent = rewritten
-	}
-	out.Content = []mcp.Content{mcp.NewTextContent("(rewritten by policy: " + strings.Join(d.Reasons, "; ") + ")\n" + text)}
-	return out
-}
-
-// denied is the isError result of a call the policy stopped: the decision,
-// the modules, the reasons, and what the user could change.
-func denied(tool, what string, reasons, modules []string) *mcp.CallToolResult {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s by policy", tool, what)
-	if len(modules) > 0 {
-		fmt.Fprintf(&b, " (module %s)", strings.Join(modules, ", "))
-	}
-	fmt.Fprintf(&b, ": %s.", strings.Join(reasons, "; "))
-	switch what {
-	case "needs approval":
-		b.WriteString(" Approval by a person is not available in this build yet, so the call is denied; a user can allow it in the policy config (--config).")
-	default:
-		b.WriteString(" A user can change this in the policy config (--config); `debugpy-guard tools` lists the tools.")
-	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(b.String())}}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,19 +9,22 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/tools"
 )
 
 var binary string
 
 // TestMain builds the real binary: these tests drive it over stdio with
-// mcp-go's client, as an MCP client would.
+// mcp-go's client, as an MCP client would, against real debugpy.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "debugpy-guard-e2e-")
 	if err != nil {
@@ -38,81 +40,209 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func startServe(t *testing.T, args ...string) *client.Client {
-	t.Helper()
-	c, err := client.NewStdioMCPClient(binary, []string{"XDG_CACHE_HOME=" + filepath.Join(os.TempDir(), "debugpy-guard-e2e-cache"), "PATH=" + os.Getenv("PATH")}, append([]string{"serve"}, args...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	return c
+// proc is one `debugpy-guard serve` under test, with its own state (audit
+// log) and runtime (approval socket) directories.
+type proc struct {
+	t      *testing.T
+	c      *client.Client
+	cmd    *exec.Cmd
+	dir    string
+	env    []string
+	stderr *lockedBuffer
+	audit  string
 }
 
-func callTool(t *testing.T, c *client.Client, tool string, args map[string]any) *mcp.CallToolResult {
+type serveOpts struct {
+	config   string // TOML; "" for the embedded default
+	prompter *prompter
+	protocol string
+}
+
+// testEnv gives a server or a CLI command its directories under dir.
+func testEnv(dir string) []string {
+	return []string{"XDG_STATE_HOME=" + filepath.Join(dir, "state"), "XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"),
+		"XDG_CACHE_HOME=" + filepath.Join(os.TempDir(), "debugpy-guard-e2e-cache")}
+}
+
+func startServe(t *testing.T, o serveOpts) *proc {
 	t.Helper()
+	p := &proc{t: t, dir: t.TempDir(), stderr: &lockedBuffer{}}
+	os.Mkdir(filepath.Join(p.dir, "run"), 0o700)
+	p.env = testEnv(p.dir)
+	p.audit = filepath.Join(p.dir, "state", "debugpy-guard", "audit.jsonl")
+	var args []string
+	if o.config != "" {
+		file := filepath.Join(p.dir, "guard.toml")
+		os.WriteFile(file, []byte(o.config), 0o600)
+		args = []string{"--config", file}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, cmd, err := startClient(ctx, clientSpec{Bin: binary, Env: p.env, Prompter: o.prompter, Protocol: o.protocol, Stderr: p.stderr, Args: args})
+	if err != nil {
+		t.Fatalf("start serve: %v\n%s", err, p.stderr)
+	}
+	p.c, p.cmd = c, cmd
+	t.Cleanup(func() {
+		c.Close()
+		if t.Failed() {
+			t.Logf("serve stderr:\n%s", p.stderr)
+		}
+	})
+	return p
+}
+
+func (p *proc) call(tool string, args map[string]any) *mcp.CallToolResult {
+	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, args
-	res, err := c.CallTool(ctx, req)
+	res, err := p.c.CallTool(ctx, req)
 	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
+		p.t.Fatalf("%s: %v", tool, err)
 	}
 	return res
 }
 
+// ok calls a tool that must succeed.
+func (p *proc) ok(tool string, args map[string]any) *mcp.CallToolResult {
+	p.t.Helper()
+	res := p.call(tool, args)
+	if res.IsError {
+		p.t.Fatalf("%s: %s", tool, textOf(res))
+	}
+	return res
+}
+
+// denied calls a tool that must fail with a text holding every one of want.
+func (p *proc) denied(tool string, args map[string]any, want ...string) string {
+	p.t.Helper()
+	res := p.call(tool, args)
+	text := textOf(res)
+	if !res.IsError {
+		p.t.Fatalf("%s: want an error, got %s", tool, text)
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			p.t.Fatalf("%s: %q lacks %q", tool, text, w)
+		}
+	}
+	return text
+}
+
+// cli runs a debugpy-guard command beside the server (same directories).
+func (p *proc) cli(args ...string) (string, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), p.env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// decisions are the audit log's decision records so far.
+func (p *proc) decisions() []audit.Entry {
+	p.t.Helper()
+	data, _ := os.ReadFile(p.audit)
+	var out []audit.Entry
+	for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var e audit.Entry
+		if json.Unmarshal(l, &e) == nil && e.Kind == "decision" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func textOf(res *mcp.CallToolResult) string { return tools.Text(res) }
 
+// sample writes the demo's program into dir and returns it and its BREAK line.
+func sample(t testing.TB, dir string) (string, int) {
+	prog := filepath.Join(dir, "orders.py")
+	if err := os.WriteFile(prog, sampleProgram, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return prog, sampleBreakLine()
+}
+
+// stopAtBreak launches the sample and runs it to its breakpoint.
+func (p *proc) stopAtBreak() string {
+	p.t.Helper()
+	prog, line := sample(p.t, p.dir)
+	p.ok("debugpy_launch", map[string]any{"program": prog})
+	p.ok("debugpy_set_breakpoint", map[string]any{"file": prog, "line": line})
+	if res := p.ok("debugpy_continue", nil); !strings.Contains(textOf(res), "stopped (breakpoint)") {
+		p.t.Fatalf("continue: %s", textOf(res))
+	}
+	return prog
+}
+
 func TestServeDefaultPolicy(t *testing.T) {
-	c := startServe(t)
+	p := startServe(t, serveOpts{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil || len(list.Tools) != 24 {
-		t.Fatalf("tools/list: %v, %d tools", err, len(list.Tools))
+	list, err := p.c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
 	}
-	res := callTool(t, c, "debugpy_session_start", map[string]any{"host": "10.1.2.3", "port": 5678})
-	if !res.IsError || !strings.Contains(textOf(res), "denied by policy (module targets)") || !strings.Contains(textOf(res), "--config") {
-		t.Fatalf("non-loopback attach: %s", textOf(res))
+	if len(list.Tools) != 24 {
+		t.Fatalf("tools/list: %d tools", len(list.Tools))
 	}
-	res = callTool(t, c, "debugpy_evaluate", map[string]any{"expression": "__import__('os').system('id')"})
-	if !res.IsError || !strings.Contains(textOf(res), "module expressions") {
-		t.Fatalf("hostile evaluate: %s", textOf(res))
-	}
-	res = callTool(t, c, "debugpy_launch", map[string]any{"program": "x.py"})
-	if !res.IsError || !strings.Contains(textOf(res), "needs approval") {
-		t.Fatalf("launch under the default policy: %s", textOf(res))
+	p.denied("debugpy_session_start", map[string]any{"host": "10.1.2.3", "port": 5678},
+		"denied by policy (module targets)", "10.1.2.3 is not allowed", "--config")
+	p.denied("debugpy_evaluate", map[string]any{"expression": "__import__('os').system('id')"}, "module expressions", "__import__")
+	// No elicitation here: a call that needs a person gets a pending id.
+	first := p.denied("debugpy_launch", map[string]any{"program": "x.py"}, "needs a person's approval", "debugpy-guard approve ")
+	again := p.denied("debugpy_launch", map[string]any{"program": "x.py"}, "needs a person's approval")
+	if id(t, first) != id(t, again) {
+		t.Fatalf("a retry before the answer got a new id: %s then %s", id(t, first), id(t, again))
 	}
 	// Allowed, reaches the handler, which says what to do.
-	res = callTool(t, c, "debugpy_stack_trace", nil)
-	if !res.IsError || !strings.Contains(textOf(res), "call debugpy_session_start or debugpy_launch") {
-		t.Fatalf("allowed read without a session: %s", textOf(res))
+	p.denied("debugpy_stack_trace", nil, "call debugpy_session_start or debugpy_launch")
+}
+
+// id is the approval id in a pending call's text.
+func id(t *testing.T, text string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(text, "Approval id: ")
+	if !ok || len(after) < 8 {
+		t.Fatalf("no approval id in %q", text)
 	}
+	return after[:8]
 }
 
 func TestServeBadConfigStops(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "bad.toml")
-	os.WriteFile(file, []byte("default = \"deny\"\n[modules.x]\nsource = \"builtin:nope\"\n"), 0o600)
-	cmd := exec.Command(binary, "serve", "--config", file)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err == nil || stdout.Len() != 0 || !strings.Contains(stderr.String(), "no built-in module \"nope\"") {
-		t.Fatalf("bad config: err %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	for _, c := range []struct{ name, toml, want string }{
+		{"unknown built-in", "[modules.x]\nsource = \"builtin:nope\"\n", "no built-in module \"nope\""},
+		{"syntax", "default = \n", "guard.toml:1"},
+		{"missing file", "[modules.x]\nsource = \"missing.wasm\"\n", "modules.x.source"},
+		// Found only once the module loads, in the background: the server
+		// stops then, with the module's name and the reason.
+		{"settings rejected", "[modules.cat]\nsource = \"builtin:category\"\nsettings = { read = \"maybe\" }\n", "module cat: settings rejected: category: read must be allow, deny or approve"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "guard.toml")
+			os.WriteFile(file, []byte(c.toml), 0o600)
+			cmd := exec.Command(binary, "serve", "--config", file)
+			cmd.Env = append(os.Environ(), testEnv(dir)...)
+			stdin, _ := cmd.StdinPipe() // held open: the server must stop on its own
+			defer stdin.Close()
+			var stdout, stderr lockedBuffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if err == nil || stdout.String() != "" || !strings.Contains(stderr.String(), c.want) {
+				t.Fatalf("err %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+			}
+		})
 	}
 }
 
-const e2eConfig = `
+const flowConfig = `
 default = "deny"
 hide = ["debugpy_attach_pid"]
+
+[audit]
+arguments = "full"
 
 [modules.category]
 source = "builtin:category"
@@ -131,55 +261,263 @@ result = ["redact"]
 `
 
 // A full flow against real debugpy through the binary, with a secret
-// redacted from a result and a hidden tool.
+// redacted from a result, a hidden tool, and the audit log verified, and
+// found out once tampered with.
 func TestServeDebugFlowRedacted(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "guard.toml")
-	os.WriteFile(cfg, []byte(e2eConfig), 0o600)
-	prog := filepath.Join(dir, "orders.py")
-	os.WriteFile(prog, sampleProgram, 0o644)
-	line := 0
-	sc := bufio.NewScanner(bytes.NewReader(sampleProgram))
-	for n := 1; sc.Scan(); n++ {
-		if strings.HasSuffix(sc.Text(), "# BREAK") {
-			line = n
-		}
-	}
-	c := startServe(t, "--config", cfg)
+	p := startServe(t, serveOpts{config: flowConfig})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	list, _ := c.ListTools(ctx, mcp.ListToolsRequest{})
+	list, _ := p.c.ListTools(ctx, mcp.ListToolsRequest{})
 	for _, tool := range list.Tools {
 		if tool.Name == "debugpy_attach_pid" {
 			t.Fatal("hidden tool is listed")
 		}
 	}
-	for _, step := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"debugpy_launch", map[string]any{"program": prog}},
-		{"debugpy_set_breakpoint", map[string]any{"file": prog, "line": line}},
-		{"debugpy_continue", nil},
-	} {
-		if res := callTool(t, c, step.tool, step.args); res.IsError {
-			t.Fatalf("%s: %s", step.tool, textOf(res))
-		}
-	}
-	res := callTool(t, c, "debugpy_variables", map[string]any{"scope": "globals"})
+	p.denied("debugpy_attach_pid", map[string]any{"pid": os.Getpid()}, "is hidden by the policy config")
+	prog := p.stopAtBreak()
+	res := p.ok("debugpy_variables", map[string]any{"scope": "globals"})
 	raw, _ := json.Marshal(res.StructuredContent)
-	if res.IsError || strings.Contains(string(raw)+textOf(res), "s3cr3t-hunter2") || !strings.Contains(string(raw), "DB_PASSWORD") {
+	if strings.Contains(string(raw)+textOf(res), "s3cr3t-hunter2") || !strings.Contains(string(raw), "DB_PASSWORD") {
 		t.Fatalf("globals not redacted: %s\n%s", raw, textOf(res))
 	}
-	res = callTool(t, c, "debugpy_evaluate", map[string]any{"expression": "DB_PASSWORD"})
-	if res.IsError || strings.Contains(textOf(res), "hunter2") {
+	if res := p.ok("debugpy_evaluate", map[string]any{"expression": "DB_PASSWORD"}); strings.Contains(textOf(res), "hunter2") {
 		t.Fatalf("evaluate not redacted: %s", textOf(res))
 	}
-	res = callTool(t, c, "debugpy_evaluate", map[string]any{"expression": "qty * price"})
-	if res.IsError || !strings.Contains(textOf(res), "1.5") {
+	if res := p.ok("debugpy_evaluate", map[string]any{"expression": "qty * price"}); !strings.Contains(textOf(res), "1.5") {
 		t.Fatalf("evaluate: %s", textOf(res))
 	}
-	if res := callTool(t, c, "debugpy_session_stop", map[string]any{"terminate": true}); res.IsError {
-		t.Fatalf("stop: %s", textOf(res))
+	p.ok("debugpy_stack_trace", nil)
+	p.ok("debugpy_step_over", nil)
+	p.ok("debugpy_remove_breakpoint", map[string]any{"file": prog, "line": sampleBreakLine()})
+	if res := p.ok("debugpy_continue", nil); !strings.Contains(textOf(res), "exited") {
+		t.Fatalf("continue to the end: %s", textOf(res))
+	}
+	if out := textOf(p.ok("debugpy_output", nil)); !strings.Contains(out, "order 2 total") {
+		t.Fatalf("output: %s", out)
+	}
+	p.ok("debugpy_session_stop", nil)
+
+	// The audit log: a decision and an outcome per call, arguments in full
+	// as configured, the hidden call among them; it verifies.
+	p.c.Close()
+	dec := p.decisions()
+	if len(dec) < 12 || dec[0].Decision != "hidden" || string(dec[0].Arguments) != fmt.Sprintf(`{"pid":%d}`, os.Getpid()) {
+		t.Fatalf("decisions: %+v", dec)
+	}
+	if out, err := p.cli("audit", "verify", p.audit); err != nil || !strings.Contains(out, "ok,") {
+		t.Fatalf("audit verify: %v %s", err, out)
+	}
+	data, _ := os.ReadFile(p.audit)
+	tampered := filepath.Join(p.dir, "tampered.jsonl")
+	os.WriteFile(tampered, bytes.Replace(data, []byte(`"decision":"hidden"`), []byte(`"decision":"allow"`), 1), 0o600)
+	if out, err := p.cli("audit", "verify", tampered); err == nil || !strings.Contains(out, "line 1: seq 1: the hash does not match") {
+		t.Fatalf("tampered log: %v %s", err, out)
 	}
 }
+
+const approvalConfig = `
+default = "deny"
+
+[approval]
+timeout = "3s"
+
+[modules.category]
+source = "builtin:category"
+settings = { read = "allow", write = "allow", execute = "allow", defer = ["debugpy_evaluate"] }
+
+[modules.expressions]
+source = "builtin:expressions"
+
+[modules.redact]
+source = "builtin:redact"
+
+[[rules]]
+tools = ["debugpy_*"]
+call = ["category", "expressions"]
+result = ["redact"]
+`
+
+// debugpy_evaluate of a call needs approval (expressions); the person
+// answers through the client's prompt: accept, decline, cancel, or no answer
+// in time. Both protocol eras: multi round-trip (2026-07-28) and a held
+// call with a server-initiated request (2025-11-25).
+func TestServeApprovalByElicitation(t *testing.T) {
+	for _, protocol := range []string{"", mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+		name := "modern"
+		if protocol != "" {
+			name = "legacy"
+		}
+		t.Run(name, func(t *testing.T) {
+			pr := &prompter{answer: mcp.ElicitationResponseActionAccept}
+			p := startServe(t, serveOpts{config: approvalConfig, prompter: pr, protocol: protocol})
+			p.stopAtBreak()
+			eval := map[string]any{"expression": "len(order.items)"}
+			if res := p.ok("debugpy_evaluate", eval); !strings.Contains(textOf(res), "2") || pr.asked != 1 {
+				t.Fatalf("accepted: %s (asked %d)", textOf(res), pr.asked)
+			}
+			pr.answer = mcp.ElicitationResponseActionDecline
+			p.denied("debugpy_evaluate", eval, "was declined by the user")
+			pr.answer = mcp.ElicitationResponseActionCancel
+			p.denied("debugpy_evaluate", eval, "cancelled")
+			pr.answer, pr.delay = mcp.ElicitationResponseActionAccept, 5*time.Second
+			p.denied("debugpy_evaluate", eval, "did not answer within 3s")
+			var states []string
+			for _, d := range p.decisions() {
+				if d.Approval != nil && d.Approval.State != "pending" {
+					states = append(states, d.Approval.State)
+				}
+			}
+			if strings.Join(states, ",") != "approved,declined,cancelled,timed out" {
+				t.Fatalf("approval records: %v", states)
+			}
+		})
+	}
+}
+
+// A client without elicitation: the call returns a pending id at once; a
+// person approves it with the CLI; the retried call runs once.
+func TestServeApprovalByCLI(t *testing.T) {
+	p := startServe(t, serveOpts{config: approvalConfig})
+	p.stopAtBreak()
+	eval := map[string]any{"expression": "len(order.items)"}
+	pending := p.denied("debugpy_evaluate", eval, "needs a person's approval (module expressions)")
+	aid := id(t, pending)
+	if out, err := p.cli("approvals"); err != nil || !strings.Contains(out, aid) || !strings.Contains(out, "len(order.items)") {
+		t.Fatalf("approvals: %v %s", err, out)
+	}
+	// An argument cannot approve: other arguments are another call.
+	other := p.denied("debugpy_evaluate", map[string]any{"expression": "len(order.items)", "context": "watch"}, "needs a person's approval")
+	if id(t, other) == aid {
+		t.Fatal("other arguments share the approval")
+	}
+	if out, err := p.cli("approve", aid); err != nil || !strings.Contains(out, "approved "+aid) {
+		t.Fatalf("approve: %v %s", err, out)
+	}
+	if res := p.ok("debugpy_evaluate", eval); !strings.Contains(textOf(res), "2") {
+		t.Fatalf("approved call: %s", textOf(res))
+	}
+	// Used once: the next identical call waits for a person again.
+	again := id(t, p.denied("debugpy_evaluate", eval, "needs a person's approval"))
+	if again == aid {
+		t.Fatal("an approval was used twice")
+	}
+	if out, err := p.cli("deny", again); err != nil {
+		t.Fatalf("deny: %v %s", err, out)
+	}
+	p.denied("debugpy_evaluate", eval, "was denied by a person")
+	if out, err := p.cli("approve", "deadbeef"); err == nil || !strings.Contains(out, "approvals") {
+		t.Fatalf("approve of an unknown id: %v %s", err, out)
+	}
+}
+
+// Killed with SIGKILL while calls are in flight, the server leaves an audit
+// log that verifies.
+func TestServeAuditSurvivesSIGKILL(t *testing.T) {
+	p := startServe(t, serveOpts{config: "default = \"allow\"\n"})
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				req := mcp.CallToolRequest{}
+				req.Params.Name = "debugpy_sessions"
+				_, err := p.c.CallTool(ctx, req)
+				cancel()
+				if err != nil {
+					return // the server is gone
+				}
+			}
+		}()
+	}
+	for len(p.decisions()) < 50 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	close(stop)
+	wg.Wait()
+	out, err := p.cli("audit", "verify", p.audit)
+	if err != nil || !strings.Contains(out, "ok,") {
+		t.Fatalf("audit verify after SIGKILL: %v %s", err, out)
+	}
+	t.Log(out)
+}
+
+const reloadConfig = `
+default = "allow"
+hide = []
+
+[modules.ratelimit]
+source = "builtin:ratelimit"
+settings = { max = 3, window = "1m" }
+
+[[rules]]
+tools = ["debugpy_*"]
+call = ["ratelimit"]
+`
+
+// SIGHUP, or a change to the file, loads the config again: a valid one is
+// swapped in (rate-limit counts kept), a broken one is logged and the old
+// one stays.
+func TestServeReload(t *testing.T) {
+	p := startServe(t, serveOpts{config: reloadConfig})
+	file := filepath.Join(p.dir, "guard.toml")
+	listed := func() int {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		l, err := p.c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(l.Tools)
+	}
+	// waitFor polls until cond holds (a reload is asynchronous).
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s", what)
+			}
+		}
+	}
+	p.ok("debugpy_sessions", nil)
+	p.ok("debugpy_sessions", nil)
+	os.WriteFile(file, []byte(strings.Replace(reloadConfig, "hide = []", `hide = ["debugpy_attach_pid"]`, 1)), 0o600)
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	waitFor("reload", func() bool { return listed() == 23 })
+	p.ok("debugpy_sessions", nil) // the third call of the window: the count survived the reload
+	p.denied("debugpy_sessions", nil, "rate limit: 4 calls in 1m0s, at most 3")
+
+	// A broken config, noticed by the file watch: logged, the old one stays.
+	os.WriteFile(file, []byte("default = \"maybe\"\n"), 0o600)
+	waitFor("reload failure in the log", func() bool { return strings.Contains(p.stderr.String(), "reload failed") })
+	if !strings.Contains(p.stderr.String(), `maybe\" is not allow, deny or approve`) {
+		t.Fatalf("the reason is not logged:\n%s", p.stderr)
+	}
+	if n := listed(); n != 23 {
+		t.Fatalf("after a failed reload: %d tools listed", n)
+	}
+	p.denied("debugpy_sessions", nil, "rate limit")
+}
+
+func TestCheck(t *testing.T) {
+	out, err := exec.Command(binary, "check").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "builtin:default.toml: valid") ||
+		!strings.Contains(string(out), "debugpy_evaluate") || !strings.Contains(string(out), "ratelimit, category, targets, expressions") {
+		t.Fatalf("check: %v\n%s", err, out)
+	}
+	file := filepath.Join(t.TempDir(), "guard.toml")
+	os.WriteFile(file, []byte("[modules.cat]\nsource = \"builtin:category\"\nsettings = { read = \"maybe\" }\n"), 0o600)
+	out, err = exec.Command(binary, "check", "--config", file).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "module cat: settings rejected") {
+		t.Fatalf("check of a bad config: %v\n%s", err, out)
+	}
+}
+

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/engine/approval"
+	"github.com/debugpy-guard/debugpy-guard/engine/audit"
+	"github.com/debugpy-guard/debugpy-guard/plugins"
+	"github.com/debugpy-guard/debugpy-guard/tools"
+)
+
+// check validates a config, loads every module, and prints which modules
+// apply to which tool in which phase.
+func check(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("config", "", "policy config (TOML); the embedded default when absent")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "debugpy-guard check:", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rt := plugins.NewRuntime(plugins.Options{Log: log})
+	defer rt.Close(context.Background())
+	eng, err := loadEngine(ctx, *config, rt)
+	if err != nil {
+		return fail(err)
+	}
+	defer eng.Close(context.Background())
+	if err := eng.Wait(ctx); err != nil {
+		return fail(err)
+	}
+	cfg := eng.Config()
+	fmt.Fprintf(stdout, "config %s: valid; %d module(s) loaded\n\n", cfg.File, len(cfg.Modules))
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODULE\tSOURCE\tMODE")
+	for _, name := range sortedKeys(cfg.Modules) {
+		m := cfg.Modules[name]
+		mode := m.Mode
+		if mode == "" {
+			mode = "enforce"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, m.Source, mode)
+	}
+	fmt.Fprintln(tw, "\nTOOL\tCATEGORY\tCALL PHASE\tRESULT PHASE\tWHEN NONE DECIDES")
+	for _, s := range tools.Catalogue() {
+		name := s.Tool.Name
+		if hiddenIn(cfg)(name) {
+			fmt.Fprintf(tw, "%s\t%s\t(hidden: denied)\t\t\n", name, s.Category)
+			continue
+		}
+		call, def := eng.Chain(name, engine.PhaseCall)
+		result, _ := eng.Chain(name, engine.PhaseResult)
+		if def == "" {
+			def = cfg.Default
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, s.Category, list(call), list(result), def)
+	}
+	tw.Flush()
+	path, err := auditPath(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "\naudit log: %s (arguments: %s)\napproval: channels %s, timeout %v\n",
+		path, cfg.Audit.Arguments, strings.Join(cfg.Approval.Channels, ", "), cfg.Approval.Wait())
+	return 0
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// auditCmd is `audit verify FILE...`.
+func auditCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 || args[0] != "verify" {
+		fmt.Fprintln(stderr, "usage: debugpy-guard audit verify FILE...")
+		return 2
+	}
+	code := 0
+	for _, file := range args[1:] {
+		f, err := os.Open(file)
+		if err != nil {
+			fmt.Fprintln(stderr, "debugpy-guard audit verify:", err)
+			code = 1
+			continue
+		}
+		s, err := audit.Verify(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v (the %d record(s) before it verify)\n", file, err, s.Records)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok, %d record(s); last seq %d, hash %s\n", file, s.Records, s.LastSeq, s.LastHash)
+	}
+	return code
+}
+
+// approvals lists the calls waiting for a person in every running server.
+func approvals(stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	l, err := approval.List(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "debugpy-guard approvals:", err)
+		return 1
+	}
+	if len(l) == 0 {
+		fmt.Fprintln(stdout, "no calls are waiting for approval")
+		return 0
+	}
+	for _, r := range l {
+		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  arguments: %s\n  why: %s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
+			r.ID, r.Tool, time.Since(r.Created).Round(time.Second), time.Until(r.Expires).Round(time.Second),
+			r.Arguments, strings.Join(r.Reasons, "; "), r.ID, r.ID)
+	}
+	return 0
+}
+
+// answer is `approve ID` and `deny ID`.
+func answer(args []string, approve bool, stdout, stderr io.Writer) int {
+	verb := "deny"
+	if approve {
+		verb = "approve"
+	}
+	if len(args) != 1 {
+		fmt.Fprintf(stderr, "usage: debugpy-guard %s ID (`debugpy-guard approvals` lists the ids)\n", verb)
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	r, err := approval.Answer(ctx, args[0], approve)
+	if err != nil {
+		fmt.Fprintf(stderr, "debugpy-guard %s: %v\n", verb, err)
+		return 1
+	}
+	if approve {
+		fmt.Fprintf(stdout, "approved %s: %s %s may run once, if the agent retries it with the same arguments before %s\n",
+			r.ID, r.Tool, r.Arguments, r.Expires.Local().Format(time.TimeOnly))
+	} else {
+		fmt.Fprintf(stdout, "denied %s: %s %s will not run\n", r.ID, r.Tool, r.Arguments)
+	}
+	return 0
+}

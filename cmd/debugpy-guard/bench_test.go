@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
+)
+
+// Round trips through the real binary over stdio with the embedded default
+// policy (docs/PERFORMANCE.md, issue 4). -benchtime sets the calls.
+func benchServe(b *testing.B, tool string, args map[string]any, wantError bool) {
+	dir := b.TempDir()
+	os.Mkdir(filepath.Join(dir, "run"), 0o700)
+	ctx := context.Background()
+	c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: testEnv(dir),
+		// No rate limit in the way of the figures: the default policy with a
+		// high max, the rest as it is.
+		Args: []string{"--config", benchConfig(b, dir)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = tool, args
+	c.CallTool(ctx, req) // warm: the modules are loaded
+	benchstat.Run(b, func() {
+		res, err := c.CallTool(ctx, req)
+		if err != nil || res.IsError != wantError {
+			b.Fatalf("%s: %v %+v", tool, err, res)
+		}
+	})
+}
+
+// benchConfig is the embedded default with the rate limit raised.
+func benchConfig(b *testing.B, dir string) string {
+	data, err := os.ReadFile("../../policies/default.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := strings.Replace(string(data), "max = 120", "max = 100000000", 1)
+	file := filepath.Join(dir, "bench.toml")
+	os.WriteFile(file, []byte(cfg), 0o600)
+	return file
+}
+
+func BenchmarkServeDenied(b *testing.B) {
+	benchServe(b, "debugpy_evaluate", map[string]any{"expression": "__import__('os')"}, true)
+}
+
+// An allowed call whose handler answers without debugpy.
+func BenchmarkServeAllowed(b *testing.B) {
+	benchServe(b, "debugpy_sessions", nil, false)
+}
+
+// BenchmarkStartToToolsList times a fresh serve from exec to its tools/list
+// answer, with an empty compilation cache (cold) and a warm one.
+func BenchmarkStartToToolsList(b *testing.B) { benchStart(b, false) }
+
+// BenchmarkStartToFirstCall goes on to the first tools/call, which waits
+// for the modules of its chain to load: the cost tools/list does not pay.
+func BenchmarkStartToFirstCall(b *testing.B) { benchStart(b, true) }
+
+func benchStart(b *testing.B, firstCall bool) {
+	for _, cold := range []bool{true, false} {
+		name := "warm"
+		if cold {
+			name = "cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			env := []string{"XDG_STATE_HOME=" + filepath.Join(dir, "state"), "XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"),
+				"XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
+			os.Mkdir(filepath.Join(dir, "run"), 0o700)
+			if !cold { // fill the cache once
+				start(b, env).Close()
+			}
+			lat := make([]time.Duration, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if cold {
+					b.StopTimer()
+					os.RemoveAll(filepath.Join(dir, "cache"))
+					b.StartTimer()
+				}
+				t0 := time.Now()
+				c := start(b, env)
+				if firstCall {
+					req := mcp.CallToolRequest{}
+					req.Params.Name = "debugpy_sessions"
+					if res, err := c.CallTool(context.Background(), req); err != nil || res.IsError {
+						b.Fatalf("first call: %v %+v", err, res)
+					}
+				}
+				lat[i] = time.Since(t0)
+				b.StopTimer()
+				c.Close()
+				b.StartTimer()
+			}
+			b.StopTimer()
+			benchstat.Report(b, lat)
+		})
+	}
+}
+
+func start(b *testing.B, env []string) *client.Client {
+	ctx := context.Background()
+	c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: env, Protocol: mcp.LATEST_LEGACY_PROTOCOL_VERSION})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if l, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil || len(l.Tools) != 24 {
+		b.Fatalf("tools/list: %v", err)
+	}
+	return c
+}
+
+// BenchmarkRSS reports the server's resident memory with the default
+// policy and one debug session stopped at a breakpoint, after a few calls
+// (every built-in module has run).
+func BenchmarkRSS(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		dir := b.TempDir()
+		os.Mkdir(filepath.Join(dir, "run"), 0o700)
+		ctx := context.Background()
+		pr := &prompter{answer: mcp.ElicitationResponseActionAccept}
+		c, cmd, err := startClient(ctx, clientSpec{Bin: binary, Env: testEnv(dir), Prompter: pr})
+		if err != nil {
+			b.Fatal(err)
+		}
+		prog, line := sample(b, dir)
+		for _, step := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"debugpy_launch", map[string]any{"program": prog}},
+			{"debugpy_set_breakpoint", map[string]any{"file": prog, "line": line}},
+			{"debugpy_continue", nil},
+			{"debugpy_stack_trace", nil},
+			{"debugpy_variables", map[string]any{"scope": "globals"}},
+			{"debugpy_evaluate", map[string]any{"expression": "qty * price"}},
+		} {
+			req := mcp.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = step.tool, step.args
+			if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
+				b.Fatalf("%s: %v %+v", step.tool, err, res)
+			}
+		}
+		status, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(l); len(f) == 3 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
+				kb, _ := strconv.Atoi(f[1])
+				b.ReportMetric(float64(kb)/1024, strings.TrimSuffix(f[0], ":")+"-MB")
+			}
+		}
+		c.Close()
+	}
+}

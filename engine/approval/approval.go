@@ -1,0 +1,180 @@
+// Package approval holds the calls that wait for a person (DESIGN.md,
+// Approval) and serves them to `debugpy-guard approvals`, `approve ID` and
+// `deny ID` over an owner-only unix socket.
+//
+// An approval binds to (MCP session, tool, sha256 of the arguments) and is
+// used once: the same call retried after a person approved it runs once;
+// retried before an answer, it gets the same pending id. Nothing in a tool's
+// arguments is read here, so no argument can approve a call.
+package approval
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Binding is what an approval is for.
+type Binding struct {
+	Session    string
+	Tool       string
+	ArgsSHA256 string
+}
+
+// Bind makes the binding of a call.
+func Bind(session, tool string, args []byte) Binding {
+	sum := sha256.Sum256(args)
+	return Binding{Session: session, Tool: tool, ArgsSHA256: hex.EncodeToString(sum[:])}
+}
+
+// States of a request.
+const (
+	Pending  = "pending"
+	Approved = "approved"
+	Denied   = "denied"
+)
+
+// Request is a call held for a person.
+type Request struct {
+	ID        string          `json:"id"`
+	Channel   string          `json:"channel"` // cli or elicitation
+	Session   string          `json:"session"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"` // at most 4 KiB, for a person to read
+	Reasons   []string        `json:"reasons"`
+	State     string          `json:"state"`
+	Created   time.Time       `json:"created"`
+	Expires   time.Time       `json:"expires"` // of the question while pending, of the answer once answered
+	binding   Binding
+}
+
+// Store is the calls held for a person. It is safe for concurrent use.
+type Store struct {
+	mu   sync.Mutex
+	byID map[string]*Request
+	now  func() time.Time
+}
+
+// NewStore makes an empty store.
+func NewStore() *Store { return &Store{byID: map[string]*Request{}, now: time.Now} }
+
+const maxShownArgs = 4 << 10
+
+// Hold is the approval of a call on channel: a new pending request, the
+// pending one for the same binding (retried before an answer), or the
+// answer, which it uses up (retried after one). ttl bounds the wait for an
+// answer and then the time to retry after it.
+func (s *Store) Hold(channel string, b Binding, args json.RawMessage, reasons []string, ttl time.Duration) Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireLocked()
+	for id, r := range s.byID {
+		if r.binding != b || r.Channel != channel {
+			continue
+		}
+		if r.State != Pending {
+			delete(s.byID, id) // an answer is used once
+		}
+		return *r
+	}
+	now := s.now()
+	shown := args
+	if len(shown) > maxShownArgs {
+		shown, _ = json.Marshal(string(args[:maxShownArgs]) + "…(truncated)")
+	}
+	r := &Request{ID: newID(), Channel: channel, Session: b.Session, Tool: b.Tool, Arguments: shown,
+		Reasons: reasons, State: Pending, Created: now, Expires: now.Add(ttl), binding: b}
+	s.byID[r.ID] = r
+	return *r
+}
+
+// Take uses up the request id for binding b, pending or answered: for an
+// elicitation, whose answer comes with the retried call. It fails when the
+// id is unknown, expired, or was issued for another call.
+func (s *Store) Take(id string, b Binding) (Request, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.byID[id]
+	if !ok {
+		s.expireLocked()
+		return Request{}, fmt.Errorf("no approval request %q (expired, used, or never made)", id)
+	}
+	delete(s.byID, id)
+	if r.binding != b {
+		return Request{}, fmt.Errorf("approval request %s was made for another call", id)
+	}
+	if s.now().After(r.Expires) {
+		return *r, ErrExpired
+	}
+	return *r, nil
+}
+
+// ErrExpired is returned by Take for a request past its time.
+var ErrExpired = errors.New("the approval request timed out")
+
+// Answer approves or denies a pending request of the cli channel.
+func (s *Store) Answer(id string, approve bool, ttl time.Duration) (Request, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireLocked()
+	r, ok := s.byID[id]
+	switch {
+	case !ok:
+		return Request{}, fmt.Errorf("no pending call %q here (answered, expired, or never made): `debugpy-guard approvals` lists them", id)
+	case r.Channel != "cli":
+		return Request{}, fmt.Errorf("call %s waits for the MCP client's own prompt (elicitation), not for this command", id)
+	case r.State != Pending:
+		return Request{}, fmt.Errorf("call %s was already %s", id, r.State)
+	}
+	r.State = Denied
+	if approve {
+		r.State = Approved
+	}
+	r.Expires = s.now().Add(ttl)
+	return *r, nil
+}
+
+// Pending lists the requests waiting for an answer, oldest first.
+func (s *Store) Pending() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireLocked()
+	var out []Request
+	for _, r := range s.byID {
+		if r.State == Pending {
+			out = append(out, *r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+	return out
+}
+
+// expireLocked forgets cli requests past their time. Elicitation requests
+// stay until Take, which reports them as timed out.
+func (s *Store) expireLocked() {
+	now := s.now()
+	for id, r := range s.byID {
+		if r.Channel == "cli" && now.After(r.Expires) {
+			delete(s.byID, id)
+		}
+	}
+	if len(s.byID) > 10000 { // bound a flood of never-retried elicitations
+		for id, r := range s.byID {
+			if now.After(r.Expires) {
+				delete(s.byID, id)
+			}
+		}
+	}
+}
+
+func newID() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

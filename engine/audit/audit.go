@@ -1,0 +1,362 @@
+// Package audit is the audit log of debugpy-guard: append-only JSONL whose
+// records are hash-chained, so that Verify finds any edit, gap or
+// reordering.
+//
+// Every line is one JSON object: seq (1, 2, ...), time, prev (the hash of the
+// record before, "" for the first), the entry's fields, and last hash: the
+// SHA-256, in hex, of the line's bytes up to hash, with the object closed
+// there. That is, for a line
+//
+//	{"seq":2,"time":"…","prev":"9f…",…,"hash":"c3…"}
+//
+// hash = sha256(`{"seq":2,"time":"…","prev":"9f…",…}`). prev is inside what is
+// hashed, so each hash covers the whole chain before it.
+//
+// Several processes may append to one file: each append takes an exclusive
+// flock, re-reads the last record when another process wrote since, and
+// writes the line with one write(2) on an O_APPEND file, so a process killed
+// at any instant leaves only whole lines.
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Entry is what a record says about a call. Kind is "decision" (written and
+// fsynced before the tool runs) or "outcome" (after it).
+type Entry struct {
+	Kind            string          `json:"kind"`
+	Call            string          `json:"call"`
+	Session         string          `json:"session,omitempty"`
+	Client          string          `json:"client,omitempty"`
+	Tool            string          `json:"tool"`
+	Category        string          `json:"category,omitempty"`
+	ArgumentsSHA256 string          `json:"arguments_sha256,omitempty"`
+	Arguments       json.RawMessage `json:"arguments,omitempty"`
+	Decision        string          `json:"decision,omitempty"`
+	Reasons         []string        `json:"reasons,omitempty"`
+	Modules         []string        `json:"modules,omitempty"`
+	Approval        *Approval       `json:"approval,omitempty"`
+	Outcome         string          `json:"outcome,omitempty"`
+	Error           string          `json:"error,omitempty"`
+	DurationMS      float64         `json:"duration_ms,omitempty"`
+}
+
+// Approval is how a call that needed a person went.
+type Approval struct {
+	ID      string `json:"id,omitempty"`
+	Channel string `json:"channel"` // elicitation | cli | none
+	State   string `json:"state"`   // pending, approved, denied, declined, cancelled, timed out, failed
+}
+
+// record is a line without its hash.
+type record struct {
+	Seq  uint64 `json:"seq"`
+	Time string `json:"time"`
+	Prev string `json:"prev"`
+	Entry
+}
+
+// Log is an open audit log. It is safe for concurrent use.
+type Log struct {
+	path string
+
+	mu    sync.Mutex
+	f     *os.File
+	seq   uint64 // of the last record in the file
+	prev  string // its hash
+	size  int64  // the file's size after our last write
+	dirty bool   // written but not fsynced
+	kick  chan struct{}
+	done  chan struct{}
+	err   error // a failed background fsync, reported by the next Append
+}
+
+// DefaultPath is $XDG_STATE_HOME/debugpy-guard/audit.jsonl, else
+// ~/.local/state/debugpy-guard/audit.jsonl.
+func DefaultPath() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "debugpy-guard", "audit.jsonl"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("audit: no home directory for the default log path (set [audit] path): %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "debugpy-guard", "audit.jsonl"), nil
+}
+
+// Open opens path for appending, creating it (0600, in a 0700 directory)
+// when needed. A file that does not end in a whole record is refused, not
+// repaired: nothing in an audit log is thrown away.
+func Open(path string) (*Log, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	l := &Log{path: path, f: f, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	if err := l.lock(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	err = l.readTail()
+	l.unlock()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	go l.syncer()
+	return l, nil
+}
+
+// Path is the log's file.
+func (l *Log) Path() string { return l.path }
+
+func (l *Log) lock() error {
+	if err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("audit log %s: lock: %w", l.path, err)
+	}
+	return nil
+}
+
+func (l *Log) unlock() { syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN) }
+
+// readTail sets seq, prev and size from the file's last record.
+func (l *Log) readTail() error {
+	fi, err := l.f.Stat()
+	if err != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, err)
+	}
+	l.size = fi.Size()
+	if l.size == 0 {
+		l.seq, l.prev = 0, ""
+		return nil
+	}
+	last, err := lastLine(l.f, l.size)
+	if err != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, err)
+	}
+	var r struct {
+		Seq  uint64 `json:"seq"`
+		Hash string `json:"hash"`
+	}
+	if err := json.Unmarshal(last, &r); err != nil || r.Seq == 0 || !hexHash.MatchString(r.Hash) {
+		return fmt.Errorf("audit log %s: the last line is not an audit record: check it with `debugpy-guard audit verify %s`, then move the file aside to start a new log", l.path, l.path)
+	}
+	l.seq, l.prev = r.Seq, r.Hash
+	return nil
+}
+
+// lastLine returns the last line of f (size bytes), without its newline; the
+// file must end in one.
+func lastLine(f *os.File, size int64) ([]byte, error) {
+	var one [1]byte
+	if _, err := f.ReadAt(one[:], size-1); err != nil {
+		return nil, err
+	}
+	if one[0] != '\n' {
+		return nil, errors.New("it ends in a partial line (a crash while writing?): check it with `debugpy-guard audit verify`, then move it aside to start a new log")
+	}
+	end := size - 1
+	for chunk := int64(4096); ; chunk *= 2 {
+		start := max(end-chunk, 0)
+		buf := make([]byte, end-start)
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return nil, err
+		}
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			return buf[i+1:], nil
+		}
+		if start == 0 {
+			return buf, nil
+		}
+	}
+}
+
+var hexHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// Append writes e as the next record. With durable, it returns once the
+// record is on disk (fsync); without, the record is written at once and
+// fsynced within 50 ms, or by the next durable Append, or by Close.
+func (l *Log) Append(e Entry, durable bool) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return fmt.Errorf("audit log %s: closed", l.path)
+	}
+	if l.err != nil {
+		err := l.err
+		l.err = nil
+		return err
+	}
+	if err := l.lock(); err != nil {
+		return err
+	}
+	defer l.unlock()
+	if fi, err := l.f.Stat(); err != nil {
+		return fmt.Errorf("audit log %s: %w", l.path, err)
+	} else if fi.Size() != l.size {
+		// Another process appended since our last write.
+		if err := l.readTail(); err != nil {
+			return err
+		}
+	}
+	rec := record{Seq: l.seq + 1, Time: time.Now().UTC().Format(time.RFC3339Nano), Prev: l.prev, Entry: e}
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("audit log %s: encode: %w", l.path, err)
+	}
+	sum := sha256.Sum256(body)
+	hash := hex.EncodeToString(sum[:])
+	line := make([]byte, 0, len(body)+80)
+	line = append(line, body[:len(body)-1]...)
+	line = append(line, `,"hash":"`...)
+	line = append(line, hash...)
+	line = append(line, "\"}\n"...)
+	if _, err := l.f.Write(line); err != nil {
+		return fmt.Errorf("audit log %s: write: %w", l.path, err)
+	}
+	l.seq, l.prev, l.size = rec.Seq, hash, l.size+int64(len(line))
+	if durable {
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("audit log %s: fsync: %w", l.path, err)
+		}
+		l.dirty = false
+		return nil
+	}
+	l.dirty = true
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// syncer fsyncs records written without durable, a little after them, so
+// that a burst costs one fsync.
+func (l *Log) syncer() {
+	defer close(l.done)
+	for range l.kick {
+		time.Sleep(50 * time.Millisecond)
+		l.mu.Lock()
+		if l.dirty && l.f != nil {
+			if err := l.f.Sync(); err != nil {
+				l.err = fmt.Errorf("audit log %s: fsync: %w", l.path, err)
+			}
+			l.dirty = false
+		}
+		l.mu.Unlock()
+	}
+}
+
+// Close fsyncs and closes the log.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	if l.f == nil {
+		l.mu.Unlock()
+		return nil
+	}
+	err := l.f.Sync()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	close(l.kick)
+	l.mu.Unlock()
+	<-l.done
+	return err
+}
+
+// VerifyError is the first bad record Verify found.
+type VerifyError struct {
+	Line int // 1-based
+	Msg  string
+}
+
+func (e *VerifyError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// Summary is what Verify read.
+type Summary struct {
+	Records  int
+	LastSeq  uint64
+	LastHash string // anchor it elsewhere to detect a cut at the end
+}
+
+// Verify checks every record of r: that it is whole JSON, that seq counts up
+// from 1 without a gap, that prev is the hash of the record before, and that
+// hash is the SHA-256 of the record. It stops at the first bad record.
+func Verify(r io.Reader) (Summary, error) {
+	var s Summary
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 && err == io.EOF {
+			return s, nil
+		}
+		if err != nil && err != io.EOF {
+			return s, err
+		}
+		if line[len(line)-1] != '\n' {
+			return s, &VerifyError{n, "partial line at the end of the file (cut while writing, or truncated)"}
+		}
+		if err := check(line[:len(line)-1], &s); err != nil {
+			return s, &VerifyError{n, err.Error()}
+		}
+	}
+}
+
+var hashTail = regexp.MustCompile(`,"hash":"([0-9a-f]{64})"\}$`)
+
+func check(line []byte, s *Summary) error {
+	m := hashTail.FindSubmatchIndex(line)
+	if m == nil {
+		return errors.New(`not an audit record: no "hash" member at the end`)
+	}
+	body := append(append([]byte{}, line[:m[0]]...), '}')
+	var rec struct {
+		Seq  *uint64 `json:"seq"`
+		Prev *string `json:"prev"`
+		Time string  `json:"time"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	if rec.Seq == nil || rec.Prev == nil {
+		return errors.New("not an audit record: seq or prev missing")
+	}
+	want := s.LastSeq + 1
+	switch {
+	case *rec.Seq != want && *rec.Seq > want:
+		return fmt.Errorf("seq %d follows %d: records %d to %d are missing", *rec.Seq, s.LastSeq, want, *rec.Seq-1)
+	case *rec.Seq != want:
+		return fmt.Errorf("seq %d follows %d: the records are out of order or repeated", *rec.Seq, s.LastSeq)
+	case *rec.Prev != s.LastHash:
+		return fmt.Errorf("seq %d: prev is %q, but the record before has hash %q: a record before it was changed, removed or moved", *rec.Seq, *rec.Prev, s.LastHash)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, rec.Time); err != nil {
+		return fmt.Errorf("seq %d: bad time %q", *rec.Seq, rec.Time)
+	}
+	sum := sha256.Sum256(body)
+	hash := string(line[m[2]:m[3]])
+	if hex.EncodeToString(sum[:]) != hash {
+		return fmt.Errorf("seq %d: the hash does not match the record: the record was changed", *rec.Seq)
+	}
+	s.Records++
+	s.LastSeq, s.LastHash = *rec.Seq, hash
+	return nil
+}

@@ -1,0 +1,191 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func write(t *testing.T, path string, n int) {
+	t.Helper()
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if err := l.Append(Entry{Kind: "decision", Call: fmt.Sprint("c", i), Tool: "debugpy_threads", Decision: "allow"}, i%2 == 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func verifyFile(t *testing.T, path string) (Summary, error) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return Verify(f)
+}
+
+func lines(t *testing.T, path string) [][]byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.SplitAfter(b, []byte("\n"))[:bytes.Count(b, []byte("\n"))]
+}
+
+func TestChainAcrossReopens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "audit.jsonl")
+	write(t, path, 3)
+	write(t, path, 2) // a restart continues the chain
+	s, err := verifyFile(t, path)
+	if err != nil || s.Records != 5 || s.LastSeq != 5 {
+		t.Fatalf("verify: %+v %v", s, err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	if fi, _ := os.Stat(filepath.Dir(path)); fi.Mode().Perm() != 0o700 {
+		t.Errorf("dir mode %v, want 0700", fi.Mode().Perm())
+	}
+}
+
+// Every kind of tampering is found, at the line where it shows.
+func TestVerifyFindsTampering(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	write(t, good, 5)
+	ls := lines(t, good)
+	cases := []struct {
+		name  string
+		edit  func() [][]byte
+		line  int
+		words string
+	}{
+		{"edited field", func() [][]byte {
+			c := clone(ls)
+			c[2] = bytes.Replace(c[2], []byte(`"allow"`), []byte(`"deny"`), 1)
+			return c
+		}, 3, "the record was changed"},
+		{"edited and rehashed", func() [][]byte {
+			// A forger who recomputes the record's own hash still breaks
+			// the next record's prev.
+			c := clone(ls)
+			c[1] = rehash(bytes.Replace(c[1], []byte(`"allow"`), []byte(`"deny"`), 1))
+			return c
+		}, 3, "prev is"},
+		{"removed", func() [][]byte { c := clone(ls); return append(c[:2], c[3:]...) }, 3, "records 3 to 3 are missing"},
+		{"swapped", func() [][]byte { c := clone(ls); c[1], c[2] = c[2], c[1]; return c }, 2, "missing"},
+		{"repeated", func() [][]byte { c := clone(ls); return append(c[:3], c[2:]...) }, 4, "out of order or repeated"},
+		{"cut at the start", func() [][]byte { return clone(ls)[1:] }, 1, "records 1 to 1 are missing"},
+		{"partial last line", func() [][]byte { c := clone(ls); c[4] = c[4][:20]; return c }, 5, "partial line"},
+		{"garbage", func() [][]byte { c := clone(ls); c[0] = []byte("hello\n"); return c }, 1, "not an audit record"},
+	}
+	for _, c := range cases {
+		f := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_"))
+		os.WriteFile(f, bytes.Join(c.edit(), nil), 0o600)
+		_, err := verifyFile(t, f)
+		var ve *VerifyError
+		if !errors.As(err, &ve) || ve.Line != c.line || !strings.Contains(ve.Msg, c.words) {
+			t.Errorf("%s: want line %d %q, got %v", c.name, c.line, c.words, err)
+		}
+	}
+}
+
+func clone(ls [][]byte) [][]byte {
+	c := make([][]byte, len(ls))
+	for i, l := range ls {
+		c[i] = append([]byte{}, l...)
+	}
+	return c
+}
+
+// rehash recomputes a line's own hash, as a forger would.
+func rehash(line []byte) []byte {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	m := hashTail.FindSubmatchIndex(line)
+	body := append(append([]byte{}, line[:m[0]]...), '}')
+	sum := sha256hex(body)
+	return append(append(append(line[:m[0]:m[0]], `,"hash":"`...), sum...), "\"}\n"...)
+}
+
+// Two logs on one file, as two servers would have, interleave into one chain.
+func TestTwoWritersOneChain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, l := range []*Log{a, b, a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				if err := l.Append(Entry{Kind: "outcome", Call: "x", Tool: "t", Outcome: "ok"}, i%5 == 0); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	a.Close()
+	b.Close()
+	s, err := verifyFile(t, path)
+	if err != nil || s.Records != 200 {
+		t.Fatalf("verify: %+v %v", s, err)
+	}
+}
+
+func TestOpenRefusesAPartialLastLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	write(t, path, 2)
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"seq":3,"ti`)
+	f.Close()
+	before, _ := os.ReadFile(path)
+	_, err := Open(path)
+	if err == nil || !strings.Contains(err.Error(), "partial line") || !strings.Contains(err.Error(), "audit verify") {
+		t.Fatalf("want a refusal that says what to do, got %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Fatal("Open changed a damaged log")
+	}
+}
+
+func BenchmarkAppendDurable(b *testing.B) {
+	l, err := Open(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	e := Entry{Kind: "decision", Call: "c", Tool: "debugpy_stack_trace", Category: "read", Decision: "allow",
+		ArgumentsSHA256: strings.Repeat("ab", 32), Reasons: []string{"category: category read is allow"}, Modules: []string{"category"}}
+	for i := 0; i < b.N; i++ {
+		if err := l.Append(e, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func sha256hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
