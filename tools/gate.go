@@ -262,7 +262,7 @@ func (g *PolicyGate) approve(ctx context.Context, call Call, ec engine.Call, d e
 		return res, rec
 	}
 	return deniedResult(call.Tool, "needs a person's approval, and no approval channel is available", d,
-		"The client does not support elicitation and the cli channel is off ([approval] channels), so the call is denied. A user can enable a channel or allow the call in the policy config (--config)."),
+			"The client does not support elicitation and the cli channel is off ([approval] channels), so the call is denied. A user can enable a channel or allow the call in the policy config (--config)."),
 		&audit.Approval{Channel: "none", State: "denied"}
 }
 

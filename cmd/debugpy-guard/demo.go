@@ -224,7 +224,9 @@ func demo(w io.Writer, stderr io.Writer) error {
 		func() error {
 			return mustDeny("debugpy_evaluate", map[string]any{"expression": "__import__('os').system('id')"})
 		},
-		func() error { return mustDeny("debugpy_session_start", map[string]any{"host": "10.0.0.5", "session": "remote"}) },
+		func() error {
+			return mustDeny("debugpy_session_start", map[string]any{"host": "10.0.0.5", "session": "remote"})
+		},
 		func() error { return must("debugpy_set_variable", map[string]any{"name": "qty", "value": "4"}) },
 		func() error { return must("debugpy_remove_breakpoint", map[string]any{"file": prog, "line": line}) },
 		func() error { return must("debugpy_continue", nil) },

@@ -520,4 +520,3 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("check of a bad config: %v\n%s", err, out)
 	}
 }
-
