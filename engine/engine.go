@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins"
@@ -45,8 +46,9 @@ type Engine struct {
 	cfg     *Config
 	modules map[string]*module
 
-	cancel context.CancelFunc // stops loading
-	loaded chan struct{}      // closed when every module is loaded or failed
+	cancel  context.CancelFunc // stops loading
+	closing atomic.Bool        // Close has begun: a load cut short by it is not a module's fault
+	loaded  chan struct{}      // closed when every module is loaded or failed
 	mu     sync.RWMutex       // held for reading by each decision, for writing by Close
 	closed bool
 }
@@ -89,8 +91,9 @@ func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
 		if s, _ := ParseSize(mc.Memory); s > 0 {
 			l.Memory = s
 		}
+		builtin := strings.HasPrefix(mc.Source, "builtin:")
 		spec := plugins.Spec{Name: name, Wasm: wasm, SHA256: mc.SHA256, Settings: settings,
-			Limits: l, Shared: strings.HasPrefix(mc.Source, "builtin:")}
+			Limits: l, Shared: builtin, Trusted: builtin}
 		if err := plugins.Precheck(spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", cfg.File, err)
 		}
@@ -171,6 +174,7 @@ func (e *Engine) Config() *Config { return e.cfg }
 // Close stops loading, waits for the decisions in flight, and closes the
 // modules. Decisions asked for after Close are denied.
 func (e *Engine) Close(ctx context.Context) {
+	e.closing.Store(true)
 	e.cancel()
 	<-e.loaded
 	e.mu.Lock()
@@ -316,6 +320,11 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 		t0 := time.Now()
 		resp, err := m.evaluate(ctx, call.SessionID, req)
 		st.Duration = time.Since(t0)
+		if err != nil && errors.Is(err, context.Canceled) && e.closing.Load() && ctx.Err() == nil {
+			// Closed (a reload) before this module finished loading: ask
+			// the engine in force instead of denying for it.
+			return Decision{Decision: Deny, Reasons: []string{errClosed}, Trace: []Step{}}, false
+		}
 		if err != nil {
 			st.Verdict, st.Error = Deny, err.Error()
 			st.Reason = err.Error()
@@ -360,6 +369,25 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 		d.Result = result
 	}
 	return d, true
+}
+
+// Modules lists the config's modules by name.
+func (e *Engine) Modules() []string { return slices.Sorted(maps.Keys(e.modules)) }
+
+// EvaluateModule runs one module alone on call, with the request Decide
+// would give it: for `policy bench`, which times modules one by one.
+func (e *Engine) EvaluateModule(ctx context.Context, name string, call Call) (plugins.Response, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	m, ok := e.modules[name]
+	if !ok || e.closed {
+		return plugins.Response{}, fmt.Errorf("no module %s in %s", name, e.cfg.File)
+	}
+	prefix, err := requestPrefix(call)
+	if err != nil {
+		return plugins.Response{}, err
+	}
+	return m.evaluate(ctx, call.SessionID, append(append(prefix, m.settings...), '}'))
 }
 
 // evaluate waits for the module to be loaded, then runs it.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -242,8 +243,9 @@ func TestHammer(t *testing.T) {
 	}
 }
 
-func benchModule(b *testing.B) *Module {
-	m, err := testRuntime(b).Load(context.Background(), Spec{Name: "bench", Wasm: probe(b), Limits: Limits{Timeout: time.Second, MaxInstances: 8}})
+func benchModule(b *testing.B, trusted ...bool) *Module {
+	m, err := testRuntime(b).Load(context.Background(), Spec{Name: "bench", Wasm: probe(b), Trusted: len(trusted) > 0 && trusted[0],
+		Limits: Limits{Timeout: time.Second, MaxInstances: 8}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -253,8 +255,14 @@ func benchModule(b *testing.B) *Module {
 
 // BenchmarkGoModule is one guard_evaluate of a Go-built module (the SDK's
 // parser on a typical request, a decision, the response).
-func BenchmarkGoModule(b *testing.B) {
-	m := benchModule(b)
+func BenchmarkGoModule(b *testing.B) { benchGoModule(b, false) }
+
+// BenchmarkGoModuleTrusted runs the probe without termination checks, as
+// the built-ins run.
+func BenchmarkGoModuleTrusted(b *testing.B) { benchGoModule(b, true) }
+
+func benchGoModule(b *testing.B, trusted bool) {
+	m := benchModule(b, trusted)
 	req := request("echo")
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -368,5 +376,48 @@ func TestSharedCodeAndPool(t *testing.T) {
 	own.Close(ctx)
 	if len(rt.codes) != 0 || len(rt.pools) != 0 {
 		t.Fatalf("left behind: %d codes, %d pools", len(rt.codes), len(rt.pools))
+	}
+}
+
+func TestSDKSourceComplete(t *testing.T) {
+	files, _ := filepath.Glob("sdk/*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if _, err := fs.Stat(SDKSource(), f); err != nil {
+			t.Errorf("%s is not embedded: add it to the go:embed line of sdksource.go", f)
+		}
+	}
+}
+
+// Trusted code cannot be interrupted: past its deadline the call is denied
+// at once, and the instance, left to finish, gives its slot back when it
+// does. (Not tested with an endless loop: it would spin for the rest of the
+// test run.)
+func TestTrustedPastItsDeadline(t *testing.T) {
+	ctx := context.Background()
+	rt := NewRuntime(Options{CacheDir: t.TempDir()})
+	defer rt.Close(ctx)
+	m, err := rt.Load(ctx, Spec{Name: "trusted", Wasm: probe(t), Trusted: true,
+		Limits: Limits{Timeout: 100 * time.Millisecond, MaxInstances: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	if r, err := m.Evaluate(ctx, "s", request("allow")); err != nil || r.Decision != "allow" {
+		t.Fatalf("allow: %+v %v", r, err)
+	}
+	_, err = m.Evaluate(ctx, "s", request("spin"))
+	if err == nil || !strings.Contains(err.Error(), "module trusted: timed out; the instance cannot be interrupted") {
+		t.Fatalf("spin past the deadline: %v", err)
+	}
+	if r, err := m.Evaluate(ctx, "s", request("allow")); err != nil || r.Decision != "allow" {
+		t.Fatalf("the other slot: %+v %v", r, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(m.pool.slot) != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the finished instance never gave its slot back")
+		}
 	}
 }

@@ -46,7 +46,7 @@ func Decide(r *sdk.Request) sdk.Decision {
 	}
 	res := r.Result()
 	n := 0
-	out := walk(res, extra, &n)
+	out, _ := walk(res, extra, &n)
 	// An evaluate result carries no name: judge it by the expression.
 	if r.Tool() == "debugpy_evaluate" && isSecretName(lastName(r.Arg("expression").Str()), extra) && out.Get("result").Exists() {
 		out.Set("result", sdk.StringValue(mask))
@@ -60,17 +60,42 @@ func Decide(r *sdk.Request) sdk.Decision {
 	return sdk.Rewrite("redacted "+strconv.Itoa(n)+" secret value(s)", out)
 }
 
-func isSecretName(name string, extra map[string]bool) bool {
-	return patterns().secretName.MatchString(name) || extra[strings.ToLower(name)]
+// nameWords and valueWords are what a secret name, or a value holding a
+// secret, must contain (lower-cased) before a regexp looks at it: regexps in
+// wasm cost tens of µs a string, and almost no string holds one of these.
+var (
+	nameWords  = []string{"passw", "secret", "token", "key", "credential", "auth"}
+	valueWords = []string{"passw", "secret", "token", "key", "eyj", "-----begin", "akia", "asia"}
+)
+
+func mentions(s string, words []string) bool {
+	l := strings.ToLower(s)
+	for _, w := range words {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
-// walk returns v with secrets masked, counting the masks in n. An object
-// with a "name" that looks like a secret has its "value" and "result"
-// masked, and its "children" dropped.
-func walk(v sdk.Value, extra map[string]bool, n *int) sdk.Value {
+func isSecretName(name string, extra map[string]bool) bool {
+	if extra[strings.ToLower(name)] {
+		return true
+	}
+	return mentions(name, nameWords) && patterns().secretName.MatchString(name)
+}
+
+// walk returns v with secrets masked, counting the masks in n, and whether
+// it changed anything (if not, v itself comes back: nothing is rebuilt). An
+// object with a "name" that looks like a secret has its "value" and
+// "result" masked, and its "children" dropped.
+func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
 		s := v.Str()
+		if !mentions(s, valueWords) {
+			return v, false
+		}
 		changed := false
 		p := patterns()
 		if p.reprPair.MatchString(s) {
@@ -83,39 +108,53 @@ func walk(v sdk.Value, extra map[string]bool, n *int) sdk.Value {
 				changed = true
 			}
 		}
-		if changed {
-			*n++
-			return sdk.StringValue(s)
+		if !changed {
+			return v, false
 		}
-		return v
+		*n++
+		return sdk.StringValue(s), true
 	case sdk.Array:
 		els := v.Elements()
-		out := make([]sdk.Value, len(els))
+		any := false
 		for i, e := range els {
-			out[i] = walk(e, extra, n)
+			var c bool
+			if els[i], c = walk(e, extra, n); c {
+				any = true
+			}
 		}
-		return sdk.ArrayValue(out...)
+		if !any {
+			return v, false
+		}
+		return sdk.ArrayValue(els...), true
 	case sdk.Object:
 		secret := isSecretName(v.Get("name").Str(), extra)
 		ms := v.Members()
 		out := make([]sdk.Member, 0, len(ms))
+		any := false
 		for _, m := range ms {
 			switch {
 			case secret && (m.Key == "value" || m.Key == "result"):
 				*n++
+				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
 			case secret && m.Key == "children":
-				// dropped: the parts of a secret are secret too
+				any = true // dropped: the parts of a secret are secret too
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
 				*n++
+				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
 			default:
-				out = append(out, sdk.Member{Key: m.Key, Value: walk(m.Value, extra, n)})
+				w, c := walk(m.Value, extra, n)
+				any = any || c
+				out = append(out, sdk.Member{Key: m.Key, Value: w})
 			}
 		}
-		return sdk.ObjectValue(out...)
+		if !any {
+			return v, false
+		}
+		return sdk.ObjectValue(out...), true
 	}
-	return v
+	return v, false
 }
 
 // lastName is the last identifier of an expression such as user.password.

@@ -11,7 +11,10 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 )
 
-var hoard [][]byte
+var (
+	hoard [][]byte
+	spun  int
+)
 
 func init() {
 	sdk.Validate(func(s sdk.Value) error {
@@ -34,6 +37,11 @@ func init() {
 		case "loop":
 			for {
 			}
+		case "spin": // busy for a while (~0.5 s; a module's clocks are fake), then answers
+			for i := 0; i < 1<<29; i++ {
+				spun += i
+			}
+			return sdk.Allow("spun " + strconv.Itoa(spun&1))
 		case "bomb":
 			for {
 				hoard = append(hoard, make([]byte, 1<<20))
