@@ -43,11 +43,17 @@ check-policies:
 	cmp -s $$tmp/builtin.wasm policies/builtin.wasm || { echo "policies/builtin.wasm is stale: run make policies and commit it"; exit 1; }; \
 	echo "policies: the committed builtin.wasm matches its sources"
 
-# test runs every test, then fuzzes the policy gate briefly with malformed
-# and hostile arguments (its seed corpus also runs in the plain go test).
-test: deps vet check-policies
+# test runs every test; fuzzes the policy gate briefly with malformed and
+# hostile arguments (its seed corpus also runs in the plain go test); runs
+# the built-in policies' case files, and the WAT example's, through
+# `debugpy-guard policy test` as a policy author would.
+test: deps vet check-policies build
 	$(GO) test -race -count=1 -timeout 12m ./...
 	$(GO) test -run '^$$' -fuzz FuzzGate -fuzztime 15s -fuzzminimizetime 20x ./tools
+	./$(BIN) policy test policies/testdata/cases
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	wat2wasm plugins/examples/wat/policy.wat -o $$tmp/policy.wasm && \
+	./$(BIN) policy test --module $$tmp/policy.wasm plugins/examples/wat/cases.toml
 
 demo: deps build
 	./$(BIN) demo

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -20,14 +23,17 @@ type CaseFile struct {
 
 // Case is one request and the decision it must get.
 type Case struct {
-	Name        string         `toml:"name"`
-	Tool        string         `toml:"tool"`
-	Session     string         `toml:"session"`
-	Phase       string         `toml:"phase"` // call (default) or result
-	Arguments   map[string]any `toml:"arguments"`
-	Result      map[string]any `toml:"result"`
+	Name      string         `toml:"name"`
+	Tool      string         `toml:"tool"`
+	Session   string         `toml:"session"`
+	Phase     string         `toml:"phase"` // call (default) or result
+	Arguments map[string]any `toml:"arguments"`
+	Result    map[string]any `toml:"result"`
+	// Want is allow, deny, approve, or abstain: no module decided (the
+	// config's default then applies, and is not what is tested).
 	Want        string         `toml:"want"`
 	Reason      string         `toml:"reason"`       // a substring of the combined reasons
+	WantResult  map[string]any `toml:"want_result"`  // the rewritten result, exactly (phase result)
 	ResultHas   []string       `toml:"result_has"`   // substrings the (rewritten) result must have
 	ResultLacks []string       `toml:"result_lacks"` // and must not have
 }
@@ -44,14 +50,14 @@ func LoadCases(file string) (*CaseFile, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	for _, k := range md.Undecoded() {
-		if len(k) >= 2 && k[0] == "case" && (k[1] == "result" || k[1] == "arguments") {
+		if len(k) >= 2 && k[0] == "case" && (k[1] == "result" || k[1] == "arguments" || k[1] == "want_result") {
 			continue // free-form JSON values
 		}
-		return nil, &ConfigError{File: file, Line: lineOf(data, k.String()), Key: k.String(), Msg: "unknown key in a case file"}
+		return nil, &ConfigError{File: file, Line: lineOf(data, k.String()), Key: k.String(), Msg: "unknown key in a case file (name, tool, session, phase, arguments, result, want, reason, want_result, result_has, result_lacks)"}
 	}
 	for i, c := range cf.Cases {
-		if c.Name == "" || c.Tool == "" || !oneOf(c.Want, Allow, Deny, Approve) {
-			return nil, fmt.Errorf("%s: case %d: name, tool and want (allow, deny or approve) are required", file, i+1)
+		if c.Name == "" || c.Tool == "" || !oneOf(c.Want, Allow, Deny, Approve, Abstain) {
+			return nil, fmt.Errorf("%s: case %d: name, tool and want (allow, deny, approve or abstain) are required", file, i+1)
 		}
 		if !oneOf(c.Phase, "", PhaseCall, PhaseResult) {
 			return nil, fmt.Errorf("%s: case %q: phase %q is not call or result", file, c.Name, c.Phase)
@@ -74,7 +80,10 @@ func (e *Engine) Run(ctx context.Context, c Case, category func(tool string) str
 	}
 	d := e.Decide(ctx, call)
 	var fails []string
-	if d.Decision != c.Want {
+	switch {
+	case c.Want == Abstain && !d.Default:
+		fails = append(fails, fmt.Sprintf("decision %s by %s, want abstain (no module deciding)", d.Decision, strings.Join(d.Modules, ", ")))
+	case c.Want != Abstain && d.Decision != c.Want:
 		fails = append(fails, fmt.Sprintf("decision %s, want %s", d.Decision, c.Want))
 	}
 	reasons := strings.Join(d.Reasons, "; ")
@@ -84,6 +93,15 @@ func (e *Engine) Run(ctx context.Context, c Case, category func(tool string) str
 	res := string(call.Result)
 	if d.Result != nil {
 		res = string(d.Result)
+	}
+	if c.WantResult != nil {
+		var got any
+		want, _ := json.Marshal(c.WantResult)
+		var w any
+		json.Unmarshal(want, &w)
+		if json.Unmarshal([]byte(res), &got) != nil || !reflect.DeepEqual(got, w) {
+			fails = append(fails, fmt.Sprintf("result %s, want %s", res, want))
+		}
 	}
 	for _, s := range c.ResultHas {
 		if !strings.Contains(res, s) {
@@ -96,4 +114,73 @@ func (e *Engine) Run(ctx context.Context, c Case, category func(tool string) str
 		}
 	}
 	return d, fails
+}
+
+// CaseResult is one case run.
+type CaseResult struct {
+	File     string
+	Case     Case
+	Decision Decision
+	Fails    []string
+}
+
+// CaseFiles expands paths: a file is itself, a directory gives its *.toml
+// files but the *.config.toml ones (the configs that case files name).
+func CaseFiles(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(p, "*.toml"))
+		sort.Strings(found)
+		for _, f := range found {
+			if !strings.HasSuffix(f, ".config.toml") {
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no case files in %s", strings.Join(paths, ", "))
+	}
+	return files, nil
+}
+
+// RunCaseFiles runs every case of files. engineFor gives the engine of a
+// config file ("" when the case file names none); it is asked once per
+// config, and its caller closes what it made. An error (a case file or a
+// config that does not load) stops the run.
+func RunCaseFiles(ctx context.Context, files []string, engineFor func(config string) (*Engine, error), category func(string) string) ([]CaseResult, error) {
+	engines := map[string]*Engine{}
+	var out []CaseResult
+	for _, f := range files {
+		cf, err := LoadCases(f)
+		if err != nil {
+			return out, err
+		}
+		cfg := ""
+		if cf.Config != "" {
+			cfg = filepath.Join(filepath.Dir(f), cf.Config)
+		}
+		e, ok := engines[cfg]
+		if !ok {
+			if e, err = engineFor(cfg); err != nil {
+				return out, fmt.Errorf("%s: %w", f, err)
+			}
+			if err := e.Wait(ctx); err != nil {
+				return out, fmt.Errorf("%s: %w", f, err)
+			}
+			engines[cfg] = e
+		}
+		for _, c := range cf.Cases {
+			d, fails := e.Run(ctx, c, category)
+			out = append(out, CaseResult{File: f, Case: c, Decision: d, Fails: fails})
+		}
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -110,6 +111,31 @@ func LoadConfig(file string, tools []string) (*Config, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	return ParseConfig(file, data, tools)
+}
+
+// SingleModule is a config that runs one module (a .wasm path) with
+// settings on every tool, in both phases, deny when it abstains: for
+// testing a module on its own.
+func SingleModule(wasm string, settings map[string]any, tools []string) (*Config, error) {
+	name := strings.TrimSuffix(filepath.Base(wasm), filepath.Ext(wasm))
+	if name == "" || strings.ContainsAny(name, ". \t\"") {
+		name = "module"
+	}
+	abs, err := filepath.Abs(wasm)
+	if err != nil {
+		return nil, err
+	}
+	c := struct {
+		Default string                  `toml:"default"`
+		Modules map[string]ModuleConfig `toml:"modules"`
+		Rules   []Rule                  `toml:"rules"`
+	}{Deny, map[string]ModuleConfig{name: {Source: abs, Settings: settings}},
+		[]Rule{{Tools: []string{"debugpy_*"}, Call: []string{name}, Result: []string{name}}}}
+	var b strings.Builder
+	if err := toml.NewEncoder(&b).Encode(c); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	return ParseConfig(abs+" (alone)", []byte(b.String()), tools)
 }
 
 // ParseConfig decodes data strictly: an unknown key, module or tool, a bad

@@ -49,8 +49,8 @@ type Engine struct {
 	cancel  context.CancelFunc // stops loading
 	closing atomic.Bool        // Close has begun: a load cut short by it is not a module's fault
 	loaded  chan struct{}      // closed when every module is loaded or failed
-	mu     sync.RWMutex       // held for reading by each decision, for writing by Close
-	closed bool
+	mu      sync.RWMutex       // held for reading by each decision, for writing by Close
+	closed  bool
 }
 
 type module struct {

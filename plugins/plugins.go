@@ -572,10 +572,11 @@ func (m *Module) call(ctx context.Context, inst *instance, fn api.Function, st *
 		case <-done:
 		case <-cctx.Done():
 			m.log.Error("a trusted module ran past its deadline and cannot be interrupted: the call is denied and the instance left to finish", "timeout", m.limits.Timeout)
+			p, log := m.pool, m.log
 			go func() {
 				<-done // a stall ends, and the slot comes back; an endless loop keeps it
-				m.log.Warn("the instance left running has finished; it is thrown away")
-				m.pool.discard(inst)
+				log.Warn("the instance left running has finished; it is thrown away")
+				p.discard(inst)
 			}()
 			return 0, fmt.Errorf("%w after %v (%v)", errAbandoned, m.limits.Timeout, cctx.Err())
 		}

@@ -159,3 +159,19 @@ func TestWaitForStopProgress(t *testing.T) {
 		t.Fatalf("want at least 2 progress notifications in 2.5 s, got %d of %d notes", n, len(h.notes))
 	}
 }
+
+// Every tool has an example, and each example decodes under its schema.
+func TestExamples(t *testing.T) {
+	for _, s := range Catalogue() {
+		if _, ok := examples[s.Tool.Name]; !ok {
+			t.Errorf("%s has no example", s.Tool.Name)
+		}
+	}
+	if len(examples) != len(Catalogue()) {
+		t.Errorf("%d examples for %d tools", len(examples), len(Catalogue()))
+	}
+	var a LaunchArgs
+	if err := decodeArgs("debugpy_launch", Example("debugpy_launch"), &a); err != nil || a.Program != "app.py" {
+		t.Errorf("launch example: %v", err)
+	}
+}

@@ -125,7 +125,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		malformed = false
 		d = g.policy.Decide(ctx, ec)
 	}
-	rec.Decision, rec.Reasons, rec.Modules = d.Decision, d.Reasons, d.Modules
+	rec.Decision, rec.Reasons, rec.Modules, rec.Monitor = d.Decision, d.Reasons, d.Modules, monitored(d)
 	g.log.Info("decision", "call", rec.Call, "tool", call.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
 
 	var stop *mcp.CallToolResult // the result when the call does not run
@@ -160,21 +160,34 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		return stop
 	}
 	res := run(ctx)
-	res, outcome := g.checkResult(ctx, ec, res)
-	g.outcome(rec, outcome, res, t0)
+	res, outcome, monitor := g.checkResult(ctx, ec, res)
+	g.outcome(rec, outcome, res, t0, monitor...)
 	return res
 }
 
-// outcome records what became of a call; its fsync may follow shortly.
-func (g *PolicyGate) outcome(dec audit.Entry, outcome string, res *mcp.CallToolResult, t0 time.Time) {
+// outcome records what became of a call (and what monitor-mode modules said
+// of its result); its fsync may follow shortly.
+func (g *PolicyGate) outcome(dec audit.Entry, outcome string, res *mcp.CallToolResult, t0 time.Time, monitor ...audit.Verdict) {
 	e := audit.Entry{Kind: "outcome", Call: dec.Call, Session: dec.Session, Tool: dec.Tool, Outcome: outcome,
-		DurationMS: float64(time.Since(t0).Microseconds()) / 1000}
+		Monitor: monitor, DurationMS: float64(time.Since(t0).Microseconds()) / 1000}
 	if res != nil && res.IsError && outcome != "not run" && outcome != "held for approval" {
 		e.Error = truncate(Text(res), 500)
 	}
 	if err := g.audit.Append(e, false); err != nil {
 		g.log.Error("audit log: outcome not recorded", "call", dec.Call, "err", err)
 	}
+}
+
+// monitored are the verdicts of the modules in monitor mode: they do not
+// count, and the audit log is where a team reads them.
+func monitored(d engine.Decision) []audit.Verdict {
+	var out []audit.Verdict
+	for _, st := range d.Trace {
+		if st.Mode == "monitor" {
+			out = append(out, audit.Verdict{Module: st.Module, Verdict: st.Verdict, Reason: st.Reason})
+		}
+	}
+	return out
 }
 
 func truncate(s string, n int) string {
@@ -383,8 +396,9 @@ func elicitationMessage(call Call, d engine.Decision) string {
 }
 
 // checkResult runs the result phase on the structured result (or, for an
-// error result, on its text) and says what became of it.
-func (g *PolicyGate) checkResult(ctx context.Context, ec engine.Call, res *mcp.CallToolResult) (*mcp.CallToolResult, string) {
+// error result, on its text) and says what became of it, and what the
+// modules in monitor mode said.
+func (g *PolicyGate) checkResult(ctx context.Context, ec engine.Call, res *mcp.CallToolResult) (*mcp.CallToolResult, string, []audit.Verdict) {
 	outcome := "ok"
 	if res.IsError {
 		outcome = "error"
@@ -395,22 +409,23 @@ func (g *PolicyGate) checkResult(ctx context.Context, ec engine.Call, res *mcp.C
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
-		return deniedResult(ec.Tool, "result withheld by policy", engine.Decision{Reasons: []string{"engine: cannot encode the result: " + err.Error()}}, ""), "withheld"
+		return deniedResult(ec.Tool, "result withheld by policy", engine.Decision{Reasons: []string{"engine: cannot encode the result: " + err.Error()}}, ""), "withheld", nil
 	}
 	ec.Phase, ec.Result = engine.PhaseResult, raw
 	d := g.policy.Decide(ctx, ec)
 	g.log.Info("decision", "phase", "result", "tool", ec.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
+	monitor := monitored(d)
 	if d.Decision != engine.Allow {
-		return deniedResult(ec.Tool, "result withheld by policy", d, "The call ran; its result is not shown. A user can change this in the policy config (--config)."), "withheld"
+		return deniedResult(ec.Tool, "result withheld by policy", d, "The call ran; its result is not shown. A user can change this in the policy config (--config)."), "withheld", monitor
 	}
 	if d.Result == nil {
-		return res, outcome
+		return res, outcome, monitor
 	}
 	// Rewritten (redacted): the text shows the rewritten result too, since
 	// the original text would repeat what was masked.
 	var rewritten any
 	if err := json.Unmarshal(d.Result, &rewritten); err != nil {
-		return deniedResult(ec.Tool, "result withheld by policy", engine.Decision{Reasons: []string{"a module rewrote the result into invalid JSON"}, Modules: d.Modules}, ""), "withheld"
+		return deniedResult(ec.Tool, "result withheld by policy", engine.Decision{Reasons: []string{"a module rewrote the result into invalid JSON"}, Modules: d.Modules}, ""), "withheld", monitor
 	}
 	out := &mcp.CallToolResult{IsError: res.IsError}
 	text := string(d.Result)
@@ -420,7 +435,7 @@ func (g *PolicyGate) checkResult(ctx context.Context, ec engine.Call, res *mcp.C
 		out.StructuredContent = rewritten
 	}
 	out.Content = []mcp.Content{mcp.NewTextContent("(rewritten by policy: " + strings.Join(d.Reasons, "; ") + ")\n" + text)}
-	return out, "rewritten"
+	return out, "rewritten", monitor
 }
 
 // deniedResult is the isError result of a call the policy stopped: what

@@ -204,3 +204,27 @@ func FuzzGate(f *testing.F) {
 		}
 	})
 }
+
+// A module in monitor mode does not count, and its verdict is in the audit
+// log: that is how a team watches a new policy before enforcing it.
+func TestGateRecordsMonitorVerdicts(t *testing.T) {
+	h, alog := policyHarness(t, `
+default = "allow"
+[modules.watch]
+source = "builtin:expressions"
+mode = "monitor"
+[[rules]]
+tools = ["debugpy_*"]
+call = ["watch"]
+`)
+	msg := h.fail("debugpy_evaluate", map[string]any{"expression": "__import__('os')"})
+	if strings.Contains(msg, "denied") {
+		t.Fatalf("a monitor-mode module decided: %s", msg)
+	}
+	alog.Close()
+	recs := records(t, alog.Path())
+	if len(recs) < 1 || recs[0].Decision != "allow" || len(recs[0].Monitor) != 1 ||
+		recs[0].Monitor[0].Module != "watch" || recs[0].Monitor[0].Verdict != "deny" || !strings.Contains(recs[0].Monitor[0].Reason, "__import__") {
+		t.Fatalf("records: %+v", recs)
+	}
+}

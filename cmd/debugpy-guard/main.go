@@ -22,10 +22,11 @@ usage:
   debugpy-guard approve ID              let a waiting call run once (the agent retries it)
   debugpy-guard deny ID                 refuse a waiting call
   debugpy-guard audit verify FILE...    check an audit log's hash chain; non-zero on any edit, gap or reordering
+  debugpy-guard policy new|build|test|eval|bench ...
+                                        the policy author's kit (debugpy-guard policy help)
   debugpy-guard tools                   list the tool catalogue (name, category, description)
   debugpy-guard version
 
-Not built yet: the policy author's commands (policy new, build, test, eval, bench).
 See README.md.
 `
 
@@ -64,6 +65,8 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		return approvals(stdout, stderr)
 	case "approve", "deny":
 		return answer(args[1:], args[0] == "approve", stdout, stderr)
+	case "policy":
+		return policyCmd(args[1:], stdout, stderr, log)
 	case "tools":
 		listTools(stdout)
 		return 0

@@ -49,10 +49,18 @@ type Entry struct {
 	Decision        string          `json:"decision,omitempty"`
 	Reasons         []string        `json:"reasons,omitempty"`
 	Modules         []string        `json:"modules,omitempty"`
+	Monitor         []Verdict       `json:"monitor,omitempty"` // what the modules in monitor mode said
 	Approval        *Approval       `json:"approval,omitempty"`
 	Outcome         string          `json:"outcome,omitempty"`
 	Error           string          `json:"error,omitempty"`
 	DurationMS      float64         `json:"duration_ms,omitempty"`
+}
+
+// Verdict is one module's answer.
+type Verdict struct {
+	Module  string `json:"module"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Approval is how a call that needed a person went.

@@ -1,5 +1,6 @@
 // Package benchstat reports latency percentiles from inside a Go benchmark,
-// for the figures of docs/PERFORMANCE.md (go test -bench gives only means).
+// for the figures of docs/PERFORMANCE.md (go test -bench gives only means),
+// and for `debugpy-guard policy bench`.
 package benchstat
 
 import (
@@ -27,8 +28,17 @@ func Report(b *testing.B, lat []time.Duration) {
 	if len(lat) == 0 {
 		return
 	}
+	p50, p99 := Percentiles(lat)
+	b.ReportMetric(float64(p50.Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(p99.Nanoseconds())/1e3, "p99-µs")
+}
+
+// Percentiles sorts lat and returns its p50 and p99.
+func Percentiles(lat []time.Duration) (p50, p99 time.Duration) {
+	if len(lat) == 0 {
+		return 0, 0
+	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	at := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Nanoseconds()) / 1e3 }
-	b.ReportMetric(at(0.50), "p50-µs")
-	b.ReportMetric(at(0.99), "p99-µs")
+	at := func(q float64) time.Duration { return lat[int(q*float64(len(lat)-1))] }
+	return at(0.50), at(0.99)
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// run runs the binary in dir with env added, and returns its output and
+// exit code.
+func runIn(t *testing.T, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return string(out), code
+}
+
+func edit(t *testing.T, file, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s lacks %q", file, old)
+	}
+	os.WriteFile(file, []byte(strings.Replace(string(b), old, new, 1)), 0o644)
+}
+
+var sha = regexp.MustCompile(`sha256 ([0-9a-f]{64})`)
+
+// A team that has never seen the project: a new policy, a changed rule,
+// built and pinned, tested, then served, with no network (GOPROXY=off and
+// an empty module cache: nothing can be downloaded).
+func TestPolicyKitAsANewTeam(t *testing.T) {
+	dir := t.TempDir()
+	offline := []string{"GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local", "GOMODCACHE=" + filepath.Join(dir, "empty-modcache")}
+	if out, code := runIn(t, dir, offline, "policy", "new", "team"); code != 0 || !strings.Contains(out, "policy build") {
+		t.Fatalf("policy new: %d\n%s", code, out)
+	}
+	team := filepath.Join(dir, "team")
+	// The team's rule: never change a running program.
+	edit(t, filepath.Join(team, "policy.go"), `return sdk.Approve("changing a variable of the running program needs a person")`,
+		`return sdk.Deny("this team never changes a running program")`)
+	edit(t, filepath.Join(team, "policy_test.go"), `"settings":{}}`+"`"+`, "approve"}`, `"settings":{}}`+"`"+`, "deny"}`)
+	edit(t, filepath.Join(team, "cases", "team.toml"), `want = "approve"`, "want = \"deny\"\nreason = \"never changes a running program\"")
+
+	gotest := exec.Command("go", "test", "./...")
+	gotest.Dir, gotest.Env = team, append(os.Environ(), offline...)
+	if out, err := gotest.CombinedOutput(); err != nil {
+		t.Fatalf("go test in the new project: %v\n%s", err, out)
+	}
+	out, code := runIn(t, dir, offline, "policy", "build", "team")
+	if code != 0 || !strings.Contains(out, "loads under ABI v1") || !strings.Contains(out, "[modules.team]") {
+		t.Fatalf("policy build: %d\n%s", code, out)
+	}
+	sum := sha.FindStringSubmatch(out)[1]
+	again, _ := runIn(t, dir, offline, "policy", "build", "team")
+	if sha.FindStringSubmatch(again)[1] != sum {
+		t.Fatalf("the build is not reproducible: %s then %s", sum, sha.FindStringSubmatch(again)[1])
+	}
+	if out, code := runIn(t, team, nil, "policy", "test", "-v", "cases"); code != 0 || !strings.Contains(out, "ok: 3 cases passed") {
+		t.Fatalf("policy test: %d\n%s", code, out)
+	}
+
+	// Deployed: pinned and enforced, beside the built-in redactor.
+	cfg := `default = "allow"
+[modules.team]
+source = "team/team.wasm"
+sha256 = "` + sum + `"
+[modules.redact]
+source = "builtin:redact"
+[[rules]]
+tools = ["debugpy_*"]
+call = ["team"]
+result = ["redact"]
+`
+	os.WriteFile(filepath.Join(dir, "guard.toml"), []byte(cfg), 0o600)
+	if out, code := runIn(t, dir, nil, "check", "--config", "guard.toml"); code != 0 || !strings.Contains(out, "team") {
+		t.Fatalf("check: %d\n%s", code, out)
+	}
+	bad := filepath.Join(dir, "badpin.toml")
+	os.WriteFile(bad, []byte(strings.Replace(cfg, sum, strings.Repeat("0", 64), 1)), 0o600)
+	if out, code := runIn(t, dir, nil, "check", "--config", bad); code == 0 || !strings.Contains(out, "the config pins 0000") {
+		t.Fatalf("a wrong pin: %d\n%s", code, out)
+	}
+	p := &proc{t: t, dir: dir, stderr: &lockedBuffer{}}
+	os.Mkdir(filepath.Join(dir, "run"), 0o700)
+	p.env = testEnv(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: p.env, Stderr: p.stderr, Args: []string{"--config", filepath.Join(dir, "guard.toml")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p.c = c
+	p.denied("debugpy_set_variable", map[string]any{"name": "qty", "value": "4"}, "denied by policy (module team)", "never changes a running program")
+	p.denied("debugpy_evaluate", map[string]any{"expression": "db.password"}, "module team", "mentions password")
+	p.denied("debugpy_stack_trace", nil, "call debugpy_session_start or debugpy_launch") // allowed: reaches the handler
+}
+
+func TestPolicyTestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.toml")
+	os.WriteFile(good, []byte(`[[case]]
+name = "hostile expression"
+tool = "debugpy_evaluate"
+arguments = { expression = "__import__('os')" }
+want = "deny"
+`), 0o600)
+	if out, code := runIn(t, dir, nil, "policy", "test", good); code != 0 {
+		t.Fatalf("a passing case: %d\n%s", code, out)
+	}
+	wrong := filepath.Join(dir, "wrong.toml")
+	os.WriteFile(wrong, []byte(strings.Replace(mustRead(t, good), `want = "deny"`, `want = "allow"`, 1)), 0o600)
+	out, code := runIn(t, dir, nil, "policy", "test", wrong)
+	if code != 2 || !strings.Contains(out, "FAIL") || !strings.Contains(out, "decision deny, want allow") || !strings.Contains(out, "expressions  enforce  deny") {
+		t.Fatalf("a failing case: want exit 2 with the trace, got %d\n%s", code, out)
+	}
+	broken := filepath.Join(dir, "broken.toml")
+	os.WriteFile(broken, []byte("[[case]]\nname = \"x\"\ntool = \"debugpy_evaluate\"\nwnat = \"deny\"\n"), 0o600)
+	if out, code := runIn(t, dir, nil, "policy", "test", broken); code != 1 || !strings.Contains(out, "wnat") {
+		t.Fatalf("a broken case file: want exit 1 naming the key, got %d\n%s", code, out)
+	}
+}
+
+func mustRead(t *testing.T, f string) string {
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestPolicyEvalAndBench(t *testing.T) {
+	out, code := runIn(t, ".", nil, "policy", "eval", "--tool", "debugpy_evaluate", "--args", `{"expression":"user.name"}`)
+	if code != 0 || !strings.HasPrefix(out, "allow debugpy_evaluate") || !strings.Contains(out, "expressions  enforce  allow") {
+		t.Fatalf("eval: %d\n%s", code, out)
+	}
+	out, code = runIn(t, ".", nil, "policy", "eval", "--tool", "debugpy_variables", "--phase", "result")
+	if code != 0 || !strings.Contains(out, "rewritten result") || strings.Contains(out, "hunter2") {
+		t.Fatalf("eval of a result: %d\n%s", code, out)
+	}
+	if out, code := runIn(t, ".", nil, "policy", "eval", "--tool", "gdb_run"); code != 1 || !strings.Contains(out, "not a tool") {
+		t.Fatalf("eval of an unknown tool: %d\n%s", code, out)
+	}
+	out, code = runIn(t, ".", nil, "policy", "bench", "--n", "20")
+	if code != 0 || !strings.Contains(out, "module expressions") || !strings.Contains(out, "chain call: ratelimit, category, targets, expressions") {
+		t.Fatalf("bench: %d\n%s", code, out)
+	}
+}
+
+// The second language: a policy written in WAT against plugins/ABI.md
+// alone, assembled with wabt, tested with its case files, then served.
+func TestWATPolicy(t *testing.T) {
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "policy.wasm")
+	if out, err := exec.Command("wat2wasm", "../../plugins/examples/wat/policy.wat", "-o", wasm).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm (make deps installs wabt): %v\n%s", err, out)
+	}
+	if out, code := runIn(t, ".", nil, "policy", "test", "--module", wasm, "../../plugins/examples/wat/cases.toml"); code != 0 {
+		t.Fatalf("policy test: %d\n%s", code, out)
+	}
+	p := startServe(t, serveOpts{config: `default = "allow"
+[modules.wat]
+source = "` + wasm + `"
+[[rules]]
+tools = ["debugpy_*"]
+call = ["wat"]
+`})
+	p.denied("debugpy_attach_pid", map[string]any{"pid": os.Getpid()}, "denied by policy (module wat)", "attach by PID is off")
+	p.denied("debugpy_launch", map[string]any{"program": "x.py"}, "needs a person's approval (module wat)")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if l, err := p.c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil || len(l.Tools) != 24 {
+		t.Fatalf("tools/list: %v", err)
+	}
+}

@@ -1,0 +1,152 @@
+// Package kit is the policy author's kit: New writes a policy project in Go
+// on the guest SDK, which builds with no network; Build compiles a project
+// to a wasip1 module, reproducibly, and proves it loads under ABI v1.
+package kit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins"
+)
+
+var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+
+// sdkModule is where the project finds the SDK: a copy of its sources, with
+// a go.mod of its own, that go.mod's replace points at.
+const sdkModule = "third_party/debugpy-guard"
+
+// New writes a policy project named after dir's last element: a sample
+// rule, its Go test, case files, a config to test it with, and a README.
+// dir must not exist yet.
+func New(dir string) error {
+	name := filepath.Base(filepath.Clean(dir))
+	if !validName.MatchString(name) {
+		return fmt.Errorf("policy name %q: use lower-case letters, digits, - and _, starting with a letter (it names the module in configs)", name)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return fmt.Errorf("%s exists: pick a new directory", dir)
+	}
+	files := map[string]string{
+		"go.mod":                 goMod,
+		"policy.go":              policyGo,
+		"policy_test.go":         policyTestGo,
+		"guard.toml":             guardToml,
+		"cases/NAME.toml":        casesToml,
+		"README.md":              readme,
+		".gitignore":             "*.wasm\n",
+		sdkModule + "/go.mod":    "module github.com/debugpy-guard/debugpy-guard\n\ngo 1.24\n",
+		sdkModule + "/README.md": sdkReadme,
+	}
+	for path, text := range files {
+		path = strings.ReplaceAll(path, "NAME", name)
+		if err := write(filepath.Join(dir, path), strings.ReplaceAll(text, "NAME", name)); err != nil {
+			os.RemoveAll(dir)
+			return err
+		}
+	}
+	err := fs.WalkDir(plugins.SDKSource(), "sdk", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(plugins.SDKSource(), path)
+		if err != nil {
+			return err
+		}
+		return write(filepath.Join(dir, sdkModule, "plugins", path), string(b))
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("write the SDK: %w", err)
+	}
+	return nil
+}
+
+func write(path, text string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// Built is a module Build made.
+type Built struct {
+	Name   string
+	Path   string // DIR/NAME.wasm
+	SHA256 string
+	Size   int
+	// Note says what loading it under ABI v1 found beyond the ABI itself,
+	// such as settings it rejects when given none.
+	Note string
+}
+
+// Build compiles the project in dir for wasip1 with the go command on PATH
+// (-buildmode=c-shared -trimpath -buildvcs=false: the same source and
+// toolchain give the same bytes), writes DIR/NAME.wasm, and loads it under
+// ABI v1 to prove it: exports, imports, instantiation, _initialize.
+func Build(ctx context.Context, dir string) (Built, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return Built{}, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		return Built{}, fmt.Errorf("%s has no go.mod: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return Built{}, errors.New("no go command on PATH: policy build needs a Go toolchain (1.24 or later)")
+	}
+	b := Built{Name: filepath.Base(dir), Path: filepath.Join(dir, filepath.Base(dir)+".wasm")}
+	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", b.Path, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return Built{}, fmt.Errorf("go build: %v\n%s", err, strings.TrimSpace(out.String()))
+	}
+	wasm, err := os.ReadFile(b.Path)
+	if err != nil {
+		return Built{}, err
+	}
+	sum := sha256.Sum256(wasm)
+	b.SHA256, b.Size = hex.EncodeToString(sum[:]), len(wasm)
+	rt := plugins.NewRuntime(plugins.Options{})
+	defer rt.Close(ctx)
+	m, err := rt.Load(ctx, plugins.Spec{Name: b.Name, Wasm: wasm, Limits: plugins.Limits{Timeout: 10 * time.Second}})
+	switch {
+	case err == nil:
+		m.Close(ctx)
+	case strings.Contains(err.Error(), "settings rejected"):
+		b.Note = "with no settings, " + err.Error() + " (give it settings in the config)"
+	default:
+		return Built{}, fmt.Errorf("built %s, but it does not load under ABI v1: %w", b.Path, err)
+	}
+	return b, nil
+}
+
+// Stanza is the config table that names b, pinned, in monitor mode.
+func (b Built) Stanza() string {
+	return fmt.Sprintf(`[modules.%s]
+source = %q
+sha256 = "%s"
+mode = "monitor"   # audited but not enforced; remove this line to enforce
+# settings = { ... }
+
+# and add it to a rule, e.g.
+# [[rules]]
+# tools = ["debugpy_*"]
+# call = ["%s"]
+`, b.Name, b.Path, b.SHA256, b.Name)
+}
