@@ -8,11 +8,11 @@ import (
 
 // stoppedAtAfter launches prog.py and stops it at the "after" marker, where
 // main's locals (user, items, counter, mode) are in scope.
-func stoppedAtAfter(b *testing.B) (*Session, *Stop) {
+func stoppedAtAfter(b *testing.B, noDelay bool) (*Session, *Stop) {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	s, err := Launch(ctx, "bench", LaunchConfig{Program: absTestdata(b, "prog.py"), Args: []string{"basic"}, StopOnEntry: true, JustMyCode: true}, nil)
+	s, err := Launch(ctx, "bench", LaunchConfig{Program: absTestdata(b, "prog.py"), Args: []string{"basic"}, StopOnEntry: true, JustMyCode: true, NoDelay: noDelay}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,15 +32,28 @@ func stoppedAtAfter(b *testing.B) (*Session, *Stop) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if want := map[bool]string{true: NoDelayOn, false: NoDelayDisabled}[noDelay]; s.Info().NoDelay != want {
+		b.Fatalf("nodelay %q, want %q", s.Info().NoDelay, want)
+	}
 	return s, st
 }
 
-// BenchmarkStackTrace is one stackTrace round trip to a real debugpy.
-func BenchmarkStackTrace(b *testing.B) {
-	s, st := stoppedAtAfter(b)
+// fixes runs a benchmark with the one-write fix on and off.
+func fixes(b *testing.B, fn func(b *testing.B, noDelay bool)) {
+	b.Run("fix=on", func(b *testing.B) { fn(b, true) })
+	b.Run("fix=off", func(b *testing.B) { fn(b, false) })
+}
+
+// BenchmarkStackTrace is one stackTrace round trip to a real debugpy (the
+// snapshot emptied before each).
+func BenchmarkStackTrace(b *testing.B) { fixes(b, benchStackTrace) }
+
+func benchStackTrace(b *testing.B, noDelay bool) {
+	s, st := stoppedAtAfter(b, noDelay)
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		s.snap.invalidate() // a round trip each time, not the snapshot
 		if _, _, err := s.StackTrace(ctx, st.ThreadID, 0, 20); err != nil {
 			b.Fatal(err)
 		}
@@ -48,8 +61,10 @@ func BenchmarkStackTrace(b *testing.B) {
 }
 
 // BenchmarkVariables is one variables round trip (main's locals).
-func BenchmarkVariables(b *testing.B) {
-	s, st := stoppedAtAfter(b)
+func BenchmarkVariables(b *testing.B) { fixes(b, benchVariables) }
+
+func benchVariables(b *testing.B, noDelay bool) {
+	s, st := stoppedAtAfter(b, noDelay)
 	ctx := context.Background()
 	scopes, err := s.Scopes(ctx, st.FrameID)
 	if err != nil {
@@ -58,6 +73,7 @@ func BenchmarkVariables(b *testing.B) {
 	ref := scopes[0].VariablesReference
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		s.snap.invalidate()
 		if _, err := s.Variables(ctx, ref, 0, 0); err != nil {
 			b.Fatal(err)
 		}

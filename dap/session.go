@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -72,6 +73,9 @@ type Info struct {
 	ExitCode     *int          `json:"exit_code,omitempty"`
 	Error        string        `json:"error,omitempty"`
 	PathMappings []PathMapping `json:"path_mappings"`
+	// NoDelay says whether the debuggee runs the one-write fix: on, off with
+	// why, or n/a for a debugpy started elsewhere (nodelay.go).
+	NoDelay string `json:"nodelay"`
 }
 
 // Session is one debugpy debug session: its connection, the state kept from
@@ -81,6 +85,11 @@ type Session struct {
 	log  *slog.Logger
 	c    *Client
 	proc *exec.Cmd // the adapter process we started, if any
+
+	nodelay     string // the fix's state when fixed, else "" and:
+	nodelayFile string // where the debuggee reports it
+
+	snap snapshot // answers about the stopped program (cache.go)
 
 	initialized chan struct{}
 	initOnce    sync.Once
@@ -122,9 +131,14 @@ func (s *Session) Output() *Output { return s.out }
 // Info is a snapshot of the session.
 func (s *Session) Info() Info {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	in := s.info
 	in.PathMappings = append([]PathMapping{}, s.info.PathMappings...)
+	in.NoDelay = s.nodelay
+	file := s.nodelayFile
+	s.mu.Unlock()
+	if in.NoDelay == "" {
+		in.NoDelay = readNoDelay(file)
+	}
 	return in
 }
 
@@ -187,6 +201,11 @@ func (s *Session) broadcastLocked() {
 
 // onEvent runs on the client's reader goroutine.
 func (s *Session) onEvent(m godap.Message) {
+	switch m.(type) {
+	case *godap.OutputEvent, *godap.BreakpointEvent, *godap.InitializedEvent, *DebugpyEvent:
+	default:
+		s.snap.invalidate() // the program may have changed: forget what it looked like
+	}
 	switch e := m.(type) {
 	case *godap.InitializedEvent:
 		s.initOnce.Do(func() { close(s.initialized) })
@@ -264,17 +283,21 @@ func (s *Session) onEvent(m godap.Message) {
 	}
 }
 
+// PrefetchFrames is how many frames of a stopped thread the session asks
+// for when the stop arrives.
+const PrefetchFrames = 20
+
 // completeStop fills in the top frame of a stop (and the exception text), then
 // publishes it to waiters.
 func (s *Session) completeStop(st *Stop) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var resp godap.StackTraceResponse
-	err := s.c.Do(ctx, &godap.StackTraceRequest{Request: req("stackTrace"),
-		Arguments: godap.StackTraceArguments{ThreadId: st.ThreadID, Levels: 1}}, &resp)
+	// The frames an agent asks for first (debugpy_stack_trace's default of
+	// 20), not just the top one: the snapshot keeps them for that call.
+	frames, _, err := s.StackTrace(ctx, st.ThreadID, 0, PrefetchFrames)
 	var top Stop
-	if err == nil && len(resp.Body.StackFrames) > 0 {
-		f := resp.Body.StackFrames[0]
+	if err == nil && len(frames) > 0 {
+		f := frames[0]
 		top.FrameID, top.Function, top.Line = f.Id, f.Name, f.Line
 		if f.Source != nil {
 			top.File = f.Source.Path
@@ -377,7 +400,7 @@ func (s *Session) do(ctx context.Context, r godap.RequestMessage, resp any) erro
 // Threads lists the debuggee's threads.
 func (s *Session) Threads(ctx context.Context) ([]godap.Thread, error) {
 	var resp godap.ThreadsResponse
-	if err := s.do(ctx, &godap.ThreadsRequest{Request: req("threads")}, &resp); err != nil {
+	if err := s.read(ctx, &godap.ThreadsRequest{Request: req("threads")}, &resp); err != nil {
 		return nil, err
 	}
 	return resp.Body.Threads, nil
@@ -387,7 +410,7 @@ func (s *Session) Threads(ctx context.Context) ([]godap.Thread, error) {
 // total number of frames.
 func (s *Session) StackTrace(ctx context.Context, threadID, start, levels int) ([]godap.StackFrame, int, error) {
 	var resp godap.StackTraceResponse
-	err := s.do(ctx, &godap.StackTraceRequest{Request: req("stackTrace"),
+	err := s.read(ctx, &godap.StackTraceRequest{Request: req("stackTrace"),
 		Arguments: godap.StackTraceArguments{ThreadId: threadID, StartFrame: start, Levels: levels}}, &resp)
 	if err != nil {
 		return nil, 0, err
@@ -398,7 +421,7 @@ func (s *Session) StackTrace(ctx context.Context, threadID, start, levels int) (
 // Scopes lists the scopes of a frame.
 func (s *Session) Scopes(ctx context.Context, frameID int) ([]godap.Scope, error) {
 	var resp godap.ScopesResponse
-	if err := s.do(ctx, &godap.ScopesRequest{Request: req("scopes"),
+	if err := s.read(ctx, &godap.ScopesRequest{Request: req("scopes"),
 		Arguments: godap.ScopesArguments{FrameId: frameID}}, &resp); err != nil {
 		return nil, err
 	}
@@ -409,7 +432,7 @@ func (s *Session) Scopes(ctx context.Context, frameID int) ([]godap.Scope, error
 // start (count 0 = all).
 func (s *Session) Variables(ctx context.Context, ref, start, count int) ([]godap.Variable, error) {
 	var resp godap.VariablesResponse
-	if err := s.do(ctx, &godap.VariablesRequest{Request: req("variables"),
+	if err := s.read(ctx, &godap.VariablesRequest{Request: req("variables"),
 		Arguments: godap.VariablesArguments{VariablesReference: ref, Start: start, Count: count}}, &resp); err != nil {
 		return nil, err
 	}
@@ -419,7 +442,7 @@ func (s *Session) Variables(ctx context.Context, ref, start, count int) ([]godap
 // Evaluate evaluates expression in a frame.
 func (s *Session) Evaluate(ctx context.Context, expression string, frameID int, evalContext string) (godap.EvaluateResponseBody, error) {
 	var resp godap.EvaluateResponse
-	err := s.do(ctx, &godap.EvaluateRequest{Request: req("evaluate"),
+	err := s.change(ctx, &godap.EvaluateRequest{Request: req("evaluate"),
 		Arguments: godap.EvaluateArguments{Expression: expression, FrameId: frameID, Context: evalContext}}, &resp)
 	return resp.Body, err
 }
@@ -427,7 +450,7 @@ func (s *Session) Evaluate(ctx context.Context, expression string, frameID int, 
 // SetVariable assigns value (a Python expression) to name in a container.
 func (s *Session) SetVariable(ctx context.Context, ref int, name, value string) (godap.SetVariableResponseBody, error) {
 	var resp godap.SetVariableResponse
-	err := s.do(ctx, &godap.SetVariableRequest{Request: req("setVariable"),
+	err := s.change(ctx, &godap.SetVariableRequest{Request: req("setVariable"),
 		Arguments: godap.SetVariableArguments{VariablesReference: ref, Name: name, Value: value}}, &resp)
 	return resp.Body, err
 }
@@ -443,7 +466,7 @@ func (s *Session) ExceptionInfo(ctx context.Context, threadID int) (godap.Except
 // Continue resumes a thread (debugpy resumes all of them).
 func (s *Session) Continue(ctx context.Context, threadID int) error {
 	before := s.Gen()
-	err := s.do(ctx, &godap.ContinueRequest{Request: req("continue"),
+	err := s.change(ctx, &godap.ContinueRequest{Request: req("continue"),
 		Arguments: godap.ContinueArguments{ThreadId: threadID}}, nil)
 	if err == nil {
 		s.resumed(threadID, true, before)
@@ -453,7 +476,7 @@ func (s *Session) Continue(ctx context.Context, threadID int) error {
 
 // Pause asks a thread to stop; the stop arrives later as an event.
 func (s *Session) Pause(ctx context.Context, threadID int) error {
-	return s.do(ctx, &godap.PauseRequest{Request: req("pause"),
+	return s.change(ctx, &godap.PauseRequest{Request: req("pause"),
 		Arguments: godap.PauseArguments{ThreadId: threadID}}, nil)
 }
 
@@ -471,7 +494,7 @@ func (s *Session) Step(ctx context.Context, kind string, threadID int) error {
 		return fmt.Errorf("unknown step %q", kind)
 	}
 	before := s.Gen()
-	err := s.do(ctx, r, nil)
+	err := s.change(ctx, r, nil)
 	if err == nil {
 		s.resumed(threadID, false, before)
 	}
@@ -638,7 +661,14 @@ func (s *Session) Close(ctx context.Context, terminate bool) error {
 		s.info.State = StateDisconnected
 		s.info.Error = "closed by debugpy_session_stop"
 	}
+	if s.nodelay == "" {
+		s.nodelay = readNoDelay(s.nodelayFile) // kept: the file goes
+	}
+	file := s.nodelayFile
 	s.mu.Unlock()
+	if file != "" {
+		os.Remove(file)
+	}
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,6 +65,9 @@ type LaunchConfig struct {
 	Python      string            // interpreter; found with FindPython when empty
 	StopOnEntry bool
 	JustMyCode  bool
+	// NoDelay loads the one-write fix into the debuggee (nodelay.go); off,
+	// the session is as debugpy makes it, ~40 ms a reply.
+	NoDelay bool
 }
 
 // AttachConfig says where debugpy_session_start connects.
@@ -98,32 +102,80 @@ func Launch(ctx context.Context, name string, cfg LaunchConfig, log *slog.Logger
 	if cfg.Cwd != "" {
 		args["cwd"] = cfg.Cwd
 	}
-	if len(cfg.Env) > 0 {
-		args["env"] = cfg.Env
+	env := map[string]string{}
+	for k, v := range cfg.Env {
+		env[k] = v
 	}
 	s := newSession(name, log)
+	s.nodelay = NoDelayDisabled
+	if cfg.NoDelay {
+		if err := s.withNoDelay(env); err != nil {
+			s.log.Warn("the one-write fix is off", "err", err)
+			s.nodelay = "off: " + err.Error()
+		}
+	}
+	if len(env) > 0 {
+		args["env"] = env
+	}
 	s.info.Kind, s.info.Python = "launch", py
 	s.info.Program = cfg.Program
 	if cfg.Module != "" {
 		s.info.Program = "-m " + cfg.Module
 	}
 	if err := s.startAdapter(py); err != nil {
+		s.dropNoDelay()
 		return nil, err
 	}
-	if err := s.handshake(ctx, "launch", args); err != nil {
+	if _, err := s.handshake(ctx, "launch", args); err != nil {
 		s.c.Close()
+		s.dropNoDelay()
 		return nil, err
 	}
 	return s, nil
 }
 
+// dropNoDelay removes the status file of a session that did not start.
+func (s *Session) dropNoDelay() {
+	if s.nodelayFile != "" {
+		os.Remove(s.nodelayFile)
+	}
+}
+
+// withNoDelay adds to the debuggee's env what loads the one-write fix: the
+// shim directory first on PYTHONPATH (its sitecustomize gives the program
+// its own PYTHONPATH back) and the status file.
+func (s *Session) withNoDelay(env map[string]string) error {
+	dir, err := shimDir()
+	if err != nil {
+		return fmt.Errorf("write the fix's files: %w", err)
+	}
+	status, err := nodelayStatus()
+	if err != nil {
+		return fmt.Errorf("status file: %w", err)
+	}
+	orig, ok := env["PYTHONPATH"]
+	if !ok {
+		orig = os.Getenv("PYTHONPATH")
+	}
+	env["DEBUGPY_GUARD_PYTHONPATH"] = orig
+	env["DEBUGPY_GUARD_NODELAY_STATUS"] = status
+	env["PYTHONPATH"] = dir
+	if orig != "" {
+		env["PYTHONPATH"] = dir + string(os.PathListSeparator) + orig
+	}
+	s.nodelay, s.nodelayFile = "", status
+	return nil
+}
+
 // AttachPID injects debugpy into a running Python process and attaches.
 //
-// It runs `python -m debugpy --listen 127.0.0.1:PORT --pid PID`, which uses gdb
-// to start debugpy's server inside the process, then attaches to PORT as
-// debugpy_session_start does. (The adapter's own "processId" attach hung on
-// Debian's debugpy 1.6.6; this path is the one debugpy documents for the CLI.)
-func AttachPID(ctx context.Context, name string, pid int, python string, log *slog.Logger) (*Session, error) {
+// It runs `python -m debugpy --listen 127.0.0.1:PORT --pid PID` (through
+// pyshim/debugpy_guard_attach_pid.py with noDelay, which adds the speed fix
+// to the code debugpy injects), which uses gdb to start debugpy's server
+// inside the process, then attaches to PORT as debugpy_session_start does.
+// (The adapter's own "processId" attach hung on Debian's debugpy 1.6.6; this
+// path is the one debugpy documents for the CLI.)
+func AttachPID(ctx context.Context, name string, pid int, python string, noDelay bool, log *slog.Logger) (s *Session, err error) {
 	if pid <= 0 {
 		return nil, fmt.Errorf("pid %d: give the process id of a running Python program", pid)
 	}
@@ -141,11 +193,31 @@ func AttachPID(ctx context.Context, name string, pid int, python string, log *sl
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.CommandContext(ctx, py, "-m", "debugpy", "--listen", "127.0.0.1:"+strconv.Itoa(port), "--pid", strconv.Itoa(pid)).CombinedOutput()
+	cli := []string{"-m", "debugpy"}
+	nodelay, nodelayFile := NoDelayDisabled, ""
+	if noDelay {
+		// debugpy's CLI, through a wrapper that adds the fix to the code it
+		// injects (pyshim/debugpy_guard_attach_pid.py).
+		dir, err := shimDir()
+		if err == nil {
+			nodelayFile, err = nodelayStatus()
+		}
+		if err != nil {
+			nodelay = "off: " + err.Error()
+		} else {
+			cli, nodelay = []string{filepath.Join(dir, "debugpy_guard_attach_pid.py"), nodelayFile}, ""
+		}
+	}
+	cli = append(cli, "--listen", "127.0.0.1:"+strconv.Itoa(port), "--pid", strconv.Itoa(pid))
+	defer func() {
+		if s == nil && nodelayFile != "" {
+			os.Remove(nodelayFile) // not started: nobody reads it
+		}
+	}()
+	out, err := exec.CommandContext(ctx, py, cli...).CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("inject debugpy into pid %d (needs ptrace permission: same user, or root, and kernel.yama.ptrace_scope 0): %v: %s", pid, err, lastLines(out, 3))
 	}
-	var s *Session
 	for {
 		s, err = Attach(ctx, name, AttachConfig{Host: "127.0.0.1", Port: port, JustMyCode: true}, log)
 		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil {
@@ -158,6 +230,7 @@ func AttachPID(ctx context.Context, name string, pid int, python string, log *sl
 	}
 	s.mu.Lock()
 	s.info.Kind, s.info.PID, s.info.Python = "pid", pid, py
+	s.nodelay, s.nodelayFile = nodelay, nodelayFile
 	s.mu.Unlock()
 	return s, nil
 }
@@ -196,10 +269,14 @@ func Attach(ctx context.Context, name string, cfg AttachConfig, log *slog.Logger
 	if len(cfg.PathMappings) > 0 {
 		args["pathMappings"] = cfg.PathMappings
 	}
-	if err := s.handshake(ctx, "attach", args); err != nil {
+	reply, err := s.handshake(ctx, "attach", args)
+	if err != nil {
 		s.c.Close()
 		return nil, fmt.Errorf("attach to %s: %w", addr, err)
 	}
+	s.mu.Lock()
+	s.nodelay = attachNoDelay(reply)
+	s.mu.Unlock()
 	return s, nil
 }
 
@@ -244,20 +321,21 @@ func logLines(log *slog.Logger, src string, r io.Reader) {
 
 // handshake runs debugpy's start order: initialize, then launch or attach
 // without waiting for its answer, then configuration once "initialized"
-// arrives, and only then the launch or attach response.
-func (s *Session) handshake(ctx context.Context, command string, args map[string]any) error {
+// arrives, and only then the launch or attach response. reply is how long
+// the first request pydevd answers (setExceptionBreakpoints) took.
+func (s *Session) handshake(ctx context.Context, command string, args map[string]any) (reply time.Duration, err error) {
 	var init godap.InitializeResponse
-	err := s.c.Do(ctx, &godap.InitializeRequest{Request: req("initialize"), Arguments: godap.InitializeRequestArguments{
+	err = s.c.Do(ctx, &godap.InitializeRequest{Request: req("initialize"), Arguments: godap.InitializeRequestArguments{
 		ClientID: "debugpy-guard", ClientName: "debugpy-guard", AdapterID: "debugpy",
 		LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path",
 		SupportsVariableType: true, SupportsVariablePaging: true,
 	}}, &init)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var start *Call
 	if command == "launch" {
@@ -269,31 +347,33 @@ func (s *Session) handshake(ctx context.Context, command string, args map[string
 	case <-s.initialized:
 	case <-start.Done:
 		if start.Err != nil {
-			return start.Err
+			return 0, start.Err
 		}
 		// Answered before initialized: wait for it still.
 		select {
 		case <-s.initialized:
 		case <-ctx.Done():
-			return fmt.Errorf("debugpy never sent initialized: %w", ctx.Err())
+			return 0, fmt.Errorf("debugpy never sent initialized: %w", ctx.Err())
 		}
 	case <-ctx.Done():
-		return fmt.Errorf("debugpy never sent initialized: %w", ctx.Err())
+		return 0, fmt.Errorf("debugpy never sent initialized: %w", ctx.Err())
 	}
+	t0 := time.Now()
 	if err := s.c.Do(ctx, &godap.SetExceptionBreakpointsRequest{Request: req("setExceptionBreakpoints"),
 		Arguments: godap.SetExceptionBreakpointsArguments{Filters: []string{}}}, nil); err != nil {
-		return err
+		return 0, err
 	}
+	reply = time.Since(t0)
 	if err := s.c.Do(ctx, &godap.ConfigurationDoneRequest{Request: req("configurationDone")}, nil); err != nil {
-		return err
+		return 0, err
 	}
 	if err := start.Wait(ctx, nil); err != nil {
-		return err
+		return 0, err
 	}
 	s.mu.Lock()
 	if s.info.State == StateStarting {
 		s.info.State = StateRunning
 	}
 	s.mu.Unlock()
-	return nil
+	return reply, nil
 }

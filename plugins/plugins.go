@@ -131,6 +131,11 @@ func (r *Runtime) runtime(ctx context.Context, key rtKey) (wazero.Runtime, error
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(r.cache).
 		WithMemoryLimitPages(key.pages).
+		// Reserve the limit up front: without it, each memory.grow copies
+		// the whole memory to a larger buffer, which cost a Go guest calls
+		// of 10-450 ms as its heap grew. The reservation is address space;
+		// pages count in RSS once the guest touches them.
+		WithMemoryCapacityFromMax(true).
 		WithCloseOnContextDone(!key.trusted))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)

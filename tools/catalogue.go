@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	godap "github.com/google/go-dap"
@@ -276,7 +277,7 @@ func launch(ctx context.Context, ts *Toolset, a LaunchArgs) (SessionView, string
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 		return dap.Launch(cctx, name, dap.LaunchConfig{Program: a.Program, Module: a.Module, Args: a.Args, Cwd: a.Cwd,
-			Env: a.Env, Python: a.Python, StopOnEntry: entry, JustMyCode: a.JustMyCode == nil || *a.JustMyCode}, ts.log)
+			Env: a.Env, Python: a.Python, StopOnEntry: entry, JustMyCode: a.JustMyCode == nil || *a.JustMyCode, NoDelay: ts.NoDelay}, ts.log)
 	}, "launched")
 	if err != nil || !entry {
 		return v, text, err
@@ -305,7 +306,7 @@ func attachPID(ctx context.Context, ts *Toolset, a AttachPIDArgs) (SessionView, 
 	return start(ts, name, func() (*dap.Session, error) {
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
-		return dap.AttachPID(cctx, name, a.PID, a.Python, ts.log)
+		return dap.AttachPID(cctx, name, a.PID, a.Python, ts.NoDelay, ts.log)
 	}, "attached")
 }
 
@@ -709,18 +710,25 @@ func threads(ctx context.Context, ts *Toolset, a ThreadsArgs) (ThreadList, strin
 		return ThreadList{}, "", err
 	}
 	stopped := s.Info().State == dap.StateStopped
-	l := ThreadList{Threads: []ThreadView{}}
-	var sb strings.Builder
-	for _, t := range th {
-		tv := ThreadView{ID: t.Id, Name: t.Name, Stopped: stopped}
+	l := ThreadList{Threads: make([]ThreadView, len(th))}
+	// The stacks of all threads at once: one round trip, not one a thread.
+	var wg sync.WaitGroup
+	for i, t := range th {
+		l.Threads[i] = ThreadView{ID: t.Id, Name: t.Name, Stopped: stopped}
 		if stopped && a.Frames > 0 {
-			fs, _, err := s.StackTrace(cctx, t.Id, 0, a.Frames)
-			if err == nil {
-				tv.Frames = frames(fs)
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if fs, _, err := s.StackTrace(cctx, t.Id, 0, a.Frames); err == nil {
+					l.Threads[i].Frames = frames(fs)
+				}
+			}()
 		}
-		l.Threads = append(l.Threads, tv)
-		fmt.Fprintf(&sb, "thread %d %q", t.Id, t.Name)
+	}
+	wg.Wait()
+	var sb strings.Builder
+	for _, tv := range l.Threads {
+		fmt.Fprintf(&sb, "thread %d %q", tv.ID, tv.Name)
 		if len(tv.Frames) > 0 {
 			fmt.Fprintf(&sb, " at %s:%d in %s", tv.Frames[0].File, tv.Frames[0].Line, tv.Frames[0].Function)
 		}
@@ -763,7 +771,7 @@ func stackTrace(ctx context.Context, ts *Toolset, a StackArgs) (StackResult, str
 		return StackResult{}, "", err
 	}
 	if a.Levels <= 0 {
-		a.Levels = 20
+		a.Levels = dap.PrefetchFrames // what the session fetched at the stop
 	}
 	cctx, cancel := rctx(ctx)
 	defer cancel()
@@ -895,29 +903,61 @@ func variables(ctx context.Context, ts *Toolset, a VariablesArgs) (VariablesResu
 	return r, strings.TrimRight(sb.String(), "\n"), nil
 }
 
+// expand lists the children of ref to depth levels, at most max a level.
+// A level's containers are asked for all at once (at most maxInFlight
+// requests in flight): a stopped thread answers variables requests on its
+// 10 ms poll, and one poll serves all that are waiting.
 func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variable, bool, error) {
-	vs, err := s.Variables(ctx, ref, 0, 0)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(vs) > max
-	if more {
-		vs = vs[:max]
-	}
-	out := make([]Variable, 0, len(vs))
-	for _, v := range vs {
-		nv := Variable{Name: v.Name, Value: v.Value, Type: v.Type, EvaluateName: v.EvaluateName, VariablesReference: v.VariablesReference}
-		if depth > 1 && v.VariablesReference > 0 && !groups[v.Name] {
-			kids, kmore, err := expand(ctx, s, v.VariablesReference, depth-1, max)
+	root := &Variable{VariablesReference: ref}
+	level := []*Variable{root}
+	var more bool
+	for d := 0; d < depth && len(level) > 0; d++ {
+		errs := make([]error, len(level))
+		sem := make(chan struct{}, maxInFlight)
+		var wg sync.WaitGroup
+		for i, v := range level {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				vs, err := s.Variables(ctx, v.VariablesReference, 0, 0)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				if len(vs) > max {
+					vs, v.Truncated = vs[:max], true
+				}
+				v.Children = make([]Variable, 0, len(vs))
+				for _, c := range vs {
+					v.Children = append(v.Children, Variable{Name: c.Name, Value: c.Value, Type: c.Type,
+						EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
+				}
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
 			if err != nil {
 				return nil, false, err
 			}
-			nv.Children, nv.Truncated = kids, kmore
 		}
-		out = append(out, nv)
+		var next []*Variable
+		for _, v := range level {
+			for i := range v.Children {
+				c := &v.Children[i]
+				if c.VariablesReference > 0 && !groups[c.Name] {
+					next = append(next, c)
+				}
+			}
+		}
+		level = next
 	}
-	return out, more, nil
+	more, root.Truncated = root.Truncated, false
+	return root.Children, more, nil
 }
+
+// maxInFlight bounds the variables requests of one expansion in flight.
+const maxInFlight = 32
 
 func writeVars(sb *strings.Builder, vs []Variable, indent int) {
 	for _, v := range vs {

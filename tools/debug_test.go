@@ -291,7 +291,7 @@ func TestTwoSessions(t *testing.T) {
 }
 
 // listen starts prog.py under python -m debugpy --listen on a free port.
-func listen(t *testing.T, mode string) (*exec.Cmd, int) {
+func listen(t *testing.T, mode string, env ...string) (*exec.Cmd, int) {
 	t.Helper()
 	py, err := dap.FindPython(context.Background(), "")
 	if err != nil {
@@ -304,6 +304,7 @@ func listen(t *testing.T, mode string) (*exec.Cmd, int) {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	cmd := exec.Command(py, "-m", "debugpy", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--wait-for-client", progFile, mode)
+	cmd.Env = append(os.Environ(), env...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -432,8 +433,8 @@ func TestAttachPID(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // let the interpreter start
 	h := newHarness(t)
 	at := h.call("debugpy_attach_pid", map[string]any{"pid": cmd.Process.Pid})
-	if str(t, at, "kind") != "pid" || num(t, at, "pid") != cmd.Process.Pid {
-		t.Fatalf("attach pid: %v", at)
+	if str(t, at, "kind") != "pid" || num(t, at, "pid") != cmd.Process.Pid || str(t, at, "nodelay") != dap.NoDelayOn {
+		t.Fatalf("attach pid (want the one-write fix on): %v", at)
 	}
 	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "sleep")})
 	st := h.call("debugpy_wait_for_stop", map[string]any{"timeout_s": 20})

@@ -53,7 +53,10 @@ type Spec struct {
 // Toolset holds the state the handlers share: the debug sessions.
 type Toolset struct {
 	Sessions *Sessions
-	log      *slog.Logger
+	// NoDelay loads the one-write fix into the programs debugpy-guard
+	// starts (launch, attach by PID); on by default (dap/nodelay.go).
+	NoDelay bool
+	log     *slog.Logger
 }
 
 // NewToolset makes an empty toolset.
@@ -61,7 +64,7 @@ func NewToolset(log *slog.Logger) *Toolset {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Toolset{Sessions: NewSessions(), log: log}
+	return &Toolset{Sessions: NewSessions(), NoDelay: true, log: log}
 }
 
 // Catalogue lists every tool, in a stable order.

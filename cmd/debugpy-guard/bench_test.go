@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
+	"github.com/debugpy-guard/debugpy-guard/tools"
 )
 
 // Round trips through the real binary over stdio with the embedded default
@@ -166,4 +167,86 @@ func BenchmarkRSS(b *testing.B) {
 		}
 		c.Close()
 	}
+}
+
+// BenchmarkDebugCalls times tool calls that reach debugpy, through the
+// whole server over stdio with the default policy (rate limit raised), in
+// launch mode, stopped at a breakpoint of dap/testdata/prog.py (bench mode:
+// four threads, nested locals), with the one-write fix on and off.
+// "repeat" asks the same again while stopped; "fresh" asks right after a
+// new stop (the continue that makes it is not timed).
+func BenchmarkDebugCalls(b *testing.B) {
+	prog, err := filepath.Abs("../../dap/testdata/prog.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := 0
+	for i, l := range strings.Split(mustReadB(b, prog), "\n") {
+		if strings.HasSuffix(l, "# LINE: bench") {
+			line = i + 1
+		}
+	}
+	for _, fix := range []string{"on", "off"} {
+		b.Run("fix="+fix, func(b *testing.B) {
+			dir := b.TempDir()
+			os.Mkdir(filepath.Join(dir, "run"), 0o700)
+			ctx := context.Background()
+			env := append(testEnv(dir), "DEBUGPY_GUARD_NODELAY="+fix)
+			c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: env, Prompter: &prompter{answer: mcp.ElicitationResponseActionAccept},
+				Args: []string{"--config", benchConfig(b, dir)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			call := func(tool string, args map[string]any) *mcp.CallToolResult {
+				req := mcp.CallToolRequest{}
+				req.Params.Name, req.Params.Arguments = tool, args
+				res, err := c.CallTool(ctx, req)
+				if err != nil || res.IsError {
+					b.Fatalf("%s: %v %+v", tool, err, res)
+				}
+				return res
+			}
+			call("debugpy_launch", map[string]any{"program": prog, "args": []string{"bench"}})
+			call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": line})
+			call("debugpy_continue", nil)
+			if !strings.Contains(tools.Text(call("debugpy_session_status", nil)), "stopped") {
+				b.Fatal("not stopped at the breakpoint")
+			}
+			for _, k := range []struct {
+				name string
+				tool string
+				args map[string]any
+			}{
+				{"stack_trace", "debugpy_stack_trace", nil},
+				{"variables_depth1", "debugpy_variables", map[string]any{"depth": 1}},
+				{"variables_depth3", "debugpy_variables", map[string]any{"depth": 3}},
+				{"evaluate", "debugpy_evaluate", map[string]any{"expression": "user.profile"}},
+				{"threads_4", "debugpy_threads", map[string]any{"frames": 1}},
+			} {
+				for _, mode := range []string{"repeat", "fresh"} {
+					b.Run(k.name+"/"+mode, func(b *testing.B) {
+						lat := make([]time.Duration, 0, b.N)
+						for i := 0; i < b.N; i++ {
+							if mode == "fresh" {
+								call("debugpy_continue", nil) // to the next stop
+							}
+							t0 := time.Now()
+							call(k.tool, k.args)
+							lat = append(lat, time.Since(t0))
+						}
+						benchstat.Report(b, lat)
+					})
+				}
+			}
+		})
+	}
+}
+
+func mustReadB(b *testing.B, f string) string {
+	data, err := os.ReadFile(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(data)
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+
+	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
 const usage = `debugpy-guard: debugpy tools for AI agents, behind a policy gate
@@ -25,6 +27,8 @@ usage:
   debugpy-guard policy new|build|test|eval|bench ...
                                         the policy author's kit (debugpy-guard policy help)
   debugpy-guard tools                   list the tool catalogue (name, category, description)
+  debugpy-guard pyshim                  print the directory that puts the speed fix into a program you
+                                        start yourself: PYTHONPATH=$(debugpy-guard pyshim) python3 -m debugpy ...
   debugpy-guard version
 
 See README.md.
@@ -69,6 +73,14 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		return policyCmd(args[1:], stdout, stderr, log)
 	case "tools":
 		listTools(stdout)
+		return 0
+	case "pyshim":
+		dir, err := dap.ShimDir()
+		if err != nil {
+			fmt.Fprintln(stderr, "debugpy-guard pyshim:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, dir)
 		return 0
 	case "version":
 		fmt.Fprintln(stdout, "debugpy-guard", version)

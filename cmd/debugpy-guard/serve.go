@@ -112,6 +112,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 		}
 	}
 	ts := tools.NewToolset(log)
+	ts.NoDelay = os.Getenv("DEBUGPY_GUARD_NODELAY") != "off"
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

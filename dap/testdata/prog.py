@@ -42,6 +42,12 @@ def worker(stop):
         time.sleep(0.01)
 
 
+def start_workers(k):
+    stop = threading.Event()
+    for i in range(k):
+        threading.Thread(target=worker, args=(stop,), name="w%d" % i, daemon=True).start()
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "basic"
     user = User("ada", "hunter2")
@@ -73,6 +79,13 @@ def main():
     elif mode == "sleep":
         while True:
             time.sleep(0.05)  # LINE: sleep
+    elif mode == "bench":
+        # Four threads, main's usual locals, and a line to stop at again and
+        # again.
+        start_workers(3)
+        n = 0
+        while True:
+            n += 1  # LINE: bench
     print("stderr line", file=sys.stderr, flush=True)
     print("done", flush=True)
     return 3 if mode == "basic" else 0

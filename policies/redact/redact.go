@@ -4,33 +4,13 @@
 package redact
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 )
 
 const mask = "[redacted]"
-
-// The patterns are compiled on first use, not at instantiation: the built-in
-// policies share one module, and an instance that never redacts should not
-// pay ~40 ms of regexp compilation in wasm.
-var patterns = sync.OnceValue(func() (p struct {
-	secretName, reprPair *regexp.Regexp
-	shapes               []*regexp.Regexp
-}) {
-	p.secretName = regexp.MustCompile(`(?i)(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key|credential|auth)`)
-	p.shapes = []*regexp.Regexp{
-		regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`),                     // JWT
-		regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`), // PEM
-		regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`),                                                    // AWS access key id
-	}
-	// key: 'value' pairs inside a repr, such as a dict's value string.
-	p.reprPair = regexp.MustCompile(`(?i)(['"][\w-]*(passw(or)?d|passwd|secret|token|api_?key|private_?key|access_?key)[\w-]*['"]\s*:\s*)('[^']*'|"[^"]*")`)
-	return p
-})
 
 // Decide is the policy.
 func Decide(r *sdk.Request) sdk.Decision {
@@ -60,29 +40,8 @@ func Decide(r *sdk.Request) sdk.Decision {
 	return sdk.Rewrite("redacted "+strconv.Itoa(n)+" secret value(s)", out)
 }
 
-// nameWords and valueWords are what a secret name, or a value holding a
-// secret, must contain (lower-cased) before a regexp looks at it: regexps in
-// wasm cost tens of µs a string, and almost no string holds one of these.
-var (
-	nameWords  = []string{"passw", "secret", "token", "key", "credential", "auth"}
-	valueWords = []string{"passw", "secret", "token", "key", "eyj", "-----begin", "akia", "asia"}
-)
-
-func mentions(s string, words []string) bool {
-	l := strings.ToLower(s)
-	for _, w := range words {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
-
 func isSecretName(name string, extra map[string]bool) bool {
-	if extra[strings.ToLower(name)] {
-		return true
-	}
-	return mentions(name, nameWords) && patterns().secretName.MatchString(name)
+	return extra[strings.ToLower(name)] || hasWord(name, secretWords)
 }
 
 // walk returns v with secrets masked, counting the masks in n, and whether
@@ -92,23 +51,9 @@ func isSecretName(name string, extra map[string]bool) bool {
 func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
-		s := v.Str()
-		if !mentions(s, valueWords) {
-			return v, false
-		}
-		changed := false
-		p := patterns()
-		if p.reprPair.MatchString(s) {
-			s = p.reprPair.ReplaceAllString(s, "${1}'"+mask+"'")
-			changed = true
-		}
-		for _, re := range p.shapes {
-			if re.MatchString(s) {
-				s = re.ReplaceAllString(s, mask)
-				changed = true
-			}
-		}
-		if !changed {
+		s, pairs := maskReprPairs(v.Str())
+		s, shapes := maskShapes(s)
+		if !pairs && !shapes {
 			return v, false
 		}
 		*n++

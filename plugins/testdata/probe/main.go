@@ -37,8 +37,8 @@ func init() {
 		case "loop":
 			for {
 			}
-		case "spin": // busy for a while (~0.5 s; a module's clocks are fake), then answers
-			for i := 0; i < 1<<29; i++ {
+		case "spin": // busy for a while (0.6 s or more: 2^31 additions; a module's clocks are fake), then answers
+			for i := 0; i < 1<<31; i++ {
 				spun += i
 			}
 			return sdk.Allow("spun " + strconv.Itoa(spun&1))

@@ -1,0 +1,55 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMaskShapes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmN", "Bearer [redacted]"},
+		{"eyJabc.def", "eyJabc.def"}, // too short to be a token
+		{"x eyJhb.eyJzd.sig12 y eyJhb.eyJzd.sig34", "x [redacted] y [redacted]"},
+		{"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- after", "[redacted] after"},
+		{"-----BEGIN PRIVATE KEY-----\nMIIE cut", "[redacted]"},
+		{"-----BEGIN CERTIFICATE-----\nMIIE", "-----BEGIN CERTIFICATE-----\nMIIE"}, // public: kept
+		{"{'key': 'AKIAIOSFODNN7EXAMPLE'}", "{'key': '[redacted]'}"},
+		{"ASIAIOSFODNN7EXAMPLEX", "ASIAIOSFODNN7EXAMPLEX"}, // 17: not a key id
+		{"xAKIAIOSFODNN7EXAMPLE", "xAKIAIOSFODNN7EXAMPLE"}, // not a word of its own
+		{"Asia/Tokyo", "Asia/Tokyo"},
+	} {
+		if got, _ := maskShapes(c.in); got != c.want {
+			t.Errorf("maskShapes(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestMaskReprPairs(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{'db_password': 's3cr3t', 'port': 5432}", "{'db_password': '[redacted]', 'port': 5432}"},
+		{`{"API_KEY": "k-1", "name": "x"}`, `{"API_KEY": '[redacted]', "name": "x"}`},
+		{"{'token':'a', 'secret' : \"b\"}", "{'token':'[redacted]', 'secret' : '[redacted]'}"},
+		{"{'user': 'ada', 'tags': ['a']}", "{'user': 'ada', 'tags': ['a']}"},
+		{"it's a 'password': list", "it's a 'password': list"}, // no quoted value
+	} {
+		if got, _ := maskReprPairs(c.in); got != c.want {
+			t.Errorf("maskReprPairs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestSecretNames(t *testing.T) {
+	for _, n := range []string{"password", "DB_PASSWORD", "passwd", "apiKey", "api_key", "client_secret", "auth_header", "refresh_token", "privateKey"} {
+		if !isSecretName(n, nil) {
+			t.Errorf("%s is a secret's name", n)
+		}
+	}
+	for _, n := range []string{"user", "items", "pass", "keys", strings.Repeat("x", 100)} {
+		if isSecretName(n, nil) {
+			t.Errorf("%s is not a secret's name", n)
+		}
+	}
+	if !isSecretName("ssn", map[string]bool{"ssn": true}) {
+		t.Error("settings.names are secret names")
+	}
+}
