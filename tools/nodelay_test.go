@@ -128,13 +128,13 @@ func TestNoDelayInAProgramTheUserStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, port := listen(t, "basic", "PYTHONPATH="+dir)
+	_, port := listen(t, "sleep", "PYTHONPATH="+dir) // it loops: a breakpoint set after attach is met
 	h := newHarness(t)
 	st := h.attach("mine", port, nil)
 	if !strings.HasPrefix(str(t, st, "nodelay"), "unknown (attached to a debugpy started elsewhere): a reply took ") {
 		t.Fatalf("attach: %v", st)
 	}
-	h.call("debugpy_set_breakpoint", map[string]any{"session": "mine", "file": progFile, "line": line(t, "main")})
+	h.call("debugpy_set_breakpoint", map[string]any{"session": "mine", "file": progFile, "line": line(t, "sleep")})
 	h.call("debugpy_wait_for_stop", map[string]any{"session": "mine", "timeout_s": 20})
 	for expr, want := range map[string]string{
 		"__import__('sys').modules['_pydevd_bundle.pydevd_net_command'].NetCommand.send._debugpy_guard": "True",
