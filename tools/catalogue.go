@@ -94,7 +94,7 @@ var catalogue = []Spec{
 		"Disconnect from debugpy. With terminate=false (the default) the program runs on; with terminate=true it is ended.",
 		Write, annot{destructive: true}, sessionStop),
 	def("debugpy_session_status", "Session status",
-		"Connection state, where each stopped thread is (thread, frame, file, line, reason), breakpoints, path mappings, process, output cursor.",
+		"Connection state, where each stopped thread is (thread, frame, file, line, reason), breakpoints, path mappings, process, output cursor, and whether debugpy's speed fix is on (nodelay).",
 		Read, readOnly, sessionStatus),
 	def("debugpy_sessions", "List debug sessions", "The open debug sessions and their state.", Read, readOnly, sessions),
 	def("debugpy_set_breakpoint", "Set a breakpoint",
@@ -170,6 +170,9 @@ func describe(v SessionView) string {
 	}
 	if v.Error != "" {
 		fmt.Fprintf(&sb, " (%s)", v.Error)
+	}
+	if v.NoDelay != "" {
+		fmt.Fprintf(&sb, "\nspeed fix (nodelay): %s", v.NoDelay)
 	}
 	if v.Stop != nil {
 		sb.WriteString("\n" + stopText(v.Stop))
