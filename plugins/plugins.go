@@ -397,7 +397,9 @@ func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
 		st := &callState{input: settings}
 		rc, err := m.call(ctx, inst, inst.mod.ExportedFunction("guard_validate"), st)
 		if err != nil {
-			m.pool.discard(inst)
+			if !errors.Is(err, errAbandoned) { // an abandoned one is discarded when it ends
+				m.pool.discard(inst)
+			}
 			m.Close(ctx)
 			return nil, fmt.Errorf("guard_validate: %w", err)
 		}

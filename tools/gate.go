@@ -75,6 +75,9 @@ func NewPolicyGate(ts *Toolset, p Policy, o GateOptions) *PolicyGate {
 const (
 	maxArguments = 1 << 20
 	maxNesting   = 64
+	// maxAuditedArguments bounds the arguments an audit record keeps in full
+	// ([audit] arguments = "full"); larger ones are kept as their hash.
+	maxAuditedArguments = 64 << 10
 )
 
 // nesting is the deepest nesting of objects and arrays in JSON text.
@@ -104,10 +107,10 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	ec := g.engineCall(ctx, call)
 	rec := audit.Entry{Kind: "decision", Call: g.prefix + strconv.FormatUint(g.calls.Add(1), 10),
 		Session: ec.SessionID, Client: ec.Client.Name, Tool: call.Tool, Category: call.Category}
-	switch cfg.Audit.Arguments {
-	case "full":
+	switch mode := cfg.Audit.Arguments; {
+	case mode == "full" && len(call.Arguments) <= maxAuditedArguments:
 		rec.Arguments = call.Arguments
-	case "hash":
+	case mode == "full" || mode == "hash": // too large to keep in full: its hash
 		sum := sha256.Sum256(call.Arguments)
 		rec.ArgumentsSHA256 = hex.EncodeToString(sum[:])
 	}
