@@ -13,16 +13,10 @@ import codecs
 import os
 import sys
 
+from debugpy_guard_nodelay import report  # this directory is sys.path[0]
+
 here = os.path.dirname(os.path.abspath(__file__))
 status = sys.argv.pop(1)
-
-
-def report(text):
-    try:
-        with open(status, "a") as f:
-            f.write("%s pid=%d\n" % (text, os.getpid()))
-    except Exception:
-        pass
 
 
 def literal(s):
@@ -52,7 +46,7 @@ try:
 
     add_code_to_python_process.run_python_code = run_with_fix
 except Exception as e:
-    report("off: cannot add the fix to debugpy's attach by PID: %s" % (e,))
+    report(status, "off: cannot add the fix to debugpy's attach by PID: %s" % (e,))
 
 from debugpy.server import cli  # noqa: E402
 

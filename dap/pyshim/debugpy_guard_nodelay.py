@@ -23,14 +23,19 @@ WAKE_TARGET = "pydevd"
 _status = None
 
 
-def _report(text):
-    if not _status:
+def report(status, text):
+    """Appends "text pid=PID" to the status file, when there is one."""
+    if not status:
         return
     try:
-        with open(_status, "a") as f:
+        with open(status, "a") as f:
             f.write("%s pid=%d\n" % (text, os.getpid()))
     except Exception:
         pass
+
+
+def _report(text):
+    report(_status, text)
 
 
 class _OneWrite(object):
