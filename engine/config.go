@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,9 @@ type Config struct {
 	// module's relative source is relative to its directory.
 	File string `toml:"-"`
 }
+
+// Hides reports whether the config hides tool (hide).
+func (c *Config) Hides(tool string) bool { return slices.Contains(c.Hide, tool) }
 
 // AuditConfig is [audit].
 type AuditConfig struct {

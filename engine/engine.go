@@ -190,16 +190,6 @@ func (e *Engine) Close(ctx context.Context) {
 	}
 }
 
-// Hidden reports whether tool is hidden by the config.
-func (e *Engine) Hidden(tool string) bool {
-	for _, h := range e.cfg.Hide {
-		if h == tool {
-			return true
-		}
-	}
-	return false
-}
-
 // Chain is the modules that apply to tool in phase, in rule order, and the
 // default of the first matching rule that has one ("" when none does).
 func (e *Engine) Chain(tool, phase string) (mods []string, def string) {
@@ -312,7 +302,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 				req = p
 			}
 		}
-		req = append(append(append([]byte{}, req...), m.settings...), '}')
+		req = m.request(req)
 		st := Step{Module: name, Mode: "enforce"}
 		if m.monitor {
 			st.Mode = "monitor"
@@ -387,7 +377,12 @@ func (e *Engine) EvaluateModule(ctx context.Context, name string, call Call) (pl
 	if err != nil {
 		return plugins.Response{}, err
 	}
-	return m.evaluate(ctx, call.SessionID, append(append(prefix, m.settings...), '}'))
+	return m.evaluate(ctx, call.SessionID, m.request(prefix))
+}
+
+// request completes a phase's request prefix with the module's settings.
+func (m *module) request(prefix []byte) []byte {
+	return append(append(append(make([]byte, 0, len(prefix)+len(m.settings)+1), prefix...), m.settings...), '}')
 }
 
 // evaluate waits for the module to be loaded, then runs it.

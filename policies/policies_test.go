@@ -15,11 +15,6 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/tools"
 )
 
-func category(tool string) string {
-	s, _ := tools.Lookup(tool)
-	return s.Category
-}
-
 func newEngine(t testing.TB, rt *plugins.Runtime, file string, data []byte) *engine.Engine {
 	t.Helper()
 	cfg, err := engine.ParseConfig(file, data, tools.Names())
@@ -71,7 +66,7 @@ func TestCases(t *testing.T) {
 		e := newEngine(t, rt, cfgFile, cfgData)
 		for _, c := range cf.Cases {
 			n++
-			d, fails := e.Run(context.Background(), c, category)
+			d, fails := e.Run(context.Background(), c, tools.CategoryOf)
 			for _, fail := range fails {
 				trace, _ := json.Marshal(d.Trace)
 				t.Errorf("%s: %s: %s\ntrace: %s", filepath.Base(f), c.Name, fail, trace)

@@ -913,7 +913,6 @@ func variables(ctx context.Context, ts *Toolset, a VariablesArgs) (VariablesResu
 func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variable, bool, error) {
 	root := &Variable{VariablesReference: ref}
 	level := []*Variable{root}
-	var more bool
 	for d := 0; d < depth && len(level) > 0; d++ {
 		errs := make([]error, len(level))
 		sem := make(chan struct{}, maxInFlight)
@@ -955,8 +954,7 @@ func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variabl
 		}
 		level = next
 	}
-	more, root.Truncated = root.Truncated, false
-	return root.Children, more, nil
+	return root.Children, root.Truncated, nil
 }
 
 // maxInFlight bounds the variables requests of one expansion in flight.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -122,7 +123,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		d = engine.Decision{Decision: engine.Deny, Reasons: []string{fmt.Sprintf("the arguments are %d bytes, over the %d-byte limit", len(call.Arguments), maxArguments)}}
 	case nesting(call.Arguments) > maxNesting:
 		d = engine.Decision{Decision: engine.Deny, Reasons: []string{fmt.Sprintf("the arguments nest %d levels deep, over the limit of %d", nesting(call.Arguments), maxNesting)}}
-	case hidden(cfg, call.Tool):
+	case cfg.Hides(call.Tool):
 		d = engine.Decision{Decision: "hidden", Reasons: []string{"the policy config hides " + call.Tool}}
 	default:
 		malformed = false
@@ -200,15 +201,6 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func hidden(cfg *engine.Config, tool string) bool {
-	for _, h := range cfg.Hide {
-		if h == tool {
-			return true
-		}
-	}
-	return false
-}
-
 // rateLimited: a deny whose every reason is a rate limit ("MODULE: rate
 // limit: ...", as the built-in ratelimit says) is recorded as rate-limited.
 func rateLimited(d engine.Decision) bool {
@@ -248,14 +240,14 @@ func (g *PolicyGate) approve(ctx context.Context, call Call, ec engine.Call, d e
 	timeout := cfg.Approval.Wait()
 	b := approval.Bind(ec.SessionID, call.Tool, call.Arguments)
 	channels := cfg.Approval.Channels
-	if has(channels, "elicitation") && elicitationCapable(ctx) {
+	if slices.Contains(channels, "elicitation") && elicitationCapable(ctx) {
 		res, rec, ok := g.elicit(ctx, call, b, d, timeout)
-		if ok || !has(channels, "cli") || !g.cli {
+		if ok || !slices.Contains(channels, "cli") || !g.cli {
 			return res, rec
 		}
 		g.log.Warn("elicitation failed; falling back to the cli channel", "tool", call.Tool, "err", Text(res))
 	}
-	if has(channels, "cli") && g.cli {
+	if slices.Contains(channels, "cli") && g.cli {
 		r := g.approvals.Hold("cli", b, call.Arguments, d.Reasons, timeout)
 		rec := &audit.Approval{ID: r.ID, Channel: "cli", State: r.State}
 		switch r.State {
@@ -280,15 +272,6 @@ func (g *PolicyGate) approve(ctx context.Context, call Call, ec engine.Call, d e
 	return deniedResult(call.Tool, "needs a person's approval, and no approval channel is available", d,
 			"The client does not support elicitation and the cli channel is off ([approval] channels), so the call is denied. A user can enable a channel or allow the call in the policy config (--config)."),
 		&audit.Approval{Channel: "none", State: "denied"}
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // elicitationCapable reports whether the client declared form elicitation.

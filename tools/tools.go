@@ -112,6 +112,12 @@ func NewServer(version string, ts *Toolset, gate Gate, hidden func(tool string) 
 	return srv
 }
 
+// CategoryOf is the category of the tool named name ("" for no such tool).
+func CategoryOf(name string) string {
+	s, _ := Lookup(name)
+	return s.Category
+}
+
 // Register adds every tool of the catalogue to srv, each behind gate. It
 // panics without a gate: there is no unguarded path.
 func Register(srv *server.MCPServer, ts *Toolset, gate Gate) {

@@ -60,7 +60,7 @@ func check(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	fmt.Fprintln(tw, "\nTOOL\tCATEGORY\tCALL PHASE\tRESULT PHASE\tWHEN NONE DECIDES")
 	for _, s := range tools.Catalogue() {
 		name := s.Tool.Name
-		if hiddenIn(cfg)(name) {
+		if cfg.Hides(name) {
 			fmt.Fprintf(tw, "%s\t%s\t(hidden: denied)\t\t\n", name, s.Category)
 			continue
 		}

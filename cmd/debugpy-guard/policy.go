@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -129,7 +130,7 @@ func (p *policyEngines) engine(ctx context.Context, caseConfig string, log *slog
 	if err != nil {
 		return nil, err
 	}
-	cfg.Sandbox.Timeout = cmpOr(cfg.Sandbox.Timeout, "1s") // a test is not a test of time under load
+	cfg.Sandbox.Timeout = cmp.Or(cfg.Sandbox.Timeout, "1s") // a test is not a test of time under load
 	e, err := engine.New(ctx, cfg, engine.Options{Runtime: p.rt, Builtin: policies.Builtin})
 	if err != nil {
 		return nil, err
@@ -141,13 +142,6 @@ func (p *policyEngines) engine(ctx context.Context, caseConfig string, log *slog
 	return e, nil
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func (p *policyEngines) close() {
 	for _, e := range p.made {
 		e.Close(context.Background())
@@ -155,11 +149,6 @@ func (p *policyEngines) close() {
 	if p.rt != nil {
 		p.rt.Close(context.Background())
 	}
-}
-
-func category(tool string) string {
-	s, _ := tools.Lookup(tool)
-	return s.Category
 }
 
 func policyTest(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
@@ -185,7 +174,7 @@ func policyTest(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	results, err := engine.RunCaseFiles(ctx, files, func(cfg string) (*engine.Engine, error) { return p.engine(ctx, cfg, log) }, category)
+	results, err := engine.RunCaseFiles(ctx, files, func(cfg string) (*engine.Engine, error) { return p.engine(ctx, cfg, log) }, tools.CategoryOf)
 	if err != nil {
 		return fail(err)
 	}
@@ -251,7 +240,7 @@ func policyEval(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	if _, ok := tools.Lookup(*tool); !ok {
 		return fail(fmt.Errorf("--tool %q is not a tool: `debugpy-guard tools` lists them", *tool))
 	}
-	call := engine.Call{Phase: *phase, Tool: *tool, Category: category(*tool), Arguments: tools.Example(*tool), SessionID: *session, Time: time.Now()}
+	call := engine.Call{Phase: *phase, Tool: *tool, Category: tools.CategoryOf(*tool), Arguments: tools.Example(*tool), SessionID: *session, Time: time.Now()}
 	if *argsJSON != "" {
 		if !json.Valid([]byte(*argsJSON)) {
 			return fail(errors.New("--args is not valid JSON"))
@@ -324,7 +313,7 @@ func policyBench(args []string, stdout, stderr io.Writer, log *slog.Logger) int 
 	// A typical call of a tool whose chain holds the module, per module;
 	// per distinct chain, a typical call of its first tool.
 	callOf := func(tool, phase string) engine.Call {
-		c := engine.Call{Phase: phase, Tool: tool, Category: category(tool), Arguments: tools.Example(tool), Time: time.Now()}
+		c := engine.Call{Phase: phase, Tool: tool, Category: tools.CategoryOf(tool), Arguments: tools.Example(tool), Time: time.Now()}
 		if phase == engine.PhaseResult {
 			c.Result = json.RawMessage(tools.ExampleResult)
 		}

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,16 +50,10 @@ func auditPath(cfg *engine.Config) (string, error) {
 	if p == "" {
 		return audit.DefaultPath()
 	}
-	if !filepath.IsAbs(p) && cfg.File != "" && !isBuiltin(cfg.File) {
+	if !filepath.IsAbs(p) && cfg.File != "" && !strings.HasPrefix(cfg.File, "builtin:") {
 		p = filepath.Join(filepath.Dir(cfg.File), p)
 	}
 	return p, nil
-}
-
-func isBuiltin(file string) bool { return len(file) > 8 && file[:8] == "builtin:" }
-
-func hiddenIn(cfg *engine.Config) func(string) bool {
-	return func(tool string) bool { return slices.Contains(cfg.Hide, tool) }
 }
 
 // serve runs the guarded MCP server on stdin and stdout. Nothing but MCP
@@ -119,7 +114,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 		ts.Sessions.CloseAll(cctx)
 	}()
 	gate := tools.NewPolicyGate(ts, live, tools.GateOptions{Audit: alog, Approvals: store, CLI: cli, Log: log})
-	srv := tools.NewServer(version, ts, gate, func(tool string) bool { return hiddenIn(live.Config())(tool) })
+	srv := tools.NewServer(version, ts, gate, func(tool string) bool { return live.Config().Hides(tool) })
 
 	// The modules compile in the background (tools/list does not wait);
 	// one that fails to load stops the server, as a bad config does.
