@@ -50,6 +50,7 @@ check-policies:
 test: deps vet check-policies build
 	$(GO) test -race -count=1 -timeout 12m ./...
 	$(GO) test -run '^$$' -fuzz FuzzGate -fuzztime 15s -fuzzminimizetime 20x ./tools
+	$(GO) test -run '^$$' -fuzz FuzzOneReading -fuzztime 20s -fuzzminimizetime 20x ./tools
 	./$(BIN) policy test policies/testdata/cases
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	wat2wasm plugins/examples/wat/policy.wat -o $$tmp/policy.wasm && \

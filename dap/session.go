@@ -102,6 +102,7 @@ type Session struct {
 	gen        uint64
 	changed    chan struct{} // closed and replaced on every state change
 	bps        map[string][]*Breakpoint
+	owned      ownedFiles // what the session may read (owns.go)
 	nextBP     int
 	excFilters []string
 }
@@ -202,13 +203,17 @@ func (s *Session) broadcastLocked() {
 // onEvent runs on the client's reader goroutine.
 func (s *Session) onEvent(m godap.Message) {
 	switch m.(type) {
-	case *godap.OutputEvent, *godap.BreakpointEvent, *godap.InitializedEvent, *DebugpyEvent:
+	case *godap.OutputEvent, *godap.BreakpointEvent, *godap.InitializedEvent, *DebugpyEvent, *godap.LoadedSourceEvent:
 	default:
 		s.snap.invalidate() // the program may have changed: forget what it looked like
 	}
 	switch e := m.(type) {
 	case *godap.InitializedEvent:
 		s.initOnce.Do(func() { close(s.initialized) })
+	case *godap.LoadedSourceEvent:
+		if e.Body.Source.Path != "" {
+			go s.noteFile(e.Body.Source.Path) // resolving it touches the disk: not on the reader
+		}
 	case *godap.StoppedEvent:
 		s.mu.Lock()
 		s.gen++
@@ -415,6 +420,7 @@ func (s *Session) StackTrace(ctx context.Context, threadID, start, levels int) (
 	if err != nil {
 		return nil, 0, err
 	}
+	s.noteFrames(resp.Body.StackFrames)
 	return resp.Body.StackFrames, resp.Body.TotalFrames, nil
 }
 

@@ -119,6 +119,12 @@ func Launch(ctx context.Context, name string, cfg LaunchConfig, log *slog.Logger
 	}
 	s.info.Kind, s.info.Python = "launch", py
 	s.info.Program = cfg.Program
+	if cfg.Program != "" {
+		s.ownRoot(filepath.Dir(cfg.Program))
+	}
+	if cfg.Cwd != "" {
+		s.ownRoot(cfg.Cwd)
+	}
 	if cfg.Module != "" {
 		s.info.Program = "-m " + cfg.Module
 	}

@@ -66,19 +66,30 @@ func LoadCases(file string) (*CaseFile, error) {
 	return &cf, nil
 }
 
+// Prepare reads a tool call's arguments as the gate does (strictly, then
+// canonically, with what the host derives from them) and returns the call
+// the modules would judge; an error is what the gate denies as malformed.
+type Prepare func(ctx context.Context, tool string, args json.RawMessage) (Call, error)
+
 // Run decides c and returns the decision and what is wrong with it (nothing
-// when the case passes). category gives a tool's category.
-func (e *Engine) Run(ctx context.Context, c Case, category func(tool string) string) (Decision, []string) {
+// when the case passes). prepare reads its arguments as the gate would.
+func (e *Engine) Run(ctx context.Context, c Case, prepare Prepare) (Decision, []string) {
 	phase := c.Phase
 	if phase == "" {
 		phase = PhaseCall
 	}
 	args, _ := json.Marshal(nonNilMap(c.Arguments))
-	call := Call{Phase: phase, Tool: c.Tool, Category: category(c.Tool), Arguments: args, SessionID: c.Session}
+	call, err := prepare(ctx, c.Tool, args)
+	call.Phase, call.SessionID = phase, c.Session
 	if c.Result != nil {
 		call.Result, _ = json.Marshal(c.Result)
 	}
-	d := e.Decide(ctx, call)
+	var d Decision
+	if err != nil {
+		d = Decision{Decision: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
+	} else {
+		d = e.Decide(ctx, call)
+	}
 	var fails []string
 	switch {
 	case c.Want == Abstain && !d.Default:
@@ -155,7 +166,7 @@ func CaseFiles(paths []string) ([]string, error) {
 // config file ("" when the case file names none); it is asked once per
 // config, and its caller closes what it made. An error (a case file or a
 // config that does not load) stops the run.
-func RunCaseFiles(ctx context.Context, files []string, engineFor func(config string) (*Engine, error), category func(string) string) ([]CaseResult, error) {
+func RunCaseFiles(ctx context.Context, files []string, engineFor func(config string) (*Engine, error), prepare Prepare) ([]CaseResult, error) {
 	engines := map[string]*Engine{}
 	var out []CaseResult
 	for _, f := range files {
@@ -178,7 +189,7 @@ func RunCaseFiles(ctx context.Context, files []string, engineFor func(config str
 			engines[cfg] = e
 		}
 		for _, c := range cf.Cases {
-			d, fails := e.Run(ctx, c, category)
+			d, fails := e.Run(ctx, c, prepare)
 			out = append(out, CaseResult{File: f, Case: c, Decision: d, Fails: fails})
 		}
 	}

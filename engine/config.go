@@ -77,6 +77,8 @@ type ModuleConfig struct {
 	Settings map[string]any `toml:"settings"`
 	Timeout  string         `toml:"timeout"`
 	Memory   string         `toml:"memory"`
+
+	settingsLine int // where its settings are in the file, 0 when unknown
 }
 
 // Rule is one [[rules]]: the modules that apply to the tools it matches.
@@ -223,6 +225,8 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 		if _, err := ParseSize(m.Memory); err != nil {
 			return nil, fail(key+".memory", "%v", err)
 		}
+		m.settingsLine = lineOf(data, key+".settings")
+		c.Modules[name] = m
 	}
 	for i, r := range c.Rules {
 		key := fmt.Sprintf("rules[%d]", i+1)

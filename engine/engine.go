@@ -109,7 +109,13 @@ func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
 			defer wg.Done()
 			defer close(m.ready)
 			m.m, m.err = opts.Runtime.Load(lctx, m.spec)
-			if m.err != nil {
+			var se *plugins.SettingsError
+			switch {
+			case errors.As(m.err, &se):
+				// Named as a TOML key is: file, line, key.
+				m.err = &ConfigError{File: cfg.File, Line: cfg.Modules[m.name].settingsLine,
+					Key: "modules." + m.name + ".settings", Msg: se.Msg}
+			case m.err != nil:
 				m.err = fmt.Errorf("%s: %w", cfg.File, m.err)
 			}
 			m.spec.Wasm = nil
@@ -226,6 +232,7 @@ type Call struct {
 	Client       ClientInfo
 	DebugSession *DebugSession
 	Time         time.Time
+	Derived      *Derived // nil: nothing derived (empty lists in the request)
 }
 
 // ClientInfo names the MCP client.
@@ -339,6 +346,15 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 			d.Modules, d.Reasons = append(d.Modules, name), append(d.Reasons, reasonOf(st))
 		}
 	}
+	if best == Abstain && len(mods) == 0 && call.Phase == PhaseResult {
+		// No rule names a module for this tool's results: the phase is not
+		// judged. The call has run; withholding its result protects nothing.
+		// (An uncovered call phase still gets the default below: before a
+		// call runs, the default is what fail-closed means.)
+		d.Default, d.Decision = true, Allow
+		d.Reasons = []string{"no rule judges the results of " + call.Tool + ": not judged"}
+		return d, true
+	}
 	if best == Abstain {
 		d.Default = true
 		best = ruleDefault
@@ -425,6 +441,11 @@ func requestPrefix(c Call) ([]byte, error) {
 	if c.Time.IsZero() {
 		c.Time = time.Now()
 	}
+	derived := c.Derived
+	if derived == nil {
+		derived = &Derived{}
+	}
+	derived = derived.nonNil()
 	head := struct {
 		ABI          int             `json:"abi"`
 		Phase        string          `json:"phase"`
@@ -435,8 +456,9 @@ func requestPrefix(c Call) ([]byte, error) {
 		Session      any             `json:"session"`
 		DebugSession *DebugSession   `json:"debug_session"`
 		Time         string          `json:"time"`
+		Derived      *Derived        `json:"derived"`
 	}{1, c.Phase, c.Tool, c.Category, args, res,
-		map[string]any{"id": c.SessionID, "client": c.Client}, c.DebugSession, c.Time.UTC().Format(time.RFC3339Nano)}
+		map[string]any{"id": c.SessionID, "client": c.Client}, c.DebugSession, c.Time.UTC().Format(time.RFC3339Nano), derived}
 	b, err := json.Marshal(head)
 	if err != nil {
 		return nil, err

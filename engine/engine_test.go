@@ -262,7 +262,7 @@ call = ["yes"]
 	}
 	defer e.Close(context.Background())
 	err = e.Wait(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "module picky: settings rejected: settings say reject") {
+	if err == nil || !strings.Contains(err.Error(), "guard.toml:8: modules.picky.settings: settings say reject") {
 		t.Fatalf("Wait: %v", err)
 	}
 	d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)})
@@ -341,7 +341,7 @@ call = ["m"]
 		}
 	}
 	// A config that fails keeps the one in force.
-	if err := live.Replace(context.Background(), verdict("reject")); err == nil || !strings.Contains(err.Error(), "settings rejected") {
+	if err := live.Replace(context.Background(), verdict("reject")); err == nil || !strings.Contains(err.Error(), "modules.m.settings: settings say reject") {
 		t.Fatalf("a rejected config: %v", err)
 	}
 	close(stop)

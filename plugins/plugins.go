@@ -406,7 +406,7 @@ func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
 		if rc != 0 {
 			m.pool.put(inst)
 			m.Close(ctx)
-			return nil, fmt.Errorf("settings rejected: %s", outputText(st.output))
+			return nil, &SettingsError{Module: spec.Name, Msg: outputText(st.output)}
 		}
 	}
 	m.pool.put(inst)
@@ -632,6 +632,14 @@ func firstLine(s string) string {
 
 // Close releases the module's pool: its idle instances and compiled code go
 // with the last module that uses them. Call it once no Evaluate is in flight.
+// SettingsError is a module's refusal of its settings (guard_validate).
+type SettingsError struct {
+	Module string
+	Msg    string // the module's words: what is wrong and how to fix it
+}
+
+func (e *SettingsError) Error() string { return "settings rejected: " + e.Msg }
+
 func (m *Module) Close(ctx context.Context) {
 	if m.pool == nil {
 		return

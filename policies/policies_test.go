@@ -66,7 +66,7 @@ func TestCases(t *testing.T) {
 		e := newEngine(t, rt, cfgFile, cfgData)
 		for _, c := range cf.Cases {
 			n++
-			d, fails := e.Run(context.Background(), c, tools.CategoryOf)
+			d, fails := e.Run(context.Background(), c, tools.PrepareCall)
 			for _, fail := range fails {
 				trace, _ := json.Marshal(d.Trace)
 				t.Errorf("%s: %s: %s\ntrace: %s", filepath.Base(f), c.Name, fail, trace)

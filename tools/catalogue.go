@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -16,13 +18,16 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
-// requestTimeout bounds one DAP round trip made by a handler.
-const requestTimeout = 15 * time.Second
+// DefaultRequestTimeout bounds one DAP round trip made by a handler, unless
+// Toolset.RequestTimeout says otherwise.
+const DefaultRequestTimeout = 15 * time.Second
 
 // Target names the debug session a call is for.
 type Target struct {
 	Session string `json:"session,omitempty" jsonschema:"name of the debug session; may be left out when only one is open"`
 }
+
+func (t Target) debugSession() string { return t.Session }
 
 type annot struct{ readOnly, destructive, idempotent, openWorld bool }
 
@@ -45,16 +50,31 @@ func def[A, O any](name, title, desc, category string, an annot, fn func(context
 			DestructiveHint: b(an.destructive), IdempotentHint: b(an.idempotent), OpenWorldHint: b(an.openWorld)}),
 	)
 	t.Meta = &mcp.Meta{AdditionalFields: map[string]any{"category": category}}
-	return Spec{Tool: t, Category: category, handle: func(ctx context.Context, ts *Toolset, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	return Spec{Tool: t, Category: category, args: reflect.TypeFor[A](), prepare: func(ctx context.Context, ts *Toolset, raw json.RawMessage) (*prepared, error) {
 		var a A
-		if err := decodeArgs(name, raw, &a); err != nil {
-			return nil, err
-		}
-		out, text, err := fn(ctx, ts, a)
+		canonical, err := decodeStrict(raw, &a)
 		if err != nil {
 			return nil, err
 		}
-		return &mcp.CallToolResult{StructuredContent: out, Content: []mcp.Content{mcp.NewTextContent(text)}}, nil
+		p := &prepared{arguments: canonical}
+		if t, ok := any(a).(interface{ debugSession() string }); ok {
+			p.session = t.debugSession()
+		}
+		if d, ok := any(&a).(deriver); ok {
+			if p.derived, err = d.derive(ctx, ts); err != nil {
+				return p, err
+			}
+		}
+		// The handler runs the value that was decoded and derived: no
+		// second reading of the arguments.
+		p.run = func(ctx context.Context) (*mcp.CallToolResult, error) {
+			out, text, err := fn(ctx, ts, a)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{StructuredContent: out, Content: []mcp.Content{mcp.NewTextContent(text)}}, nil
+		}
+		return p, nil
 	}}
 }
 
@@ -126,8 +146,17 @@ var catalogue = []Spec{
 	def("debugpy_exception_info", "Exception info", "The exception a thread stopped on: type, message, break mode and traceback.", Read, readOnly, exceptionInfo),
 }
 
-func rctx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, requestTimeout)
+func (ts *Toolset) rctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, cmp.Or(ts.RequestTimeout, DefaultRequestTimeout))
+}
+
+// stuck explains a request that debugpy did not answer in time: code it
+// runs (an evaluate, a value, a condition) may never return.
+func (ts *Toolset) stuck(ctx context.Context, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("debugpy did not answer within %v: the code may be stuck in the program (an endless loop?), which keeps it from answering anything else. End it with debugpy_session_stop and terminate=true; debugpy_session_status says what state it is in", cmp.Or(ts.RequestTimeout, DefaultRequestTimeout))
+	}
+	return staleHint(err)
 }
 
 // SessionView is a session as the tools report it.
@@ -329,7 +358,7 @@ func sessionStop(ctx context.Context, ts *Toolset, a StopArgs) (StopResult, stri
 	if err != nil {
 		return StopResult{}, "", err
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	exited := s.Info().State == dap.StateExited
 	err = s.Close(cctx, a.Terminate)
@@ -362,9 +391,7 @@ type SessionList struct {
 	Sessions []SessionView `json:"sessions"`
 }
 
-type NoArgs struct{}
-
-func sessions(ctx context.Context, ts *Toolset, _ NoArgs) (SessionList, string, error) {
+func sessions(ctx context.Context, ts *Toolset, _ Target) (SessionList, string, error) {
 	l := SessionList{Sessions: []SessionView{}}
 	var lines []string
 	for _, s := range ts.Sessions.All() {
@@ -412,7 +439,7 @@ func setBreakpoint(ctx context.Context, ts *Toolset, a BreakpointArgs) (Breakpoi
 	if a.Line < 1 {
 		return BreakpointResult{}, "", fmt.Errorf("line %d: lines start at 1", a.Line)
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	bp, err := s.AddBreakpoint(cctx, dap.Breakpoint{File: file, Line: a.Line, Condition: a.Condition,
 		HitCondition: a.HitCondition, LogMessage: a.LogMessage})
@@ -456,7 +483,7 @@ func removeBreakpoint(ctx context.Context, ts *Toolset, a RemoveArgs) (Breakpoin
 			return BreakpointList{}, "", err
 		}
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	removed, err := s.RemoveBreakpoint(cctx, a.BreakpointID, file, a.Line)
 	if err != nil {
@@ -506,7 +533,7 @@ func setExceptionBreakpoints(ctx context.Context, ts *Toolset, a ExceptionArgs) 
 			return ExceptionFilters{}, "", fmt.Errorf("unknown exception filter %q: use raised, uncaught or userUnhandled", f)
 		}
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	if err := s.SetExceptionBreakpoints(cctx, a.Filters); err != nil {
 		return ExceptionFilters{}, "", err
@@ -543,7 +570,7 @@ func resumeTool(kind string) func(context.Context, *Toolset, ResumeArgs) (RunSta
 				return runState(s, last, nil), "already " + stopText(last), nil
 			}
 			if thread == 0 {
-				cctx, cancel := rctx(ctx)
+				cctx, cancel := ts.rctx(ctx)
 				th, err := s.Threads(cctx)
 				cancel()
 				if err != nil {
@@ -561,7 +588,7 @@ func resumeTool(kind string) func(context.Context, *Toolset, ResumeArgs) (RunSta
 			thread = last.ThreadID
 		}
 		gen := s.Gen()
-		cctx, cancel := rctx(ctx)
+		cctx, cancel := ts.rctx(ctx)
 		switch kind {
 		case "continue":
 			err = s.Continue(cctx, thread)
@@ -706,7 +733,7 @@ func threads(ctx context.Context, ts *Toolset, a ThreadsArgs) (ThreadList, strin
 	if err != nil {
 		return ThreadList{}, "", err
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	th, err := s.Threads(cctx)
 	if err != nil {
@@ -776,7 +803,7 @@ func stackTrace(ctx context.Context, ts *Toolset, a StackArgs) (StackResult, str
 	if a.Levels <= 0 {
 		a.Levels = dap.PrefetchFrames // what the session fetched at the stop
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	fs, total, err := s.StackTrace(cctx, thread, a.StartFrame, a.Levels)
 	if err != nil {
@@ -873,7 +900,7 @@ func variables(ctx context.Context, ts *Toolset, a VariablesArgs) (VariablesResu
 	if a.MaxItems <= 0 {
 		a.MaxItems = 100
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	r := VariablesResult{VariablesReference: a.VariablesReference}
 	if r.VariablesReference == 0 {
@@ -1003,11 +1030,11 @@ func evaluate(ctx context.Context, ts *Toolset, a EvaluateArgs) (EvaluateResult,
 	if err != nil {
 		return EvaluateResult{}, "", err
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	body, err := s.Evaluate(cctx, a.Expression, frame, a.Context)
 	if err != nil {
-		return EvaluateResult{}, "", staleHint(err)
+		return EvaluateResult{}, "", ts.stuck(ctx, err)
 	}
 	r := EvaluateResult{Result: body.Result, Type: body.Type, VariablesReference: body.VariablesReference}
 	text := r.Result
@@ -1037,7 +1064,7 @@ func setVariable(ctx context.Context, ts *Toolset, a SetVariableArgs) (EvaluateR
 	if a.Name == "" || a.Value == "" {
 		return EvaluateResult{}, "", errors.New("name and value are required")
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	ref := a.VariablesReference
 	if ref == 0 {
@@ -1051,7 +1078,7 @@ func setVariable(ctx context.Context, ts *Toolset, a SetVariableArgs) (EvaluateR
 	}
 	body, err := s.SetVariable(cctx, ref, a.Name, a.Value)
 	if err != nil {
-		return EvaluateResult{}, "", staleHint(err)
+		return EvaluateResult{}, "", ts.stuck(ctx, err)
 	}
 	return EvaluateResult{Result: body.Value, Type: body.Type, VariablesReference: body.VariablesReference},
 		fmt.Sprintf("%s = %s", a.Name, body.Value), nil
@@ -1179,7 +1206,7 @@ func exceptionInfo(ctx context.Context, ts *Toolset, a ExceptionInfoArgs) (Excep
 	if err != nil {
 		return ExceptionInfoResult{}, "", err
 	}
-	cctx, cancel := rctx(ctx)
+	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	body, err := s.ExceptionInfo(cctx, thread)
 	if err != nil {

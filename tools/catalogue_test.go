@@ -170,8 +170,10 @@ func TestExamples(t *testing.T) {
 	if len(examples) != len(Catalogue()) {
 		t.Errorf("%d examples for %d tools", len(examples), len(Catalogue()))
 	}
-	var a LaunchArgs
-	if err := decodeArgs("debugpy_launch", Example("debugpy_launch"), &a); err != nil || a.Program != "app.py" {
-		t.Errorf("launch example: %v", err)
+	ts := NewToolset(nil)
+	for _, s := range Catalogue() {
+		if _, err := s.prepare(context.Background(), ts, Example(s.Tool.Name)); err != nil {
+			t.Errorf("%s: its example is refused: %v", s.Tool.Name, err)
+		}
 	}
 }

@@ -448,16 +448,24 @@ func TestAttachPID(t *testing.T) {
 
 // Path mappings work both ways: a breakpoint set on the local path binds in
 // the debuggee's file, and the stop is reported with the local path. Here the
-// "local" tree is a symlink to the directory the debuggee runs from.
+// "local" tree is a copy of the debuggee's file elsewhere, reached through a
+// symlinked directory: the gate resolves the local root and the breakpoint
+// file alike, so the mapping still applies.
 func TestAttachPathMappings(t *testing.T) {
 	t.Parallel()
 	_, port := listen(t, "sleep")
 	remote := filepath.Dir(progFile)
-	local := filepath.Join(t.TempDir(), "checkout")
-	if err := os.Symlink(remote, local); err != nil {
+	tmp := t.TempDir()
+	real := filepath.Join(tmp, "checkout")
+	os.Mkdir(real, 0o755)
+	src, _ := os.ReadFile(progFile)
+	os.WriteFile(filepath.Join(real, filepath.Base(progFile)), src, 0o644)
+	local := filepath.Join(tmp, "link")
+	if err := os.Symlink(real, local); err != nil {
 		t.Fatal(err)
 	}
 	localProg := filepath.Join(local, filepath.Base(progFile))
+	realProg, _ := filepath.EvalSymlinks(localProg)
 	h := newHarness(t)
 	h.attach("", port, map[string]any{"path_mappings": []map[string]string{{"local_root": local, "remote_root": remote}}})
 	bp := h.call("debugpy_set_breakpoint", map[string]any{"file": localProg, "line": line(t, "sleep")})
@@ -465,11 +473,11 @@ func TestAttachPathMappings(t *testing.T) {
 		t.Fatalf("breakpoint on the local path not verified: %v", bp)
 	}
 	st := h.call("debugpy_wait_for_stop", map[string]any{"timeout_s": 20})
-	if str(t, st, "stop.file") != localProg {
-		t.Fatalf("stop file: want the local path %s, got %v", localProg, st)
+	if str(t, st, "stop.file") != realProg {
+		t.Fatalf("stop file: want the local path %s, got %v", realProg, st)
 	}
 	frames := h.call("debugpy_stack_trace", nil)
-	if str(t, frames, "frames.0.file") != localProg {
+	if str(t, frames, "frames.0.file") != realProg {
 		t.Fatalf("stack: want local paths, got %v", frames)
 	}
 }

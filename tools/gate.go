@@ -81,26 +81,6 @@ const (
 	maxAuditedArguments = 64 << 10
 )
 
-// nesting is the deepest nesting of objects and arrays in JSON text.
-func nesting(raw []byte) int {
-	depth, deepest, inString := 0, 0, false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
-}
-
 // Guard implements Gate.
 func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
 	t0 := time.Now()
@@ -119,10 +99,8 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	var d engine.Decision
 	malformed := true
 	switch {
-	case len(call.Arguments) > maxArguments:
-		d = engine.Decision{Decision: engine.Deny, Reasons: []string{fmt.Sprintf("the arguments are %d bytes, over the %d-byte limit", len(call.Arguments), maxArguments)}}
-	case nesting(call.Arguments) > maxNesting:
-		d = engine.Decision{Decision: engine.Deny, Reasons: []string{fmt.Sprintf("the arguments nest %d levels deep, over the limit of %d", nesting(call.Arguments), maxNesting)}}
+	case call.Malformed != nil:
+		d = engine.Decision{Decision: engine.Deny, Reasons: []string{"malformed arguments: " + call.Malformed.Error()}}
 	case cfg.Hides(call.Tool):
 		d = engine.Decision{Decision: "hidden", Reasons: []string{"the policy config hides " + call.Tool}}
 	default:
@@ -213,7 +191,8 @@ func rateLimited(d engine.Decision) bool {
 }
 
 func (g *PolicyGate) engineCall(ctx context.Context, call Call) engine.Call {
-	ec := engine.Call{Phase: engine.PhaseCall, Tool: call.Tool, Category: call.Category, Arguments: call.Arguments, Time: time.Now()}
+	ec := engine.Call{Phase: engine.PhaseCall, Tool: call.Tool, Category: call.Category, Arguments: call.Arguments,
+		Derived: call.Derived, Time: time.Now()}
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
 		ec.SessionID = cs.SessionID()
 		if ci, ok := cs.(server.SessionWithClientInfo); ok {
@@ -238,6 +217,9 @@ const elicitationKey = "approve"
 // it (the call runs), else the result to return, and the approval's record.
 func (g *PolicyGate) approve(ctx context.Context, call Call, ec engine.Call, d engine.Decision, cfg *engine.Config) (*mcp.CallToolResult, *audit.Approval) {
 	timeout := cfg.Approval.Wait()
+	if _, err := approval.Show(call.Arguments); err != nil {
+		return deniedResult(call.Tool, "cannot be put to a person", d, err.Error()+". Send shorter arguments."), &audit.Approval{Channel: "none", State: "denied"}
+	}
 	b := approval.Bind(ec.SessionID, call.Tool, call.Arguments)
 	channels := cfg.Approval.Channels
 	if slices.Contains(channels, "elicitation") && elicitationCapable(ctx) {
@@ -372,12 +354,11 @@ func approvedIn(content any) bool {
 	return v
 }
 
+// elicitationMessage shows the person every argument, in full (approve
+// refused the call before this when they are too long to show).
 func elicitationMessage(call Call, d engine.Decision) string {
-	args := string(call.Arguments)
-	if len(args) > 2000 {
-		args = args[:2000] + "…"
-	}
-	return fmt.Sprintf("An AI agent wants to run %s (%s) with the arguments\n%s\n\nThe policy asks a person because: %s.\nApprove it to run it once.",
+	args, _ := approval.Show(call.Arguments)
+	return fmt.Sprintf("An AI agent wants to run %s (%s) with these arguments, every one shown in full:\n%s\n\nThe policy asks a person because: %s.\nApprove it to run it once.",
 		call.Tool, call.Category, args, strings.Join(d.Reasons, "; "))
 }
 

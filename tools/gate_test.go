@@ -138,7 +138,7 @@ call = ["ratelimit"]
 		t.Fatalf("huge arguments: %s", msg)
 	}
 	msg = h.fail("debugpy_sessions", map[string]any{"session": json.RawMessage(strings.Repeat("[", 65) + strings.Repeat("]", 65))})
-	if !strings.Contains(msg, "nest 66 levels deep, over the limit of 64") {
+	if !strings.Contains(msg, "nest more than 64 levels deep") {
 		t.Fatalf("deep arguments: %s", msg)
 	}
 	h.call("debugpy_sessions", nil)
@@ -183,7 +183,7 @@ func FuzzGate(f *testing.F) {
 	}
 	// The default policy, but attach goes nowhere: a fuzzed session_start
 	// must not connect to whatever listens on this machine's loopback.
-	cfg := strings.Replace(string(policies.DefaultConfig()), `hosts = ["127.0.0.1", "localhost", "::1"]`, `hosts = []`, 1)
+	cfg := strings.Replace(string(policies.DefaultConfig()), `hosts = ["loopback"]`, `hosts = []`, 1)
 	if !strings.Contains(cfg, "hosts = []") {
 		f.Fatal("default.toml changed: update FuzzGate")
 	}

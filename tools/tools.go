@@ -14,10 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
 )
 
 // Categories of tools, as policies see them.
@@ -29,9 +33,14 @@ const (
 
 // Call is one tool call as the gate sees it, before it runs.
 type Call struct {
-	Tool      string
-	Category  string
-	Arguments json.RawMessage // as the client sent them ({} when absent)
+	Tool     string
+	Category string
+	// Arguments are the canonical encoding of the arguments as they were
+	// decoded (args.go): the only argument bytes anyone sees. When the
+	// arguments were refused (Malformed), they are the bytes as sent.
+	Arguments json.RawMessage
+	Malformed error           // why the arguments were refused before any module saw them
+	Derived   *engine.Derived // code, paths and addresses, as they will be used
 	Session   string          // the debug session named in the arguments, if any
 	Request   mcp.CallToolRequest
 }
@@ -47,7 +56,17 @@ type Gate interface {
 type Spec struct {
 	Tool     mcp.Tool
 	Category string
-	handle   func(ctx context.Context, ts *Toolset, raw json.RawMessage) (*mcp.CallToolResult, error)
+	args     reflect.Type // the argument struct the call is read into
+	prepare  func(ctx context.Context, ts *Toolset, raw json.RawMessage) (*prepared, error)
+}
+
+// prepared is a call read once (args.go): its canonical arguments, what the
+// host derived from them, and the handler bound to the decoded value.
+type prepared struct {
+	arguments json.RawMessage
+	session   string
+	derived   *engine.Derived
+	run       func(ctx context.Context) (*mcp.CallToolResult, error)
 }
 
 // Toolset holds the state the handlers share: the debug sessions.
@@ -56,7 +75,10 @@ type Toolset struct {
 	// NoDelay loads the one-write fix into the programs debugpy-guard
 	// starts (launch, attach by PID); on by default (dap/nodelay.go).
 	NoDelay bool
-	log     *slog.Logger
+	// RequestTimeout bounds one DAP round trip of a handler (0:
+	// DefaultRequestTimeout); serve reads DEBUGPY_GUARD_REQUEST_TIMEOUT.
+	RequestTimeout time.Duration
+	log            *slog.Logger
 }
 
 // NewToolset makes an empty toolset.
@@ -112,6 +134,30 @@ func NewServer(version string, ts *Toolset, gate Gate, hidden func(tool string) 
 	return srv
 }
 
+// PrepareCall reads a call's arguments as the gate does (engine.Prepare):
+// strictly, canonically, with the derived facts, the category raised to
+// execute when the call carries code. It knows no debug session, so no
+// path belongs to one: for `policy test` and `policy eval`.
+func PrepareCall(ctx context.Context, tool string, args json.RawMessage) (engine.Call, error) {
+	spec, ok := Lookup(tool)
+	if !ok {
+		return engine.Call{Tool: tool, Arguments: args}, fmt.Errorf("no tool %s (debugpy-guard tools lists them)", tool)
+	}
+	call := engine.Call{Tool: tool, Category: spec.Category, Arguments: args, Time: time.Now()}
+	p, err := spec.prepare(ctx, detached, args)
+	if err != nil {
+		return call, err
+	}
+	call.Arguments, call.Derived = p.arguments, p.derived
+	if p.derived != nil && len(p.derived.Code) > 0 {
+		call.Category = Execute
+	}
+	return call, nil
+}
+
+// detached is a toolset with no debug session, for PrepareCall.
+var detached = NewToolset(slog.New(slog.DiscardHandler))
+
 // CategoryOf is the category of the tool named name ("" for no such tool).
 func CategoryOf(name string) string {
 	s, _ := Lookup(name)
@@ -136,17 +182,29 @@ func handler(spec Spec, ts *Toolset, gate Gate) server.ToolHandlerFunc {
 			return errorResult(err.Error()), nil
 		}
 		call := Call{Tool: spec.Tool.Name, Category: spec.Category, Arguments: raw, Request: req}
-		var named struct {
-			Session any `json:"session"`
-		}
-		if json.Unmarshal(raw, &named) == nil {
-			if s, ok := named.Session.(string); ok {
-				call.Session = s
+		var p *prepared
+		if len(raw) > maxArguments {
+			call.Malformed = malformed("the arguments are %d bytes, over the %d-byte limit", len(raw), maxArguments)
+		} else if p, err = spec.prepare(ctx, ts, raw); err != nil {
+			var m *malformedError
+			if !errors.As(err, &m) {
+				err = malformed("%v", err)
+			}
+			call.Malformed = err
+		} else {
+			call.Arguments, call.Session, call.Derived = p.arguments, p.session, p.derived
+			if p.derived != nil && len(p.derived.Code) > 0 {
+				// A call that carries Python runs it: execute, whatever
+				// the tool's own category (docs/SECURITY.md).
+				call.Category = Execute
 			}
 		}
 		ctx = withRequest(ctx, req)
 		res := gate.Guard(ctx, call, func(ctx context.Context) *mcp.CallToolResult {
-			return run(ctx, spec, ts, raw)
+			if call.Malformed != nil { // a gate that runs it anyway (tests): the handler never sees such arguments
+				return errorResult(fmt.Sprintf("%s: %v", spec.Tool.Name, call.Malformed))
+			}
+			return run(ctx, spec, ts, p)
 		})
 		if res == nil {
 			res = errorResult("denied: the policy gate returned no result")
@@ -157,14 +215,14 @@ func handler(spec Spec, ts *Toolset, gate Gate) server.ToolHandlerFunc {
 
 // run calls a handler and turns every error, and any panic, into an isError
 // result: the agent gets a message it can act on, never a protocol error.
-func run(ctx context.Context, spec Spec, ts *Toolset, raw json.RawMessage) (res *mcp.CallToolResult) {
+func run(ctx context.Context, spec Spec, ts *Toolset, p *prepared) (res *mcp.CallToolResult) {
 	defer func() {
-		if p := recover(); p != nil {
-			ts.log.Error("tool handler panicked", "tool", spec.Tool.Name, "panic", p)
-			res = errorResult(fmt.Sprintf("%s failed inside debugpy-guard (%v); this is a bug, please report it", spec.Tool.Name, p))
+		if r := recover(); r != nil {
+			ts.log.Error("tool handler panicked", "tool", spec.Tool.Name, "panic", r)
+			res = errorResult(fmt.Sprintf("%s failed inside debugpy-guard (%v); this is a bug, please report it", spec.Tool.Name, r))
 		}
 	}()
-	res, err := spec.handle(ctx, ts, raw)
+	res, err := p.run(ctx)
 	if err != nil {
 		return errorResult(err.Error())
 	}
@@ -205,49 +263,6 @@ func Text(res *mcp.CallToolResult) string {
 
 func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(text)}}
-}
-
-// decodeArgs decodes raw strictly: an unknown argument or a wrong type is an
-// error that names the argument.
-func decodeArgs(tool string, raw json.RawMessage, into any) error {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
-		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &te):
-			return fmt.Errorf("%s: argument %q must be %s, not %s; see the tool's inputSchema", tool, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-		case errors.As(err, &se):
-			return fmt.Errorf("%s: arguments are not valid JSON: %v", tool, err)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fmt.Errorf("%s: unknown argument %s; see the tool's inputSchema", tool, strings.TrimPrefix(err.Error(), "json: unknown field "))
-		default:
-			return fmt.Errorf("%s: arguments: %v", tool, err)
-		}
-	}
-	return nil
-}
-
-func jsonKind(k string) string {
-	switch {
-	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"):
-		return "an integer"
-	case strings.HasPrefix(k, "float"):
-		return "a number"
-	case k == "string":
-		return "a string"
-	case k == "bool":
-		return "a boolean"
-	case k == "slice":
-		return "an array"
-	case k == "map", k == "struct":
-		return "an object"
-	}
-	return k
 }
 
 type reqKey struct{}

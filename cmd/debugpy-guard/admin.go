@@ -132,9 +132,9 @@ func approvals(stdout, stderr io.Writer) int {
 		return 0
 	}
 	for _, r := range l {
-		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  arguments: %s\n  why: %s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
+		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  arguments, each in full:\n  %s\n  why: %s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
 			r.ID, r.Tool, time.Since(r.Created).Round(time.Second), time.Until(r.Expires).Round(time.Second),
-			r.Arguments, strings.Join(r.Reasons, "; "), r.ID, r.ID)
+			strings.ReplaceAll(r.Arguments, "\n", "\n  "), strings.Join(r.Reasons, "; "), r.ID, r.ID)
 	}
 	return 0
 }
@@ -157,10 +157,10 @@ func answer(args []string, approve bool, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if approve {
-		fmt.Fprintf(stdout, "approved %s: %s %s may run once, if the agent retries it with the same arguments before %s\n",
+		fmt.Fprintf(stdout, "approved %s: %s with\n%s\nmay run once, if the agent retries it with the same arguments before %s\n",
 			r.ID, r.Tool, r.Arguments, r.Expires.Local().Format(time.TimeOnly))
 	} else {
-		fmt.Fprintf(stdout, "denied %s: %s %s will not run\n", r.ID, r.Tool, r.Arguments)
+		fmt.Fprintf(stdout, "denied %s: %s with\n%s\nwill not run\n", r.ID, r.Tool, r.Arguments)
 	}
 	return 0
 }

@@ -174,7 +174,7 @@ func policyTest(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	results, err := engine.RunCaseFiles(ctx, files, func(cfg string) (*engine.Engine, error) { return p.engine(ctx, cfg, log) }, tools.CategoryOf)
+	results, err := engine.RunCaseFiles(ctx, files, func(cfg string) (*engine.Engine, error) { return p.engine(ctx, cfg, log) }, tools.PrepareCall)
 	if err != nil {
 		return fail(err)
 	}
@@ -240,13 +240,15 @@ func policyEval(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	if _, ok := tools.Lookup(*tool); !ok {
 		return fail(fmt.Errorf("--tool %q is not a tool: `debugpy-guard tools` lists them", *tool))
 	}
-	call := engine.Call{Phase: *phase, Tool: *tool, Category: tools.CategoryOf(*tool), Arguments: tools.Example(*tool), SessionID: *session, Time: time.Now()}
+	callArgs := tools.Example(*tool)
 	if *argsJSON != "" {
-		if !json.Valid([]byte(*argsJSON)) {
-			return fail(errors.New("--args is not valid JSON"))
-		}
-		call.Arguments = json.RawMessage(*argsJSON)
+		callArgs = json.RawMessage(*argsJSON)
 	}
+	call, err := tools.PrepareCall(context.Background(), *tool, callArgs)
+	if err != nil {
+		return fail(fmt.Errorf("--args: the gate would deny this call as malformed: %w", err))
+	}
+	call.Phase, call.SessionID = *phase, *session
 	switch *phase {
 	case engine.PhaseCall:
 	case engine.PhaseResult:
@@ -313,7 +315,8 @@ func policyBench(args []string, stdout, stderr io.Writer, log *slog.Logger) int 
 	// A typical call of a tool whose chain holds the module, per module;
 	// per distinct chain, a typical call of its first tool.
 	callOf := func(tool, phase string) engine.Call {
-		c := engine.Call{Phase: phase, Tool: tool, Category: tools.CategoryOf(tool), Arguments: tools.Example(tool), Time: time.Now()}
+		c, _ := tools.PrepareCall(ctx, tool, tools.Example(tool)) // every example is read cleanly (TestExamples)
+		c.Phase = phase
 		if phase == engine.PhaseResult {
 			c.Result = json.RawMessage(tools.ExampleResult)
 		}

@@ -108,6 +108,13 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 	}
 	ts := tools.NewToolset(log)
 	ts.NoDelay = os.Getenv("DEBUGPY_GUARD_NODELAY") != "off"
+	if v := os.Getenv("DEBUGPY_GUARD_REQUEST_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fail(fmt.Errorf("DEBUGPY_GUARD_REQUEST_TIMEOUT=%q is not a duration such as 15s", v))
+		}
+		ts.RequestTimeout = d
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

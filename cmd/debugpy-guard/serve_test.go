@@ -217,7 +217,7 @@ func TestServeBadConfigStops(t *testing.T) {
 		{"missing file", "[modules.x]\nsource = \"missing.wasm\"\n", "modules.x.source"},
 		// Found only once the module loads, in the background: the server
 		// stops then, with the module's name and the reason.
-		{"settings rejected", "[modules.cat]\nsource = \"builtin:category\"\nsettings = { read = \"maybe\" }\n", "module cat: settings rejected: category: read must be allow, deny or approve"},
+		{"settings rejected", "[modules.cat]\nsource = \"builtin:category\"\nsettings = { read = \"maybe\" }\n", "guard.toml:3: modules.cat.settings: category: read must be allow, deny or approve"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -524,7 +524,7 @@ func TestCheck(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "guard.toml")
 	os.WriteFile(file, []byte("[modules.cat]\nsource = \"builtin:category\"\nsettings = { read = \"maybe\" }\n"), 0o600)
 	out, err = exec.Command(binary, "check", "--config", file).CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "module cat: settings rejected") {
+	if err == nil || !strings.Contains(string(out), "guard.toml:3: modules.cat.settings: category: read must be") {
 		t.Fatalf("check of a bad config: %v\n%s", err, out)
 	}
 }

@@ -42,15 +42,15 @@ const (
 
 // Request is a call held for a person.
 type Request struct {
-	ID        string          `json:"id"`
-	Channel   string          `json:"channel"` // cli or elicitation
-	Session   string          `json:"session"`
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments"` // at most 4 KiB, for a person to read
-	Reasons   []string        `json:"reasons"`
-	State     string          `json:"state"`
-	Created   time.Time       `json:"created"`
-	Expires   time.Time       `json:"expires"` // of the question while pending, of the answer once answered
+	ID        string    `json:"id"`
+	Channel   string    `json:"channel"` // cli or elicitation
+	Session   string    `json:"session"`
+	Tool      string    `json:"tool"`
+	Arguments string    `json:"arguments"` // every argument, as Show renders it for a person
+	Reasons   []string  `json:"reasons"`
+	State     string    `json:"state"`
+	Created   time.Time `json:"created"`
+	Expires   time.Time `json:"expires"` // of the question while pending, of the answer once answered
 	binding   Binding
 }
 
@@ -63,8 +63,6 @@ type Store struct {
 
 // NewStore makes an empty store.
 func NewStore() *Store { return &Store{byID: map[string]*Request{}, now: time.Now} }
-
-const maxShownArgs = 4 << 10
 
 // Hold is the approval of a call on channel: a new pending request, the
 // pending one for the same binding (retried before an answer), or the
@@ -84,9 +82,9 @@ func (s *Store) Hold(channel string, b Binding, args json.RawMessage, reasons []
 		return *r
 	}
 	now := s.now()
-	shown := args
-	if len(shown) > maxShownArgs {
-		shown, _ = json.Marshal(string(args[:maxShownArgs]) + "…(truncated)")
+	shown, err := Show(args)
+	if err != nil {
+		shown = "(cannot be shown: " + err.Error() + ")" // the gate refuses such a call before it is held
 	}
 	r := &Request{ID: newID(), Channel: channel, Session: b.Session, Tool: b.Tool, Arguments: shown,
 		Reasons: reasons, State: Pending, Created: now, Expires: now.Add(ttl), binding: b}

@@ -588,12 +588,18 @@ func (p *parser) str(trusted bool) (string, error) {
 				return "", p.err("bad \\u escape")
 			}
 			if utf16.IsSurrogate(r) {
-				if p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+				// As encoding/json reads it: a high surrogate takes the
+				// next escape only when that is a low one; any other lone
+				// surrogate is U+FFFD, and what follows is read on its own.
+				r2, ok := rune(0), false
+				if r < 0xDC00 && p.i+5 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+					save := p.i
 					p.i += 2
-					r2, ok := p.hex4()
-					if !ok {
-						return "", p.err("bad \\u escape")
+					if r2, ok = p.hex4(); !ok || r2 < 0xDC00 || r2 > 0xDFFF {
+						p.i, ok = save, false
 					}
+				}
+				if ok {
 					r = utf16.DecodeRune(r, r2)
 				} else {
 					r = utf8.RuneError

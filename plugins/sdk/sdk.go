@@ -58,6 +58,12 @@ func (r *Request) Client() string { return r.v.Path("session", "client", "name")
 // port, pid, state (Missing when there is none).
 func (r *Request) DebugSession() Value { return r.v.Get("debug_session") }
 
+// Derived is what the host derived from the arguments (plugins/ABI.md):
+// "code" (each piece of Python debugpy will run: argument, kind, text),
+// "paths" (argument, kind, given, resolved, session) and "addresses"
+// (argument, host, address, port). Judge these, not the arguments' spelling.
+func (r *Request) Derived() Value { return r.v.Get("derived") }
+
 // Settings are the module's settings from the TOML config.
 func (r *Request) Settings() Value { return r.v.Get("settings") }
 

@@ -25,10 +25,10 @@ type policy struct {
 
 var policies = map[string]policy{
 	"category":    {category.Validate, category.Decide},
-	"targets":     {nil, targets.Decide},
+	"targets":     {targets.Validate, targets.Decide},
 	"ratelimit":   {ratelimit.Validate, ratelimit.Decide},
-	"expressions": {nil, expressions.Decide},
-	"redact":      {nil, redact.Decide},
+	"expressions": {expressions.Validate, expressions.Decide},
+	"redact":      {redact.Validate, redact.Decide},
 }
 
 type unknown string
@@ -44,10 +44,7 @@ func init() {
 		if !ok {
 			return unknown(name)
 		}
-		if p.validate == nil {
-			return nil
-		}
-		return p.validate(s)
+		return p.validate(s) // each built-in refuses unknown settings
 	})
 	sdk.Handle(func(r *sdk.Request) sdk.Decision {
 		name := r.Settings().Get("policy").Str()

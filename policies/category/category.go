@@ -1,13 +1,21 @@
-// Package category decides by the tool's category: settings name the verdict for
-// read, write and execute. A breakpoint with a condition or a log message is
-// execute (debugpy evaluates both as Python). Tools listed in "defer" are
+// Package category decides by the call's category: settings name the verdict
+// for read, write and execute. The host counts any call that carries code
+// (a breakpoint condition, a log message, a repl statement ...) as execute,
+// whatever its tool (plugins/ABI.md, derived). Tools listed in "defer" are
 // left to other modules (abstain), such as expressions for debugpy_evaluate.
 package category
 
-import "github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+import (
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/settings"
+)
 
 // Validate checks the settings.
 func Validate(s sdk.Value) error {
+	if err := settings.Check("category", s, map[string]settings.Kind{
+		"read": settings.String, "write": settings.String, "execute": settings.String, "defer": settings.Strings}); err != nil {
+		return err
+	}
 	for _, k := range []string{"read", "write", "execute"} {
 		switch v := s.Get(k); v.Str() {
 		case "", "allow", "deny", "approve":
@@ -16,6 +24,13 @@ func Validate(s sdk.Value) error {
 		}
 	}
 	return nil
+}
+
+// what a call of each category does, for the person who reads the reason.
+var does = map[string]string{
+	"read":    "reads the paused program",
+	"write":   "changes the debug session (breakpoints, stepping, attaching)",
+	"execute": "runs code in the program or starts a process",
 }
 
 // Decide is the policy.
@@ -29,10 +44,6 @@ func Decide(r *sdk.Request) sdk.Decision {
 		}
 	}
 	cat := r.Category()
-	why := "category " + cat
-	if r.Tool() == "debugpy_set_breakpoint" && (r.Arg("condition").Str() != "" || r.Arg("log_message").Str() != "") {
-		cat, why = "execute", "a breakpoint condition or log message runs Python: category execute"
-	}
 	verdict := r.Settings().Get(cat).Str()
 	if verdict == "" {
 		verdict = map[string]string{"read": "allow", "write": "allow"}[cat]
@@ -40,7 +51,11 @@ func Decide(r *sdk.Request) sdk.Decision {
 			verdict = "approve"
 		}
 	}
-	return sdk.Decision{Verdict: verdict, Reason: why + " is " + verdict}
+	why := r.Tool() + " " + does[cat] + " (category " + cat + ")"
+	if code := r.Derived().Get("code"); code.Len() > 0 && r.Tool() != "debugpy_evaluate" {
+		why = r.Tool() + " carries Python that debugpy will run (" + code.Index(0).Get("argument").Str() + "): category execute"
+	}
+	return sdk.Decision{Verdict: verdict, Reason: why + ", " + verdict}
 }
 
 type bad string

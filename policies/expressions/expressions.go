@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
 
 var denyNames = map[string]bool{
@@ -25,26 +26,21 @@ var denyNames = map[string]bool{
 	"import": true, "lambda": true, "pickle": true, "ctypes": true, "memoryview": true,
 }
 
-// Decide is the policy.
+// Validate checks the settings.
+func Validate(s sdk.Value) error {
+	return settings.Check("expressions", s, map[string]settings.Kind{"allow_calls": settings.Strings, "deny_names": settings.Strings})
+}
+
+// Decide is the policy. It judges every piece of code the host derived from
+// the call (plugins/ABI.md, derived.code), whichever tool and argument
+// carries it: an expression to evaluate, a condition, a hit condition, a
+// log message's expression, a value, a repl statement.
 func Decide(r *sdk.Request) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
-	var exprs []string
-	switch r.Tool() {
-	case "debugpy_evaluate":
-		exprs = append(exprs, r.Arg("expression").Str())
-	case "debugpy_set_variable":
-		exprs = append(exprs, r.Arg("value").Str())
-	case "debugpy_set_breakpoint":
-		if c := r.Arg("condition").Str(); c != "" {
-			exprs = append(exprs, c)
-		}
-		exprs = append(exprs, logExpressions(r.Arg("log_message").Str())...)
-		if len(exprs) == 0 {
-			return sdk.Abstain()
-		}
-	default:
+	code := r.Derived().Get("code").Elements()
+	if len(code) == 0 {
 		return sdk.Abstain()
 	}
 	s := r.Settings()
@@ -57,8 +53,14 @@ func Decide(r *sdk.Request) sdk.Decision {
 		okCalls[n.Str()] = true
 	}
 	worst, why := "allow", "plain names, attributes, literal subscripts and comparisons"
-	for _, e := range exprs {
-		v, reason := judge(e, extraDeny, okCalls)
+	for _, c := range code {
+		v, reason := judge(c.Get("text").Str(), extraDeny, okCalls)
+		if v == "allow" && c.Get("kind").Str() != "expression" {
+			// A statement (a repl input, an assignment) is never a plain
+			// read, however plain it looks.
+			v, reason = "approve", "it runs Python statements in the program ("+c.Get("argument").Str()+"), which can change it"
+		}
+		reason = c.Get("argument").Str() + ": " + reason
 		if v == "deny" || (v == "approve" && worst == "allow") {
 			worst, why = v, reason
 		}
@@ -165,17 +167,17 @@ func judge(e string, extraDeny, okCalls map[string]bool) (string, string) {
 	}
 	toks, bad := tokenize(e)
 	if strings.HasPrefix(bad, "f-string") {
-		return "approve", "expression is an " + bad + ": a person decides"
+		return "approve", "it is an " + bad + ": a person decides"
 	}
 	if bad != "" {
-		return "deny", "expression has " + bad + ": not allowed"
+		return "deny", "it has " + bad + ": not allowed"
 	}
 	for _, t := range toks {
 		if t.kind == 'n' && (strings.HasPrefix(t.text, "__") || denyNames[t.text] || extraDeny[t.text]) {
-			return "deny", "expression uses " + t.text + ": never allowed"
+			return "deny", "it uses " + t.text + ": never allowed"
 		}
 		if t.kind == 'o' && t.text == ":=" {
-			return "deny", "expression assigns with :=: never allowed"
+			return "deny", "it assigns with :=: never allowed"
 		}
 	}
 	for i, t := range toks {
@@ -185,7 +187,7 @@ func judge(e string, extraDeny, okCalls map[string]bool) (string, string) {
 		prevValue := i > 0 && (toks[i-1].kind != 'o' || toks[i-1].text == ")" || toks[i-1].text == "]")
 		switch t.text {
 		case "=":
-			return "approve", "expression assigns a value: a person decides"
+			return "approve", "it assigns a value: a person decides"
 		case "(":
 			if prevValue && toks[i-1].kind == 'n' && isKeyword(toks[i-1].text) {
 				continue
@@ -198,7 +200,7 @@ func judge(e string, extraDeny, okCalls map[string]bool) (string, string) {
 				if callee != "" && okCalls[callee] {
 					continue
 				}
-				return "approve", "expression calls " + orDefault(callee, "a function") + " (it may run any code): a person decides; list it in expressions.allow_calls to allow it"
+				return "approve", "it calls " + orDefault(callee, "a function") + " (it may run any code): a person decides; list it in expressions.allow_calls to allow it"
 			}
 		case "[":
 			if prevValue {
@@ -207,7 +209,7 @@ func judge(e string, extraDeny, okCalls map[string]bool) (string, string) {
 					j++
 				}
 				if !(j+1 < len(toks) && toks[j].kind == 'l' && toks[j+1].kind == 'o' && toks[j+1].text == "]") {
-					return "approve", "expression subscripts with something other than a literal: a person decides"
+					return "approve", "it subscripts with something other than a literal: a person decides"
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
 
 func limits(s sdk.Value) (int64, time.Duration, error) {
@@ -29,7 +30,13 @@ func limits(s sdk.Value) (int64, time.Duration, error) {
 }
 
 // Validate checks the settings.
-func Validate(s sdk.Value) error { _, _, err := limits(s); return err }
+func Validate(s sdk.Value) error {
+	if err := settings.Check("ratelimit", s, map[string]settings.Kind{"max": settings.Integer, "window": settings.String}); err != nil {
+		return err
+	}
+	_, _, err := limits(s)
+	return err
+}
 
 // Decide is the policy.
 func Decide(r *sdk.Request) sdk.Decision {

@@ -8,9 +8,15 @@ import (
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
 
 const mask = "[redacted]"
+
+// Validate checks the settings.
+func Validate(s sdk.Value) error {
+	return settings.Check("redact", s, map[string]settings.Kind{"names": settings.Strings})
+}
 
 // Decide is the policy.
 func Decide(r *sdk.Request) sdk.Decision {

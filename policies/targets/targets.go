@@ -1,16 +1,105 @@
-// Package targets limits where a debug session may go: the hosts an attach may
-// connect to (default: loopback only), the programs a launch may run (globs;
-// any when unset) and whether attach by PID is allowed.
+// Package targets limits where a debug session may go and what it may read,
+// judged on what the host derived (plugins/ABI.md), never on the agent's
+// spelling:
+//
+//   - hosts: the addresses an attach may dial: "loopback" (127.0.0.0/8 and
+//     ::1, IPv4-mapped forms included), IP addresses and CIDR prefixes.
+//     Default: loopback only. A host name is judged by the address it
+//     resolved to, the one that is dialled.
+//   - programs, interpreters: globs the resolved program (or "-m MODULE")
+//     and python of a launch must match; when programs is set and
+//     interpreters is not, a launch may not name its python.
+//   - allow_pid: attach by PID (default false).
+//   - files: the verdict for reading a file that does not belong to the
+//     debug session (default approve). /proc, /sys and /dev are never read.
 package targets
 
 import (
+	"net/netip"
 	"path"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
 
-var loopback = []string{"127.0.0.1", "localhost", "::1"}
+// Validate checks the settings.
+func Validate(s sdk.Value) error {
+	if err := settings.Check("targets", s, map[string]settings.Kind{"hosts": settings.Strings,
+		"programs": settings.Strings, "interpreters": settings.Strings, "allow_pid": settings.Bool, "files": settings.String}); err != nil {
+		return err
+	}
+	for _, h := range s.Get("hosts").Elements() {
+		if _, ok := parseHost(h.Str()); !ok {
+			return bad(`targets: hosts entry "` + h.Str() + `" is not "loopback", an IP address or a CIDR prefix (the gate judges the address a host resolves to, not its name)`)
+		}
+	}
+	for _, k := range []string{"programs", "interpreters"} {
+		for _, g := range s.Get(k).Elements() {
+			if _, err := path.Match(g.Str(), ""); err != nil {
+				return bad("targets: " + k + " entry " + g.Str() + " is not a glob: " + err.Error())
+			}
+		}
+	}
+	switch s.Get("files").Str() {
+	case "", "allow", "deny", "approve":
+	default:
+		return bad("targets: files must be allow, deny or approve")
+	}
+	return nil
+}
+
+// parseHost reads a hosts entry as a prefix ("loopback" is two: see allowed).
+func parseHost(h string) (netip.Prefix, bool) {
+	if h == "loopback" {
+		return netip.Prefix{}, true
+	}
+	if p, err := netip.ParsePrefix(h); err == nil {
+		return p.Masked(), true
+	}
+	if a, err := netip.ParseAddr(h); err == nil && a.Zone() == "" {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), true
+	}
+	return netip.Prefix{}, false
+}
+
+func allowed(addr string, hosts sdk.Value) bool {
+	a, err := netip.ParseAddr(addr)
+	if err != nil || a.Zone() != "" {
+		return false
+	}
+	a = a.Unmap()
+	entries := []string{"loopback"}
+	if hosts.Exists() {
+		entries = nil
+		for _, e := range hosts.Elements() {
+			entries = append(entries, e.Str())
+		}
+	}
+	for _, e := range entries {
+		if e == "loopback" {
+			if a.IsLoopback() {
+				return true
+			}
+			continue
+		}
+		if p, ok := parseHost(e); ok && p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict keeps the strongest of the verdicts met (deny > approve > allow).
+type verdict struct{ d sdk.Decision }
+
+func (v *verdict) add(d sdk.Decision) {
+	rank := map[string]int{"": 0, "abstain": 0, "allow": 1, "approve": 2, "deny": 3}
+	if rank[d.Verdict] > rank[v.d.Verdict] {
+		v.d = d
+	}
+}
 
 // Decide is the policy.
 func Decide(r *sdk.Request) sdk.Decision {
@@ -18,45 +107,86 @@ func Decide(r *sdk.Request) sdk.Decision {
 		return sdk.Abstain()
 	}
 	s := r.Settings()
+	var v verdict
+	for _, a := range r.Derived().Get("addresses").Elements() {
+		host, addr := a.Get("host").Str(), a.Get("address").Str()
+		name := host
+		if host != addr {
+			name = host + " (" + addr + ")"
+		}
+		if allowed(addr, s.Get("hosts")) {
+			v.add(sdk.Allow("attach to " + name + " is allowed"))
+		} else {
+			v.add(sdk.Deny("attach to " + name + " is not allowed: only loopback addresses, unless targets.hosts lists more"))
+		}
+	}
+	progs, interps := s.Get("programs"), s.Get("interpreters")
+	for _, p := range r.Derived().Get("paths").Elements() {
+		file := p.Get("resolved").Str()
+		switch p.Get("kind").Str() {
+		case "source":
+			if under(file, "/proc", "/sys", "/dev") {
+				v.add(sdk.Deny("reading " + file + " is never allowed: /proc, /sys and /dev hold the processes' environments and devices, not source"))
+				continue
+			}
+			if p.Get("session").Bool() {
+				v.add(sdk.Allow(file + " belongs to the debug session"))
+				continue
+			}
+			files := s.Get("files").Str()
+			if files == "" {
+				files = "approve"
+			}
+			v.add(sdk.Decision{Verdict: files, Reason: "reading " + file + ", which is not a file of the debug session's program (its stack, its loaded sources, a launch's directory): it could hold secrets"})
+		case "program":
+			if progs.Exists() {
+				v.add(match(progs, file, "program "+file, "targets.programs"))
+			}
+		case "executable":
+			switch {
+			case interps.Exists():
+				v.add(match(interps, file, "python "+file, "targets.interpreters"))
+			case progs.Exists():
+				v.add(sdk.Deny("python " + file + " is an executable no rule allows: list it in targets.interpreters"))
+			}
+		}
+	}
 	switch r.Tool() {
-	case "debugpy_session_start":
-		host := r.Arg("host").Str()
-		if host == "" {
-			host = "127.0.0.1"
-		}
-		allowed := loopback
-		if h := s.Get("hosts"); h.Exists() {
-			allowed = nil
-			for _, e := range h.Elements() {
-				allowed = append(allowed, e.Str())
-			}
-		}
-		for _, a := range allowed {
-			if strings.EqualFold(a, host) || (strings.HasPrefix(host, "127.") && a == "127.0.0.1") {
-				return sdk.Allow("attach to " + host + " is allowed")
-			}
-		}
-		return sdk.Deny("attach to " + host + " is not allowed: only " + strings.Join(allowed, ", ") + " (targets.hosts)")
 	case "debugpy_launch":
-		progs := s.Get("programs")
-		if !progs.Exists() {
-			return sdk.Abstain()
+		if m := r.Arg("module").Str(); m != "" && progs.Exists() {
+			v.add(match(progs, "-m "+m, "module "+m, "targets.programs"))
 		}
-		p := r.Arg("program").Str()
-		if p == "" {
-			p = "-m " + r.Arg("module").Str()
-		}
-		for _, g := range progs.Elements() {
-			if ok, _ := path.Match(g.Str(), p); ok {
-				return sdk.Allow("program " + p + " is allowed")
-			}
-		}
-		return sdk.Deny("program " + p + " is not in targets.programs")
 	case "debugpy_attach_pid":
 		if s.Get("allow_pid").Bool() {
-			return sdk.Allow("attach by pid is allowed")
+			v.add(sdk.Allow("attach by pid is allowed"))
+		} else {
+			v.add(sdk.Deny("attach by pid is off (targets.allow_pid)"))
 		}
-		return sdk.Deny("attach by pid is off (targets.allow_pid)")
 	}
-	return sdk.Abstain()
+	if v.d.Verdict == "" {
+		return sdk.Abstain()
+	}
+	return v.d
 }
+
+func match(globs sdk.Value, p, what, key string) sdk.Decision {
+	for _, g := range globs.Elements() {
+		if ok, _ := path.Match(g.Str(), p); ok {
+			return sdk.Allow(what + " is allowed")
+		}
+	}
+	return sdk.Deny(what + " is not in " + key)
+}
+
+func under(p string, dirs ...string) bool {
+	for _, d := range dirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+type bad string
+
+func (b bad) Error() string { return string(b) }

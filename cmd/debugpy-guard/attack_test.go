@@ -1,0 +1,535 @@
+package main
+
+// The agent is the adversary (docs/SECURITY.md). These tests drive the real
+// binary with the embedded default policy over stdio with a raw JSON-RPC
+// client that sends exact bytes, against real debugpy, and check three
+// things for each attack: the call was refused, the audit log says so, and
+// nothing happened (no marker file written, nothing read, nothing dialled).
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/engine/audit"
+)
+
+// raw is `debugpy-guard serve` driven byte for byte.
+type raw struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	lines  chan []byte
+	dir    string
+	env    []string
+	stderr *lockedBuffer
+	audit  string
+	id     int
+	mu     sync.Mutex
+}
+
+type rawOpts struct {
+	config string   // TOML; "" for the embedded default
+	wrap   []string // runs the server under this command (unshare ...)
+	env    []string
+}
+
+func startRaw(t *testing.T, o rawOpts) *raw {
+	t.Helper()
+	r := &raw{t: t, dir: t.TempDir(), stderr: &lockedBuffer{}, lines: make(chan []byte, 64)}
+	os.Mkdir(filepath.Join(r.dir, "run"), 0o700)
+	r.env = append(testEnv(r.dir), o.env...)
+	r.audit = filepath.Join(r.dir, "state", "debugpy-guard", "audit.jsonl")
+	args := []string{"serve"}
+	if o.config != "" {
+		file := filepath.Join(r.dir, "guard.toml")
+		os.WriteFile(file, []byte(o.config), 0o600)
+		args = append(args, "--config", file)
+	}
+	argv := append(append(append([]string{}, o.wrap...), binary), args...)
+	r.cmd = exec.Command(argv[0], argv[1:]...)
+	r.cmd.Env = append(os.Environ(), r.env...)
+	r.cmd.Stderr = r.stderr
+	// Its own process group, so that a wrapper's helpers end with it.
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	r.cmd.WaitDelay = 10 * time.Second
+	var err error
+	if r.in, err = r.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			r.lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(r.lines)
+	}()
+	t.Cleanup(func() {
+		r.in.Close()
+		done := make(chan struct{})
+		go func() { r.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			r.cmd.Process.Kill()
+			<-done
+		}
+		syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL) // a wrapper's helpers
+		if t.Failed() {
+			t.Logf("serve stderr:\n%s", r.stderr)
+		}
+	})
+	r.request("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"attacker","version":"1"}}`)
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return r
+}
+
+func (r *raw) send(line string) {
+	r.t.Helper()
+	if _, err := io.WriteString(r.in, line+"\n"); err != nil {
+		r.t.Fatalf("write: %v", err)
+	}
+}
+
+// request sends a request with params as they are and returns its result.
+func (r *raw) request(method, params string) json.RawMessage {
+	r.t.Helper()
+	r.mu.Lock()
+	r.id++
+	id := r.id
+	r.mu.Unlock()
+	r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+	deadline := time.After(90 * time.Second)
+	for {
+		select {
+		case line, ok := <-r.lines:
+			if !ok {
+				r.t.Fatalf("%s: the server closed stdout\n%s", method, r.stderr)
+			}
+			var msg struct {
+				ID     *int            `json:"id"`
+				Result json.RawMessage `json:"result"`
+				Error  json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(line, &msg) != nil || msg.ID == nil || *msg.ID != id {
+				continue // a notification, or a log line that must never be here
+			}
+			if msg.Error != nil {
+				r.t.Fatalf("%s: protocol error %s", method, msg.Error)
+			}
+			return msg.Result
+		case <-deadline:
+			r.t.Fatalf("%s: no answer", method)
+		}
+	}
+}
+
+// call sends tools/call with the arguments exactly as given.
+func (r *raw) call(tool, args string) (text string, isError bool) {
+	r.t.Helper()
+	res := r.request("tools/call", `{"name":"`+tool+`","arguments":`+args+`}`)
+	var out struct {
+		Content []struct{ Text string } `json:"content"`
+		IsError bool                    `json:"isError"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		r.t.Fatalf("%s: result %s: %v", tool, res, err)
+	}
+	var parts []string
+	for _, c := range out.Content {
+		parts = append(parts, c.Text)
+	}
+	return strings.Join(parts, "\n"), out.IsError
+}
+
+func (r *raw) ok(tool, args string) string {
+	r.t.Helper()
+	text, isErr := r.call(tool, args)
+	if isErr {
+		r.t.Fatalf("%s %s: %s", tool, args, text)
+	}
+	return text
+}
+
+// refused calls a tool that must be refused with a text holding each of want.
+func (r *raw) refused(tool, args string, want ...string) string {
+	r.t.Helper()
+	text, isErr := r.call(tool, args)
+	if !isErr {
+		r.t.Fatalf("%s %s: ran: %s", tool, args, text)
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			r.t.Fatalf("%s %s: %q lacks %q", tool, args, text, w)
+		}
+	}
+	return text
+}
+
+// approved runs a call that needs a person, approving it with the cli.
+func (r *raw) approved(tool, args string) string {
+	r.t.Helper()
+	text := r.refused(tool, args, "needs a person's approval")
+	if out, err := r.cli("approve", id(r.t, text)); err != nil {
+		r.t.Fatalf("approve: %v\n%s", err, out)
+	}
+	return r.ok(tool, args)
+}
+
+func (r *raw) cli(args ...string) (string, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), r.env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// lastDecision is the audit log's newest decision record.
+func (r *raw) lastDecision() audit.Entry {
+	r.t.Helper()
+	data, _ := os.ReadFile(r.audit)
+	var last audit.Entry
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e audit.Entry
+		if json.Unmarshal([]byte(l), &e) == nil && e.Kind == "decision" {
+			last = e
+		}
+	}
+	return last
+}
+
+func q(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// stopped launches the sample (approved by a person) and runs it to its
+// breakpoint; it returns the program's path and its breakpoint line.
+func (r *raw) stopped() (string, int) {
+	r.t.Helper()
+	prog, line := sample(r.t, r.dir)
+	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+		r.t.Fatalf("continue: %s", text)
+	}
+	return prog, line
+}
+
+func noFile(t *testing.T, f, what string) {
+	t.Helper()
+	if _, err := os.Stat(f); err == nil {
+		t.Fatalf("%s: it ran (%s exists)", what, f)
+	}
+}
+
+// One reading of the arguments: a key in other case, a repeated key, an
+// escaped repeat, a lone surrogate, invalid UTF-8 are refused as malformed
+// before any module sees them, and nothing runs.
+func TestAttackTwoReadings(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	prog, line := r.stopped()
+	marker := filepath.Join(r.dir, "ran")
+	code := q(`__import__('os').system('touch ` + marker + `')`)
+	for _, c := range []struct{ tool, args string }{
+		{"debugpy_evaluate", `{"EXPRESSION":` + code + `}`},
+		{"debugpy_evaluate", `{"Expression":` + code + `}`},
+		{"debugpy_evaluate", `{"expression":"1","expression":` + code + `}`},
+		{"debugpy_evaluate", `{"expression":` + code + `,"expression":"1"}`},
+		{"debugpy_evaluate", `{"expression":"1","expr\u0065ssion":` + code + `}`},
+		{"debugpy_evaluate", `{"expression":"\ud800\u0022 + ` + code[1:] + `}`},
+		{"debugpy_evaluate", "{\"expression\":\"1\xff\"}"},
+		{"debugpy_evaluate", `{"expression":"1","context":"watch","Context":"repl"}`},
+		{"debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d,"Condition":%s}`, q(prog), line, code)},
+		{"debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d,"condition":"1","condition":%s}`, q(prog), line, code)},
+		{"debugpy_set_variable", `{"name":"amount","value":"1","VALUE":` + code + `}`},
+		{"debugpy_launch", `{"program":` + q(prog) + `,"program":"/tmp/other.py"}`},
+		{"debugpy_session_start", `{"session":"b","HOST":"10.1.2.3"}`},
+		{"debugpy_source", `{"File":"/etc/shadow"}`},
+	} {
+		text := r.refused(c.tool, c.args, "malformed arguments")
+		if d := r.lastDecision(); d.Decision != "deny" || d.Tool != c.tool {
+			t.Fatalf("%s %s: audit %+v", c.tool, c.args, d)
+		}
+		if strings.Contains(text, "root:") {
+			t.Fatalf("%s: read: %s", c.tool, text)
+		}
+	}
+	// The program runs on through the breakpoint line: no condition ran.
+	for i := 0; i < 4; i++ {
+		r.call("debugpy_continue", `{}`)
+	}
+	noFile(t, marker, "a second reading")
+}
+
+// Every argument debugpy runs as Python is judged: a hit condition is code,
+// a repl statement is never a plain read, a set_variable name is code.
+func TestAttackCodeNobodyJudged(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	prog, line := r.stopped()
+	marker := filepath.Join(r.dir, "ran")
+	run := `__import__('os').system('touch ` + marker + `')`
+	for _, h := range []string{"%2 or " + run, "== 1 or " + run, run, ">0 and " + run} {
+		r.refused("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d,"hit_condition":%s}`, q(prog), line, q(h)),
+			"denied by policy", "hit_condition")
+	}
+	// A plain hit count is still Python that runs: a person decides.
+	r.refused("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d,"hit_condition":"2"}`, q(prog), line), "needs a person's approval")
+	r.refused("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d,"log_message":%s}`, q(prog), line, q("{x) or ("+run+"}")), "denied by policy")
+	for _, stmt := range []string{"for _ in [1]: pass", "del amount", "amount = 0", "amount"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(stmt)+`,"context":"repl"}`, "needs a person's approval")
+	}
+	r.refused("debugpy_evaluate", `{"expression":"amount","context":"repl"}`, "it runs Python statements")
+	r.refused("debugpy_evaluate", `{"expression":"amount@LINE@import os","context":"repl"}`, "denied by policy")
+	r.refused("debugpy_set_variable", `{"name":"a.b;import os","value":"1"}`, "denied by policy")
+	// A plain read still needs nobody.
+	r.ok("debugpy_evaluate", `{"expression":"amount"}`)
+	for i := 0; i < 4; i++ {
+		r.call("debugpy_continue", `{}`)
+	}
+	noFile(t, marker, "unjudged code")
+}
+
+// Files are judged as they will be read: /proc, /sys and /dev never; a file
+// outside the debug session, or a link out of it, only with a person.
+func TestAttackFiles(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopped()
+	secret := filepath.Join(t.TempDir(), ".env")
+	os.WriteFile(secret, []byte("API_KEY=do-not-read-me\n"), 0o600)
+	link := filepath.Join(r.dir, "innocent.py")
+	os.Symlink(secret, link)
+	for _, c := range []struct{ file, want string }{
+		{"/proc/self/environ", "never allowed"},
+		{"/proc/self/../self/environ", "never allowed"},
+		{"/dev/stdin", "never allowed"},
+		{"/sys/kernel/notes", "never allowed"},
+		{"/etc/shadow", "needs a person's approval"},
+		{secret, "needs a person's approval"},
+		{link, "needs a person's approval"},
+	} {
+		text := r.refused("debugpy_source", `{"file":`+q(c.file)+`}`, c.want)
+		if strings.Contains(text, "do-not-read-me") || strings.Contains(text, "root:") || strings.Contains(text, "PATH=") {
+			t.Fatalf("%s: read: %s", c.file, text)
+		}
+	}
+	// The program's own file, and a file beside it, need nobody.
+	if text := r.ok("debugpy_source", `{}`); !strings.Contains(text, "BREAK") {
+		t.Fatalf("own source: %s", text)
+	}
+	os.WriteFile(filepath.Join(r.dir, "helper.py"), []byte("x = 1\n"), 0o644)
+	r.ok("debugpy_source", `{"file":`+q(filepath.Join(r.dir, "helper.py"))+`}`)
+}
+
+// A person sees every argument in full, escaped; arguments too long to show
+// are refused, never cut.
+func TestAttackApprovalShowsEverything(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	prog, _ := sample(t, r.dir)
+	marker := filepath.Join(r.dir, "ran")
+	evil := filepath.Join(r.dir, "evil.sh")
+	os.WriteFile(evil, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+	args := `{"program":` + q(prog) + `,"args":["` + strings.Repeat(" ", 6000) + `"],"python":` + q(evil) + `}`
+	text := r.refused("debugpy_launch", args, "needs a person's approval")
+	out, err := r.cli("approvals")
+	if err != nil {
+		t.Fatalf("approvals: %v\n%s", err, out)
+	}
+	for _, want := range []string{`"python" = ` + q(evil), `⟨6000 spaces⟩`, `"program" = ` + q(prog)} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("approvals lacks %q:\n%s", want, out)
+		}
+	}
+	r.cli("deny", id(t, text))
+	noFile(t, marker, "evil.sh")
+	// Control characters and look-alike letters are shown escaped.
+	r.refused("debugpy_launch", `{"program":`+q(prog)+`,"args":["a\u0000b\tc\u2028","ｅｖａｌ"]}`, "needs a person's approval")
+	out, _ = r.cli("approvals")
+	if !strings.Contains(out, `"a\u{0}b\tc\u{2028}"`) || !strings.Contains(out, `\u{ff45}\u{ff56}`) {
+		t.Fatalf("approvals does not escape:\n%s", out)
+	}
+	long := `{"program":` + q(prog) + `,"args":[` + q(strings.Repeat("x", 9000)) + `]}`
+	r.refused("debugpy_launch", long, "too long to approve")
+	if d := r.lastDecision(); d.Approval == nil || d.Approval.State != "denied" {
+		t.Fatalf("too long: audit %+v", d)
+	}
+}
+
+// Hosts are judged as they will be dialled. In a private network namespace
+// a listener on 10.99.0.1 records every connection: the refused attaches
+// make none, and an allowed one (the control) does.
+func TestAttackHosts(t *testing.T) {
+	check := func(r *raw) {
+		for _, args := range []string{
+			`{"host":"10.99.0.1"}`, `{"HOST":"10.99.0.1"}`, `{"host":"127.0.0.1","host":"10.99.0.1"}`,
+			`{"host":"10.99.0.1 "}`, `{"host":"127.0.0.1:80"}`, `{"host":"127.example.invalid"}`,
+			`{"host":"::ffff:10.99.0.1"}`, `{"host":"0.0.0.0"}`, `{"host":"[::1]"}`, `{"host":"127.0.0.1%lo"}`,
+		} {
+			r.refused("debugpy_session_start", args, "denied")
+		}
+	}
+	wrap, conns := namespace(t)
+	check(startRaw(t, rawOpts{wrap: wrap}))
+	if data, _ := os.ReadFile(conns); len(data) > 0 {
+		t.Fatalf("a refused attach connected: %s", data)
+	}
+	// The control: allowed, it dials exactly the address that was judged.
+	wrap, conns = namespace(t)
+	r := startRaw(t, rawOpts{wrap: wrap, config: `
+[modules.targets]
+source = "builtin:targets"
+settings = { hosts = ["10.99.0.0/24"] }
+[[rules]]
+tools = ["debugpy_*"]
+call = ["targets"]
+default = "allow"
+`})
+	r.refused("debugpy_session_start", `{"host":"10.99.0.1"}`, "10.99.0.1:5678")
+	if data, _ := os.ReadFile(conns); !strings.Contains(string(data), "10.99.0.1") {
+		t.Fatalf("the allowed attach did not connect: %q", data)
+	}
+}
+
+// namespace is a command prefix that runs the server in a new network
+// namespace of its own, where 10.99.0.1 is an address of lo and a listener
+// on 10.99.0.1:5678 writes each connection it accepts to conns.
+func namespace(t *testing.T) (wrap []string, conns string) {
+	ns := t.TempDir()
+	conns = filepath.Join(ns, "connections")
+	ready := filepath.Join(ns, "ready")
+	listener := `import socket,sys
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.99.0.1", 5678)); s.listen(8)
+open(sys.argv[2], "w").close()
+while True:
+    c, a = s.accept()
+    with open(sys.argv[1], "a") as f: f.write(str(a) + "\n")
+    c.close()
+`
+	os.WriteFile(filepath.Join(ns, "listen.py"), []byte(listener), 0o644)
+	return []string{"unshare", "-n", "sh", "-c", `ip link set lo up && ip addr add 10.99.0.1/32 dev lo && ` +
+		`{ python3 ` + filepath.Join(ns, "listen.py") + ` ` + conns + ` ` + ready + ` </dev/null >/dev/null 2>&1 & } && ` +
+		`while [ ! -e ` + ready + ` ]; do sleep 0.05; done && exec "$0" "$@"`}, conns
+}
+
+// A built-in refuses a mistyped setting: the server does not start, and the
+// error names the file, line, key and module.
+func TestAttackMistypedSetting(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "guard.toml")
+	os.WriteFile(file, []byte("default = \"allow\"\n\n[modules.expressions]\nsource = \"builtin:expressions\"\nsettings = { deny_name = [\"secret\"] }\n"), 0o600)
+	for _, args := range [][]string{{"check", "--config", file}, {"serve", "--config", file}} {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), testEnv(dir)...)
+		stdin, _ := cmd.StdinPipe()
+		out, err := cmd.CombinedOutput()
+		stdin.Close()
+		if err == nil || !strings.Contains(string(out), `guard.toml:5: modules.expressions.settings: expressions: unknown setting "deny_name"`) {
+			t.Fatalf("%s: %v\n%s", args[0], err, out)
+		}
+	}
+}
+
+// A result phase that no rule covers is not judged: default = "deny" with
+// only call rules still shows what ran.
+func TestResultPhaseNotCovered(t *testing.T) {
+	r := startRaw(t, rawOpts{config: `
+default = "deny"
+[modules.category]
+source = "builtin:category"
+settings = { read = "allow" }
+[[rules]]
+tools = ["debugpy_*"]
+call = ["category"]
+`})
+	if text := r.ok("debugpy_sessions", `{}`); !strings.Contains(text, "no debug sessions") {
+		t.Fatalf("sessions: %s", text)
+	}
+}
+
+// What the server launched ends with it, however it ends; a stuck evaluate
+// says so, and the session can still be stopped.
+func TestNothingOutlivesTheServer(t *testing.T) {
+	for _, how := range []string{"stdin closed", "SIGTERM", "SIGKILL"} {
+		t.Run(how, func(t *testing.T) {
+			r := startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=3s"}})
+			r.stopped()
+			pid := debuggeePID(t, r)
+			if how == "SIGKILL" {
+				// First a repl input that never returns: approved, it
+				// answers that the program is stuck, and how to end it.
+				text, _ := r.call("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`)
+				r.cli("approve", id(t, text))
+				r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck", "terminate=true")
+			}
+			switch how {
+			case "stdin closed":
+				r.in.Close()
+			case "SIGTERM":
+				r.cmd.Process.Signal(syscall.SIGTERM)
+			case "SIGKILL":
+				r.cmd.Process.Kill()
+			}
+			gone(t, pid)
+		})
+	}
+	// session_stop ends a stuck program. (A short name: the approval socket
+	// lives in the test's directory, and a unix socket path has 108 bytes.)
+	t.Run("stop", func(t *testing.T) {
+		r := startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=3s"}})
+		r.stopped()
+		pid := debuggeePID(t, r)
+		text, _ := r.call("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`)
+		r.cli("approve", id(t, text))
+		r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck")
+		r.ok("debugpy_session_stop", `{"terminate":true}`)
+		gone(t, pid)
+	})
+}
+
+func debuggeePID(t *testing.T, r *raw) int {
+	t.Helper()
+	text := r.ok("debugpy_session_status", `{}`)
+	_, after, ok := strings.Cut(text, ", pid ")
+	if !ok {
+		t.Fatalf("no pid in %q", text)
+	}
+	pid, err := strconv.Atoi(strings.FieldsFunc(after, func(r rune) bool { return r < '0' || r > '9' })[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The control: it is the sample program, and it runs.
+	if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err != nil || !strings.Contains(string(cmdline), "orders.py") {
+		t.Fatalf("pid %d is not the debuggee: %q %v", pid, cmdline, err)
+	}
+	return pid
+}
+
+// gone waits for process pid to end (an event: it ends or the test fails
+// after a minute, far past any machine's slowness).
+func gone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return // gone, or a zombie no one reaped yet: it runs no more
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the debuggee (pid %d) outlived the server", pid)
+}

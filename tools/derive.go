@@ -1,0 +1,421 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
+)
+
+// Derived facts (docs/SECURITY.md): each argument type that carries code, a
+// path or a host says so by a derive method, which the gate calls before any
+// module judges the call. derive may rewrite the arguments it resolves (a
+// path made absolute, a host made an address): the handler runs with exactly
+// what the modules judged.
+type deriver interface {
+	derive(ctx context.Context, ts *Toolset) (*engine.Derived, error)
+}
+
+// Code kinds (engine.Code.Kind).
+const (
+	expression = "expression"
+	statement  = "statement"
+)
+
+func (a *EvaluateArgs) derive(context.Context, *Toolset) (*engine.Derived, error) {
+	kind := expression
+	if a.Context == "repl" {
+		// pydevd evaluates a repl input, and when that fails to compile
+		// it runs it as statements (exec): loops, del, assignments, import.
+		kind = statement
+	}
+	return &engine.Derived{Code: []engine.Code{{Argument: "expression", Kind: kind, Text: pydevdLines(a.Expression)}}}, nil
+}
+
+func (a *SetVariableArgs) derive(context.Context, *Toolset) (*engine.Derived, error) {
+	value := pydevdLines(a.Value)
+	return &engine.Derived{Code: []engine.Code{
+		{Argument: "value", Kind: expression, Text: value},
+		// pydevd assigns with exec("NAME=VALUE") when it cannot set the
+		// frame's locals directly (a dotted name, say): the name is code too.
+		{Argument: "name", Kind: statement, Text: a.Name + "=" + value},
+	}}, nil
+}
+
+func (a *BreakpointArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+	d := &engine.Derived{}
+	if a.Condition != "" {
+		d.Code = append(d.Code, engine.Code{Argument: "condition", Kind: expression, Text: a.Condition})
+	}
+	if a.HitCondition != "" {
+		d.Code = append(d.Code, engine.Code{Argument: "hit_condition", Kind: expression, Text: hitConditionCode(a.HitCondition)})
+	}
+	if a.LogMessage != "" {
+		d.Code = append(d.Code, engine.Code{Argument: "log_message", Kind: expression, Text: logMessageCode(a.LogMessage)})
+	}
+	if a.File != "" {
+		p, err := resolvePath(ts, a.Session, "file", "breakpoint", a.File)
+		if err != nil {
+			return nil, err
+		}
+		a.File = p.Resolved
+		d.Paths = append(d.Paths, p)
+	}
+	return d, nil
+}
+
+func (a *RemoveArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+	d := &engine.Derived{}
+	if a.File != "" {
+		p, err := resolvePath(ts, a.Session, "file", "breakpoint", a.File)
+		if err != nil {
+			return nil, err
+		}
+		a.File = p.Resolved
+		d.Paths = append(d.Paths, p)
+	}
+	return d, nil
+}
+
+func (a *SourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+	file := a.File
+	if file == "" {
+		// The file of the current stop: what the handler would read.
+		if s, err := ts.Sessions.Get(a.Session); err == nil {
+			if _, last := s.Stops(); last != nil {
+				file = last.File
+			}
+		}
+	}
+	if file == "" {
+		return &engine.Derived{}, nil
+	}
+	p, err := resolvePath(ts, a.Session, "file", "source", file)
+	if err != nil {
+		return nil, err
+	}
+	a.File = p.Resolved
+	return &engine.Derived{Paths: []engine.Path{p}}, nil
+}
+
+func (a *LaunchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+	d := &engine.Derived{}
+	if a.Program != "" {
+		p, err := resolvePath(ts, "", "program", "program", a.Program)
+		if err != nil {
+			return nil, err
+		}
+		a.Program = p.Resolved
+		d.Paths = append(d.Paths, p)
+	}
+	if a.Cwd != "" {
+		p, err := resolvePath(ts, "", "cwd", "directory", a.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		a.Cwd = p.Resolved
+		d.Paths = append(d.Paths, p)
+	}
+	if a.Python != "" {
+		p, err := resolveExecutable("python", a.Python)
+		if err != nil {
+			return d, err
+		}
+		a.Python = p.Resolved
+		d.Paths = append(d.Paths, p)
+	}
+	return d, nil
+}
+
+func (a *AttachPIDArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+	d := &engine.Derived{}
+	if a.Python != "" {
+		p, err := resolveExecutable("python", a.Python)
+		if err != nil {
+			return d, err
+		}
+		a.Python = p.Resolved
+		d.Paths = append(d.Paths, p)
+	}
+	return d, nil
+}
+
+// hostsFile resolves names from the hosts file only. A DNS query for a name
+// the agent chose would leave the machine before any module judged the call
+// (and could carry what the agent read, in its labels): debugpy-guard asks
+// no DNS server (docs/RATIONALE.md).
+var hostsFile = &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) {
+	return nil, errors.New("no DNS: host names come from the hosts file only")
+}}
+
+// resolveTimeout bounds the one lookup of a host name.
+const resolveTimeout = 3 * time.Second
+
+func (a *StartArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+	if a.Host == "" {
+		a.Host = "127.0.0.1"
+	}
+	if a.Port == 0 {
+		a.Port = 5678
+	}
+	if a.Port < 1 || a.Port > 65535 {
+		return nil, malformed("port %d is not a TCP port (1-65535)", a.Port)
+	}
+	addr, err := resolveHost(ctx, a.Host)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range a.PathMappings {
+		if m.LocalRoot == "" || m.RemoteRoot == "" {
+			return nil, malformed("each path mapping needs local_root and remote_root")
+		}
+		// Resolved as breakpoint files are, so that they still map.
+		p, err := resolvePath(ts, "", "local_root", "directory", m.LocalRoot)
+		if err != nil {
+			return nil, err
+		}
+		a.PathMappings[i].LocalRoot = p.Resolved
+	}
+	host := a.Host
+	a.Host = addr.String()
+	return &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port}}}, nil
+}
+
+// resolveHost reads host as an IP address or a DNS name (no port, no
+// spaces, no zone) and resolves it once: the address returned is the one
+// that will be dialled, and the one the modules judge.
+func resolveHost(ctx context.Context, host string) (netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" {
+			return netip.Addr{}, malformed("host %q: an address with a zone is not taken; give the address alone", host)
+		}
+		return a, nil
+	}
+	if !isHostName(host) {
+		return netip.Addr{}, malformed("host %q is neither an IP address nor a host name: give one alone, without a port or spaces (the port goes in port)", host)
+	}
+	rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	addrs, err := hostsFile.LookupNetIP(rctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return netip.Addr{}, malformed("host %q is not in the hosts file (/etc/hosts), and debugpy-guard asks no DNS server: give its IP address", host)
+	}
+	return addrs[0].Unmap(), nil
+}
+
+// isHostName: letters, digits and hyphens in dot-separated labels of 1 to
+// 63 bytes, at most 253 in all (RFC 1123).
+func isHostName(h string) bool {
+	if len(h) == 0 || len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// resolvePath makes p absolute (against the server's directory) and
+// resolves its symlinks (as far as the path exists), and says whether it
+// belongs to the debug session named session.
+func resolvePath(ts *Toolset, session, argument, kind, p string) (engine.Path, error) {
+	if len(p) > maxPath {
+		return engine.Path{}, malformed("%s is %d bytes long, over the %d a path may have", argument, len(p), maxPath)
+	}
+	out := engine.Path{Argument: argument, Kind: kind, Given: p, Resolved: realPath(p)}
+	if s, err := ts.Sessions.Get(session); err == nil && kind == "source" {
+		out.Session = s.Owns(out.Resolved)
+	}
+	return out, nil
+}
+
+// realPath is p absolute and clean, with the symlinks of its longest
+// existing prefix resolved (a breakpoint may name a file not yet written).
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = filepath.Clean(p)
+	}
+	rest := ""
+	for dir := abs; ; {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// maxPath bounds a path argument (Linux's PATH_MAX): resolving one costs a
+// system call per component.
+const maxPath = 4096
+
+// resolveExecutable finds an interpreter as exec would (a bare name on
+// PATH) and resolves it: the resolved path is what runs.
+func resolveExecutable(argument, p string) (engine.Path, error) {
+	if len(p) > maxPath {
+		return engine.Path{}, malformed("%s is %d bytes long, over the %d a path may have", argument, len(p), maxPath)
+	}
+	found := p
+	if !strings.ContainsRune(p, '/') {
+		lp, err := execLookPath(p)
+		if err != nil {
+			return engine.Path{}, malformed("%s %q is not on PATH: give its absolute path", argument, p)
+		}
+		found = lp
+	}
+	return engine.Path{Argument: argument, Kind: "executable", Given: p, Resolved: realPath(found)}, nil
+}
+
+var execLookPath = func(name string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		f := filepath.Join(dir, name)
+		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return f, nil
+		}
+	}
+	return "", errors.New("not found")
+}
+
+// --- what pydevd compiles (debugpy 1.6's _vendored/pydevd) ---
+
+// pydevdLines is pydevd's "@LINE@" to newline, which it applies to every
+// evaluate and set_variable input before it compiles it.
+func pydevdLines(s string) string { return strings.ReplaceAll(s, "@LINE@", "\n") }
+
+// hitConditionCode is what pydevd evaluates for a hit condition
+// (pydevd_process_net_command_json._get_hit_condition_expression, then
+// "@HIT@" replaced by the hit count, here 1): a plain integer N is
+// "1 == N"; "%N" is "1 %N == 0"; "==N", ">N", "<N" are "1 ==N" ...; anything
+// else is evaluated as it is.
+func hitConditionCode(h string) string {
+	e := pyStrip(h)
+	var out string
+	switch {
+	case isPyInt(e):
+		out = "@HIT@ == " + e
+	case strings.HasPrefix(e, "%"):
+		out = "@HIT@ " + e + " == 0"
+	case strings.HasPrefix(e, "==") || strings.HasPrefix(e, ">") || strings.HasPrefix(e, "<"):
+		out = "@HIT@ " + e
+	default:
+		out = h
+	}
+	return strings.ReplaceAll(out, "@HIT@", "1")
+}
+
+// isPyInt is true only where Python's int() surely accepts e: ASCII digits
+// with an optional sign. (Where int() accepts more, such as "1_0", the code
+// judged is the raw text, itself a number.)
+func isPyInt(e string) bool {
+	e = strings.TrimLeft(e, "+-")
+	if e == "" {
+		return false
+	}
+	for i := 0; i < len(e); i++ {
+		if e[i] < '0' || e[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// logMessageCode is pydevd_utils.convert_dap_log_message_to_expression: the
+// text with each {part} replaced by %s, repr'd, then "% (part1, part2,)".
+func logMessageCode(msg string) string {
+	var text []rune
+	var parts []string
+	rs := []rune(msg)
+	for i := 0; i < len(rs); i++ {
+		if rs[i] != '{' {
+			text = append(text, rs[i])
+			continue
+		}
+		level, j := 0, i+1
+		for ; j < len(rs); j++ {
+			if rs[j] == '{' {
+				level++
+			}
+			if rs[j] == '}' {
+				level--
+			}
+			if level == -1 {
+				break
+			}
+		}
+		if j >= len(rs) {
+			return pyRepr("Unbalanced braces in: " + msg)
+		}
+		if part := pyStrip(string(rs[i+1 : j])); part != "" {
+			text = append(text, '%', 's')
+			parts = append(parts, part)
+		}
+		i = j
+	}
+	if len(parts) == 0 {
+		return pyRepr(string(text))
+	}
+	return pyRepr(string(text)) + " % (" + strings.Join(parts, ", ") + ",)"
+}
+
+// pyIsSpace is Python's str.isspace for one character: Unicode White_Space
+// and the separators \x1c-\x1f.
+func pyIsSpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f }
+
+func pyStrip(s string) string { return strings.TrimFunc(s, pyIsSpace) }
+
+// pyRepr is Python's repr of a str.
+func pyRepr(s string) string {
+	q := '\''
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteRune(q)
+	for _, r := range s {
+		switch {
+		case r == q || r == '\\':
+			b.WriteRune('\\')
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == ' ' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	b.WriteRune(q)
+	return b.String()
+}
