@@ -55,7 +55,7 @@ func newPolicyGate(tb testing.TB, cfg string) (*PolicyGate, *Toolset, *audit.Log
 	}
 	tb.Cleanup(func() { alog.Close() })
 	ts := NewToolset(nil)
-	return NewPolicyGate(ts, live, GateOptions{Audit: alog}), ts, alog, c
+	return NewPolicyGate(ts, engine.NewGate(live, engine.GateOptions{Audit: alog})), ts, alog, c
 }
 
 // policyHarness is the in-process harness behind the real policy gate.

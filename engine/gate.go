@@ -1,0 +1,392 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/engine/approval"
+	"github.com/debugpy-guard/debugpy-guard/engine/audit"
+)
+
+// The gate is the journey of one tool call, in one MCP-free place:
+//
+//	malformed or hidden? -> decide (phase call) -> approve? -> record the
+//	decision (fsynced) -> run -> decide (phase result) -> record the outcome
+//
+// tools adapts MCP to it: it reads the arguments (strictly, canonically,
+// with the derived facts) into a ToolCall, asks a person through an Asker
+// when the client can be asked, and turns a Result into an MCP result.
+
+// ToolCall is one call at the gate.
+type ToolCall struct {
+	Tool     string
+	Category string // execute when the call carries code
+	// Arguments are the canonical arguments (the only argument bytes
+	// anyone sees), or the bytes as sent when Malformed.
+	Arguments    json.RawMessage
+	Malformed    error    // why the arguments were refused before any module saw them
+	Derived      *Derived // code, paths and addresses, as they will be used
+	SessionID    string   // the MCP session
+	Client       ClientInfo
+	DebugSession *DebugSession
+}
+
+// Result is what a call returns, MCP-free.
+type Result struct {
+	IsError    bool
+	Text       string
+	Structured any // the structured result, when the tool has one
+	// Raw, when set, is the adapter's own result, returned as it is (the
+	// MCP input request an Asker makes).
+	Raw any
+}
+
+// Errorf is an isError result.
+func Errorf(format string, a ...any) Result { return Result{IsError: true, Text: fmt.Sprintf(format, a...)} }
+
+// Question is what a person is asked about a held call.
+type Question struct {
+	Tool    string
+	Message string // every argument in full, and why a person is asked
+	Timeout time.Duration
+	// Hold holds the call and returns its approval id, for a client that
+	// answers by retrying the call; Take uses the answer's id up.
+	Hold func() string
+	Take func(id string) error
+}
+
+// Answers to a Question.
+const (
+	Approved  = "approved"
+	Declined  = "declined"
+	Cancelled = "cancelled"
+	TimedOut  = "timed out"
+	Failed    = "failed" // the answer came back unusable; Answer.Why says why
+)
+
+// Answer is a person's answer.
+type Answer struct {
+	State string
+	Why   string
+	ID    string // the approval id, when the question was held
+}
+
+// Asker puts a Question to a person through the MCP client (elicitation).
+// It returns the answer; or a Result to return at once when the client
+// answers by retrying the call (the call is held, under the id Hold gave);
+// or an error when asking failed, so that another channel may be tried.
+type Asker interface {
+	Ask(ctx context.Context, q Question) (Answer, *Result, error)
+}
+
+// Policy is what the gate needs of the engine: a decision and the config in
+// force (Live, which a reload may swap).
+type Policy interface {
+	Decide(ctx context.Context, call Call) Decision
+	Config() *Config
+}
+
+// Gate runs every call's journey. It is safe for concurrent use.
+type Gate struct {
+	policy    Policy
+	audit     *audit.Log
+	approvals *approval.Store
+	log       *slog.Logger
+	cli       bool // the approval socket is up: the cli channel can be offered
+	calls     atomic.Uint64
+	prefix    string
+}
+
+// GateOptions wire a Gate.
+type GateOptions struct {
+	Audit     *audit.Log      // required: a call that cannot be recorded is denied
+	Approvals *approval.Store // the calls held for a person
+	// CLI says the approval socket is serving Approvals, so a call can be
+	// approved with `debugpy-guard approve ID`.
+	CLI bool
+	Log *slog.Logger
+}
+
+// NewGate makes the gate. It panics without an audit log: no call runs
+// unrecorded.
+func NewGate(p Policy, o GateOptions) *Gate {
+	if o.Audit == nil {
+		panic("engine.NewGate: an audit log is required")
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Approvals == nil {
+		o.Approvals = approval.NewStore()
+	}
+	return &Gate{policy: p, audit: o.Audit, approvals: o.Approvals, log: o.Log, cli: o.CLI,
+		prefix: strconv.Itoa(os.Getpid()) + "-"}
+}
+
+// maxAuditedArguments bounds the arguments an audit record keeps in full
+// ([audit] arguments = "full"); larger ones are kept as their hash.
+const maxAuditedArguments = 64 << 10
+
+// Verdicts the gate records of its own: a hidden tool, a rate limit.
+const (
+	hidden      = "hidden"
+	rateLimited = "rate-limited"
+)
+
+// Guard runs call: decides it, holds it for a person when the decision is
+// approve, records it, runs it with run when it may go on, decides on its
+// result, and records the outcome. asker is nil when the client cannot be
+// asked.
+func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(context.Context) Result) Result {
+	t0 := time.Now()
+	cfg := g.policy.Config()
+	ec := Call{Phase: PhaseCall, Tool: call.Tool, Category: call.Category, Arguments: call.Arguments, Derived: call.Derived,
+		SessionID: call.SessionID, Client: call.Client, DebugSession: call.DebugSession, Time: time.Now()}
+	rec := audit.Entry{Kind: "decision", Call: g.prefix + strconv.FormatUint(g.calls.Add(1), 10),
+		Session: call.SessionID, Client: call.Client.Name, Tool: call.Tool, Category: call.Category}
+	switch mode := cfg.Audit.Arguments; {
+	case mode == "full" && len(call.Arguments) <= maxAuditedArguments:
+		rec.Arguments = call.Arguments
+	case mode == "full" || mode == "hash": // too large to keep in full: its hash
+		sum := sha256.Sum256(call.Arguments)
+		rec.ArgumentsSHA256 = hex.EncodeToString(sum[:])
+	}
+
+	var d Decision
+	switch {
+	case call.Malformed != nil:
+		d = Decision{Decision: Deny, Reasons: []string{"malformed arguments: " + call.Malformed.Error()}}
+	case cfg.Hides(call.Tool):
+		d = Decision{Decision: hidden, Reasons: []string{"the policy config hides " + call.Tool}}
+	default:
+		d = g.policy.Decide(ctx, ec)
+	}
+	rec.Decision, rec.Reasons, rec.Modules, rec.Monitor = d.Decision, d.Reasons, d.Modules, monitored(d)
+	g.log.Info("decision", "call", rec.Call, "tool", call.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
+
+	var stop *Result // the result when the call does not run
+	switch {
+	case call.Malformed != nil:
+		stop = denied(call.Tool, "denied", d, "No tool takes arguments like these: send the arguments its inputSchema describes.")
+	case d.Decision == Allow:
+	case d.Decision == Approve:
+		stop, rec.Approval = g.approve(ctx, call, asker, d, cfg)
+	case d.Decision == hidden:
+		stop = denied(call.Tool, "is hidden by the policy config", d, "A user can show it by removing it from `hide` in the policy config (--config).")
+	default: // deny, and anything unexpected: fail closed
+		if isRateLimited(d) {
+			rec.Decision = rateLimited
+		}
+		stop = denied(call.Tool, "denied by policy", d, "A user can change this in the policy config (--config); `debugpy-guard check` shows which modules apply to which tool.")
+	}
+	if err := g.audit.Append(rec, true); err != nil {
+		g.log.Error("audit log: the call is denied", "call", rec.Call, "err", err)
+		res := Errorf("%s denied: the audit log cannot record it (%v), and no call runs unrecorded. A user must fix the audit log ([audit] path).", call.Tool, err)
+		g.outcome(rec, "not run", res, t0)
+		return res
+	}
+	if stop != nil {
+		outcome := "not run"
+		if rec.Approval != nil && rec.Approval.State == approval.Pending {
+			outcome = "held for approval"
+		}
+		g.outcome(rec, outcome, *stop, t0)
+		return *stop
+	}
+	res := run(ctx)
+	res, outcome, monitor := g.checkResult(ctx, ec, res)
+	g.outcome(rec, outcome, res, t0, monitor...)
+	return res
+}
+
+// outcome records what became of a call (and what monitor-mode modules said
+// of its result); its fsync may follow shortly.
+func (g *Gate) outcome(dec audit.Entry, outcome string, res Result, t0 time.Time, monitor ...audit.Verdict) {
+	e := audit.Entry{Kind: "outcome", Call: dec.Call, Session: dec.Session, Tool: dec.Tool, Outcome: outcome,
+		Monitor: monitor, DurationMS: float64(time.Since(t0).Microseconds()) / 1000}
+	if res.IsError && outcome != "not run" && outcome != "held for approval" {
+		e.Error = truncate(res.Text, 500)
+	}
+	if err := g.audit.Append(e, false); err != nil {
+		g.log.Error("audit log: outcome not recorded", "call", dec.Call, "err", err)
+	}
+}
+
+// monitored are the verdicts of the modules in monitor mode: they do not
+// count, and the audit log is where a team reads them.
+func monitored(d Decision) []audit.Verdict {
+	var out []audit.Verdict
+	for _, st := range d.Trace {
+		if st.Mode == "monitor" {
+			out = append(out, audit.Verdict{Module: st.Module, Verdict: st.Verdict, Reason: st.Reason})
+		}
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// isRateLimited: a deny whose every reason is a rate limit ("MODULE: rate
+// limit: ...", as the built-in ratelimit says) is recorded as rate-limited.
+func isRateLimited(d Decision) bool {
+	for _, r := range d.Reasons {
+		if _, after, ok := strings.Cut(r, ": "); !ok || !strings.HasPrefix(after, "rate limit") {
+			return false
+		}
+	}
+	return len(d.Reasons) > 0
+}
+
+// approve holds a call for a person. It returns nil when the person approved
+// it (the call runs), else the result to return, and the approval's record.
+func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decision, cfg *Config) (*Result, *audit.Approval) {
+	timeout := cfg.Approval.Wait()
+	shown, err := approval.Show(call.Arguments)
+	if err != nil {
+		return denied(call.Tool, "cannot be put to a person", d, err.Error()+". Send shorter arguments."), &audit.Approval{Channel: "none", State: approval.Denied}
+	}
+	b := approval.Bind(call.SessionID, call.Tool, call.Arguments)
+	channels := cfg.Approval.Channels
+	if slices.Contains(channels, "elicitation") && asker != nil {
+		res, rec, ok := g.elicit(ctx, call, asker, b, shown, d, timeout)
+		if ok || !slices.Contains(channels, "cli") || !g.cli {
+			return res, rec
+		}
+		g.log.Warn("elicitation failed; falling back to the cli channel", "tool", call.Tool, "err", res.Text)
+	}
+	if slices.Contains(channels, "cli") && g.cli {
+		r := g.approvals.Hold("cli", b, call.Arguments, d.Reasons, timeout)
+		rec := &audit.Approval{ID: r.ID, Channel: "cli", State: r.State}
+		switch r.State {
+		case approval.Approved:
+			return nil, rec
+		case approval.Denied:
+			return denied(call.Tool, "was denied by a person (approval "+r.ID+", `debugpy-guard deny`)", d,
+				"Do not retry it unchanged; ask the user what they want instead."), rec
+		}
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "%s needs a person's approval", call.Tool)
+		if len(d.Modules) > 0 {
+			fmt.Fprintf(&sb, " (module %s)", strings.Join(d.Modules, ", "))
+		}
+		fmt.Fprintf(&sb, ": %s.\nIt did not run. Approval id: %s. Ask the user to run\n\n    debugpy-guard approve %s\n\n(or `debugpy-guard deny %s`), then call %s again with the same arguments within %v. `debugpy-guard approvals` lists the calls waiting.",
+			strings.Join(d.Reasons, "; "), r.ID, r.ID, r.ID, call.Tool, timeout)
+		return &Result{IsError: true, Text: sb.String(), Structured: map[string]any{"decision": Approve, "approval_id": r.ID,
+			"command": "debugpy-guard approve " + r.ID, "expires": r.Expires.UTC().Format(time.RFC3339)}}, rec
+	}
+	return denied(call.Tool, "needs a person's approval, and no approval channel is available", d,
+			"The client does not support elicitation and the cli channel is off ([approval] channels), so the call is denied. A user can enable a channel or allow the call in the policy config (--config)."),
+		&audit.Approval{Channel: "none", State: approval.Denied}
+}
+
+// elicit asks through asker. ok is false when asking itself failed (not
+// when the person said no), so that another channel may be tried.
+func (g *Gate) elicit(ctx context.Context, call ToolCall, asker Asker, b approval.Binding, shown string, d Decision, timeout time.Duration) (res *Result, rec *audit.Approval, ok bool) {
+	rec = &audit.Approval{Channel: "elicitation"}
+	q := Question{Tool: call.Tool, Timeout: timeout,
+		Message: fmt.Sprintf("An AI agent wants to run %s (%s) with these arguments, every one shown in full:\n%s\n\nThe policy asks a person because: %s.\nApprove it to run it once.",
+			call.Tool, call.Category, shown, strings.Join(d.Reasons, "; ")),
+		Hold: func() string { return g.approvals.Hold("elicitation", b, call.Arguments, d.Reasons, timeout).ID },
+		Take: func(id string) error { _, err := g.approvals.Take(id, b); return err },
+	}
+	a, held, err := asker.Ask(ctx, q)
+	rec.ID = a.ID
+	switch {
+	case err != nil:
+		rec.State = Failed
+		return &Result{IsError: true, Text: fmt.Sprintf("%s needs approval, and asking the user failed: %v", call.Tool, err)}, rec, false
+	case held != nil:
+		rec.State = approval.Pending
+		return held, rec, true
+	}
+	rec.State = a.State
+	switch a.State {
+	case Approved:
+		return nil, rec, true
+	case Cancelled:
+		return denied(call.Tool, "was not run: the user cancelled the approval prompt", d, "Ask the user before calling it again."), rec, true
+	case TimedOut:
+		return denied(call.Tool, "was not run: the user did not answer within "+timeout.String(), d, "Call it again to ask the user again."), rec, true
+	case Failed:
+		return denied(call.Tool, "was not approved", d, a.Why+" Call it again to ask the user again."), rec, true
+	default:
+		rec.State = Declined
+		return denied(call.Tool, "was declined by the user", d, "Do not retry it unchanged; ask the user what they want instead."), rec, true
+	}
+}
+
+// checkResult runs the result phase on the structured result (or, for an
+// error result, on its text) and says what became of it, and what the
+// modules in monitor mode said.
+func (g *Gate) checkResult(ctx context.Context, ec Call, res Result) (Result, string, []audit.Verdict) {
+	outcome := "ok"
+	if res.IsError {
+		outcome = "error"
+	}
+	var body any = res.Structured
+	if res.IsError || body == nil {
+		body = map[string]any{"error": res.Text}
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return *denied(ec.Tool, "result withheld by policy", Decision{Reasons: []string{"engine: cannot encode the result: " + err.Error()}}, ""), "withheld", nil
+	}
+	ec.Phase, ec.Result = PhaseResult, raw
+	d := g.policy.Decide(ctx, ec)
+	g.log.Info("decision", "phase", "result", "tool", ec.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
+	monitor := monitored(d)
+	if d.Decision != Allow {
+		return *denied(ec.Tool, "result withheld by policy", d, "The call ran; its result is not shown. A user can change this in the policy config (--config)."), "withheld", monitor
+	}
+	if d.Result == nil {
+		return res, outcome, monitor
+	}
+	// Rewritten (redacted): the text shows the rewritten result too, since
+	// the original text would repeat what was masked.
+	var rewritten any
+	if err := json.Unmarshal(d.Result, &rewritten); err != nil {
+		return *denied(ec.Tool, "result withheld by policy", Decision{Reasons: []string{"a module rewrote the result into invalid JSON"}, Modules: d.Modules}, ""), "withheld", monitor
+	}
+	out := Result{IsError: res.IsError}
+	text := string(d.Result)
+	if m, ok := rewritten.(map[string]any); ok && res.IsError {
+		text = fmt.Sprint(m["error"])
+	} else {
+		out.Structured = rewritten
+	}
+	out.Text = "(rewritten by policy: " + strings.Join(d.Reasons, "; ") + ")\n" + text
+	return out, "rewritten", monitor
+}
+
+// denied is the isError result of a call the policy stopped: what
+// happened, the modules, the reasons, and what the user could change.
+func denied(tool, what string, d Decision, next string) *Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", tool, what)
+	if len(d.Modules) > 0 {
+		fmt.Fprintf(&b, " (module %s)", strings.Join(d.Modules, ", "))
+	}
+	if len(d.Reasons) > 0 {
+		fmt.Fprintf(&b, ": %s", strings.Join(d.Reasons, "; "))
+	}
+	b.WriteString(".")
+	if next != "" {
+		b.WriteString(" " + next)
+	}
+	return &Result{IsError: true, Text: b.String()}
+}

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/engine/approval"
+	"github.com/debugpy-guard/debugpy-guard/engine/audit"
+)
+
+// fakePolicy decides by phase, as told.
+type fakePolicy struct {
+	cfg          *Config
+	call, result Decision
+}
+
+func (p *fakePolicy) Config() *Config { return p.cfg }
+func (p *fakePolicy) Decide(_ context.Context, c Call) Decision {
+	if c.Phase == PhaseResult {
+		return p.result
+	}
+	return p.call
+}
+
+// fakeAsker answers as told, or holds the call, or fails to ask.
+type fakeAsker struct {
+	answer string
+	hold   bool
+	err    error
+}
+
+func (a fakeAsker) Ask(_ context.Context, q Question) (Answer, *Result, error) {
+	switch {
+	case a.err != nil:
+		return Answer{}, nil, a.err
+	case a.hold:
+		id := q.Hold()
+		return Answer{ID: id}, &Result{Raw: "input request " + id}, nil
+	}
+	return Answer{State: a.answer, Why: "the answer was garbled."}, nil, nil
+}
+
+func verdict(v string, reason string) Decision {
+	return Decision{Decision: v, Reasons: []string{"m: " + reason}, Modules: []string{"m"}}
+}
+
+// TestGateJourney walks every branch of a call's journey: what it returns,
+// whether the tool ran, and what the audit log recorded.
+func TestGateJourney(t *testing.T) {
+	allow := verdict(Allow, "fine")
+	rewrite := Decision{Decision: Allow, Reasons: []string{"r: masked"}, Modules: []string{"r"}, Result: json.RawMessage(`{"v":"[redacted]"}`)}
+	for _, c := range []struct {
+		name          string
+		call          ToolCall
+		hide          bool
+		callD, resD   Decision
+		asker         Asker
+		cli, badAudit bool
+		tool          Result // what the tool returns when it runs
+		wantRun       bool
+		wantText      []string
+		wantDecision  string
+		wantApproval  string // the approval's state in the decision record
+		wantOutcome   string
+	}{
+		{name: "malformed", call: ToolCall{Malformed: errors.New("argument \"x\" is given twice")}, callD: allow,
+			wantText: []string{"denied", "malformed arguments: argument \"x\" is given twice", "inputSchema"}, wantDecision: Deny, wantOutcome: "not run"},
+		{name: "hidden", hide: true, callD: allow, wantText: []string{"is hidden by the policy config"}, wantDecision: hidden, wantOutcome: "not run"},
+		{name: "allowed", callD: allow, resD: allow, wantRun: true, wantText: []string{"the tool's text"}, wantDecision: Allow, wantOutcome: "ok"},
+		{name: "allowed, the tool fails", callD: allow, resD: allow, tool: Result{IsError: true, Text: "no session"},
+			wantRun: true, wantText: []string{"no session"}, wantDecision: Allow, wantOutcome: "error"},
+		{name: "denied", callD: verdict(Deny, "no"), wantText: []string{"denied by policy (module m): m: no", "--config"}, wantDecision: Deny, wantOutcome: "not run"},
+		{name: "rate limited", callD: verdict(Deny, "rate limit: 3 calls"), wantText: []string{"rate limit"}, wantDecision: rateLimited, wantOutcome: "not run"},
+		{name: "unknown verdict fails closed", callD: verdict("maybe", "?"), wantText: []string{"denied by policy"}, wantDecision: "maybe", wantOutcome: "not run"},
+		{name: "approved by elicitation", callD: verdict(Approve, "a person"), resD: allow, asker: fakeAsker{answer: Approved},
+			wantRun: true, wantDecision: Approve, wantApproval: Approved, wantOutcome: "ok"},
+		{name: "declined", callD: verdict(Approve, "a person"), asker: fakeAsker{answer: Declined},
+			wantText: []string{"was declined by the user"}, wantDecision: Approve, wantApproval: Declined, wantOutcome: "not run"},
+		{name: "cancelled", callD: verdict(Approve, "a person"), asker: fakeAsker{answer: Cancelled},
+			wantText: []string{"cancelled the approval prompt"}, wantDecision: Approve, wantApproval: Cancelled, wantOutcome: "not run"},
+		{name: "timed out", callD: verdict(Approve, "a person"), asker: fakeAsker{answer: TimedOut},
+			wantText: []string{"did not answer within"}, wantDecision: Approve, wantApproval: TimedOut, wantOutcome: "not run"},
+		{name: "a garbled answer", callD: verdict(Approve, "a person"), asker: fakeAsker{answer: Failed},
+			wantText: []string{"was not approved", "garbled"}, wantDecision: Approve, wantApproval: Failed, wantOutcome: "not run"},
+		{name: "held for an answer on retry", callD: verdict(Approve, "a person"), asker: fakeAsker{hold: true},
+			wantDecision: Approve, wantApproval: approval.Pending, wantOutcome: "held for approval"},
+		{name: "asking fails, the cli channel holds it", callD: verdict(Approve, "a person"), asker: fakeAsker{err: errors.New("client gone")}, cli: true,
+			wantText: []string{"Approval id:", "debugpy-guard approve"}, wantDecision: Approve, wantApproval: approval.Pending, wantOutcome: "held for approval"},
+		{name: "asking fails, no cli", callD: verdict(Approve, "a person"), asker: fakeAsker{err: errors.New("client gone")},
+			wantText: []string{"asking the user failed: client gone"}, wantDecision: Approve, wantApproval: Failed, wantOutcome: "not run"},
+		{name: "held by the cli channel", callD: verdict(Approve, "a person"), cli: true,
+			wantText: []string{"needs a person's approval (module m)", "Approval id:"}, wantDecision: Approve, wantApproval: approval.Pending, wantOutcome: "held for approval"},
+		{name: "no channel", callD: verdict(Approve, "a person"),
+			wantText: []string{"no approval channel is available"}, wantDecision: Approve, wantApproval: approval.Denied, wantOutcome: "not run"},
+		{name: "too long to show", call: ToolCall{Arguments: json.RawMessage(`{"expression":"` + strings.Repeat("x", approval.MaxShown) + `"}`)},
+			callD: verdict(Approve, "a person"), asker: fakeAsker{answer: Approved}, cli: true,
+			wantText: []string{"cannot be put to a person", "too long to approve"}, wantDecision: Approve, wantApproval: approval.Denied, wantOutcome: "not run"},
+		{name: "the audit log fails", callD: allow, badAudit: true, wantText: []string{"the audit log cannot record it"}, wantOutcome: "not run"},
+		{name: "result withheld", callD: allow, resD: verdict(Deny, "secret"), wantRun: true,
+			wantText: []string{"result withheld by policy (module m): m: secret", "The call ran"}, wantDecision: Allow, wantOutcome: "withheld"},
+		{name: "result rewritten", callD: allow, resD: rewrite, wantRun: true,
+			wantText: []string{"(rewritten by policy: r: masked)", "[redacted]"}, wantDecision: Allow, wantOutcome: "rewritten"},
+		{name: "result rewritten into bad JSON", callD: allow, resD: Decision{Decision: Allow, Result: json.RawMessage(`{`)}, wantRun: true,
+			wantText: []string{"rewrote the result into invalid JSON"}, wantDecision: Allow, wantOutcome: "withheld"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			alog, err := audit.Open(filepath.Join(dir, "audit.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer alog.Close()
+			cfg := &Config{Default: Deny, Audit: AuditConfig{Arguments: "hash"}, Approval: ApprovalConfig{Channels: []string{"elicitation", "cli"}}}
+			if c.hide {
+				cfg.Hide = []string{"debugpy_evaluate"}
+			}
+			g := NewGate(&fakePolicy{cfg: cfg, call: c.callD, result: c.resD}, GateOptions{Audit: alog, CLI: c.cli})
+			if c.badAudit {
+				alog.Close()
+			}
+			call := c.call
+			call.Tool, call.Category = "debugpy_evaluate", "execute"
+			if call.Arguments == nil {
+				call.Arguments = json.RawMessage(`{"expression":"x"}`)
+			}
+			tool := c.tool
+			if tool.Text == "" {
+				tool = Result{Text: "the tool's text", Structured: map[string]any{"v": "s3cret"}}
+			}
+			ran := false
+			res := g.Guard(context.Background(), call, c.asker, func(context.Context) Result { ran = true; return tool })
+			if ran != c.wantRun {
+				t.Fatalf("ran %v, want %v: %+v", ran, c.wantRun, res)
+			}
+			for _, w := range c.wantText {
+				if !strings.Contains(res.Text, w) {
+					t.Fatalf("text %q lacks %q", res.Text, w)
+				}
+			}
+			if !c.wantRun && res.Raw == nil && !res.IsError {
+				t.Fatalf("a call that did not run must be an error: %+v", res)
+			}
+			if c.badAudit {
+				return
+			}
+			dec, out := journey(t, alog.Path())
+			if dec.Decision != c.wantDecision || out.Outcome != c.wantOutcome {
+				t.Fatalf("audit: decision %q outcome %q, want %q %q", dec.Decision, out.Outcome, c.wantDecision, c.wantOutcome)
+			}
+			if got := ""; dec.Approval != nil || c.wantApproval != "" {
+				if dec.Approval != nil {
+					got = dec.Approval.State
+				}
+				if got != c.wantApproval {
+					t.Fatalf("approval %q, want %q", got, c.wantApproval)
+				}
+			}
+			if dec.ArgumentsSHA256 == "" || bytes.Contains([]byte(dec.Reasons[0]), []byte("s3cret")) {
+				t.Fatalf("decision record %+v", dec)
+			}
+		})
+	}
+}
+
+// journey reads back the one decision and the one outcome record.
+func journey(t *testing.T, path string) (dec, out audit.Entry) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e audit.Entry
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("audit line %q: %v", l, err)
+		}
+		switch e.Kind {
+		case "decision":
+			dec = e
+		case "outcome":
+			out = e
+		}
+	}
+	return dec, out
+}
+
+// An approval given on the cli channel runs the same call once: the retry
+// runs, the one after it is held again.
+func TestGateCLIApprovalRunsOnce(t *testing.T) {
+	alog, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alog.Close()
+	store := approval.NewStore()
+	cfg := &Config{Audit: AuditConfig{Arguments: "none"}, Approval: ApprovalConfig{Channels: []string{"cli"}}}
+	g := NewGate(&fakePolicy{cfg: cfg, call: verdict(Approve, "a person"), result: verdict(Allow, "")}, GateOptions{Audit: alog, Approvals: store, CLI: true})
+	call := ToolCall{Tool: "debugpy_launch", Category: "execute", Arguments: json.RawMessage(`{"program":"/x.py"}`), SessionID: "s"}
+	runs := 0
+	run := func(context.Context) Result { runs++; return Result{Text: "ran"} }
+	first := g.Guard(context.Background(), call, nil, run)
+	again := g.Guard(context.Background(), call, nil, run)
+	id := first.Structured.(map[string]any)["approval_id"].(string)
+	if again.Structured.(map[string]any)["approval_id"] != id || runs != 0 {
+		t.Fatalf("a retry before the answer: %v, ran %d", again.Structured, runs)
+	}
+	if _, err := store.Answer(id, true, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// Other arguments are another call: not approved by it.
+	other := call
+	other.Arguments = json.RawMessage(`{"program":"/y.py"}`)
+	if g.Guard(context.Background(), other, nil, run); runs != 0 {
+		t.Fatal("an approval ran another call")
+	}
+	if res := g.Guard(context.Background(), call, nil, run); res.Text != "ran" || runs != 1 {
+		t.Fatalf("approved retry: %+v, ran %d", res, runs)
+	}
+	if res := g.Guard(context.Background(), call, nil, run); !res.IsError || runs != 1 {
+		t.Fatalf("an approval is used once: %+v, ran %d", res, runs)
+	}
+}
