@@ -52,7 +52,9 @@ type Result struct {
 }
 
 // Errorf is an isError result.
-func Errorf(format string, a ...any) Result { return Result{IsError: true, Text: fmt.Sprintf(format, a...)} }
+func Errorf(format string, a ...any) Result {
+	return Result{IsError: true, Text: fmt.Sprintf(format, a...)}
+}
 
 // Question is what a person is asked about a held call.
 type Question struct {

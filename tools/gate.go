@@ -161,4 +161,3 @@ func approvedIn(content any) bool {
 	v, _ := m[elicitationKey].(bool)
 	return v
 }
-
