@@ -51,6 +51,7 @@ test: deps vet check-policies build
 	$(GO) test -race -count=1 -timeout 12m ./...
 	$(GO) test -run '^$$' -fuzz FuzzGate -fuzztime 15s -fuzzminimizetime 20x ./tools
 	$(GO) test -run '^$$' -fuzz FuzzOneReading -fuzztime 20s -fuzzminimizetime 20x ./tools
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 20x ./policies/expressions
 	./$(BIN) policy test policies/testdata/cases
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	wat2wasm plugins/examples/wat/policy.wat -o $$tmp/policy.wasm && \

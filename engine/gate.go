@@ -16,6 +16,7 @@ import (
 
 	"github.com/debugpy-guard/debugpy-guard/engine/approval"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
+	"github.com/debugpy-guard/debugpy-guard/plugins"
 )
 
 // The gate is the journey of one tool call, in one MCP-free place:
@@ -49,6 +50,8 @@ type Result struct {
 	// Raw, when set, is the adapter's own result, returned as it is (the
 	// MCP input request an Asker makes).
 	Raw any
+
+	encoded []byte // Structured as JSON, when the gate has encoded it
 }
 
 // Errorf is an isError result.
@@ -103,6 +106,7 @@ type Gate struct {
 	policy    Policy
 	audit     *audit.Log
 	approvals *approval.Store
+	secrets   *plugins.Secrets
 	log       *slog.Logger
 	cli       bool // the approval socket is up: the cli channel can be offered
 	calls     atomic.Uint64
@@ -113,6 +117,9 @@ type Gate struct {
 type GateOptions struct {
 	Audit     *audit.Log      // required: a call that cannot be recorded is denied
 	Approvals *approval.Store // the calls held for a person
+	// Secrets are masked in every result (plugins.Runtime.Secrets); nil:
+	// no values are masked by the host.
+	Secrets *plugins.Secrets
 	// CLI says the approval socket is serving Approvals, so a call can be
 	// approved with `debugpy-guard approve ID`.
 	CLI bool
@@ -131,7 +138,7 @@ func NewGate(p Policy, o GateOptions) *Gate {
 	if o.Approvals == nil {
 		o.Approvals = approval.NewStore()
 	}
-	return &Gate{policy: p, audit: o.Audit, approvals: o.Approvals, log: o.Log, cli: o.CLI,
+	return &Gate{policy: p, audit: o.Audit, approvals: o.Approvals, secrets: o.Secrets, log: o.Log, cli: o.CLI,
 		prefix: strconv.Itoa(os.Getpid()) + "-"}
 }
 
@@ -207,6 +214,12 @@ func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(c
 	}
 	res := run(ctx)
 	res, outcome, monitor := g.checkResult(ctx, ec, res)
+	if masked, n := g.mask(call.SessionID, res); n > 0 {
+		res = masked
+		if outcome == "ok" || outcome == "error" {
+			outcome = "masked"
+		}
+	}
 	g.outcome(rec, outcome, res, t0, monitor...)
 	return res
 }
@@ -356,6 +369,9 @@ func (g *Gate) checkResult(ctx context.Context, ec Call, res Result) (Result, st
 		return *denied(ec.Tool, "result withheld by policy", d, "The call ran; its result is not shown. A user can change this in the policy config (--config)."), "withheld", monitor
 	}
 	if d.Result == nil {
+		if !res.IsError {
+			res.encoded = raw
+		}
 		return res, outcome, monitor
 	}
 	// Rewritten (redacted): the text shows the rewritten result too, since
@@ -369,10 +385,75 @@ func (g *Gate) checkResult(ctx context.Context, ec Call, res Result) (Result, st
 	if m, ok := rewritten.(map[string]any); ok && res.IsError {
 		text = fmt.Sprint(m["error"])
 	} else {
-		out.Structured = rewritten
+		out.Structured, out.encoded = rewritten, d.Result
 	}
 	out.Text = "(rewritten by policy: " + strings.Join(d.Reasons, "; ") + ")\n" + text
 	return out, "rewritten", monitor
+}
+
+// mask masks the session's secrets (plugins.Secrets) in res, in its text
+// and in every string of its structured result, and says how many strings
+// it changed. Most results hold none: a scan of their JSON (the bytes the
+// result phase already encoded for the modules) and text says so, and only
+// then is the structured result rebuilt.
+func (g *Gate) mask(session string, res Result) (Result, int) {
+	if g.secrets == nil {
+		return res, 0
+	}
+	m := g.secrets.Masker(session)
+	if m == nil {
+		return res, 0
+	}
+	raw := res.encoded
+	if raw == nil && res.Structured != nil {
+		var err error
+		if raw, err = json.Marshal(res.Structured); err != nil {
+			res.Structured, res.encoded = nil, nil // cannot be checked: not shown
+			return res, 1
+		}
+	}
+	inText, inStructured := m.InString(res.Text), m.In(raw)
+	if !inText && !inStructured {
+		return res, 0
+	}
+	n := 0
+	masked := func(s string) string {
+		t := m.Replace(s)
+		if t != s {
+			n++
+		}
+		return t
+	}
+	res.Text = masked(res.Text)
+	if inStructured {
+		var tree any
+		if json.Unmarshal(raw, &tree) != nil {
+			res.Structured = nil
+			n++
+		} else {
+			res.Structured = maskTree(tree, masked)
+		}
+		res.encoded = nil
+	}
+	return res, n
+}
+
+func maskTree(v any, m func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return m(t)
+	case []any:
+		for i := range t {
+			t[i] = maskTree(t[i], m)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[m(k)] = maskTree(e, m)
+		}
+		return out
+	}
+	return v
 }
 
 // denied is the isError result of a call the policy stopped: what

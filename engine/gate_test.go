@@ -13,6 +13,7 @@ import (
 
 	"github.com/debugpy-guard/debugpy-guard/engine/approval"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
+	"github.com/debugpy-guard/debugpy-guard/plugins"
 )
 
 // fakePolicy decides by phase, as told.
@@ -225,5 +226,40 @@ func TestGateCLIApprovalRunsOnce(t *testing.T) {
 	}
 	if res := g.Guard(context.Background(), call, nil, run); !res.IsError || runs != 1 {
 		t.Fatalf("an approval is used once: %+v, ran %d", res, runs)
+	}
+}
+
+// The host masks every value the session has seen under a secret's name,
+// in every form, in the text and in every string of the structured result.
+func TestGateMasksSecrets(t *testing.T) {
+	alog, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alog.Close()
+	secrets := plugins.NewSecrets()
+	secrets.Add("s", "s3cr3t'\nhunter2")
+	cfg := &Config{Audit: AuditConfig{Arguments: "none"}}
+	g := NewGate(&fakePolicy{cfg: cfg, call: verdict(Allow, ""), result: verdict(Allow, "")}, GateOptions{Audit: alog, Secrets: secrets})
+	type inner struct{ Value string }
+	res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_output", SessionID: "s", Arguments: json.RawMessage(`{}`)}, nil,
+		func(context.Context) Result {
+			return Result{Text: "printed s3cr3t'\nhunter2 and 2retnuh\n't3rc3s and 's3cr3t\\'\\nhunter2'",
+				Structured: map[string]any{"entries": []any{inner{"x s3cr3t'\nhunter2"}}, "s3cr3t'\nhunter2": 1}}
+		})
+	raw, _ := json.Marshal(res.Structured)
+	for _, leak := range []string{"s3cr3t", "hunter2", "2retnuh"} {
+		if strings.Contains(res.Text, leak) || strings.Contains(string(raw), leak) {
+			t.Fatalf("%q leaked: %q %s", leak, res.Text, raw)
+		}
+	}
+	if strings.Count(res.Text, plugins.Mask) != 3 {
+		t.Fatalf("text %q", res.Text)
+	}
+	// Another MCP session has seen nothing: its results are as they are.
+	other := g.Guard(context.Background(), ToolCall{Tool: "debugpy_output", SessionID: "t", Arguments: json.RawMessage(`{}`)}, nil,
+		func(context.Context) Result { return Result{Text: "s3cr3t'\nhunter2"} })
+	if other.Text != "s3cr3t'\nhunter2" {
+		t.Fatalf("other session: %q", other.Text)
 	}
 }

@@ -23,6 +23,7 @@ type callState struct {
 	session  string
 	log      *slog.Logger
 	counters *Counters
+	secrets  *Secrets
 	logged   int
 }
 
@@ -104,6 +105,19 @@ func instantiateHost(ctx context.Context, rt wazero.Runtime) error {
 		}
 		return int64(st.counters.Add(st.module+"\x00"+st.session+"\x00"+string(key), time.Duration(windowMS)*time.Millisecond, time.Now()))
 	}).Export("counter_add").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, m api.Module, ptr, n uint32) {
+		st := stateOf(ctx)
+		if n > maxSecretLen {
+			abort(st, "guard.secret: a value of %d bytes is over %d", n, maxSecretLen)
+		}
+		v, ok := m.Memory().Read(ptr, n)
+		if !ok {
+			abort(st, "guard.secret: pointer outside memory")
+		}
+		if st.secrets != nil {
+			st.secrets.Add(st.session, string(v))
+		}
+	}).Export("secret").
 		Instantiate(ctx)
 	return err
 }

@@ -72,6 +72,7 @@ type Runtime struct {
 	log      *slog.Logger
 	cache    wazero.CompilationCache
 	counters *Counters
+	secrets  *Secrets
 	CacheDir string // where compiled code is cached; empty when in memory
 
 	mu    sync.Mutex
@@ -91,6 +92,7 @@ func NewRuntime(opts Options) *Runtime {
 	if r.counters == nil {
 		r.counters = NewCounters()
 	}
+	r.secrets = NewSecrets()
 	dir := opts.CacheDir
 	if dir == "" {
 		if base, err := os.UserCacheDir(); err == nil {
@@ -113,6 +115,10 @@ func NewRuntime(opts Options) *Runtime {
 
 // Counters are the sliding-window counters of counter_add.
 func (r *Runtime) Counters() *Counters { return r.counters }
+
+// Secrets are the values modules handed over with guard.secret, per MCP
+// session: the gate masks them in every result.
+func (r *Runtime) Secrets() *Secrets { return r.secrets }
 
 // rtKey picks a wazero runtime: the memory limit in pages, and whether its
 // code can be interrupted (termination checks in every function and loop:
@@ -260,7 +266,7 @@ func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte) (wazero
 			continue // checked at instantiation: a function wazero lacks fails it
 		}
 		if !allowedImports[mod][fn] {
-			return fail(fmt.Errorf("imports %s.%s, which ABI v1 does not have (allowed: guard.input, guard.output, guard.log, guard.counter_add, wasi_snapshot_preview1)", mod, fn))
+			return fail(fmt.Errorf("imports %s.%s, which ABI v1 does not have (allowed: guard.input, guard.output, guard.log, guard.counter_add, guard.secret, wasi_snapshot_preview1)", mod, fn))
 		}
 	}
 	return compiled, nil
@@ -309,7 +315,7 @@ func (m *Module) Limits() Limits { return m.limits }
 
 // allowedImports are the host functions of ABI v1, by module and name.
 var allowedImports = map[string]map[string]bool{
-	"guard": {"input": true, "output": true, "log": true, "counter_add": true},
+	"guard": {"input": true, "output": true, "log": true, "counter_add": true, "secret": true},
 }
 
 // Spec says what to load.
@@ -562,7 +568,7 @@ func parseResponse(out []byte) (Response, error) {
 // call runs fn(len(input)) under the module's timeout with st as the host
 // functions' state.
 func (m *Module) call(ctx context.Context, inst *instance, fn api.Function, st *callState) (uint32, error) {
-	st.module, st.log, st.counters = m.name, m.log, m.counters
+	st.module, st.log, st.counters, st.secrets = m.name, m.log, m.counters, m.rt.secrets
 	cctx, cancel := context.WithTimeout(withState(ctx, st), m.limits.Timeout)
 	defer cancel()
 	var res []uint64

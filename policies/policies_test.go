@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
@@ -99,4 +100,49 @@ func BenchmarkDefaultChain(b *testing.B) {
 			b.Fatal(d)
 		}
 	})
+}
+
+// BenchmarkExpressions is one call-phase decision by the expressions policy
+// alone on an evaluate, read by the parser. With DEBUGPY_GUARD_PEER_BUILTIN
+// naming another build of builtin.wasm (an earlier commit's, say), the same
+// calls run on it too, in the same run.
+func BenchmarkExpressions(b *testing.B) {
+	const cfg = "[modules.expressions]\nsource = \"builtin:expressions\"\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"expressions\"]\n"
+	builtins := map[string]func(string) ([]byte, error){"embedded": policies.Builtin}
+	if peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN"); peer != "" {
+		builtins["peer"] = func(string) ([]byte, error) { return os.ReadFile(peer) }
+	}
+	for _, which := range []string{"embedded", "peer"} {
+		load, ok := builtins[which]
+		if !ok {
+			continue
+		}
+		c, err := engine.ParseConfig("bench.toml", []byte(cfg), tools.Names())
+		if err != nil {
+			b.Fatal(err)
+		}
+		e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := e.Wait(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		for _, expr := range []string{"user.name", "user.profile['city'] != 'Lyon' and not done", "ｅｖａｌ(x)"} {
+			call, err := tools.PrepareCall(context.Background(), "debugpy_evaluate", json.RawMessage(`{"expression":`+strconv.Quote(expr)+`}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			call.Phase, call.SessionID = engine.PhaseCall, "bench"
+			b.Run(which+"/"+strconv.Itoa(len(expr))+"B", func(b *testing.B) {
+				b.ReportAllocs()
+				benchstat.Run(b, func() {
+					if d := e.Decide(context.Background(), call); d.Decision == "" {
+						b.Fatal(d)
+					}
+				})
+			})
+		}
+		e.Close(context.Background())
+	}
 }

@@ -37,7 +37,7 @@ func (a *EvaluateArgs) derive(context.Context, *Toolset) (*engine.Derived, error
 		// it runs it as statements (exec): loops, del, assignments, import.
 		kind = statement
 	}
-	return &engine.Derived{Code: []engine.Code{{Argument: "expression", Kind: kind, Text: pydevdLines(a.Expression)}}}, nil
+	return &engine.Derived{Code: []engine.Code{{Argument: "expression", Kind: kind, Text: pydevdDedent(pydevdLines(a.Expression))}}}, nil
 }
 
 func (a *SetVariableArgs) derive(context.Context, *Toolset) (*engine.Derived, error) {
@@ -306,6 +306,65 @@ var execLookPath = func(name string) (string, error) {
 // evaluate and set_variable input before it compiles it.
 func pydevdLines(s string) string { return strings.ReplaceAll(s, "@LINE@", "\n") }
 
+// pydevdDedent is pydevd_vars._expression_to_evaluate, which evaluate
+// applies before it compiles: the first non-blank line's leading
+// whitespace is cut from every line, when every line starts with that much
+// whitespace (Python's str.splitlines and str.isspace).
+func pydevdDedent(expr string) string {
+	lines := pySplitLines(expr)
+	n := 0
+	for _, line := range lines {
+		if strings.TrimFunc(line, pyIsSpace) != "" {
+			for _, r := range line {
+				if !pyIsSpace(r) {
+					break
+				}
+				n++
+			}
+			break
+		}
+	}
+	if n == 0 {
+		return expr
+	}
+	var b strings.Builder
+	for _, line := range lines {
+		rs := []rune(line)
+		k := min(n, len(rs))
+		for _, r := range rs[:k] {
+			if !pyIsSpace(r) {
+				return expr
+			}
+		}
+		b.WriteString(string(rs[k:]))
+	}
+	return b.String()
+}
+
+// pySplitLines is Python's str.splitlines(keepends=True).
+func pySplitLines(s string) []string {
+	var out []string
+	start := 0
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		switch rs[i] {
+		case '\r':
+			if i+1 < len(rs) && rs[i+1] == '\n' {
+				i++
+			}
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		default:
+			continue
+		}
+		out = append(out, string(rs[start:i+1]))
+		start = i + 1
+	}
+	if start < len(rs) {
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}
+
 // hitConditionCode is what pydevd evaluates for a hit condition
 // (pydevd_process_net_command_json._get_hit_condition_expression, then
 // "@HIT@" replaced by the hit count, here 1): a plain integer N is
@@ -327,16 +386,19 @@ func hitConditionCode(h string) string {
 	return strings.ReplaceAll(out, "@HIT@", "1")
 }
 
-// isPyInt is true only where Python's int() surely accepts e: ASCII digits
-// with an optional sign. (Where int() accepts more, such as "1_0", the code
-// judged is the raw text, itself a number.)
+// isPyInt is whether Python's int() accepts e (already stripped): an
+// optional sign, then decimal digits of any script (Unicode Nd), single
+// underscores between them.
 func isPyInt(e string) bool {
-	e = strings.TrimLeft(e, "+-")
-	if e == "" {
+	rs := []rune(strings.TrimLeft(e, "+-"))
+	if len(e)-len(string(rs)) > 1 || len(rs) == 0 {
 		return false
 	}
-	for i := 0; i < len(e); i++ {
-		if e[i] < '0' || e[i] > '9' {
+	for i, r := range rs {
+		switch {
+		case unicode.IsDigit(r):
+		case r == '_' && i > 0 && i < len(rs)-1 && unicode.IsDigit(rs[i-1]) && unicode.IsDigit(rs[i+1]):
+		default:
 			return false
 		}
 	}

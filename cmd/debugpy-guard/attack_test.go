@@ -36,6 +36,7 @@ type raw struct {
 	audit  string
 	id     int
 	mu     sync.Mutex
+	seen   lockedBuffer // every byte the server wrote to stdout: all the agent receives
 }
 
 type rawOpts struct {
@@ -78,6 +79,8 @@ func startRaw(t *testing.T, o rawOpts) *raw {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for sc.Scan() {
+			r.seen.Write(sc.Bytes())
+			r.seen.Write([]byte("\n"))
 			r.lines <- append([]byte(nil), sc.Bytes()...)
 		}
 		close(r.lines)
@@ -532,4 +535,88 @@ func gone(t *testing.T, pid int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("the debuggee (pid %d) outlived the server", pid)
+}
+
+// secretsProgram holds secrets under secret names, an innocent alias of one,
+// a dict and an object, and prints one; secretsEnv is the .env beside it.
+const secretsProgram = `DB_PASSWORD = "s3cr3t-hunter2"
+
+
+class Cfg:
+    pass
+
+
+cfg = Cfg()
+cfg.api_secret = "api-s3cret-value"
+cfg.name = "prod"
+settings = {"db_password": "dict-s3cret-value", "port": 5432}
+
+
+def main():
+    password = "local-s3cret-value"
+    alias = password
+    print("connecting with", DB_PASSWORD, flush=True)
+    n = 1  # BREAK
+    return n + len(alias)
+
+
+main()
+`
+
+const secretsEnv = `AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE
+AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY
+DATABASE_URL=postgres://app:db-url-pa55word@db:5432/orders
+STRIPE_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOp
+`
+
+// Secrets stay secret: reads of secret names anywhere in an expression are
+// refused, and every value seen under a secret name, by any route, is
+// masked in every later result, in every form. No secret byte reaches the
+// agent, and none of the code ran.
+func TestAttackSecrets(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	prog := filepath.Join(r.dir, "app.py")
+	os.WriteFile(prog, []byte(secretsProgram), 0o644)
+	os.WriteFile(filepath.Join(r.dir, ".env"), []byte(secretsEnv), 0o600)
+	line := strings.Count(secretsProgram[:strings.Index(secretsProgram, "# BREAK")], "\n") + 1
+	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+		t.Fatalf("continue: %s", text)
+	}
+	marker := filepath.Join(r.dir, "ran")
+	run := `('os').system('touch ` + marker + `')`
+	for _, e := range []string{
+		"password + ''", "password * 2", "password or 0", "password if 1 else 0", "(password, 1)", "[*password, 0]",
+		"password[::-1]", "cfg.api_secret + ''", "{}[password]", "{}[DB_PASSWORD]", "settings['db_password']",
+		"settings['db_pass\\x77ord']", "cfg.ａｐｉ_ｓｅｃｒｅｔ", "_＿import＿＿" + run, "ｅｖａｌ('1')", "1..__class__.__base__",
+		"__import__\f" + run, "f'{password}'",
+	} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "denied by policy")
+	}
+	r.refused("debugpy_evaluate", `{"expression":"print\f('x')"}`, "needs a person's approval")
+	// Every route by which a secret can come back: listings (an alias
+	// included), the source, the .env beside it, the program's output, an
+	// innocent name, a reversed copy, a dict's repr.
+	r.ok("debugpy_variables", `{"depth":2}`)
+	r.ok("debugpy_variables", `{"scope":"globals","depth":2}`)
+	r.ok("debugpy_source", `{"context_lines":40}`)
+	r.ok("debugpy_source", `{"file":`+q(filepath.Join(r.dir, ".env"))+`}`)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"alias"}`)
+	r.ok("debugpy_evaluate", `{"expression":"alias[::-1]"}`)
+	r.ok("debugpy_evaluate", `{"expression":"settings"}`)
+	r.ok("debugpy_evaluate", `{"expression":"cfg.name"}`)
+	seen := r.seen.String()
+	for _, secret := range []string{"s3cr3t-hunter2", "api-s3cret-value", "dict-s3cret-value", "local-s3cret-value", "eulav-terc3s-lacol",
+		"wJalrXUtnFEMI", "db-url-pa55word", "sk_live_51HxYz", "AKIAIOSFODNN7EXAMPLE"} {
+		if strings.Contains(seen, secret) {
+			i := strings.Index(seen, secret)
+			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+		}
+	}
+	if !strings.Contains(seen, "[redacted]") || !strings.Contains(seen, "prod") {
+		t.Fatalf("the control: masks and plain values both shown? %s", seen)
+	}
+	noFile(t, marker, "an expression")
 }

@@ -120,7 +120,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 		defer cancel()
 		ts.Sessions.CloseAll(cctx)
 	}()
-	gate := tools.NewPolicyGate(ts, engine.NewGate(live, engine.GateOptions{Audit: alog, Approvals: store, CLI: cli, Log: log}))
+	gate := tools.NewPolicyGate(ts, engine.NewGate(live, engine.GateOptions{Audit: alog, Approvals: store, Secrets: rt.Secrets(), CLI: cli, Log: log}))
 	srv := tools.NewServer(version, ts, gate, func(tool string) bool { return live.Config().Hides(tool) })
 
 	// The modules compile in the background (tools/list does not wait);

@@ -11,7 +11,29 @@ import (
 var (
 	mu       sync.Mutex
 	counters = map[string][]time.Time{}
+	secrets  []string
 )
+
+// Secret records a value seen under a secret's name; in wasm the host
+// keeps it and masks it in every result (abi_wasip1.go).
+func Secret(value string) {
+	if len(value) < 4 || len(value) > 4<<10 {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	secrets = append(secrets, value)
+}
+
+// TakeSecrets returns the values Secret recorded, and forgets them: for a
+// policy's own tests, outside wasm.
+func TakeSecrets() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	out := secrets
+	secrets = nil
+	return out
+}
 
 // CounterAdd adds one to the sliding-window counter key and returns the
 // count in the window. In wasm the host keeps it; here, this process does.

@@ -19,6 +19,9 @@ func hostLog(level int32, ptr unsafe.Pointer, n int32)
 //go:wasmimport guard counter_add
 func hostCounterAdd(ptr unsafe.Pointer, n int32, windowMS int64) int64
 
+//go:wasmimport guard secret
+func hostSecret(ptr unsafe.Pointer, n int32)
+
 //go:wasmexport guard_abi_v1
 func guardABIv1() {}
 
@@ -64,4 +67,16 @@ func Log(level int, msg string) {
 	}
 	b := []byte(msg)
 	hostLog(int32(level), unsafe.Pointer(&b[0]), int32(len(b)))
+}
+
+// Secret hands the host a value seen under a secret's name: from then on
+// the host masks it, in every form, in every result of every tool of the
+// MCP session, after every module (plugins/ABI.md, guard.secret). Values
+// shorter than 4 characters or longer than 4 KiB are not kept.
+func Secret(value string) {
+	if len(value) < 4 || len(value) > 4<<10 {
+		return
+	}
+	b := []byte(value)
+	hostSecret(unsafe.Pointer(&b[0]), int32(len(b)))
 }

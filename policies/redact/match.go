@@ -1,32 +1,16 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
+)
 
 // Hand-written matchers for the secrets redact masks. They were regexps;
 // Go's regexp package in a wasm guest cost ~70 ms to compile on an
 // instance's first redaction and tens of µs a string after, enough to push
 // a large result past the module's 100 ms limit. These scan each string
 // once and allocate only when they mask.
-
-// secretWords are the parts of a name that make it a secret's (matched
-// lower-cased, anywhere in the name).
-var secretWords = []string{"password", "passwd", "secret", "token", "api_key", "apikey", "private_key",
-	"privatekey", "access_key", "accesskey", "credential", "auth"}
-
-// reprWords are those that make a key inside a repr ('db_password': ...)
-// a secret's.
-var reprWords = []string{"password", "passwd", "secret", "token", "api_key", "apikey", "private_key",
-	"privatekey", "access_key", "accesskey"}
-
-func hasWord(s string, words []string) bool {
-	l := strings.ToLower(s)
-	for _, w := range words {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
 
 func isB64URL(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
@@ -127,14 +111,19 @@ func awsKey(s string, from int) (start, end int, ok bool) {
 	return 0, 0, false
 }
 
-// maskShapes replaces every JWT, PEM private key and AWS key id in s.
-func maskShapes(s string) (string, bool) {
+// maskShapes replaces every credential of a well-known shape in s (JWT,
+// PEM private key, AWS key id, GitHub, Slack and Stripe tokens, the
+// password of a URL), and hands each to found.
+func maskShapes(s string, found func(string)) (string, bool) {
 	changed := false
-	for _, find := range []func(string, int) (int, int, bool){jwt, pem, awsKey} {
+	for _, find := range []func(string, int) (int, int, bool){jwt, pem, awsKey, prefixed, urlPassword} {
 		for from := 0; ; {
 			start, end, ok := find(s, from)
 			if !ok {
 				break
+			}
+			if found != nil {
+				found(s[start:end])
 			}
 			s = s[:start] + mask + s[end:]
 			from, changed = start+len(mask), true
@@ -143,9 +132,135 @@ func maskShapes(s string) (string, bool) {
 	return s, changed
 }
 
+// tokenPrefixes are the prefixes of well-known tokens, with the shortest
+// run of token characters that must follow.
+var tokenPrefixes = []struct {
+	prefix string
+	min    int
+}{
+	{"ghp_", 30}, {"gho_", 30}, {"ghu_", 30}, {"ghs_", 30}, {"ghr_", 30}, {"github_pat_", 40},
+	{"xoxa-", 10}, {"xoxb-", 10}, {"xoxp-", 10}, {"xoxo-", 10}, {"xoxr-", 10}, {"xoxs-", 10}, {"xapp-", 10},
+	{"sk_live_", 16}, {"sk_test_", 16}, {"rk_live_", 16}, {"rk_test_", 16}, {"whsec_", 16},
+	{"glpat-", 20}, {"npm_", 30}, {"AIza", 35},
+}
+
+// prefixed finds a token that starts with one of tokenPrefixes.
+func prefixed(s string, from int) (start, end int, ok bool) {
+	best := -1
+	for _, t := range tokenPrefixes {
+		for f := from; f < len(s); {
+			i := strings.Index(s[f:], t.prefix)
+			if i < 0 {
+				break
+			}
+			st := f + i
+			n := run(s, st+len(t.prefix), isB64URL)
+			if n >= t.min && (st == 0 || !isB64URL(s[st-1])) && (best < 0 || st < best) {
+				best, end = st, st+len(t.prefix)+n
+				break
+			}
+			f = st + 1
+		}
+	}
+	return best, end, best >= 0
+}
+
+// urlPassword finds the password of a URL: scheme://user:PASSWORD@host.
+func urlPassword(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.Index(s[from:], "://")
+		if i < 0 {
+			return 0, 0, false
+		}
+		u := from + i + 3
+		// userinfo ends at '@', before any '/', space or quote
+		j := u
+		for j < len(s) && s[j] != '@' && s[j] != '/' && s[j] != ' ' && s[j] != '\n' && s[j] != '\'' && s[j] != '"' {
+			j++
+		}
+		if j < len(s) && s[j] == '@' {
+			if c := strings.IndexByte(s[u:j], ':'); c >= 0 && u+c+1 < j {
+				return u + c + 1, j, true
+			}
+		}
+		from = u
+	}
+	return 0, 0, false
+}
+
+// maskAssignments masks the value of each line that assigns to a secret's
+// name: DB_PASSWORD = "s3cr3t" in a source file, API_KEY=k in a .env file,
+// password: x in a config, export TOKEN=t in a shell script. A quoted value
+// is masked inside its quotes; an unquoted one when it is a single word.
+func maskAssignments(s string, found func(string)) (string, bool) {
+	if strings.IndexAny(s, "=:") < 0 {
+		return s, false
+	}
+	lines := strings.SplitAfter(s, "\n")
+	changed := false
+	for li, line := range lines {
+		i := run(line, 0, isSpace)
+		if strings.HasPrefix(line[i:], "export ") {
+			i += len("export ")
+			i += run(line, i, isSpace)
+		}
+		q := byte(0)
+		if i < len(line) && (line[i] == '"' || line[i] == '\'') {
+			q = line[i]
+			i++
+		}
+		n := run(line, i, func(c byte) bool { return isB64URL(c) || c == '.' })
+		if n == 0 {
+			continue
+		}
+		name := line[i : i+n]
+		j := i + n
+		if q != 0 {
+			if j >= len(line) || line[j] != q {
+				continue
+			}
+			j++
+		}
+		j += run(line, j, func(c byte) bool { return c == ' ' || c == '\t' })
+		if j >= len(line) || (line[j] != '=' && line[j] != ':') || strings.HasPrefix(line[j:], "==") || !secrets.IsName(name, nil) {
+			continue
+		}
+		j++
+		j += run(line, j, func(c byte) bool { return c == ' ' || c == '\t' })
+		var vs, ve int
+		if j < len(line) && (line[j] == '"' || line[j] == '\'') {
+			e := strings.IndexByte(line[j+1:], line[j])
+			if e < 0 {
+				continue
+			}
+			vs, ve = j+1, j+1+e
+		} else {
+			vs = j
+			ve = vs + run(line, vs, func(c byte) bool {
+				return c > ' ' && c != '#' && c != ',' && c != ';' && c != '(' && c != '[' && c != '{'
+			})
+			if ve < len(line) && (line[ve] == '(' || line[ve] == '[' || line[ve] == '{') {
+				continue // code, not a value
+			}
+		}
+		if ve <= vs || line[vs:ve] == mask {
+			continue
+		}
+		if found != nil {
+			found(line[vs:ve])
+		}
+		lines[li] = line[:vs] + mask + line[ve:]
+		changed = true
+	}
+	if !changed {
+		return s, false
+	}
+	return strings.Join(lines, ""), true
+}
+
 // maskReprPairs masks the value of each 'key': 'value' pair inside a repr
 // whose key holds a secret word: {'db_password': 's3cr3t'}.
-func maskReprPairs(s string) (string, bool) {
+func maskReprPairs(s string, found func(string)) (string, bool) {
 	var b strings.Builder
 	last, changed := 0, false
 	for i := 0; i < len(s); i++ {
@@ -175,7 +290,10 @@ func maskReprPairs(s string) (string, bool) {
 			continue
 		}
 		e += j + 1 // the closing quote
-		if hasWord(key, reprWords) {
+		if secrets.IsName(key, nil) {
+			if found != nil {
+				found(s[j+1 : e])
+			}
 			b.WriteString(s[last:j])
 			b.WriteString("'" + mask + "'")
 			last, changed = e+1, true

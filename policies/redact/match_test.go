@@ -18,7 +18,7 @@ func TestMaskShapes(t *testing.T) {
 		{"xAKIAIOSFODNN7EXAMPLE", "xAKIAIOSFODNN7EXAMPLE"}, // not a word of its own
 		{"Asia/Tokyo", "Asia/Tokyo"},
 	} {
-		if got, _ := maskShapes(c.in); got != c.want {
+		if got, _ := maskShapes(c.in, nil); got != c.want {
 			t.Errorf("maskShapes(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -32,7 +32,7 @@ func TestMaskReprPairs(t *testing.T) {
 		{"{'user': 'ada', 'tags': ['a']}", "{'user': 'ada', 'tags': ['a']}"},
 		{"it's a 'password': list", "it's a 'password': list"}, // no quoted value
 	} {
-		if got, _ := maskReprPairs(c.in); got != c.want {
+		if got, _ := maskReprPairs(c.in, nil); got != c.want {
 			t.Errorf("maskReprPairs(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -51,5 +51,41 @@ func TestSecretNames(t *testing.T) {
 	}
 	if !isSecretName("ssn", map[string]bool{"ssn": true}) {
 		t.Error("settings.names are secret names")
+	}
+}
+
+func TestMaskAssignments(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{`DB_PASSWORD = "s3cr3t-hunter2"`, `DB_PASSWORD = "[redacted]"`, "s3cr3t-hunter2"},
+		{"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG\nAWS_REGION=eu-west-1\n", "AWS_SECRET_ACCESS_KEY=[redacted]\nAWS_REGION=eu-west-1\n", "wJalrXUtnFEMI/K7MDENG"},
+		{"export GITHUB_TOKEN='abc def'", "export GITHUB_TOKEN='[redacted]'", "abc def"},
+		{`  "api_key": "k-123",`, `  "api_key": "[redacted]",`, "k-123"},
+		{"password: hunter22 # old", "password: [redacted] # old", "hunter22"},
+		{"DB_PASSWORD = os.environ['DB_PASSWORD']", "DB_PASSWORD = os.environ['DB_PASSWORD']", ""},
+		{"if password == other:", "if password == other:", ""},
+		{"author = 'Ada'", "author = 'Ada'", ""},
+	} {
+		var got []string
+		out, _ := maskAssignments(c.in, func(v string) { got = append(got, v) })
+		if out != c.want || strings.Join(got, ",") != c.found {
+			t.Errorf("maskAssignments(%q) = %q %q, want %q %q", c.in, out, got, c.want, c.found)
+		}
+	}
+}
+
+func TestMaskTokenShapes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"ghp_" + strings.Repeat("a1", 18), "[redacted]"},
+		{"token github_pat_" + strings.Repeat("B", 60) + " end", "token [redacted] end"},
+		{"xoxb-1234567890-abcdefghij", "[redacted]"},
+		{"stripe sk_live_51HxYzAbCdEfGhIjKlMn", "stripe [redacted]"},
+		{"pk_live_51HxYzAbCdEfGhIjKlMn", "pk_live_51HxYzAbCdEfGhIjKlMn"}, // publishable
+		{"postgres://app:pa55w0rd@db:5432/x", "postgres://app:[redacted]@db:5432/x"},
+		{"https://example.com/a:b@c", "https://example.com/a:b@c"}, // a path, not userinfo
+		{"ghp_short", "ghp_short"},
+	} {
+		if got, _ := maskShapes(c.in, nil); got != c.want {
+			t.Errorf("maskShapes(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
 
@@ -46,8 +47,28 @@ func Decide(r *sdk.Request) sdk.Decision {
 	return sdk.Rewrite("redacted "+strconv.Itoa(n)+" secret value(s)", out)
 }
 
-func isSecretName(name string, extra map[string]bool) bool {
-	return extra[strings.ToLower(name)] || hasWord(name, secretWords)
+func isSecretName(name string, extra map[string]bool) bool { return secrets.IsName(name, extra) }
+
+// remember hands a masked value to the host, which masks it in every
+// result of the session from then on (sdk.Secret).
+func remember(v string) { sdk.Secret(v) }
+
+// valueOf is the secret in a variable's displayed value: a string's repr
+// without its quotes; nothing for None, booleans, and containers or objects
+// (whose parts are judged on their own).
+func valueOf(display string) string {
+	switch display {
+	case "", "None", "True", "False":
+		return ""
+	}
+	if n := len(display); n >= 2 && (display[0] == '\'' || display[0] == '"') && display[n-1] == display[0] {
+		return display[1 : n-1]
+	}
+	switch display[0] {
+	case '<', '{', '[', '(':
+		return ""
+	}
+	return display
 }
 
 // walk returns v with secrets masked, counting the masks in n, and whether
@@ -57,9 +78,10 @@ func isSecretName(name string, extra map[string]bool) bool {
 func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
-		s, pairs := maskReprPairs(v.Str())
-		s, shapes := maskShapes(s)
-		if !pairs && !shapes {
+		s, pairs := maskReprPairs(v.Str(), remember)
+		s, assigned := maskAssignments(s, remember)
+		s, shapes := maskShapes(s, remember)
+		if !pairs && !assigned && !shapes {
 			return v, false
 		}
 		*n++
@@ -85,12 +107,18 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		for _, m := range ms {
 			switch {
 			case secret && (m.Key == "value" || m.Key == "result"):
+				if v := valueOf(m.Value.Str()); v != "" && v != mask {
+					remember(v)
+				}
 				*n++
 				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
 			case secret && m.Key == "children":
 				any = true // dropped: the parts of a secret are secret too
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
+				if v := valueOf(m.Value.Str()); v != "" && v != mask {
+					remember(v)
+				}
 				*n++
 				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})

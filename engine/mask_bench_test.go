@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/engine/audit"
+	"github.com/debugpy-guard/debugpy-guard/plugins"
+)
+
+// BenchmarkMask: what the host's masking adds to a result of a few KB (a
+// variables listing of 40 entries, ~4 KB of JSON), with 10 secrets known to
+// the session (none of them in the result), beside the same result in a
+// session with none; and with one of them in the result.
+func BenchmarkMask(b *testing.B) {
+	type variable struct{ Name, Value, Type string }
+	vars := make([]variable, 40)
+	for i := range vars {
+		vars[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("'value number %d of the listing, plain text'", i), Type: "str"}
+	}
+	res := Result{Text: strings.Repeat("item: str = 'value number 1 of the listing, plain text'\n", 40), Structured: map[string]any{"variables": vars}}
+	raw, _ := json.Marshal(res.Structured)
+	res.encoded = raw // as the result phase leaves it
+	secrets := plugins.NewSecrets()
+	for i := 0; i < 10; i++ {
+		secrets.Add("s", fmt.Sprintf("secret-value-%d-xyz", i))
+	}
+	alog, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer alog.Close()
+	g := NewGate(&fakePolicy{cfg: &Config{}}, GateOptions{Audit: alog, Secrets: secrets})
+	b.Logf("result: %d bytes of JSON, %d of text", len(raw), len(res.Text))
+	hit := res
+	hit.Text += "secret-value-3-xyz\n"
+	hit.encoded = []byte(strings.Replace(string(raw), "plain text", "secret-value-3-xyz", 1))
+	for _, c := range []struct {
+		name, session string
+		res           Result
+	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				g.mask(c.session, c.res)
+			}
+		})
+	}
+}

@@ -1,0 +1,206 @@
+package expressions
+
+import (
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
+)
+
+// What each node of the tree gets (the strongest verdict of a tree wins:
+// deny > approve > allow):
+//
+//	deny     a name or attribute that starts with "__" (dunders: the way
+//	         from any object to os), a name in denyNames or deny_names, a
+//	         name, attribute or literal subscript key that is a secret's
+//	         (secrets.IsName: password, api_key, token ...), lambda, :=,
+//	         await, yield; code that does not parse; in a statement, import
+//	approve  a call (unless its callee is a name in allow_calls), a
+//	         subscript by anything but a literal, an f-string (formatting
+//	         runs __format__), a comprehension (a loop), and any statement
+//	allow    names, attributes, literals, literal subscripts and slices,
+//	         operators, comparisons, boolean operators, conditional
+//	         expressions, tuples, lists, sets and dicts of those
+type rules struct {
+	deny  map[string]bool // settings.deny_names
+	calls map[string]bool // settings.allow_calls
+}
+
+type verdict struct {
+	v, reason string
+}
+
+var rank = map[string]int{"allow": 0, "approve": 1, "deny": 2}
+
+func (v *verdict) add(w, reason string) {
+	if rank[w] > rank[v.v] {
+		v.v, v.reason = w, reason
+	}
+}
+
+// judgeCode judges one piece of code of a kind (expression or statement).
+func judgeCode(text, kind string, r rules) (string, string) {
+	v := verdict{v: "allow", reason: "plain names, attributes, literal subscripts and comparisons"}
+	tree, err := Parse(text)
+	if err != nil {
+		if kind == "expression" {
+			return "deny", "it is not a Python expression this policy can read (" + err.Error() + "): never allowed"
+		}
+		return judgeStatements(text, r)
+	}
+	r.walk(tree, &v)
+	if kind != "expression" && v.v == "allow" {
+		v.v, v.reason = "approve", "it runs Python statements in the program, which can change it"
+	}
+	return v.v, v.reason
+}
+
+func (r rules) name(n string, v *verdict, what string) {
+	switch {
+	case strings.HasPrefix(n, "__"):
+		v.add("deny", "it uses "+n+" (a dunder: the way from any object to the rest of the program): never allowed")
+	case denyNames[n] || r.deny[n]:
+		v.add("deny", "it uses "+n+": never allowed")
+	case secrets.IsName(n, nil):
+		v.add("deny", "it reads "+what+" "+n+", a secret's name: secrets do not leave the program")
+	}
+}
+
+func (r rules) walk(n *Node, v *verdict) {
+	switch n.Kind {
+	case "Name":
+		r.name(n.Name, v, "the name")
+	case "Attribute":
+		r.name(n.Name, v, "the attribute")
+	case "Call":
+		callee := n.Kids[0]
+		if callee.Kind != "Name" || !r.calls[callee.Name] {
+			what := "a function"
+			if callee.Kind == "Name" || callee.Kind == "Attribute" {
+				what = callee.Name
+			}
+			v.add("approve", "it calls "+what+" (which may run any code): a person decides; list it in expressions.allow_calls to allow it")
+		}
+	case "Subscript":
+		key := n.Kids[1]
+		if !literal(key) {
+			v.add("approve", "it subscripts with something other than a literal: a person decides")
+		}
+		if key.Kind == "Constant" && key.Undecoded {
+			v.add("approve", "it subscripts with a string this policy cannot decode (a \\N{...} escape): a person decides")
+		}
+		if key.Kind == "Constant" && key.Str && secrets.IsName(key.Value, nil) {
+			v.add("deny", "it reads the key "+quote(key.Value)+", a secret's name: secrets do not leave the program")
+		}
+	case "JoinedStr":
+		v.add("approve", "it is an f-string (formatting runs the values' __format__): a person decides")
+	case "ListComp", "SetComp", "DictComp", "GeneratorExp":
+		v.add("approve", "it is a comprehension (a loop over the program's objects): a person decides")
+	case "Lambda":
+		v.add("deny", "it defines a lambda: never allowed")
+	case "NamedExpr":
+		v.add("deny", "it assigns with :=: never allowed")
+	case "Await":
+		v.add("deny", "it awaits: never allowed")
+	case "Yield", "YieldFrom":
+		v.add("deny", "it yields: never allowed")
+	}
+	for _, k := range n.Kids {
+		r.walk(k, v)
+	}
+}
+
+// literal: a constant, a negated constant, or a slice or tuple of them.
+func literal(n *Node) bool {
+	switch n.Kind {
+	case "Constant":
+		return true
+	case "UnaryOp":
+		return literal(n.Kids[0])
+	case "Slice", "Tuple":
+		for _, k := range n.Kids {
+			if !literal(k) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func quote(s string) string { return "'" + s + "'" }
+
+// judgeStatements judges code that is not an expression (a repl input of
+// statements): never allowed without a person, and denied when any of its
+// names would be denied in an expression, or it imports.
+func judgeStatements(text string, r rules) (string, string) {
+	var toks []token
+	for _, line := range splitStatements(text) {
+		t, err := tokenize(line)
+		if err != nil {
+			return "deny", "it is not Python this policy can read (" + err.Error() + "): never allowed"
+		}
+		toks = append(toks, t...)
+	}
+	v := verdict{v: "approve", reason: "it runs Python statements in the program, which can change it"}
+	for _, t := range toks {
+		switch {
+		case t.kind == tName && t.asciiWord && (t.text == "import" || t.text == "lambda" || t.text == "global" || t.text == "nonlocal"):
+			v.add("deny", "it uses the statement "+t.text+": never allowed")
+		case t.kind == tName && !(t.asciiWord && keywords[t.text]):
+			r.name(t.text, &v, "the name")
+		case t.kind == tString && strings.Contains(t.prefix, "f"):
+			fs, err := fields(t.body, t.pos, 0, false)
+			if err != nil {
+				v.add("deny", "an f-string this policy cannot read: never allowed")
+			}
+			for _, f := range fs {
+				r.walk(f, &v)
+			}
+		}
+	}
+	return v.v, v.reason
+}
+
+// splitStatements cuts text into logical lines at newlines and semicolons
+// outside brackets and strings; each is tokenized on its own (a compound
+// statement's body after ':' included).
+func splitStatements(text string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote string
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case quote != "":
+			if c == '\\' {
+				i++
+			} else if strings.HasPrefix(text[i:], quote) {
+				i += len(quote) - 1
+				quote = ""
+			}
+		case c == '\'' || c == '"':
+			quote = string(c)
+			if strings.HasPrefix(text[i:], strings.Repeat(quote, 3)) {
+				quote = strings.Repeat(quote, 3)
+				i += 2
+			}
+		case c == '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			i--
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case depth <= 0 && (c == '\n' || c == ';' || c == ':'):
+			out = append(out, text[start:i])
+			start = i + 1
+		}
+	}
+	out = append(out, text[start:])
+	for i, l := range out {
+		out[i] = strings.Trim(l, " \t\f\r\n")
+	}
+	return out
+}

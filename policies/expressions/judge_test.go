@@ -1,0 +1,80 @@
+package expressions
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestJudge: the reproductions and their variants, natively.
+func TestJudge(t *testing.T) {
+	for _, c := range []struct{ code, kind, want, reason string }{
+		// Python's reading of names, whitespace and numbers.
+		{"_＿import＿＿('os').system('id')", "expression", "deny", "__import__"},
+		{"ｅｖａｌ('1')", "expression", "deny", "eval"},
+		{"𝐞𝐯𝐚𝐥('1')", "expression", "deny", "eval"},
+		{"print\f('x')", "expression", "approve", "calls print"},
+		{"1..__class__.__base__", "expression", "deny", "a dunder"},
+		{"0x1.__class__", "expression", "deny", "__class__"},
+		{"x.\f__class__", "expression", "deny", "__class__"},
+		{"a\u00a0(b)", "expression", "deny", "not a Python expression"},
+		{"f'{().__class__}'", "expression", "deny", "__class__"},
+		{"f'{x:{y.__class__}}'", "expression", "deny", "__class__"},
+		{"f'{x!r}'", "expression", "approve", "f-string"},
+		// Secrets anywhere in the expression.
+		{"{}[DB_PASSWORD]", "expression", "deny", "DB_PASSWORD"},
+		{"password + ''", "expression", "deny", "password"},
+		{"password * 2", "expression", "deny", "password"},
+		{"password or 0", "expression", "deny", "password"},
+		{"password if 1 else 0", "expression", "deny", "password"},
+		{"(password, 1)", "expression", "deny", "password"},
+		{"[*password, 0]", "expression", "deny", "password"},
+		{"password[::-1]", "expression", "deny", "password"},
+		{"cfg.api_secret + ''", "expression", "deny", "api_secret"},
+		{"{}[password]", "expression", "deny", "password"},
+		{"cfg['db_password']", "expression", "deny", "'db_password'"},
+		{"cfg['pass\\x77ord']", "expression", "deny", "'password'"},
+		{"cfg['\\N{LATIN SMALL LETTER P}assword']", "expression", "approve", "cannot decode"},
+		{"user.ａｐｉ_ｋｅｙ", "expression", "deny", "api_key"},
+		{"headers.Authorization", "expression", "deny", "Authorization"},
+		{"book.author", "expression", "allow", ""},
+		// Plain reads need nobody.
+		{"user.name", "expression", "allow", ""},
+		{"items[0] == 3", "expression", "allow", ""},
+		{"items[-1][1:2, ::3]", "expression", "allow", ""},
+		{"a if b else (c, [d], {e: f})", "expression", "allow", ""},
+		{"not a in b and c is not None", "expression", "allow", ""},
+		// Calls, comprehensions, non-literal subscripts: a person.
+		{"len(x)", "expression", "approve", "calls len"},
+		{"items[i]", "expression", "approve", "subscripts"},
+		{"[x for x in y]", "expression", "approve", "comprehension"},
+		// Never.
+		{"lambda: 1", "expression", "deny", "lambda"},
+		{"(x := 1)", "expression", "deny", ":="},
+		{"await x", "expression", "deny", "awaits"},
+		{"(yield)", "expression", "deny", "yields"},
+		{"a; b", "expression", "deny", "not a Python expression"},
+		{"a\nb", "expression", "deny", "not a Python expression"},
+		// Statements: a person at least; denied names still denied.
+		{"x", "statement", "approve", "statements"},
+		{"for x in [1]: pass", "statement", "approve", "statements"},
+		{"del x", "statement", "approve", "statements"},
+		{"import os", "statement", "deny", "import"},
+		{"x = 1\nimport os", "statement", "deny", "import"},
+		{"x = __import__", "statement", "deny", "__import__"},
+		{"while 1: password", "statement", "deny", "password"},
+		{"x = f'{().__class__}'", "statement", "deny", "__class__"},
+	} {
+		v, reason := judgeCode(c.code, c.kind, rules{})
+		if v != c.want || !strings.Contains(reason, c.reason) {
+			t.Errorf("%s %q: %s (%s), want %s with %q", c.kind, c.code, v, reason, c.want, c.reason)
+		}
+	}
+	// settings: deny_names and allow_calls.
+	r := rules{deny: map[string]bool{"cursor": true}, calls: map[string]bool{"len": true}}
+	if v, _ := judgeCode("len(x)", "expression", r); v != "allow" {
+		t.Errorf("allow_calls: %s", v)
+	}
+	if v, _ := judgeCode("len(cursor)", "expression", r); v != "deny" {
+		t.Errorf("deny_names: %s", v)
+	}
+}

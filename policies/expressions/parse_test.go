@@ -1,0 +1,298 @@
+package expressions
+
+import (
+	"bufio"
+	"encoding/json"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// summary is what a reader of an expression sees that matters to the
+// policy: the names, the attributes, how many calls and subscripts, and
+// whether it compiles at all.
+type summary struct {
+	OK         bool     `json:"ok"`
+	Names      []string `json:"names"`
+	Attrs      []string `json:"attrs"`
+	Calls      int      `json:"calls"`
+	Subscripts int      `json:"subscripts"`
+}
+
+func summarize(n *Node, s *summary) {
+	switch n.Kind {
+	case "Name":
+		s.Names = append(s.Names, n.Name)
+	case "Attribute":
+		s.Attrs = append(s.Attrs, n.Name)
+	case "Call":
+		s.Calls++
+	case "Subscript":
+		s.Subscripts++
+	}
+	for _, k := range n.Kids {
+		summarize(k, s)
+	}
+}
+
+func ours(src string) summary {
+	n, err := Parse(src)
+	if err != nil {
+		return summary{Names: []string{}, Attrs: []string{}}
+	}
+	s := summary{OK: true, Names: []string{}, Attrs: []string{}}
+	summarize(n, &s)
+	slices.Sort(s.Names)
+	slices.Sort(s.Attrs)
+	return s
+}
+
+// cpython parses each expression with CPython's own parser (eval mode, as
+// pydevd compiles it) and reads the same summary off its ast. (Code that
+// parses but that CPython's later checks refuse, such as := rebinding a
+// comprehension's variable, never runs; the parser reads it all the same.)
+const cpython = `
+import ast, json, sys
+for line in sys.stdin:
+    src = json.loads(line)
+    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0}
+    try:
+        tree = ast.parse(src, mode="eval")
+        out["ok"] = True
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name): out["names"].append(n.id)
+            elif isinstance(n, ast.Attribute): out["attrs"].append(n.attr)
+            elif isinstance(n, ast.Call): out["calls"] += 1
+            elif isinstance(n, ast.Subscript): out["subscripts"] += 1
+        out["names"].sort(); out["attrs"].sort()
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        pass
+    print(json.dumps(out), flush=True)
+`
+
+// python3 is the CPython of the tests: Debian's, which also runs debugpy.
+func python3(t testing.TB) string {
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	t.Fatal("no python3: the differential test needs CPython (make deps installs it)")
+	return ""
+}
+
+// TestParserAgreesWithCPython runs a corpus of generated and adversarial
+// expressions through CPython and this parser and fails on any difference
+// in whether it compiles, the names, the attributes, the calls and the
+// subscripts each sees.
+func TestParserAgreesWithCPython(t *testing.T) {
+	corpus := append(adversarial(), generated(2500, 1)...)
+	corpus = append(corpus, mutated(corpus, 1500, 2)...)
+	if len(corpus) < 2000 {
+		t.Fatalf("corpus of %d", len(corpus))
+	}
+	theirs := runCPython(t, corpus)
+	diffs := 0
+	for i, src := range corpus {
+		mine := ours(src)
+		if mine.OK && !theirs[i].OK && strings.Contains(src, `\N{`) {
+			// The one known difference: a \N{NAME} escape whose name
+			// CPython does not know (this parser has no names table, so it
+			// cannot tell). Such code never runs; and the policy never
+			// allows a key it cannot decode (TestJudge).
+			continue
+		}
+		if mine.OK != theirs[i].OK || mine.OK && (!slices.Equal(mine.Names, theirs[i].Names) || !slices.Equal(mine.Attrs, theirs[i].Attrs) ||
+			mine.Calls != theirs[i].Calls || mine.Subscripts != theirs[i].Subscripts) {
+			diffs++
+			if diffs <= 25 {
+				_, err := Parse(src)
+				t.Errorf("%q:\n  CPython %+v\n  ours    %+v (%v)", src, theirs[i], mine, err)
+			}
+		}
+	}
+	if diffs > 0 {
+		t.Fatalf("%d of %d expressions read differently", diffs, len(corpus))
+	}
+	t.Logf("%d expressions, CPython and the parser agree on each", len(corpus))
+}
+
+func runCPython(t *testing.T, corpus []string) []summary {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "read.py")
+	os.WriteFile(script, []byte(cpython), 0o644)
+	var in strings.Builder
+	for _, s := range corpus {
+		b, _ := json.Marshal(s)
+		in.Write(b)
+		in.WriteByte('\n')
+	}
+	cmd := exec.Command(python3(t), script)
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	var res []summary
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var s summary
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("python3 said %q", sc.Text())
+		}
+		res = append(res, s)
+	}
+	if len(res) != len(corpus) {
+		t.Fatalf("python3 answered %d of %d", len(res), len(corpus))
+	}
+	return res
+}
+
+// adversarial are the forms an attacker reaches for.
+func adversarial() []string {
+	out := []string{
+		"1..__class__", "1 .__class__", "1.__class__", "0x1.real", "0b1_0", "0o17", "1_000.000_1e-1_0j", "1e5", "1E+5", ".5", "5.", "0_0", "00", "01", "1__0", "1_",
+		"ｅｖａｌ", "_＿import＿＿", "ｉｆ", "𝐞𝐯𝐚𝐥('1')", "ﬁle", "x²", "ℌ", "Ⅸ", "ǅ", "a·b", "a·", "·a", "١", "x١", "µ", "ª",
+		"print\f('x')", "a\tb", "a\vb", "a\u00a0b", "a\u3000b", "a\u2028b", "a\u0085b", "a\ufeffb", "\ufeffa", "a\u200bb", "a\u2003b", "a\r\nb", "(a\r\nb)", "(a\rb)",
+		"{}[DB_PASSWORD]", "{}['password']", "d['pass\\x77ord']", "d['\\N{LATIN SMALL LETTER A}']", "d[b'x']", "d[rb'\\x']", "u'x'", "Rb'x'", "bR'x'", "f'x' 'y'", "'a' f'{b}'", "b'a' 'b'",
+		"f'{x}'", "f'{x!r}'", "f'{x=}'", "f'{x = }'", "f'{x!r:>{w}}'", "f'{x:{y:{z}}}'", "f'{{x}}'", "f'{{{x}}}'", "f'{x!}'", "f'{x!z}'", "f'{}'", "f'{ }'", "f'{x'", "f'}'",
+		"f'{a[\"b\"]}'", "f\"{a['b']}\"", "f'{a!=b}'", "f'{a==b}'", "f'{(lambda: 1)()}'", "f'{x:=1}'", "f'{(x:=1)}'", "f'{f\"{y}\"}'", "f'''{x\n}'''", "f'{x#}'", "f'{\\n}'",
+		"a if b else c", "a if b", "lambda: 1", "lambda x, *y, z=1, **k: x", "(x := 1)", "x := 1", "await x", "(yield)", "(yield x)", "yield",
+		"a[1:2, ::3]", "a[*b]", "a[*b, c]", "a[b:=1]", "a[:]", "a[::]", "a[1:2:3:4]", "a[]", "*a", "*a,", "(*a,)", "(*a)", "[*a, *b]", "{*a}", "{**a, 'b': 1}", "{**a: 1}",
+		"[x for x in y]", "[x async for x in y]", "{x: y for x, y in z if x if y}", "(x for x in y)", "f(x for x in y)", "f(x for x in y, 1)", "[*x for x in y]", "[x for x.y in z]", "[x for f() in z]",
+		"not a in b", "a not in b", "a is not b", "a < b < c", "a <> b", "a === b", "not not a", "- - a", "~a ** -b", "a ** b ** c", "a @ b", "a // b", "a<<b>>c",
+		"f(a, *b, c=1, **d)", "f(a=1, b)", "f(**a, *b)", "f(a for a in b)", "f(,)", "f(a,)", "f(a b)", "f(*)", "f(=1)", "f(a.b=1)", "f(__class__=1)",
+		"a.b.c(d)[e].f", "a.__dict__['password']", "type(x).__mro__", "x.__class__.__base__.__subclasses__()", "getattr(x, 'y')", "vars(x)", "().__class__", "[].__class__",
+		"True", "None", "False.real", "...", "....__class__", "Ellipsis", "__debug__", "print", "match", "case", "_", "type",
+		"a\\\n+ b", "(a\n+ b)", "a\n", "a\n\n", "a # c", "# c\na", "a\n# c", "a\nb", "a; b", "a;", "\\\n1", "  a", "\ta", "\fa",
+		"'''a\nb'''", "'a\nb'", "'a\\\nb'", "\"a'b\"", "'a\\'b'", "r'a\\'", "r'\\'", "'\\'", "'\\x4'", "'\\u00'", "'\\U0010ffff'", "'\\U00110000'", "'\\777'",
+		strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100), strings.Repeat("-", 300) + "1", strings.Repeat("[", 50) + strings.Repeat("]", 50),
+		strings.Repeat("a.", 300) + "b", "x" + strings.Repeat("[0]", 200), strings.Repeat("not ", 150) + "a",
+		"é", "e\u0301", "\u0301e", "ĳ", "ℕ", "ｘ.ｙ", "ｆ'{x}'", "ｂ'x'", "𝔣'{x}'", "０", "ｘ０", "x\u200d", "x\u00ad",
+		"a or b and c", "(a, b) = c", "a = 1", "a == 1", "del a", "import os", "exec('x')", "__builtins__", "globals()['x']",
+	}
+	// Every Unicode space and line separator between two names and before a call.
+	for _, r := range []rune{' ', '\t', '\f', '\v', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0x180e, 0x200b, 0xfeff} {
+		out = append(out, "a"+string(r)+"(b)", "a"+string(r)+"+b", string(r)+"a", "a"+string(r), "x."+string(r)+"y")
+	}
+	return out
+}
+
+// generated are random expressions from the grammar.
+func generated(n int, seed int64) []string {
+	rnd := rand.New(rand.NewSource(seed))
+	names := []string{"a", "b", "user", "password", "__import__", "ｅｖａｌ", "x1", "_", "self", "os", "ℌx", "é"}
+	attrs := []string{"name", "__class__", "items", "api_key", "real", "ｓｙｓ"}
+	atoms := []string{"1", "0x1F", "1.5e3", "2j", "'s'", "b'b'", "r'\\d'", "'''t'''", "None", "True", "...", "1_0", ".5", "\"q\""}
+	var expr func(d int) string
+	expr = func(d int) string {
+		if d > 4 {
+			if rnd.Intn(2) == 0 {
+				return names[rnd.Intn(len(names))]
+			}
+			return atoms[rnd.Intn(len(atoms))]
+		}
+		e := func() string { return expr(d + 1) }
+		switch rnd.Intn(24) {
+		case 0:
+			return e() + "." + attrs[rnd.Intn(len(attrs))]
+		case 1:
+			return e() + "(" + e() + ")"
+		case 2:
+			return e() + "(" + e() + ", k=" + e() + ", *" + e() + ", **" + e() + ")"
+		case 3:
+			return e() + "[" + e() + "]"
+		case 4:
+			return e() + "[" + e() + ":" + e() + "]"
+		case 5:
+			return e() + []string{" + ", " - ", " * ", " / ", " // ", " % ", " ** ", " @ ", " | ", " & ", " ^ ", " << ", " >> "}[rnd.Intn(13)] + e()
+		case 6:
+			return e() + []string{" == ", " != ", " < ", " <= ", " in ", " not in ", " is ", " is not "}[rnd.Intn(8)] + e()
+		case 7:
+			return e() + []string{" and ", " or "}[rnd.Intn(2)] + e()
+		case 8:
+			return []string{"not ", "-", "+", "~"}[rnd.Intn(4)] + e()
+		case 9:
+			return e() + " if " + e() + " else " + e()
+		case 10:
+			return "(" + e() + ", " + e() + ")"
+		case 11:
+			return "[" + e() + ", *" + e() + "]"
+		case 12:
+			return "{" + e() + ": " + e() + ", **" + e() + "}"
+		case 13:
+			return "{" + e() + "}"
+		case 14:
+			return "[" + e() + " for x in " + e() + " if " + e() + "]"
+		case 15:
+			return "f'{" + e() + "!r:>{" + e() + "}}'"
+		case 16:
+			return "f\"a{" + e() + "}b{{c}}\""
+		case 17:
+			return "lambda x=" + e() + ": " + e()
+		case 18:
+			return "(y := " + e() + ")"
+		case 19:
+			return "(" + e() + "\n)"
+		case 20:
+			return e() + "\f" + e()
+		case 21:
+			return "await " + e()
+		case 22:
+			return "(" + e() + " for y in " + e() + ")"
+		}
+		return names[rnd.Intn(len(names))]
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = expr(0)
+	}
+	return out
+}
+
+// mutated are expressions of base with a character inserted, deleted or
+// replaced: most no longer compile, and both readers must say so.
+func mutated(base []string, n int, seed int64) []string {
+	rnd := rand.New(rand.NewSource(seed))
+	alphabet := []string{"(", ")", "[", "]", "{", "}", "'", "\"", "\\", ".", ",", ":", "=", "!", "*", "#", "\n", "\f", " ", "\u00a0", "_", "ｅ", "0", "x", "f", "@", ";", "\t", "\v"}
+	out := make([]string, 0, n)
+	for len(out) < n {
+		s := []rune(base[rnd.Intn(len(base))])
+		if len(s) == 0 {
+			continue
+		}
+		i := rnd.Intn(len(s))
+		c := []rune(alphabet[rnd.Intn(len(alphabet))])
+		switch rnd.Intn(3) {
+		case 0:
+			s = append(s[:i], append(c, s[i:]...)...)
+		case 1:
+			s = append(s[:i], s[i+1:]...)
+		default:
+			s = append(s[:i], append(c, s[i+1:]...)...)
+		}
+		out = append(out, string(s))
+	}
+	return out
+}
+
+// FuzzParse: the parser never panics, never loops, and what it accepts it
+// judges.
+func FuzzParse(f *testing.F) {
+	for _, s := range adversarial() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if n, err := Parse(src); err == nil {
+			var s summary
+			summarize(n, &s)
+		}
+		judgeCode(src, "expression", rules{})
+		judgeCode(src, "statement", rules{})
+	})
+}

@@ -1,0 +1,526 @@
+package expressions
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// The tokenizer follows CPython's (Python 3.8 to 3.13, "Lexical analysis"),
+// not a guess at it:
+//   - whitespace between tokens is space, tab and form feed, and nothing
+//     else: a no-break space or a vertical tab is a syntax error to Python,
+//     and so it is here;
+//   - a newline ends the expression unless it is inside brackets or after a
+//     backslash (line joining); a comment runs to the end of its line;
+//   - an identifier is a run of ASCII letters, digits and underscores and
+//     any non-ASCII characters, folded to NFKC (so "ｅｖａｌ" is "eval" and
+//     "_＿import＿＿" is "__import__"), then checked as Python checks it;
+//   - numbers take every literal form (0x, 0o, 0b, underscores, 1., .5,
+//     1e-3, 1j), so "1..__class__" is the float "1." and an attribute;
+//   - strings take every prefix (r, b, u, f and their mixes, any case) and
+//     quote, with backslash escapes decoded as Python decodes them.
+
+type tokKind uint8
+
+const (
+	tName tokKind = iota + 1
+	tNumber
+	tString
+	tOp
+	tEnd
+)
+
+type token struct {
+	kind tokKind
+	text string // a name's NFKC form; an operator; a number's literal
+	// strings
+	prefix string // lower-cased: "", "r", "b", "br", "f", "fr", "u"
+	body   string // between the quotes, as written
+	value  string // decoded (str and bytes); valid when known
+	known  bool   // value is known (false for an unknown \N{...})
+	pos    int
+	// asciiWord: a name spelled as it folds (so, for a keyword, in ASCII):
+	// only such a name is a keyword.
+	asciiWord bool
+}
+
+// keywords are Python's hard keywords: an ASCII-spelled one is a keyword, a
+// name spelled otherwise that folds to one is a name (CPython 3.11 checks
+// keywords before it normalises).
+var keywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true,
+	"await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true,
+	"else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true,
+	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true,
+	"pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
+}
+
+// operators, longest first.
+var operators = []string{
+	"**=", "//=", ">>=", "<<=", "...", "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=", ":=",
+	"<<", "<=", "==", ">=", ">>", "@=", "^=", "|=",
+	"(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "@", "=", "~", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^",
+}
+
+type syntaxError struct {
+	msg string
+	pos int
+}
+
+func (e *syntaxError) Error() string { return e.msg + " at offset " + strconv.Itoa(e.pos) }
+
+func errAt(pos int, msg string) error { return &syntaxError{msg: msg, pos: pos} }
+
+// tokenize splits src into tokens. Newlines outside brackets end it: a
+// second logical line makes the source more than one statement, which
+// eval refuses (and which statements judges on its own terms).
+func tokenize(src string) ([]token, error) {
+	if strings.IndexByte(src, 0) >= 0 {
+		return nil, errAt(strings.IndexByte(src, 0), "a null byte")
+	}
+	if !utf8.ValidString(src) {
+		return nil, errAt(0, "invalid UTF-8")
+	}
+	var toks []token
+	depth := 0
+	col := 0 // the column of a line's first token: an indent is refused
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t':
+			col++
+			i++
+			continue
+		case c == '\f':
+			col = 0 // a form feed resets the indentation, as in CPython
+			i++
+			continue
+		case c == '#':
+			for i < len(src) && src[i] != '\n' && src[i] != '\r' {
+				i++
+			}
+			continue
+		case c == '\\':
+			// Line joining: a backslash then a newline.
+			switch {
+			case strings.HasPrefix(src[i:], "\\\r\n"):
+				i += 3
+			case strings.HasPrefix(src[i:], "\\\n"), strings.HasPrefix(src[i:], "\\\r"):
+				i += 2
+			default:
+				return nil, errAt(i, "unexpected character after line continuation character")
+			}
+			continue
+		case c == '\n' || c == '\r':
+			if depth > 0 {
+				i++
+				continue
+			}
+			if len(toks) == 0 { // a blank or comment line before it
+				col = 0
+				i++
+				continue
+			}
+			// Trailing newlines (and blank or comment lines) end it;
+			// anything after them is a second statement.
+			j := i
+			for j < len(src) && (src[j] == '\n' || src[j] == '\r' || src[j] == ' ' || src[j] == '\t' || src[j] == '\f') {
+				j++
+			}
+			if j < len(src) && src[j] == '#' {
+				for j < len(src) && src[j] != '\n' && src[j] != '\r' {
+					j++
+				}
+				i = j
+				continue
+			}
+			if j < len(src) {
+				return nil, errAt(j, "more than one statement")
+			}
+			i = j
+			continue
+		}
+		start := i
+		r, _ := utf8.DecodeRuneInString(src[i:])
+		if len(toks) == 0 && col > 0 {
+			return nil, errAt(i, "unexpected indent")
+		}
+		switch {
+		case isIdentByte(c) || c >= 0x80 && !isDigitByte(c):
+			j := i
+			for j < len(src) {
+				r2, s2 := utf8.DecodeRuneInString(src[j:])
+				if r2 < 0x80 && !isIdentByte(byte(r2)) && !isDigitByte(byte(r2)) {
+					break
+				}
+				j += s2
+			}
+			word := src[i:j]
+			// A string prefix directly before a quote.
+			if j < len(src) && (src[j] == '\'' || src[j] == '"') && isPrefix(word) {
+				tok, end, err := readString(src, i, strings.ToLower(word), j)
+				if err != nil {
+					return nil, err
+				}
+				toks = append(toks, tok)
+				i = end
+				continue
+			}
+			name, err := identifier(word, start)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, token{kind: tName, text: name, pos: start, asciiWord: name == word})
+			i = j
+		case isDigitByte(c) || c == '.' && i+1 < len(src) && isDigitByte(src[i+1]):
+			end, err := readNumber(src, i)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, token{kind: tNumber, text: src[i:end], pos: start})
+			i = end
+		case c == '\'' || c == '"':
+			tok, end, err := readString(src, i, "", i)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, tok)
+			i = end
+		default:
+			op := ""
+			for _, o := range operators {
+				if strings.HasPrefix(src[i:], o) {
+					op = o
+					break
+				}
+			}
+			if op == "" {
+				if c == '!' {
+					return nil, errAt(i, "a lone '!'")
+				}
+				return nil, errAt(i, "invalid character "+strconv.QuoteRune(r))
+			}
+			switch op {
+			case "(", "[", "{":
+				depth++
+				if depth >= 200 {
+					return nil, errAt(i, "too many nested parentheses")
+				}
+			case ")", "]", "}":
+				depth--
+				if depth < 0 {
+					return nil, errAt(i, "unmatched "+op)
+				}
+			}
+			toks = append(toks, token{kind: tOp, text: op, pos: start})
+			i += len(op)
+		}
+	}
+	if depth > 0 {
+		return nil, errAt(len(src), "unclosed bracket")
+	}
+	return append(toks, token{kind: tEnd, pos: len(src)}), nil
+}
+
+func isHexDigit(c byte) bool { return isDigitByte(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
+func isOctDigit(c byte) bool { return c >= '0' && c <= '7' }
+func isBinDigit(c byte) bool { return c == '0' || c == '1' }
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// identifier checks a potential identifier as CPython does: ASCII is taken
+// as it is; otherwise it must be a Python identifier as written (XID_Start
+// or _, then XID_Continue), and is folded to NFKC.
+func identifier(word string, pos int) (string, error) {
+	ascii := true
+	for i := 0; i < len(word); i++ {
+		if word[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return word, nil
+	}
+	// Checked as written (CPython's _PyUnicode_ScanIdentifier), then
+	// folded: "x²" is refused, "ｅｖａｌ" is eval.
+	for i, r := range word {
+		ok := r == '_' || isXIDStart(r)
+		if i > 0 {
+			ok = ok || isXIDContinue(r)
+		}
+		if !ok {
+			return "", errAt(pos, "invalid character "+strconv.QuoteRune(r)+" in identifier")
+		}
+	}
+	return norm.NFKC.String(word), nil
+}
+
+// XID_Start and XID_Continue, from Go's Unicode tables (ID_Start and
+// ID_Continue less the few characters NFKC moves out of them).
+func isXIDStart(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.Nl, unicode.Other_ID_Start) && !unicode.In(r, unicode.Pattern_Syntax, unicode.Pattern_White_Space)
+}
+
+func isXIDContinue(r rune) bool {
+	return isXIDStart(r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nd, unicode.Pc, unicode.Other_ID_Continue) &&
+		!unicode.In(r, unicode.Pattern_Syntax, unicode.Pattern_White_Space)
+}
+
+// isPrefix: Python's string prefixes, in any case.
+func isPrefix(w string) bool {
+	switch strings.ToLower(w) {
+	case "r", "u", "b", "br", "rb", "f", "fr", "rf":
+		return true
+	}
+	return false
+}
+
+// readNumber reads a numeric literal at i (Python's integer, float and
+// imaginary forms) and returns where it ends. A letter right after a
+// number is a syntax error, as in Python 3.12 (3.8-3.11 warn).
+func readNumber(src string, i int) (int, error) {
+	start := i
+	digits := func(ok func(byte) bool) bool {
+		// digits with single underscores between them
+		n := 0
+		for i < len(src) {
+			if ok(src[i]) {
+				i++
+				n++
+				continue
+			}
+			if src[i] == '_' && n > 0 && i+1 < len(src) && ok(src[i+1]) {
+				i++
+				continue
+			}
+			break
+		}
+		return n > 0
+	}
+	dec := isDigitByte
+	if src[i] == '0' && i+1 < len(src) && strings.ContainsRune("xXoObB", rune(src[i+1])) {
+		base := src[i+1] | 0x20
+		i += 2
+		if i < len(src) && src[i] == '_' {
+			i++
+		}
+		ok := isBinDigit
+		switch base {
+		case 'x':
+			ok = isHexDigit
+		case 'o':
+			ok = isOctDigit
+		}
+		if !digits(ok) {
+			return 0, errAt(start, "invalid number")
+		}
+	} else {
+		intPart := false
+		if src[i] != '.' {
+			intPart = digits(dec)
+		}
+		float := false
+		if i < len(src) && src[i] == '.' {
+			i++
+			float = true
+			if i < len(src) && isDigitByte(src[i]) {
+				digits(dec)
+			} else if !intPart {
+				return 0, errAt(start, "invalid number")
+			}
+		}
+		if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+			j := i + 1
+			if j < len(src) && (src[j] == '+' || src[j] == '-') {
+				j++
+			}
+			if j < len(src) && isDigitByte(src[j]) {
+				i = j
+				digits(dec)
+				float = true
+			}
+		}
+		if !float && intPart {
+			// A decimal integer: no leading zeros but for zero itself.
+			lit := strings.ReplaceAll(src[start:i], "_", "")
+			if len(lit) > 1 && lit[0] == '0' && strings.Trim(lit, "0") != "" {
+				return 0, errAt(start, "leading zeros in a decimal integer")
+			}
+		}
+		if i < len(src) && (src[i] == 'j' || src[i] == 'J') {
+			i++
+		}
+	}
+	if i < len(src) {
+		r, _ := utf8.DecodeRuneInString(src[i:])
+		if r == '_' || r < 0x80 && (isIdentByte(byte(r)) || isDigitByte(byte(r))) || r >= 0x80 && (isXIDContinue(r) || isXIDStart(r)) {
+			return 0, errAt(i, "invalid literal: a number runs into a name")
+		}
+	}
+	return i, nil
+}
+
+// readString reads a string literal whose prefix starts at start and whose
+// quote is at q.
+func readString(src string, start int, prefix string, q int) (token, int, error) {
+	quote := src[q : q+1]
+	if strings.HasPrefix(src[q:], strings.Repeat(quote, 3)) {
+		quote = strings.Repeat(quote, 3)
+	}
+	i := q + len(quote)
+	for {
+		if i >= len(src) {
+			return token{}, 0, errAt(start, "unterminated string")
+		}
+		if strings.HasPrefix(src[i:], quote) {
+			break
+		}
+		switch src[i] {
+		case '\\':
+			i += 2 // even in a raw string, a backslash keeps the next character in
+			continue
+		case '\n', '\r':
+			if len(quote) == 1 {
+				return token{}, 0, errAt(start, "unterminated string")
+			}
+		}
+		i++
+	}
+	if i > len(src) {
+		return token{}, 0, errAt(start, "unterminated string")
+	}
+	body := src[q+len(quote) : i]
+	p := strings.ReplaceAll(strings.ReplaceAll(prefix, "u", ""), "rb", "br")
+	if p == "rf" {
+		p = "fr"
+	}
+	tok := token{kind: tString, prefix: p, body: body, pos: start}
+	if !strings.Contains(p, "f") {
+		v, known, err := decodeString(body, strings.Contains(p, "r"), strings.Contains(p, "b"), start)
+		if err != nil {
+			return token{}, 0, err
+		}
+		tok.value, tok.known = v, known
+	}
+	return tok, i + len(quote), nil
+}
+
+// decodeString decodes a string literal's body as Python does. known is
+// false when it holds a \N{...} escape (the names table is not here).
+func decodeString(body string, raw, bytes bool, pos int) (string, bool, error) {
+	if bytes {
+		for i := 0; i < len(body); i++ {
+			if body[i] >= 0x80 {
+				return "", false, errAt(pos, "bytes can only contain ASCII literal characters")
+			}
+		}
+	}
+	if raw || strings.IndexByte(body, '\\') < 0 {
+		return normNewlines(body), true, nil
+	}
+	var b strings.Builder
+	known := true
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' || i+1 >= len(body) {
+			if c == '\r' {
+				b.WriteByte('\n')
+				if i+1 < len(body) && body[i+1] == '\n' {
+					i++
+				}
+				continue
+			}
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		e := body[i]
+		switch e {
+		case '\n':
+		case '\r':
+			if i+1 < len(body) && body[i+1] == '\n' {
+				i++
+			}
+		case '\\', '\'', '"':
+			b.WriteByte(e)
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(body) && j < i+3 && body[j] >= '0' && body[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(body[i:j], 8, 32)
+			writeCode(&b, rune(n), bytes)
+			i = j - 1
+		case 'x', 'u', 'U':
+			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			if bytes && e != 'x' {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			if i+1+n > len(body) {
+				return "", false, errAt(pos, "truncated \\"+string(e)+" escape")
+			}
+			v, err := strconv.ParseUint(body[i+1:i+1+n], 16, 32)
+			if err != nil || v > unicode.MaxRune {
+				return "", false, errAt(pos, "bad \\"+string(e)+" escape")
+			}
+			writeCode(&b, rune(v), bytes)
+			i += n
+		case 'N':
+			if bytes {
+				b.WriteString(`\N`)
+				continue
+			}
+			end := strings.IndexByte(body[i:], '}')
+			if i+1 >= len(body) || body[i+1] != '{' || end < 0 {
+				return "", false, errAt(pos, "malformed \\N character escape")
+			}
+			known = false
+			i += end
+		default:
+			b.WriteByte('\\')
+			i--
+		}
+	}
+	return b.String(), known, nil
+}
+
+func writeCode(b *strings.Builder, r rune, bytes bool) {
+	if bytes || r < 0x80 {
+		b.WriteByte(byte(r))
+		return
+	}
+	b.WriteRune(r)
+}
+
+func normNewlines(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
