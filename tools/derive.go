@@ -61,28 +61,27 @@ func (a *BreakpointArgs) derive(ctx context.Context, ts *Toolset) (*engine.Deriv
 	if a.LogMessage != "" {
 		d.Code = append(d.Code, engine.Code{Argument: "log_message", Kind: expression, Text: logMessageCode(a.LogMessage)})
 	}
-	if a.File != "" {
-		p, err := resolvePath(ts, a.Session, "file", "breakpoint", a.File)
-		if err != nil {
-			return nil, err
-		}
-		a.File = p.Resolved
-		d.Paths = append(d.Paths, p)
-	}
-	return d, nil
+	return d, breakpointFile(ts, a.Session, &a.File, d)
 }
 
 func (a *RemoveArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	d := &engine.Derived{}
-	if a.File != "" {
-		p, err := resolvePath(ts, a.Session, "file", "breakpoint", a.File)
-		if err != nil {
-			return nil, err
-		}
-		a.File = p.Resolved
-		d.Paths = append(d.Paths, p)
+	return d, breakpointFile(ts, a.Session, &a.File, d)
+}
+
+// breakpointFile resolves a breakpoint's file argument in place and adds
+// it to d.
+func breakpointFile(ts *Toolset, session string, file *string, d *engine.Derived) error {
+	if *file == "" {
+		return nil
 	}
-	return d, nil
+	p, err := resolvePath(ts, session, "file", "breakpoint", *file)
+	if err != nil {
+		return err
+	}
+	*file = p.Resolved
+	d.Paths = append(d.Paths, p)
+	return nil
 }
 
 func (a *SourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {

@@ -620,18 +620,23 @@ func (p *parser) group() (*Node, error) {
 		}
 		return first, nil
 	}
-	t := node("Tuple", first)
+	return p.rest(node("Tuple", first), ")")
+}
+
+// rest reads the ", item" of a display into n up to close (a trailing comma
+// allowed), and close.
+func (p *parser) rest(n *Node, close string) (*Node, error) {
 	for p.accept(",") {
-		if p.is(")") {
+		if p.is(close) {
 			break
 		}
-		n, err := p.starOrNamed()
+		k, err := p.starOrNamed()
 		if err != nil {
 			return nil, err
 		}
-		t.Kids = append(t.Kids, n)
+		n.Kids = append(n.Kids, k)
 	}
-	return t, p.expect(")")
+	return n, p.expect(close)
 }
 
 func (p *parser) starOrNamed() (*Node, error) {
@@ -663,17 +668,7 @@ func (p *parser) listDisplay() (*Node, error) {
 		return c, p.expect("]")
 	}
 	l.Kids = append(l.Kids, first)
-	for p.accept(",") {
-		if p.is("]") {
-			break
-		}
-		n, err := p.starOrNamed()
-		if err != nil {
-			return nil, err
-		}
-		l.Kids = append(l.Kids, n)
-	}
-	return l, p.expect("]")
+	return p.rest(l, "]")
 }
 
 func (p *parser) dictOrSet() (*Node, error) {
@@ -705,18 +700,7 @@ func (p *parser) dictOrSet() (*Node, error) {
 				}
 				return c, p.expect("}")
 			}
-			s := node("Set", key)
-			for p.accept(",") {
-				if p.is("}") {
-					break
-				}
-				n, err := p.starOrNamed()
-				if err != nil {
-					return nil, err
-				}
-				s.Kids = append(s.Kids, n)
-			}
-			return s, p.expect("}")
+			return p.rest(node("Set", key), "}")
 		}
 		if key.Kind == "Starred" {
 			return nil, errAt(p.peek().pos, "invalid dict key")
