@@ -160,15 +160,15 @@ func TestClientSurvivesOddMessages(t *testing.T) {
 
 func TestOutputCursor(t *testing.T) {
 	o := NewOutput(3, 1<<10)
-	for _, s := range []string{"a", "b", "c", "d", "e"} {
+	for _, s := range []string{"a\n", "b\n", "c\n", "d\n", "e\n"} {
 		o.Add("stdout", s)
 	}
 	e, next, dropped := o.Read(0, "", 0)
-	if len(e) != 3 || e[0].Text != "c" || next != 6 || dropped != 2 {
+	if len(e) != 3 || e[0].Text != "c\n" || next != 6 || dropped != 2 {
 		t.Fatalf("read: %+v next %d dropped %d", e, next, dropped)
 	}
 	e, next, _ = o.Read(4, "", 1)
-	if len(e) != 1 || e[0].Text != "d" || next != 5 {
+	if len(e) != 1 || e[0].Text != "d\n" || next != 5 {
 		t.Fatalf("paged read: %+v next %d", e, next)
 	}
 	o.Add("stderr", "oops")
@@ -183,5 +183,32 @@ func TestOutputCursor(t *testing.T) {
 	big.Add("stdout", "abcdef")
 	if e, _, _ := big.Read(0, "", 0); e[0].Text != "cdef" {
 		t.Fatalf("byte bound: %+v", e)
+	}
+}
+
+// Pieces of one line join into one entry, until a newline, another
+// category, or a read that has gone past the entry.
+func TestOutputJoinsPiecesOfALine(t *testing.T) {
+	o := NewOutput(100, 1<<10)
+	for _, s := range []string{"order ", "0 total", " 2.7\n", "next"} {
+		o.Add("stdout", s)
+	}
+	o.Add("stderr", "warn")
+	o.Add("stdout", " line\n")
+	e, next, _ := o.Read(0, "", 0)
+	var got []string
+	for _, x := range e {
+		got = append(got, x.Category+":"+x.Text)
+	}
+	if strings.Join(got, "|") != "stdout:order 0 total 2.7\n|stdout:next|stderr:warn|stdout: line\n" {
+		t.Fatalf("entries: %q", got)
+	}
+	// A read seals what it returned: a later piece starts a new entry, so
+	// that the reader's cursor misses nothing.
+	o.Add("stdout", "open")
+	o.Read(next, "", 0)
+	o.Add("stdout", "ed")
+	if e, _, _ := o.Read(next, "", 0); len(e) != 2 || e[0].Text != "open" || e[1].Text != "ed" {
+		t.Fatalf("after a read: %+v", e)
 	}
 }

@@ -1,6 +1,9 @@
 package dap
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 const (
 	defaultOutputEntries = 4096
@@ -24,23 +27,44 @@ type Output struct {
 	next     uint64
 	maxN     int
 	maxBytes int
+	read     uint64 // the last cursor a Read has gone past: that entry is sealed
 }
+
+// maxJoined bounds an entry that pieces of one line were joined into.
+const maxJoined = 64 << 10
 
 // NewOutput makes a buffer of at most maxEntries entries and maxBytes bytes.
 func NewOutput(maxEntries, maxBytes int) *Output {
 	return &Output{maxN: maxEntries, maxBytes: maxBytes, next: 1}
 }
 
-// Add appends text.
+// Add appends text. debugpy sends one print as several output events,
+// cut anywhere: a piece of the same category is joined to the entry before
+// it while that entry's line is open (no newline yet) and no Read has gone
+// past it, so that lines read whole, and a secret that the host masks is
+// not cut in two.
 func (o *Output) Add(category, text string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(text) > o.maxBytes {
 		text = text[len(text)-o.maxBytes:]
 	}
+	if n := len(o.entries); n > 0 {
+		last := &o.entries[n-1]
+		if last.Category == category && !strings.HasSuffix(last.Text, "\n") && last.Cursor > o.read && len(last.Text)+len(text) <= maxJoined {
+			last.Text += text
+			o.bytes += len(text)
+			o.trim()
+			return
+		}
+	}
 	o.entries = append(o.entries, OutputEntry{Cursor: o.next, Category: category, Text: text})
 	o.next++
 	o.bytes += len(text)
+	o.trim()
+}
+
+func (o *Output) trim() {
 	for len(o.entries) > o.maxN || o.bytes > o.maxBytes {
 		o.bytes -= len(o.entries[0].Text)
 		o.entries[0] = OutputEntry{}
@@ -86,6 +110,9 @@ func (o *Output) Read(since uint64, category string, max int) (entries []OutputE
 	}
 	if !full && o.next > next {
 		next = o.next
+	}
+	if next-1 > o.read {
+		o.read = next - 1
 	}
 	return entries, next, dropped
 }
