@@ -69,6 +69,15 @@ type prepared struct {
 	run       func(ctx context.Context) (*mcp.CallToolResult, error)
 }
 
+// category is the call's category: execute when it carries Python, which
+// debugpy will run, whatever the tool's own (docs/SECURITY.md).
+func (p *prepared) category(tool string) string {
+	if p.derived != nil && len(p.derived.Code) > 0 {
+		return Execute
+	}
+	return tool
+}
+
 // Toolset holds the state the handlers share: the debug sessions.
 type Toolset struct {
 	Sessions *Sessions
@@ -148,21 +157,12 @@ func PrepareCall(ctx context.Context, tool string, args json.RawMessage) (engine
 	if err != nil {
 		return call, err
 	}
-	call.Arguments, call.Derived = p.arguments, p.derived
-	if p.derived != nil && len(p.derived.Code) > 0 {
-		call.Category = Execute
-	}
+	call.Arguments, call.Derived, call.Category = p.arguments, p.derived, p.category(spec.Category)
 	return call, nil
 }
 
 // detached is a toolset with no debug session, for PrepareCall.
 var detached = NewToolset(slog.New(slog.DiscardHandler))
-
-// CategoryOf is the category of the tool named name ("" for no such tool).
-func CategoryOf(name string) string {
-	s, _ := Lookup(name)
-	return s.Category
-}
 
 // Register adds every tool of the catalogue to srv, each behind gate. It
 // panics without a gate: there is no unguarded path.
@@ -193,11 +193,7 @@ func handler(spec Spec, ts *Toolset, gate Gate) server.ToolHandlerFunc {
 			call.Malformed = err
 		} else {
 			call.Arguments, call.Session, call.Derived = p.arguments, p.session, p.derived
-			if p.derived != nil && len(p.derived.Code) > 0 {
-				// A call that carries Python runs it: execute, whatever
-				// the tool's own category (docs/SECURITY.md).
-				call.Category = Execute
-			}
+			call.Category = p.category(spec.Category)
 		}
 		ctx = withRequest(ctx, req)
 		res := gate.Guard(ctx, call, func(ctx context.Context) *mcp.CallToolResult {
