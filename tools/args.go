@@ -36,7 +36,7 @@ func malformed(format string, a ...any) error {
 // decodeStrict reads raw into into (a pointer to an argument struct) as
 // described above, and returns the canonical encoding of what it read.
 func decodeStrict(raw []byte, into any) (canonical []byte, err error) {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, " \t\r\n") // JSON's whitespace, and nothing else
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
 	}
