@@ -10,7 +10,7 @@ import (
 
 // snapshot holds the answers to requests that only read the stopped
 // program (threads, stackTrace, scopes, variables), so that a second ask
-// costs nothing: DESIGN.md measured ~45 ms a reply, and with the one-write
+// costs nothing: the design notes measured ~45 ms a reply, and with the one-write
 // fix a variables reply still waits for pydevd's 10 ms poll of the stopped
 // thread. Every answer belongs to an epoch; anything that may change the
 // program (an event about it, a run, a step, an evaluate, a setVariable)

@@ -23,7 +23,7 @@ const (
 	Abstain = "abstain"
 )
 
-// Config is a policy configuration (DESIGN.md, TOML).
+// Config is a policy configuration (docs/POLICY_GUIDE.md).
 type Config struct {
 	Default  string                  `toml:"default"`
 	Hide     []string                `toml:"hide"`
@@ -165,7 +165,7 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 		if len(k) >= 3 && k[0] == "modules" && k[2] == "settings" {
 			continue // settings are the module's to check (guard_validate)
 		}
-		return nil, fail(ks, "unknown key (see DESIGN.md, TOML; the keys are default, hide, audit, approval, sandbox, modules, rules)")
+		return nil, fail(ks, "unknown key (see docs/POLICY_GUIDE.md; the keys are default, hide, audit, approval, sandbox, modules, rules)")
 	}
 	known := map[string]bool{}
 	for _, t := range tools {

@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// Every tool of DESIGN.md's catalogue is listed with a schema, annotations,
+// Every tool of the design's catalogue is listed with a schema, annotations,
 // an outputSchema and its category.
 func TestCatalogueListed(t *testing.T) {
 	h := newHarness(t)

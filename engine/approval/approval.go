@@ -1,4 +1,4 @@
-// Package approval holds the calls that wait for a person (DESIGN.md,
+// Package approval holds the calls that wait for a person (the design,
 // Approval) and serves them to `debugpy-guard approvals`, `approve ID` and
 // `deny ID` over an owner-only unix socket.
 //
