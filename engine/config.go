@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/debugpy-guard/debugpy-guard/plugins"
 )
 
 // Verdicts and combined decisions.
@@ -67,6 +68,7 @@ func (a ApprovalConfig) Wait() time.Duration {
 type SandboxConfig struct {
 	Timeout string `toml:"timeout"`
 	Memory  string `toml:"memory"`
+	Fuel    int64  `toml:"fuel"` // units a call (plugins.DefaultFuel when 0)
 }
 
 // ModuleConfig is one [modules.NAME].
@@ -77,6 +79,7 @@ type ModuleConfig struct {
 	Settings map[string]any `toml:"settings"`
 	Timeout  string         `toml:"timeout"`
 	Memory   string         `toml:"memory"`
+	Fuel     int64          `toml:"fuel"`
 
 	settingsLine int // where its settings are in the file, 0 when unknown
 }
@@ -144,6 +147,8 @@ func SingleModule(wasm string, settings map[string]any, tools []string) (*Config
 	return ParseConfig(abs+" (alone)", []byte(b.String()), tools)
 }
 
+var typeErrRe = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
 // ParseConfig decodes data strictly: an unknown key, module or tool, a bad
 // duration, size, mode or decision is an error naming file, line and key.
 func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
@@ -153,6 +158,11 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, &ConfigError{File: file, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		// A value of the wrong type comes as plain text from the decoder.
+		if m := typeErrRe.FindStringSubmatch(err.Error()); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &ConfigError{File: file, Line: line, Key: m[2], Msg: m[3]}
 		}
 		return nil, &ConfigError{File: file, Msg: err.Error()}
 	}
@@ -205,6 +215,9 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 	if _, err := ParseSize(c.Sandbox.Memory); err != nil {
 		return nil, fail("sandbox.memory", "%v", err)
 	}
+	if c.Sandbox.Fuel < 0 {
+		return nil, fail("sandbox.fuel", "%d is negative: give the fuel units a module call may spend (default %d)", c.Sandbox.Fuel, plugins.DefaultFuel)
+	}
 	for name, m := range c.Modules {
 		key := "modules." + name
 		if m.Source == "" {
@@ -224,6 +237,9 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 		}
 		if _, err := ParseSize(m.Memory); err != nil {
 			return nil, fail(key+".memory", "%v", err)
+		}
+		if m.Fuel < 0 {
+			return nil, fail(key+".fuel", "%d is negative: give the fuel units a call may spend (default: [sandbox] fuel, or %d)", m.Fuel, plugins.DefaultFuel)
 		}
 		m.settingsLine = lineOf(data, key+".settings")
 		c.Modules[name] = m

@@ -84,7 +84,10 @@ func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: modules.%s.settings: %w", cfg.File, name, err)
 		}
-		l := plugins.Limits{Timeout: sbTimeout, Memory: sbMemory}
+		l := plugins.Limits{Timeout: sbTimeout, Memory: sbMemory, Fuel: cfg.Sandbox.Fuel}
+		if mc.Fuel > 0 {
+			l.Fuel = mc.Fuel
+		}
 		if d, _ := duration(mc.Timeout, 0); d > 0 {
 			l.Timeout = d
 		}
@@ -93,7 +96,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
 		}
 		builtin := strings.HasPrefix(mc.Source, "builtin:")
 		spec := plugins.Spec{Name: name, Wasm: wasm, SHA256: mc.SHA256, Settings: settings,
-			Limits: l, Shared: builtin, Trusted: builtin}
+			Limits: l, Shared: builtin}
 		if err := plugins.Precheck(spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", cfg.File, err)
 		}
@@ -300,23 +303,32 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 	}
 	best := Abstain
 	result := call.Result
-	for _, name := range mods {
+	var asked []answer // the call phase's answers, asked in batches
+	if call.Phase == PhaseCall {
+		asked = e.ask(ctx, call.SessionID, mods, prefix)
+	}
+	for i, name := range mods {
 		m := e.modules[name]
-		req := prefix
-		if call.Phase == PhaseResult && !bytes.Equal(result, call.Result) {
-			// A module rewrote the result: later modules see the rewrite.
-			if p, err := requestPrefix(withResult(call, result)); err == nil {
-				req = p
-			}
-		}
-		req = m.request(req)
 		st := Step{Module: name, Mode: "enforce"}
 		if m.monitor {
 			st.Mode = "monitor"
 		}
-		t0 := time.Now()
-		resp, err := m.evaluate(ctx, call.SessionID, req)
-		st.Duration = time.Since(t0)
+		var resp plugins.Response
+		var err error
+		if asked != nil {
+			resp, err, st.Duration = asked[i].resp, asked[i].err, asked[i].took
+		} else {
+			req := prefix
+			if !bytes.Equal(result, call.Result) {
+				// A module rewrote the result: later modules see the rewrite.
+				if p, err := requestPrefix(withResult(call, result)); err == nil {
+					req = p
+				}
+			}
+			t0 := time.Now()
+			resp, err = m.evaluate(ctx, call.SessionID, m.request(req))
+			st.Duration = time.Since(t0)
+		}
 		if err != nil && errors.Is(err, context.Canceled) && e.closing.Load() && ctx.Err() == nil {
 			// Closed (a reload) before this module finished loading: ask
 			// the engine in force instead of denying for it.
@@ -396,20 +408,81 @@ func (e *Engine) EvaluateModule(ctx context.Context, name string, call Call) (pl
 	return m.evaluate(ctx, call.SessionID, m.request(prefix))
 }
 
+// answer is one module's part of a batch.
+type answer struct {
+	resp plugins.Response
+	err  error
+	took time.Duration // a batch's time, shared equally by its modules
+}
+
+// ask runs the modules of a call phase, each run of consecutive modules that
+// batch with each other (the built-ins of one config) in one guest call,
+// the others one by one. The answers are the same as asking each alone:
+// in the call phase no module's answer changes another's request.
+func (e *Engine) ask(ctx context.Context, session string, names []string, prefix []byte) []answer {
+	out := make([]answer, len(names))
+	for i := 0; i < len(names); {
+		m := e.modules[names[i]]
+		j := i + 1
+		if m.wait(ctx) == nil {
+			for j < len(names) && e.modules[names[j]].wait(ctx) == nil && m.m.Batches(e.modules[names[j]].m) {
+				j++
+			}
+		}
+		t0 := time.Now()
+		if j-i == 1 {
+			resp, err := m.evaluate(ctx, session, m.request(prefix))
+			out[i] = answer{resp, err, time.Since(t0)}
+			i = j
+			continue
+		}
+		batch := make([]*plugins.Module, 0, j-i)
+		req := append(append(make([]byte, 0, len(prefix)+256), prefix...), `null,"batch":[`...)
+		for k := i; k < j; k++ {
+			mk := e.modules[names[k]]
+			batch = append(batch, mk.m)
+			if k > i {
+				req = append(req, ',')
+			}
+			req = append(req, mk.settings...)
+		}
+		req = append(req, "]}"...)
+		resps, err := plugins.EvaluateBatch(ctx, session, batch, req)
+		took := time.Since(t0) / time.Duration(j-i)
+		for k := i; k < j; k++ {
+			if err != nil {
+				out[k] = answer{err: err, took: took}
+			} else {
+				out[k] = answer{resp: resps[k-i], took: took}
+			}
+		}
+		i = j
+	}
+	return out
+}
+
 // request completes a phase's request prefix with the module's settings.
 func (m *module) request(prefix []byte) []byte {
 	return append(append(append(make([]byte, 0, len(prefix)+len(m.settings)+1), prefix...), m.settings...), '}')
 }
 
-// evaluate waits for the module to be loaded, then runs it.
-func (m *module) evaluate(ctx context.Context, session string, req []byte) (plugins.Response, error) {
+// wait waits for the module to be loaded, and says why it cannot run.
+func (m *module) wait(ctx context.Context) error {
 	select {
 	case <-m.ready:
 	case <-ctx.Done():
-		return plugins.Response{}, fmt.Errorf("module %s: still loading: %w", m.name, ctx.Err())
+		return fmt.Errorf("module %s: still loading: %w", m.name, ctx.Err())
 	}
 	if m.err != nil {
-		return plugins.Response{}, fmt.Errorf("module %s failed to load: %w", m.name, m.err)
+		return fmt.Errorf("module %s failed to load: %w", m.name, m.err)
+	}
+	return nil
+}
+
+// evaluate waits for the module to be loaded, then runs it.
+func (m *module) evaluate(ctx context.Context, session string, req []byte) (plugins.Response, error) {
+	if err := m.wait(ctx); err != nil {
+		return plugins.Response{}, err
 	}
 	return m.m.Evaluate(ctx, session, req)
 }

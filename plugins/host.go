@@ -25,6 +25,7 @@ type callState struct {
 	counters *Counters
 	secrets  *Secrets
 	logged   int
+	batch    []*Module // a batch call's modules, in order (guard.entry)
 }
 
 type stateKey struct{}
@@ -47,79 +48,115 @@ func abort(st *callState, format string, args ...any) {
 	panic(st.fault)
 }
 
-// instantiateHost registers the "guard" host module of ABI v1 on rt.
+// instantiateHost registers the "guard" host module of ABI v1 on rt. The
+// functions are api.GoModuleFunc: they read their parameters off the stack,
+// with no reflection and no allocation of their own.
 func instantiateHost(ctx context.Context, rt wazero.Runtime) error {
-	_, err := rt.NewHostModuleBuilder("guard").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context, m api.Module, ptr uint32) {
-		st := stateOf(ctx)
-		if !m.Memory().Write(ptr, st.input) {
-			abort(st, "guard.input: pointer %d + %d bytes is outside memory (%d bytes)", ptr, len(st.input), m.Memory().Size())
-		}
-	}).Export("input").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context, m api.Module, ptr, n uint32) {
-		st := stateOf(ctx)
-		if n > maxOutput {
-			abort(st, "guard.output: %d bytes is over the %d-byte limit", n, maxOutput)
-		}
-		b, ok := m.Memory().Read(ptr, n)
-		if !ok {
-			abort(st, "guard.output: pointer %d + %d bytes is outside memory (%d bytes)", ptr, n, m.Memory().Size())
-		}
-		st.output = append(st.output[:0], b...)
-	}).Export("output").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context, m api.Module, level, ptr, n uint32) {
-		st := stateOf(ctx)
-		if st.log == nil || st.logged >= 16 {
-			return // bounded: a module cannot flood the log
-		}
-		st.logged++
-		if n > 1024 {
-			n = 1024
-		}
-		b, ok := m.Memory().Read(ptr, n)
-		if !ok {
-			abort(st, "guard.log: pointer %d + %d bytes is outside memory", ptr, n)
-		}
-		lv := slog.LevelInfo
-		switch {
-		case int32(level) <= 0:
-			lv = slog.LevelDebug
-		case level >= 3:
-			lv = slog.LevelError
-		case level == 2:
-			lv = slog.LevelWarn
-		}
-		st.log.Log(ctx, lv, "policy log", "text", string(b))
-	}).Export("log").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context, m api.Module, kptr, klen uint32, windowMS int64) int64 {
-		st := stateOf(ctx)
-		if klen > 256 {
-			abort(st, "guard.counter_add: key of %d bytes is over 256", klen)
-		}
-		key, ok := m.Memory().Read(kptr, klen)
-		if !ok {
-			abort(st, "guard.counter_add: key pointer outside memory")
-		}
-		if st.counters == nil || windowMS <= 0 {
-			return 0
-		}
-		return int64(st.counters.Add(st.module+"\x00"+st.session+"\x00"+string(key), time.Duration(windowMS)*time.Millisecond, time.Now()))
-	}).Export("counter_add").
-		NewFunctionBuilder().WithFunc(func(ctx context.Context, m api.Module, ptr, n uint32) {
-		st := stateOf(ctx)
-		if n > maxSecretLen {
-			abort(st, "guard.secret: a value of %d bytes is over %d", n, maxSecretLen)
-		}
-		v, ok := m.Memory().Read(ptr, n)
-		if !ok {
-			abort(st, "guard.secret: pointer outside memory")
-		}
-		if st.secrets != nil {
-			st.secrets.Add(st.session, string(v))
-		}
-	}).Export("secret").
-		Instantiate(ctx)
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	b := rt.NewHostModuleBuilder("guard")
+	fn := func(name string, f api.GoModuleFunc, params, results []api.ValueType) {
+		b.NewFunctionBuilder().WithGoModuleFunction(f, params, results).Export(name)
+	}
+	fn("input", hostInput, []api.ValueType{i32}, nil)
+	fn("output", hostOutput, []api.ValueType{i32, i32}, nil)
+	fn("log", hostLog, []api.ValueType{i32, i32, i32}, nil)
+	fn("counter_add", hostCounterAdd, []api.ValueType{i32, i32, i64}, []api.ValueType{i64})
+	fn("secret", hostSecret, []api.ValueType{i32, i32}, nil)
+	fn("entry", hostEntry, []api.ValueType{i32}, nil)
+	_, err := b.Instantiate(ctx)
 	return err
+}
+
+// guard.input(ptr): the request into the guest's memory.
+func hostInput(ctx context.Context, m api.Module, stack []uint64) {
+	st, ptr := stateOf(ctx), api.DecodeU32(stack[0])
+	if !m.Memory().Write(ptr, st.input) {
+		abort(st, "guard.input: pointer %d + %d bytes is outside memory (%d bytes)", ptr, len(st.input), m.Memory().Size())
+	}
+}
+
+// guard.output(ptr, len): the response, copied out of the guest's memory.
+func hostOutput(ctx context.Context, m api.Module, stack []uint64) {
+	st, ptr, n := stateOf(ctx), api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
+	if n > maxOutput {
+		abort(st, "guard.output: %d bytes is over the %d-byte limit", n, maxOutput)
+	}
+	b, ok := m.Memory().Read(ptr, n)
+	if !ok {
+		abort(st, "guard.output: pointer %d + %d bytes is outside memory (%d bytes)", ptr, n, m.Memory().Size())
+	}
+	st.output = append(st.output[:0], b...)
+}
+
+// guard.log(level, ptr, len): at most 16 lines of 1 KiB a call.
+func hostLog(ctx context.Context, m api.Module, stack []uint64) {
+	st := stateOf(ctx)
+	level, ptr, n := int32(api.DecodeU32(stack[0])), api.DecodeU32(stack[1]), api.DecodeU32(stack[2])
+	if st.log == nil || st.logged >= 16 {
+		return // bounded: a module cannot flood the log
+	}
+	st.logged++
+	if n > 1024 {
+		n = 1024
+	}
+	b, ok := m.Memory().Read(ptr, n)
+	if !ok {
+		abort(st, "guard.log: pointer %d + %d bytes is outside memory", ptr, n)
+	}
+	lv := slog.LevelInfo
+	switch {
+	case level <= 0:
+		lv = slog.LevelDebug
+	case level >= 3:
+		lv = slog.LevelError
+	case level == 2:
+		lv = slog.LevelWarn
+	}
+	st.log.Log(ctx, lv, "policy log", "text", string(b))
+}
+
+// guard.counter_add(key_ptr, key_len, window_ms) -> count.
+func hostCounterAdd(ctx context.Context, m api.Module, stack []uint64) {
+	st := stateOf(ctx)
+	kptr, klen, windowMS := api.DecodeU32(stack[0]), api.DecodeU32(stack[1]), int64(stack[2])
+	if klen > 256 {
+		abort(st, "guard.counter_add: key of %d bytes is over 256", klen)
+	}
+	key, ok := m.Memory().Read(kptr, klen)
+	if !ok {
+		abort(st, "guard.counter_add: key pointer outside memory")
+	}
+	stack[0] = 0
+	if st.counters == nil || windowMS <= 0 {
+		return
+	}
+	stack[0] = uint64(st.counters.Add(st.module+"\x00"+st.session+"\x00"+string(key), time.Duration(windowMS)*time.Millisecond, time.Now()))
+}
+
+// guard.entry(i): in a batch call, the host functions called from now on
+// are for the batch's module i (its counters, its log).
+func hostEntry(ctx context.Context, _ api.Module, stack []uint64) {
+	st, i := stateOf(ctx), api.DecodeU32(stack[0])
+	if int64(i) >= int64(len(st.batch)) {
+		abort(st, "guard.entry: entry %d of a batch of %d", i, len(st.batch))
+	}
+	m := st.batch[i]
+	st.module, st.log, st.logged = m.name, m.log, 0
+}
+
+// guard.secret(ptr, len): a value the gate masks in this session's results.
+func hostSecret(ctx context.Context, m api.Module, stack []uint64) {
+	st, ptr, n := stateOf(ctx), api.DecodeU32(stack[0]), api.DecodeU32(stack[1])
+	if n > maxSecretLen {
+		abort(st, "guard.secret: a value of %d bytes is over %d", n, maxSecretLen)
+	}
+	v, ok := m.Memory().Read(ptr, n)
+	if !ok {
+		abort(st, "guard.secret: pointer outside memory")
+	}
+	if st.secrets != nil {
+		st.secrets.Add(st.session, string(v))
+	}
 }
 
 // Counters are sliding-window counters, safe for concurrent use.

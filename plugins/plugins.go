@@ -1,7 +1,14 @@
 // Package plugins runs policy modules compiled to WebAssembly under ABI v1
 // (plugins/ABI.md) in wazero: one compilation cache, each module compiled
 // once, a bounded pool of instances per module, never shared between
-// goroutines, and limits (time, memory) that throw a faulty instance away.
+// goroutines, and limits (time, fuel, memory) that throw a faulty instance
+// away.
+//
+// Every module runs on fuel (plugins/internal/fuel): rewritten once at load
+// to charge a budget at each function entry and loop header, it traps when
+// the budget runs out, and a watchdog empties the budget at the call's
+// deadline, so an endless loop ends either way without wazero's
+// termination checks (docs/RATIONALE.md, "Fuel").
 //
 // Lifecycle: NewRuntime, then Load each module (compile, check exports and
 // imports, instantiate one instance, guard_validate the settings), Evaluate
@@ -16,12 +23,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/internal/fuel"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -32,8 +41,17 @@ const (
 	DefaultTimeout      = 100 * time.Millisecond
 	DefaultMemory       = 32 << 20
 	DefaultMaxInstances = 8
-	maxOutput           = 1 << 20
-	pageSize            = 64 << 10
+	// DefaultFuel is a call's budget in fuel units. A unit is one
+	// instruction of the region a charge opens (a function body, or a loop
+	// body), so a call spends at least the instructions it runs, and Go
+	// guests, whose jumps all go back to one loop per function, spend ~100
+	// times more: ~1e11 units a second on the machine of docs/PERFORMANCE.md,
+	// where a runtime-free guest spends ~1e9. The default is ~0.3-0.5 s of Go
+	// work: the 100 ms deadline stops a slow call first, and fuel stops a
+	// runaway one deterministically, on any machine and load.
+	DefaultFuel = 50_000_000_000
+	maxOutput   = 1 << 20
+	pageSize    = 64 << 10
 )
 
 // Limits bound one module.
@@ -41,6 +59,7 @@ type Limits struct {
 	Timeout      time.Duration // per call, guard_evaluate or guard_validate
 	Memory       uint64        // bytes of linear memory
 	MaxInstances int           // instances alive at once
+	Fuel         int64         // instructions per call (see DefaultFuel)
 }
 
 func (l Limits) withDefaults() Limits {
@@ -52,6 +71,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxInstances <= 0 {
 		l.MaxInstances = DefaultMaxInstances
+	}
+	if l.Fuel <= 0 {
+		l.Fuel = DefaultFuel
 	}
 	return l
 }
@@ -76,7 +98,7 @@ type Runtime struct {
 	CacheDir string // where compiled code is cached; empty when in memory
 
 	mu    sync.Mutex
-	rts   map[rtKey]wazero.Runtime // wazero sets the memory limit and interruption per runtime
+	rts   map[uint32]wazero.Runtime // by memory limit in pages: wazero sets it per runtime
 	codes map[codeKey]*code
 	pools map[poolKey]*pool
 }
@@ -87,7 +109,7 @@ func NewRuntime(opts Options) *Runtime {
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Runtime{log: log, counters: opts.Counters, rts: map[rtKey]wazero.Runtime{},
+	r := &Runtime{log: log, counters: opts.Counters, rts: map[uint32]wazero.Runtime{},
 		codes: map[codeKey]*code{}, pools: map[poolKey]*pool{}}
 	if r.counters == nil {
 		r.counters = NewCounters()
@@ -120,29 +142,21 @@ func (r *Runtime) Counters() *Counters { return r.counters }
 // session: the gate masks them in every result.
 func (r *Runtime) Secrets() *Secrets { return r.secrets }
 
-// rtKey picks a wazero runtime: the memory limit in pages, and whether its
-// code can be interrupted (termination checks in every function and loop:
-// they cost ~3/4 of a Go module's call, so only trusted code goes without).
-type rtKey struct {
-	pages   uint32
-	trusted bool
-}
-
-func (r *Runtime) runtime(ctx context.Context, key rtKey) (wazero.Runtime, error) {
+// runtime returns the wazero runtime for a memory limit in pages.
+func (r *Runtime) runtime(ctx context.Context, pages uint32) (wazero.Runtime, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if rt, ok := r.rts[key]; ok {
+	if rt, ok := r.rts[pages]; ok {
 		return rt, nil
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(r.cache).
-		WithMemoryLimitPages(key.pages).
+		WithMemoryLimitPages(pages).
 		// Reserve the limit up front: without it, each memory.grow copies
 		// the whole memory to a larger buffer, which cost a Go guest calls
 		// of 10-450 ms as its heap grew. The reservation is address space;
 		// pages count in RSS once the guest touches them.
-		WithMemoryCapacityFromMax(true).
-		WithCloseOnContextDone(!key.trusted))
+		WithMemoryCapacityFromMax(true))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
 		return nil, err
@@ -151,7 +165,7 @@ func (r *Runtime) runtime(ctx context.Context, key rtKey) (wazero.Runtime, error
 		rt.Close(ctx)
 		return nil, err
 	}
-	r.rts[key] = rt
+	r.rts[pages] = rt
 	return rt, nil
 }
 
@@ -162,39 +176,40 @@ func (r *Runtime) Close(ctx context.Context) error {
 	for _, rt := range r.rts {
 		rt.Close(ctx)
 	}
-	r.rts = map[rtKey]wazero.Runtime{}
+	r.rts = map[uint32]wazero.Runtime{}
 	r.codes = map[codeKey]*code{}
 	r.pools = map[poolKey]*pool{}
 	return r.cache.Close(ctx)
 }
 
 // code is one module's compiled code, shared by every Module loaded from the
-// same bytes with the same memory limit: wazero decodes and validates the
-// whole binary on each CompileModule, even when the machine code comes from
-// the cache (~60-140 ms for a Go module).
+// same bytes with the same memory limit and fuel: wazero decodes and
+// validates the whole binary on each CompileModule, even when the machine
+// code comes from the cache (~60-140 ms for a Go module).
 type code struct {
 	key      codeKey
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	hasInit  bool
+	hasBatch bool          // exports guard_evaluate_batch
 	ready    chan struct{} // closed once compiled (or failed)
 	err      error
 	refs     int // guarded by Runtime.mu
 }
 
 type codeKey struct {
-	sum [32]byte
-	rt  rtKey
+	sum   [32]byte
+	pages uint32
+	fuel  int64 // the instrumented bytes start with ten calls' fuel
 }
 
-// compile returns the code for wasm, compiling it once for every caller, and
-// checks it against ABI v1. Release it with release.
-func (r *Runtime) compile(ctx context.Context, wasm []byte, sum [32]byte, rk rtKey) (*code, error) {
-	rt, err := r.runtime(ctx, rk)
+// compile returns the code for wasm, instrumented for fuel and compiled once
+// for every caller, and checks it against ABI v1. Release it with release.
+func (r *Runtime) compile(ctx context.Context, wasm []byte, key codeKey) (*code, error) {
+	rt, err := r.runtime(ctx, key.pages)
 	if err != nil {
 		return nil, err
 	}
-	key := codeKey{sum, rk}
 	r.mu.Lock()
 	c, ok := r.codes[key]
 	if ok {
@@ -210,9 +225,10 @@ func (r *Runtime) compile(ctx context.Context, wasm []byte, sum [32]byte, rk rtK
 	c = &code{key: key, rt: rt, ready: make(chan struct{}), refs: 1}
 	r.codes[key] = c
 	r.mu.Unlock()
-	c.compiled, c.err = checkedCompile(ctx, rt, wasm)
+	c.compiled, c.err = checkedCompile(ctx, rt, wasm, initFuel(key.fuel))
 	if c.err == nil {
 		_, c.hasInit = c.compiled.ExportedFunctions()["_initialize"]
+		_, c.hasBatch = c.compiled.ExportedFunctions()["guard_evaluate_batch"]
 	}
 	close(c.ready)
 	if c.err != nil {
@@ -236,8 +252,21 @@ func (r *Runtime) release(ctx context.Context, c *code) {
 	}
 }
 
-func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte) (wazero.CompiledModule, error) {
-	compiled, err := rt.CompileModule(ctx, wasm)
+// initFuel is what a module's start function and _initialize may spend: ten
+// calls' worth, as they get ten calls' time.
+func initFuel(call int64) int64 {
+	if call > math.MaxInt64/10 {
+		return math.MaxInt64
+	}
+	return call * 10
+}
+
+func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte, init int64) (wazero.CompiledModule, error) {
+	fueled, err := fuel.Instrument(wasm, init)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+	}
+	compiled, err := rt.CompileModule(ctx, fueled)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
@@ -254,8 +283,10 @@ func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte) (wazero
 	if !sig(exports["guard_evaluate"], []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}) {
 		return fail(errors.New("guard_evaluate must take (i32) and return i32"))
 	}
-	if v, ok := exports["guard_validate"]; ok && !sig(v, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}) {
-		return fail(errors.New("guard_validate must take (i32) and return i32"))
+	for _, name := range []string{"guard_validate", "guard_evaluate_batch"} {
+		if v, ok := exports[name]; ok && !sig(v, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}) {
+			return fail(fmt.Errorf("%s must take (i32) and return i32", name))
+		}
 	}
 	if _, ok := compiled.ExportedMemories()["memory"]; !ok {
 		return fail(errors.New("missing export memory"))
@@ -266,7 +297,7 @@ func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte) (wazero
 			continue // checked at instantiation: a function wazero lacks fails it
 		}
 		if !allowedImports[mod][fn] {
-			return fail(fmt.Errorf("imports %s.%s, which ABI v1 does not have (allowed: guard.input, guard.output, guard.log, guard.counter_add, guard.secret, wasi_snapshot_preview1)", mod, fn))
+			return fail(fmt.Errorf("imports %s.%s, which ABI v1 does not have (allowed: guard.input, guard.output, guard.log, guard.counter_add, guard.secret, guard.entry, wasi_snapshot_preview1)", mod, fn))
 		}
 	}
 	return compiled, nil
@@ -290,9 +321,17 @@ type poolKey struct {
 	max  int
 }
 
+// instance is one instantiation with what its calls reuse: the host
+// functions' state (in a context made once), the call stack, and the
+// watchdog that stops a call at its deadline.
 type instance struct {
-	mod  api.Module
-	eval api.Function
+	mod   api.Module
+	eval  api.Function
+	batch api.Function    // nil when the code has no guard_evaluate_batch
+	ctx   context.Context // carries &st to the host functions
+	st    callState
+	stack [1]uint64
+	dog   watchdog
 }
 
 // Module is a loaded policy module: a name, its limits, and the pool of
@@ -304,7 +343,6 @@ type Module struct {
 	limits   Limits
 	counters *Counters
 	pool     *pool
-	trusted  bool
 }
 
 // Name is the module's name in the config.
@@ -315,7 +353,7 @@ func (m *Module) Limits() Limits { return m.limits }
 
 // allowedImports are the host functions of ABI v1, by module and name.
 var allowedImports = map[string]map[string]bool{
-	"guard": {"input": true, "output": true, "log": true, "counter_add": true, "secret": true},
+	"guard": {"input": true, "output": true, "log": true, "counter_add": true, "secret": true, "entry": true},
 }
 
 // Spec says what to load.
@@ -330,12 +368,6 @@ type Spec struct {
 	// on its settings, such as the built-ins: an instance may serve another
 	// module's call next.
 	Shared bool
-	// Trusted code runs without termination checks, ~4x faster: a call past
-	// its timeout is still denied at the deadline, but the instance cannot
-	// be stopped; it keeps its pool slot until it ends (never, for an
-	// endless loop). Only for code built from this repository and tested to
-	// finish: the built-ins.
-	Trusted bool
 }
 
 // Load compiles the module (once per distinct code) and checks it against
@@ -384,13 +416,13 @@ func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
 		return nil, err
 	}
 	limits := spec.Limits.withDefaults()
-	c, err := r.compile(ctx, spec.Wasm, sum, rtKey{pages, spec.Trusted})
+	c, err := r.compile(ctx, spec.Wasm, codeKey{sum, pages, limits.Fuel})
 	if err != nil {
 		return nil, err
 	}
-	m := &Module{name: spec.Name, log: r.log.With("module", spec.Name), rt: r, limits: limits, counters: r.counters, trusted: spec.Trusted}
+	m := &Module{name: spec.Name, log: r.log.With("module", spec.Name), rt: r, limits: limits, counters: r.counters}
 	m.pool = r.pool(ctx, c, limits.MaxInstances, spec.Shared, m.log)
-	inst, err := m.pool.get(ctx, limits.Timeout)
+	inst, err := m.pool.get(ctx, limits)
 	if err != nil {
 		m.Close(ctx)
 		return nil, err
@@ -400,19 +432,17 @@ func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
 		if settings == nil {
 			settings = json.RawMessage("{}")
 		}
-		st := &callState{input: settings}
-		rc, err := m.call(ctx, inst, inst.mod.ExportedFunction("guard_validate"), st)
+		rc, err := m.call(inst, inst.mod.ExportedFunction("guard_validate"), settings, "")
 		if err != nil {
-			if !errors.Is(err, errAbandoned) { // an abandoned one is discarded when it ends
-				m.pool.discard(inst)
-			}
+			m.pool.discard(inst)
 			m.Close(ctx)
 			return nil, fmt.Errorf("guard_validate: %w", err)
 		}
 		if rc != 0 {
+			msg := outputText(inst.st.output)
 			m.pool.put(inst)
 			m.Close(ctx)
-			return nil, &SettingsError{Module: spec.Name, Msg: outputText(st.output)}
+			return nil, &SettingsError{Module: spec.Name, Msg: msg}
 		}
 	}
 	m.pool.put(inst)
@@ -453,29 +483,43 @@ func outputText(b []byte) string {
 	return string(b)
 }
 
-// instantiate makes a new instance; the caller holds a slot. _initialize
-// (a Go reactor's package inits) runs under ten times the call timeout.
-func (p *pool) instantiate(ctx context.Context, timeout time.Duration) (*instance, error) {
+// instantiate makes a new instance; the caller holds a slot. A start
+// function spends the fuel the module begins with; _initialize (a Go
+// reactor's package inits) runs with ten calls' fuel and time.
+func (p *pool) instantiate(ctx context.Context, l Limits) (*instance, error) {
 	cfg := wazero.NewModuleConfig().WithName("").
 		WithStdout(&logWriter{log: p.log, stream: "stdout"}).WithStderr(&logWriter{log: p.log, stream: "stderr"}).
-		WithStartFunctions() // _initialize is called below, under the timeout
-	ictx, cancel := context.WithTimeout(ctx, timeout*10)
-	defer cancel()
-	mod, err := p.code.rt.InstantiateModule(ictx, p.code.compiled, cfg)
+		WithStartFunctions() // _initialize is called below, on its budget
+	inst := &instance{}
+	inst.ctx = withState(context.WithoutCancel(ctx), &inst.st)
+	mod, err := p.code.rt.InstantiateModule(inst.ctx, p.code.compiled, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("instantiate: %w", err)
+		// A start function runs here, on the fuel the module starts with;
+		// running out of it traps at unreachable.
+		return nil, fmt.Errorf("instantiate (a start function has %d units of fuel): %w", initFuel(l.Fuel), err)
 	}
+	inst.mod, inst.eval = mod, mod.ExportedFunction("guard_evaluate")
+	if p.code.hasBatch {
+		inst.batch = mod.ExportedFunction("guard_evaluate_batch")
+	}
+	g, ok := mod.ExportedGlobal(fuel.Global).(api.MutableGlobal)
+	if !ok { // the rewrite adds it: a module without it was not rewritten
+		mod.Close(ctx)
+		return nil, errors.New("instantiate: no fuel global")
+	}
+	inst.dog.fuel = g
 	if p.code.hasInit {
-		if _, err := mod.ExportedFunction("_initialize").Call(ictx); err != nil {
+		init := Limits{Timeout: l.Timeout * 10, Fuel: initFuel(l.Fuel), Memory: l.Memory}
+		if _, err := inst.run(mod.ExportedFunction("_initialize"), init, nil); err != nil {
 			mod.Close(ctx)
-			return nil, fmt.Errorf("_initialize: %w", cause(ictx, err, Limits{Timeout: timeout * 10}))
+			return nil, fmt.Errorf("_initialize: %w", err)
 		}
 	}
-	return &instance{mod: mod, eval: mod.ExportedFunction("guard_evaluate")}, nil
+	return inst, nil
 }
 
 // get takes a slot, then an idle instance or a new one.
-func (p *pool) get(ctx context.Context, timeout time.Duration) (*instance, error) {
+func (p *pool) get(ctx context.Context, l Limits) (*instance, error) {
 	select {
 	case p.slot <- struct{}{}:
 	case <-ctx.Done():
@@ -486,7 +530,7 @@ func (p *pool) get(ctx context.Context, timeout time.Duration) (*instance, error
 		return inst, nil
 	default:
 	}
-	inst, err := p.instantiate(ctx, timeout)
+	inst, err := p.instantiate(ctx, l)
 	if err != nil {
 		<-p.slot
 		return nil, err
@@ -529,24 +573,93 @@ func (m *Module) Evaluate(ctx context.Context, session string, req []byte) (Resp
 }
 
 func (m *Module) evaluate(ctx context.Context, session string, req []byte) (Response, error) {
-	inst, err := m.pool.get(ctx, m.limits.Timeout)
+	inst, err := m.pool.get(ctx, m.limits)
 	if err != nil {
 		return Response{}, err
 	}
-	st := &callState{input: req, session: session}
-	rc, err := m.call(ctx, inst, inst.eval, st)
-	switch {
-	case errors.Is(err, errAbandoned):
-		return Response{}, err // the instance still runs; call discards it when it ends
-	case err != nil:
+	rc, err := m.call(inst, inst.eval, req, session)
+	if err != nil {
 		m.pool.discard(inst)
 		return Response{}, err
 	}
-	m.pool.put(inst)
+	var resp Response
 	if rc != 0 {
-		return Response{}, fmt.Errorf("guard_evaluate returned %d: %s", rc, outputText(st.output))
+		err = fmt.Errorf("guard_evaluate returned %d: %s", rc, outputText(inst.st.output))
+	} else {
+		resp, err = parseResponse(inst.st.output)
 	}
-	return parseResponse(st.output)
+	m.pool.put(inst)
+	return resp, err
+}
+
+// Batches reports whether m and o can be asked in one guest call
+// (EvaluateBatch): they draw from one pool of instances, so they run the
+// same code, and that code exports guard_evaluate_batch, and they have the
+// same limits.
+func (m *Module) Batches(o *Module) bool {
+	return m.pool != nil && m.pool == o.pool && m.pool.code.hasBatch && m.limits == o.limits
+}
+
+// EvaluateBatch asks mods, which must batch with each other (Batches), in
+// one call of guard_evaluate_batch: req is the ABI v1 request whose "batch"
+// member holds the modules' settings, in order. A fault fails every module
+// of the batch (each error names the module).
+func EvaluateBatch(ctx context.Context, session string, mods []*Module, req []byte) ([]Response, error) {
+	resps, err := evaluateBatch(ctx, session, mods, req)
+	if err != nil {
+		names := make([]string, len(mods))
+		for i, m := range mods {
+			names[i] = m.name
+		}
+		return nil, fmt.Errorf("modules %s (asked in one call): %w", strings.Join(names, ", "), err)
+	}
+	return resps, nil
+}
+
+func evaluateBatch(ctx context.Context, session string, mods []*Module, req []byte) ([]Response, error) {
+	m := mods[0]
+	for _, o := range mods[1:] {
+		if !m.Batches(o) {
+			return nil, fmt.Errorf("module %s cannot be asked in one call with %s", o.name, m.name)
+		}
+	}
+	inst, err := m.pool.get(ctx, m.limits)
+	if err != nil {
+		return nil, err
+	}
+	inst.st = callState{input: req, output: inst.st.output[:0], session: session,
+		module: m.name, log: m.log, counters: m.counters, secrets: m.rt.secrets, batch: mods}
+	rc, err := inst.run(inst.batch, m.limits, req)
+	if err != nil {
+		m.pool.discard(inst)
+		return nil, err
+	}
+	var resps []Response
+	if rc != 0 {
+		err = fmt.Errorf("guard_evaluate_batch returned %d: %s", rc, outputText(inst.st.output))
+	} else {
+		resps, err = parseResponses(inst.st.output, len(mods))
+	}
+	m.pool.put(inst)
+	return resps, err
+}
+
+func parseResponses(out []byte, n int) ([]Response, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(out, &raw); err != nil {
+		return nil, fmt.Errorf("output is not a JSON array of responses: %v: %q", err, outputText(out))
+	}
+	if len(raw) != n {
+		return nil, fmt.Errorf("%d responses for %d modules", len(raw), n)
+	}
+	resps := make([]Response, n)
+	for i, r := range raw {
+		var err error
+		if resps[i], err = parseResponse(r); err != nil {
+			return nil, fmt.Errorf("response %d: %w", i, err)
+		}
+	}
+	return resps, nil
 }
 
 func parseResponse(out []byte) (Response, error) {
@@ -565,68 +678,92 @@ func parseResponse(out []byte) (Response, error) {
 	return r, nil
 }
 
-// call runs fn(len(input)) under the module's timeout with st as the host
-// functions' state.
-func (m *Module) call(ctx context.Context, inst *instance, fn api.Function, st *callState) (uint32, error) {
-	st.module, st.log, st.counters, st.secrets = m.name, m.log, m.counters, m.rt.secrets
-	cctx, cancel := context.WithTimeout(withState(ctx, st), m.limits.Timeout)
-	defer cancel()
-	var res []uint64
-	var err error
-	if m.trusted {
-		// No termination checks: the call cannot be stopped, so it runs on a
-		// goroutine of its own and is left behind at the deadline.
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			res, err = fn.Call(cctx, uint64(len(st.input)))
-		}()
-		select {
-		case <-done:
-		case <-cctx.Done():
-			m.log.Error("a trusted module ran past its deadline and cannot be interrupted: the call is denied and the instance left to finish", "timeout", m.limits.Timeout)
-			p, log := m.pool, m.log
-			go func() {
-				<-done // a stall ends, and the slot comes back; an endless loop keeps it
-				log.Warn("the instance left running has finished; it is thrown away")
-				p.discard(inst)
-			}()
-			return 0, fmt.Errorf("%w after %v (%v)", errAbandoned, m.limits.Timeout, cctx.Err())
-		}
-	} else {
-		res, err = fn.Call(cctx, uint64(len(st.input)))
-	}
-	if st.fault != nil {
-		return 0, st.fault
-	}
-	if err != nil {
-		// A guest that hit the limit sees memory.grow fail and dies its own
-		// way (Go: "out of memory", then exit 2); its memory size tells.
-		if mem := inst.mod.Memory(); mem != nil && uint64(mem.Size())+4*pageSize*16 > m.limits.Memory {
-			return 0, fmt.Errorf("hit its memory limit of %d bytes (%v)", m.limits.Memory, firstLine(err.Error()))
-		}
-		return 0, cause(cctx, err, m.limits)
-	}
-	return uint32(res[0]), nil
+// call runs fn(len(input)) on the module's limits, with the host functions'
+// state set for it.
+func (m *Module) call(inst *instance, fn api.Function, input []byte, session string) (uint32, error) {
+	inst.st = callState{input: input, output: inst.st.output[:0], session: session,
+		module: m.name, log: m.log, counters: m.counters, secrets: m.rt.secrets}
+	return inst.run(fn, m.limits, input)
 }
 
-// errAbandoned is the error of a trusted module's call that did not end in
-// time.
-var errAbandoned = errors.New("timed out; the instance cannot be interrupted and is left to finish")
-
-// cause names why a call failed: timeout, memory limit, or trap.
-func cause(ctx context.Context, err error, l Limits) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("timed out after %v (the call was interrupted)", l.Timeout)
+// run calls fn(len(input)) with the fuel of l and a watchdog at its
+// deadline, and names the cause of a failure: fuel, deadline, memory, a
+// host function's finding, or a trap.
+func (inst *instance) run(fn api.Function, l Limits, input []byte) (uint32, error) {
+	inst.stack[0] = uint64(len(input))
+	inst.dog.start(l)
+	err := fn.CallWithStack(inst.ctx, inst.stack[:])
+	expired, left := inst.dog.stop()
+	st := &inst.st
+	switch {
+	case st.fault != nil:
+		return 0, st.fault
+	case expired:
+		return 0, fmt.Errorf("timed out after %v (the call was interrupted)", l.Timeout)
+	case err == nil:
+		return uint32(inst.stack[0]), nil
+	case left < 0:
+		return 0, fmt.Errorf("ran out of fuel (%d units a call; [sandbox] fuel raises it)", l.Fuel)
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: %w", ctx.Err())
-	}
+	// A guest that hit the limit sees memory.grow fail and dies its own
+	// way (Go: "out of memory", then exit 2); its memory size tells.
 	msg := err.Error()
-	if strings.Contains(msg, "out of memory") || strings.Contains(msg, "memory limit") {
-		return fmt.Errorf("hit its memory limit of %d bytes: %v", l.Memory, firstLine(msg))
+	if mem := inst.mod.Memory(); (mem != nil && uint64(mem.Size())+4*pageSize*16 > l.Memory) ||
+		strings.Contains(msg, "out of memory") || strings.Contains(msg, "memory limit") {
+		return 0, fmt.Errorf("hit its memory limit of %d bytes (%v)", l.Memory, firstLine(msg))
 	}
-	return fmt.Errorf("trapped: %v", firstLine(msg))
+	return 0, fmt.Errorf("trapped: %v", firstLine(msg))
+}
+
+// watchdog refills an instance's fuel before a call and empties it at the
+// call's deadline. The guest sees an empty tank at its next function entry
+// or loop header and traps. The guest writes the fuel back after each
+// charge, and could write back a value read just before the watchdog's, so
+// the watchdog empties it again every millisecond until the call ends.
+type watchdog struct {
+	fuel    api.MutableGlobal
+	mu      sync.Mutex
+	timer   *time.Timer
+	running bool
+	expired bool
+}
+
+// empty is what the watchdog sets: far below zero, so that no charge takes
+// it back above (i64 arithmetic wraps: the minimum itself would).
+const empty = uint64(math.MaxUint64 - math.MaxInt64/2)
+
+func (w *watchdog) start(l Limits) {
+	w.fuel.Set(uint64(l.Fuel))
+	w.mu.Lock()
+	w.running, w.expired = true, false
+	if w.timer == nil {
+		w.timer = time.AfterFunc(l.Timeout, w.fire)
+	} else {
+		w.timer.Reset(l.Timeout)
+	}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.running {
+		return
+	}
+	w.expired = true
+	w.fuel.Set(empty)
+	w.timer.Reset(time.Millisecond)
+}
+
+// stop ends the call's watch and says whether the deadline passed, and the
+// fuel left (negative: ran out).
+func (w *watchdog) stop() (expired bool, left int64) {
+	w.mu.Lock()
+	w.running = false
+	w.timer.Stop()
+	expired = w.expired
+	w.mu.Unlock()
+	return expired, int64(w.fuel.Get())
 }
 
 func firstLine(s string) string {

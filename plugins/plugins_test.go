@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -138,7 +140,7 @@ func TestSandbox(t *testing.T) {
 func TestHostileCalls(t *testing.T) {
 	m := load(t, "probe", probe(t), Limits{Timeout: 300 * time.Millisecond, Memory: 64 << 20, MaxInstances: 2})
 	cases := []struct{ do, want string }{
-		{"loop", "timed out after 300ms"},
+		{"loop", "ran out of fuel"},
 		{"panic", "module probe: trapped"},
 		{"maybe", `unknown decision "maybe"`},
 	}
@@ -243,8 +245,8 @@ func TestHammer(t *testing.T) {
 	}
 }
 
-func benchModule(b *testing.B, trusted ...bool) *Module {
-	m, err := testRuntime(b).Load(context.Background(), Spec{Name: "bench", Wasm: probe(b), Trusted: len(trusted) > 0 && trusted[0],
+func benchModule(b *testing.B) *Module {
+	m, err := testRuntime(b).Load(context.Background(), Spec{Name: "bench", Wasm: probe(b),
 		Limits: Limits{Timeout: time.Second, MaxInstances: 8}})
 	if err != nil {
 		b.Fatal(err)
@@ -255,14 +257,8 @@ func benchModule(b *testing.B, trusted ...bool) *Module {
 
 // BenchmarkGoModule is one guard_evaluate of a Go-built module (the SDK's
 // parser on a typical request, a decision, the response).
-func BenchmarkGoModule(b *testing.B) { benchGoModule(b, false) }
-
-// BenchmarkGoModuleTrusted runs the probe without termination checks, as
-// the built-ins run.
-func BenchmarkGoModuleTrusted(b *testing.B) { benchGoModule(b, true) }
-
-func benchGoModule(b *testing.B, trusted bool) {
-	m := benchModule(b, trusted)
+func BenchmarkGoModule(b *testing.B) {
+	m := benchModule(b)
 	req := request("echo")
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -391,34 +387,91 @@ func TestSDKSourceComplete(t *testing.T) {
 	}
 }
 
-// Trusted code cannot be interrupted: past its deadline the call is denied
-// at once, and the instance, left to finish, gives its slot back when it
-// does. (Not tested with an endless loop: it would spin for the rest of the
-// test run.)
-func TestTrustedPastItsDeadline(t *testing.T) {
+// The deadline stops a call whose fuel would last: the watchdog empties the
+// tank, for a Go guest and for the tightest loop a runtime-free guest can
+// run (which writes the fuel back every iteration, so the watchdog's first
+// write may be lost). The instance is thrown away; the next call works.
+func TestDeadlineStopsAnEndlessLoop(t *testing.T) {
+	l := Limits{Timeout: 200 * time.Millisecond, Fuel: math.MaxInt64, MaxInstances: 1}
+	gom := load(t, "probe", probe(t), l)
+	spin := load(t, "spin", wat(t, "spin"), l)
+	for _, c := range []struct {
+		m   *Module
+		req []byte
+	}{{gom, request("loop")}, {spin, []byte("{}")}} {
+		_, err := c.m.Evaluate(context.Background(), "s1", c.req)
+		if err == nil || !strings.Contains(err.Error(), "module "+c.m.name+": timed out after 200ms (the call was interrupted)") {
+			t.Fatalf("%s: %v", c.m.name, err)
+		}
+		if n := len(c.m.pool.slot); n != 0 {
+			t.Fatalf("%s: %d slots still held", c.m.name, n)
+		}
+	}
+	if r, err := gom.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Decision != "allow" {
+		t.Fatalf("after the loop: %+v %v", r, err)
+	}
+}
+
+// Fuel ends an endless loop whatever the deadline, and a start function
+// that never ends.
+func TestFuelEndsAnEndlessLoop(t *testing.T) {
+	spin := load(t, "spin", wat(t, "spin"), Limits{Timeout: time.Hour, Fuel: 1_000_000})
+	_, err := spin.Evaluate(context.Background(), "s1", []byte("{}"))
+	if err == nil || !strings.Contains(err.Error(), "module spin: ran out of fuel (1000000 units a call") {
+		t.Fatalf("spin: %v", err)
+	}
+	_, err = testRuntime(t).Load(context.Background(), Spec{Name: "start", Wasm: wat(t, "start_loop"), Limits: Limits{Fuel: 1000}})
+	if err == nil || !strings.Contains(err.Error(), "module start: instantiate (a start function has 10000 units of fuel)") || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("start loop: %v", err)
+	}
+}
+
+// Modules of one pool answer in one call (EvaluateBatch) what each would
+// answer alone, each with its own settings and counters; a fault fails the
+// whole batch and names every module in it.
+func TestBatch(t *testing.T) {
 	ctx := context.Background()
 	rt := NewRuntime(Options{CacheDir: t.TempDir()})
 	defer rt.Close(ctx)
-	// 50 ms: far more than a plain call takes, far less than the spin.
-	m, err := rt.Load(ctx, Spec{Name: "trusted", Wasm: probe(t), Trusted: true,
-		Limits: Limits{Timeout: 50 * time.Millisecond, MaxInstances: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
-	if r, err := m.Evaluate(ctx, "s", request("allow")); err != nil || r.Decision != "allow" {
-		t.Fatalf("allow: %+v %v", r, err)
-	}
-	_, err = m.Evaluate(ctx, "s", request("spin"))
-	if err == nil || !strings.Contains(err.Error(), "module trusted: timed out; the instance cannot be interrupted") {
-		t.Fatalf("spin past the deadline: %v", err)
-	}
-	if r, err := m.Evaluate(ctx, "s", request("allow")); err != nil || r.Decision != "allow" {
-		t.Fatalf("the other slot: %+v %v", r, err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); len(m.pool.slot) != 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the finished instance never gave its slot back")
+	wasm := probe(t)
+	load := func(name, settings string, l Limits) *Module {
+		t.Helper()
+		m, err := rt.Load(ctx, Spec{Name: name, Wasm: wasm, Settings: json.RawMessage(settings), Limits: l, Shared: true})
+		if err != nil {
+			t.Fatal(err)
 		}
+		t.Cleanup(func() { m.Close(ctx) })
+		return m
+	}
+	l := Limits{Timeout: 5 * time.Second, MaxInstances: 2}
+	a, b := load("a", `{"word":"x"}`, l), load("b", `{"word":"y"}`, l)
+	other := load("c", `{}`, Limits{Timeout: 4 * time.Second, MaxInstances: 2})
+	if !a.Batches(b) || a.Batches(other) {
+		t.Fatalf("a batches b: %v (want true), a batches c (other limits): %v (want false)", a.Batches(b), a.Batches(other))
+	}
+	batch := func(do string, settings ...string) []byte {
+		return []byte(`{"abi":1,"phase":"call","tool":"debugpy_evaluate","category":"execute","arguments":{"do":"` + do +
+			`"},"result":null,"session":{"id":"s1"},"settings":null,"batch":[` + strings.Join(settings, ",") + `]}`)
+	}
+	resps, err := EvaluateBatch(ctx, "s1", []*Module{a, b}, batch("echo", `{"word":"x"}`, `{"word":"y"}`))
+	if err != nil || len(resps) != 2 || resps[0].Reason != "debugpy_evaluate/execute/call/x" || resps[1].Reason != "debugpy_evaluate/execute/call/y" {
+		t.Fatalf("echo: %+v %v", resps, err)
+	}
+	for i := 1; i <= 2; i++ { // each module's counter is its own
+		resps, err = EvaluateBatch(ctx, "s1", []*Module{a, b, a}, batch("count", "{}", "{}", "{}"))
+		if err != nil || resps[0].Reason != "count="+strconv.Itoa(2*i-1) || resps[1].Reason != "count="+strconv.Itoa(i) || resps[2].Reason != "count="+strconv.Itoa(2*i) {
+			t.Fatalf("count, round %d: %+v %v", i, resps, err)
+		}
+	}
+	if _, err := EvaluateBatch(ctx, "s1", []*Module{a, b}, batch("panic", "{}", "{}")); err == nil ||
+		!strings.Contains(err.Error(), "modules a, b (asked in one call): trapped") {
+		t.Fatalf("panic: %v", err)
+	}
+	if _, err := EvaluateBatch(ctx, "s1", []*Module{a, other}, batch("echo", "{}", "{}")); err == nil ||
+		!strings.Contains(err.Error(), "module c cannot be asked in one call with a") {
+		t.Fatalf("mixed limits: %v", err)
+	}
+	if _, err := EvaluateBatch(ctx, "s1", []*Module{a, b}, batch("echo", "{}")); err == nil || !strings.Contains(err.Error(), "1 responses for 2 modules") {
+		t.Fatalf("short batch: %v", err)
 	}
 }

@@ -3,10 +3,14 @@ package policies_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
@@ -16,7 +20,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/tools"
 )
 
-func newEngine(t testing.TB, rt *plugins.Runtime, file string, data []byte) *engine.Engine {
+func newEngine(t testing.TB, rt *plugins.Runtime, file string, data []byte, oneByOne ...bool) *engine.Engine {
 	t.Helper()
 	cfg, err := engine.ParseConfig(file, data, tools.Names())
 	if err != nil {
@@ -25,6 +29,14 @@ func newEngine(t testing.TB, rt *plugins.Runtime, file string, data []byte) *eng
 	// The cases are about verdicts, not time: under -race, with the other
 	// packages' tests running, a call can take longer than the 100ms default.
 	cfg.Sandbox.Timeout = "10s"
+	if len(oneByOne) > 0 && oneByOne[0] {
+		// Modules of different limits are never asked in one call.
+		for i, name := range slices.Sorted(maps.Keys(cfg.Modules)) {
+			m := cfg.Modules[name]
+			m.Timeout = strconv.Itoa(10000+i) + "ms"
+			cfg.Modules[name] = m
+		}
+	}
 	e, err := engine.New(context.Background(), cfg, engine.Options{Runtime: rt, Builtin: policies.Builtin})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +76,11 @@ func TestCases(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// Each case runs twice: the built-ins of a chain asked in one call,
+		// and one by one (a runtime of its own: its counters start at zero).
+		// Both must pass, with the same trace.
 		e := newEngine(t, rt, cfgFile, cfgData)
+		alone := newEngine(t, testRuntime(t), cfgFile, cfgData, true)
 		for _, c := range cf.Cases {
 			n++
 			d, fails := e.Run(context.Background(), c, tools.PrepareCall)
@@ -72,11 +88,25 @@ func TestCases(t *testing.T) {
 				trace, _ := json.Marshal(d.Trace)
 				t.Errorf("%s: %s: %s\ntrace: %s", filepath.Base(f), c.Name, fail, trace)
 			}
+			d2, _ := alone.Run(context.Background(), c, tools.PrepareCall)
+			if got, want := traceOf(d), traceOf(d2); got != want {
+				t.Errorf("%s: %s: batched and one by one differ:\n%s\n%s", filepath.Base(f), c.Name, got, want)
+			}
 		}
 	}
 	if n < 30 {
 		t.Fatalf("ran %d cases; the case files are missing", n)
 	}
+}
+
+// traceOf is a decision's verdicts and reasons, without the durations.
+func traceOf(d engine.Decision) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %q:", d.Decision, d.Reasons)
+	for _, st := range d.Trace {
+		fmt.Fprintf(&b, " [%s %s %q %q]", st.Module, st.Verdict, st.Reason, st.Error)
+	}
+	return b.String()
 }
 
 func TestBuiltinsAndDefault(t *testing.T) {

@@ -22,11 +22,21 @@ func hostCounterAdd(ptr unsafe.Pointer, n int32, windowMS int64) int64
 //go:wasmimport guard secret
 func hostSecret(ptr unsafe.Pointer, n int32)
 
+//go:wasmimport guard entry
+func hostEntry(i int32)
+
 //go:wasmexport guard_abi_v1
 func guardABIv1() {}
 
 //go:wasmexport guard_evaluate
 func guardEvaluate(n int32) int32 { return run(n, Evaluate) }
+
+//go:wasmexport guard_evaluate_batch
+func guardEvaluateBatch(n int32) int32 {
+	return run(n, func(in []byte) ([]byte, bool) {
+		return EvaluateBatch(in, func(i int) { hostEntry(int32(i)) })
+	})
+}
 
 //go:wasmexport guard_validate
 func guardValidate(n int32) int32 { return run(n, ValidateSettings) }

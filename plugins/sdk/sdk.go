@@ -24,52 +24,86 @@ import "time"
 
 // Request is one tool call (phase "call") or its result (phase "result").
 type Request struct {
-	v Value
+	v        Value
+	settings *Value // in a batch, this entry's settings
+
+	// The request's members, found by one scan on first use: each accessor
+	// below would otherwise scan the request from its start again.
+	top     []topMember
+	topBuf  [12]topMember
+	indexed bool
+}
+
+type topMember struct{ key, val []byte }
+
+// get is r.get(key), from the index of members.
+func (r *Request) get(key string) Value {
+	if !r.indexed {
+		r.indexed, r.top = true, r.topBuf[:0]
+		r.v.members(func(k []byte, escaped bool, val []byte) bool {
+			if escaped {
+				k = []byte(unescape(k))
+			}
+			r.top = append(r.top, topMember{k, val})
+			return true
+		})
+	}
+	for i := range r.top { // the first of repeated keys, as Value.Get
+		if string(r.top[i].key) == key {
+			return Value{raw: r.top[i].val}
+		}
+	}
+	return Value{}
 }
 
 // Raw is the whole request.
 func (r *Request) Raw() Value { return r.v }
 
 // Phase is "call" or "result".
-func (r *Request) Phase() string { return r.v.Get("phase").Str() }
+func (r *Request) Phase() string { return r.get("phase").Str() }
 
 // Tool is the tool's name, e.g. debugpy_evaluate.
-func (r *Request) Tool() string { return r.v.Get("tool").Str() }
+func (r *Request) Tool() string { return r.get("tool").Str() }
 
 // Category is read, write or execute.
-func (r *Request) Category() string { return r.v.Get("category").Str() }
+func (r *Request) Category() string { return r.get("category").Str() }
 
 // Arguments are the tool call's arguments.
-func (r *Request) Arguments() Value { return r.v.Get("arguments") }
+func (r *Request) Arguments() Value { return r.get("arguments") }
 
 // Arg is one argument (a Missing Value when absent).
-func (r *Request) Arg(name string) Value { return r.v.Get("arguments").Get(name) }
+func (r *Request) Arg(name string) Value { return r.get("arguments").Get(name) }
 
 // Result is the tool's structured result (phase "result" only).
-func (r *Request) Result() Value { return r.v.Get("result") }
+func (r *Request) Result() Value { return r.get("result") }
 
 // SessionID is the MCP session's id.
-func (r *Request) SessionID() string { return r.v.Path("session", "id").Str() }
+func (r *Request) SessionID() string { return r.get("session").Get("id").Str() }
 
 // Client is the MCP client's name.
-func (r *Request) Client() string { return r.v.Path("session", "client", "name").Str() }
+func (r *Request) Client() string { return r.get("session").Path("client", "name").Str() }
 
 // DebugSession describes the debug session the call is for: name, host,
 // port, pid, state (Missing when there is none).
-func (r *Request) DebugSession() Value { return r.v.Get("debug_session") }
+func (r *Request) DebugSession() Value { return r.get("debug_session") }
 
 // Derived is what the host derived from the arguments (plugins/ABI.md):
 // "code" (each piece of Python debugpy will run: argument, kind, text),
 // "paths" (argument, kind, given, resolved, session) and "addresses"
 // (argument, host, address, port). Judge these, not the arguments' spelling.
-func (r *Request) Derived() Value { return r.v.Get("derived") }
+func (r *Request) Derived() Value { return r.get("derived") }
 
 // Settings are the module's settings from the TOML config.
-func (r *Request) Settings() Value { return r.v.Get("settings") }
+func (r *Request) Settings() Value {
+	if r.settings != nil {
+		return *r.settings
+	}
+	return r.get("settings")
+}
 
 // Time is the time of the call (RFC 3339), or the zero time.
 func (r *Request) Time() time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, r.v.Get("time").Str())
+	t, _ := time.Parse(time.RFC3339Nano, r.get("time").Str())
 	return t
 }
 
@@ -135,6 +169,44 @@ func Evaluate(input []byte) (out []byte, failed bool) {
 		return []byte("request: not a JSON object"), true
 	}
 	return handler(&Request{v: v}).Encode(), false
+}
+
+// EvaluateBatch runs the handler once for each element of the request's
+// "batch" member, with that element as the request's settings, and returns
+// the decisions as one JSON array, in order. The host asks a batch of the
+// modules of one chain that a config loads from the same code (the
+// built-ins), so that they cost one guest call
+// (guard_evaluate_batch, plugins/ABI.md). entry(i) runs before element i:
+// it tells the host whose counters and log the calls that follow are.
+func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
+	if handler == nil {
+		return []byte("no handler: call sdk.Handle in init"), true
+	}
+	v := view(input)
+	if v.Kind() != Object {
+		return []byte("request: not a JSON object"), true
+	}
+	batch := v.Get("batch")
+	if batch.Kind() != Array {
+		return []byte("request: no batch array"), true
+	}
+	out = append(make([]byte, 0, 256), '[')
+	base := Request{v: v}
+	base.get("") // index the members once for every entry
+	i := 0
+	batch.elements(func(raw []byte) bool {
+		settings := view(raw)
+		entry(i)
+		if i > 0 {
+			out = append(out, ',')
+		}
+		r := base
+		r.settings = &settings
+		out = append(out, handler(&r).Encode()...)
+		i++
+		return true
+	})
+	return append(out, ']'), false
 }
 
 // ValidateSettings runs the registered validator on the settings' JSON.

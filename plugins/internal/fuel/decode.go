@@ -1,0 +1,170 @@
+package fuel
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Instr is one decoded instruction: its opcode (the prefix for 0xFC, 0xFD
+// and 0xFE instructions), its first immediate when the rewriter needs it
+// (a global index), and where it lies in the code.
+type Instr struct {
+	Op         byte
+	Imm        uint64
+	Start, End int
+}
+
+// Decode splits a function body's expression (after its locals) into
+// instructions. It knows the instruction set wazero runs: the core
+// instructions with sign extension, saturating conversion, bulk memory,
+// reference types, SIMD and threads (atomics). Anything else is an error.
+// The expression must end with the end of the function: the `end` that
+// closes the body is the last instruction, and nothing follows it.
+func Decode(code []byte) ([]Instr, error) { return decode(nil, code) }
+
+// decode is Decode appending to ins.
+func decode(ins []Instr, code []byte) ([]Instr, error) {
+	r := &reader{b: code}
+	depth := 1 // the body itself
+	for depth > 0 {
+		if r.i >= len(code) {
+			return nil, errors.New("the body ends before its end instruction")
+		}
+		start := r.i
+		op := r.byte()
+		in := Instr{Op: op, Start: start}
+		switch {
+		case op == 0x02 || op == 0x03 || op == 0x04: // block, loop, if
+			r.blockType()
+			depth++
+		case op == opEnd:
+			depth--
+		case op <= 0x01, op == 0x05, op == 0x0F, op == 0x1A, op == 0x1B, op == 0xD1:
+			// unreachable, nop, else, return, drop, select, ref.is_null
+		case op == 0x0C || op == 0x0D || op == 0x10 || op == 0xD2 || (op >= 0x20 && op <= 0x26):
+			// br, br_if, call, ref.func, local.*, global.*, table.get/set
+			in.Imm = uint64(r.u32())
+		case op == 0x0E: // br_table: vec(label) default
+			for n := r.u32(); n > 0 && r.err == nil; n-- {
+				r.u32()
+			}
+			r.u32()
+		case op == 0x11: // call_indirect: type, table
+			r.u32()
+			r.u32()
+		case op == 0x1C: // select t*
+			for n := r.u32(); n > 0 && r.err == nil; n-- {
+				r.byte()
+			}
+		case op >= 0x28 && op <= 0x3E: // loads and stores
+			r.memarg()
+		case op == 0x3F || op == 0x40: // memory.size, memory.grow: memory index
+			r.u32()
+		case op == 0x41: // i32.const
+			r.s64(5)
+		case op == 0x42: // i64.const
+			r.s64(10)
+		case op == 0x43: // f32.const
+			r.bytes(4)
+		case op == 0x44: // f64.const
+			r.bytes(8)
+		case op >= 0x45 && op <= 0xC4: // numeric, sign extension
+		case op == 0xD0: // ref.null t
+			r.byte()
+		case op == 0xFC:
+			r.prefixFC()
+		case op == 0xFD:
+			r.prefixFD()
+		case op == 0xFE:
+			r.prefixFE()
+		default:
+			return nil, fmt.Errorf("offset %d: opcode 0x%02x is not one this host runs", start, op)
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("offset %d: opcode 0x%02x: %w", start, op, r.err)
+		}
+		in.End = r.i
+		ins = append(ins, in)
+	}
+	if r.i != len(code) {
+		return nil, errors.New("bytes after the body's end instruction")
+	}
+	return ins, nil
+}
+
+// blockType reads a block type: empty (0x40), a value type, or a type index
+// (a non-negative s33).
+func (r *reader) blockType() {
+	c := r.byte()
+	switch c {
+	case 0x40, 0x7F, 0x7E, 0x7D, 0x7C, 0x7B, 0x70, 0x6F:
+		return
+	}
+	r.i--
+	if r.s64(5) < 0 {
+		r.fail(errors.New("bad block type"))
+	}
+}
+
+// memarg reads alignment and offset (and a memory index when the alignment
+// has bit 6 set, multi-memory's encoding).
+func (r *reader) memarg() {
+	align := r.u32()
+	if align&0x40 != 0 {
+		r.u32()
+	}
+	r.u64()
+}
+
+func (r *reader) prefixFC() {
+	sub := r.u32()
+	switch {
+	case sub <= 7: // saturating truncation
+	case sub == 8: // memory.init: data, memory
+		r.u32()
+		r.u32()
+	case sub == 9, sub == 13, sub == 15, sub == 16, sub == 17: // data.drop, elem.drop, table.grow/size/fill
+		r.u32()
+	case sub == 10, sub == 12, sub == 14: // memory.copy, table.init, table.copy
+		r.u32()
+		r.u32()
+	case sub == 11: // memory.fill
+		r.u32()
+	default:
+		r.fail(fmt.Errorf("0xfc %d is not an instruction this host runs", sub))
+	}
+}
+
+func (r *reader) prefixFD() {
+	sub := r.u32()
+	switch {
+	case sub <= 11, sub == 92, sub == 93: // v128 loads and stores
+		r.memarg()
+	case sub == 12, sub == 13: // v128.const, i8x16.shuffle
+		r.bytes(16)
+	case sub >= 21 && sub <= 34: // extract and replace lane
+		r.byte()
+	case sub >= 84 && sub <= 91: // load and store lane
+		r.memarg()
+		r.byte()
+	case sub <= 255 && sub != 154 && sub != 162 && sub != 165 && sub != 166 && sub != 175 &&
+		sub != 176 && sub != 178 && sub != 179 && sub != 180 && sub != 187 && sub != 194 &&
+		sub != 197 && sub != 198 && sub != 207 && sub != 208 && sub != 210 && sub != 211 &&
+		sub != 212 && sub != 226 && sub != 238:
+		// the other SIMD instructions take no immediate
+	default:
+		r.fail(fmt.Errorf("0xfd %d is not an instruction this host runs", sub))
+	}
+}
+
+func (r *reader) prefixFE() {
+	sub := r.u32()
+	switch {
+	case sub == 3: // atomic.fence
+		r.byte()
+	case sub <= 2, sub >= 16 && sub <= 78:
+		r.memarg()
+	default:
+		r.fail(fmt.Errorf("0xfe %d is not an instruction this host runs", sub))
+	}
+}

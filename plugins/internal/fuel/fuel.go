@@ -1,0 +1,471 @@
+// Package fuel rewrites a WebAssembly module so that it runs on a budget: a
+// mutable i64 global, exported as Global, is charged at the start of every
+// function body and every loop iteration, and the module traps
+// (`unreachable`) once it goes below zero.
+//
+// Each charge is the number of instructions of the region it opens: the
+// function body, or the loop body, without the loops nested in it. Within
+// one region no instruction runs twice without passing a charge again
+// (branches go forward, or back to a loop header, which charges; a call
+// charges in the callee), so the fuel a call spends bounds the instructions
+// it runs. The host refills the global before each call and, to stop a call
+// at its deadline, sets it below zero from another goroutine: the guest sees
+// that at its next function entry or loop header.
+//
+// Why a rewrite and not wazero's WithCloseOnContextDone: that option leaves
+// native code at every function entry and loop header to look at the
+// context, which cost a Go guest 3/4 of its call time (docs/PERFORMANCE.md);
+// the fuel check stays in native code, a load, a subtraction, a store and a
+// branch.
+//
+// The rewriter decodes only what it must: the section headers, the imports
+// (to count imported globals), the global and export sections (to append
+// one entry each) and every instruction of every body (to find the loops,
+// count the instructions and refuse code that names the fuel global). The
+// rest is copied byte for byte. It refuses what it does not know rather
+// than guess: an unknown opcode is an error, not a pass-through.
+package fuel
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Global is the name under which the instrumented module exports its fuel.
+const Global = "guard_fuel"
+
+// Section ids, and the order in which they must appear.
+const (
+	secCustom   = 0
+	secImport   = 2
+	secGlobal   = 6
+	secExport   = 7
+	secCode     = 10
+	secDataCnt  = 12
+	kindGlobal  = 3
+	valI64      = 0x7E
+	opEnd       = 0x0B
+	maxSections = 64
+)
+
+var order = map[byte]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 8: 9, 9: 10, 12: 11, 10: 12, 11: 13}
+
+type section struct {
+	id      byte
+	payload []byte
+}
+
+// Instrument returns wasm rewritten to run on fuel. initial is the fuel the
+// module starts with, which its start function (if any) spends; the host
+// sets the fuel before every call it makes. The input is not modified.
+func Instrument(wasm []byte, initial int64) ([]byte, error) {
+	if len(wasm) < 8 || string(wasm[:8]) != "\x00asm\x01\x00\x00\x00" {
+		return nil, errors.New("not a WebAssembly module (no \\0asm version 1 header)")
+	}
+	var secs []section
+	r := &reader{b: wasm, i: 8}
+	last := 0
+	for !r.done() {
+		id := r.byte()
+		n := r.u32()
+		payload := r.bytes(int(n))
+		if r.err != nil {
+			return nil, fmt.Errorf("section %d: %w", id, r.err)
+		}
+		if id != secCustom {
+			o, ok := order[id]
+			if !ok {
+				return nil, fmt.Errorf("unknown section id %d", id)
+			}
+			if o <= last {
+				return nil, fmt.Errorf("section %d out of order or repeated", id)
+			}
+			last = o
+		}
+		secs = append(secs, section{id, payload})
+	}
+
+	m := module{}
+	for _, s := range secs {
+		var err error
+		switch s.id {
+		case secImport:
+			m.importedGlobals, err = countImportedGlobals(s.payload)
+		case secGlobal:
+			m.definedGlobals, err = vecLen(s.payload)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("section %d: %w", s.id, err)
+		}
+	}
+	m.fuel = m.importedGlobals + m.definedGlobals
+
+	out := append(make([]byte, 0, len(wasm)+len(wasm)/8+64), wasm[:8]...)
+	var haveGlobal, haveExport bool
+	for _, s := range secs {
+		if s.id != secCustom {
+			// A section of ours that the module lacks goes before the
+			// first section that must follow it.
+			if !haveGlobal && order[s.id] > order[secGlobal] {
+				out, haveGlobal = appendSection(out, secGlobal, m.globalSection(nil, initial)), true
+			}
+			if !haveExport && order[s.id] > order[secExport] {
+				p, _ := m.exportSection([]byte{0})
+				out, haveExport = appendSection(out, secExport, p), true
+			}
+		}
+		var p []byte
+		var err error
+		switch s.id {
+		case secCustom:
+			name, _ := customName(s.payload)
+			if strings.HasPrefix(name, ".debug_") {
+				continue // DWARF names code offsets, which the rewrite moves
+			}
+			p = s.payload
+		case secGlobal:
+			p, haveGlobal = m.globalSection(s.payload, initial), true
+		case secExport:
+			p, err = m.exportSection(s.payload)
+			haveExport = true
+		case secCode:
+			p, err = m.codeSection(s.payload)
+		default:
+			p = s.payload
+		}
+		if err != nil {
+			return nil, fmt.Errorf("section %d: %w", s.id, err)
+		}
+		out = appendSection(out, s.id, p)
+	}
+	if !haveGlobal {
+		out = appendSection(out, secGlobal, m.globalSection(nil, initial))
+	}
+	if !haveExport {
+		p, _ := m.exportSection([]byte{0})
+		out = appendSection(out, secExport, p)
+	}
+	return out, nil
+}
+
+type module struct {
+	importedGlobals uint32
+	definedGlobals  uint32
+	fuel            uint32 // the index of the fuel global
+
+	// scratch, reused from body to body
+	ins            []Instr
+	costs          []int64
+	regions, loops []int
+	frames         []bool
+}
+
+// globalSection appends the fuel global, `(mut i64) (i64.const initial)`,
+// to the section's entries (payload nil: a section of its own).
+func (m *module) globalSection(payload []byte, initial int64) []byte {
+	var rest []byte
+	if payload != nil {
+		r := &reader{b: payload}
+		r.u32()
+		rest = payload[r.i:]
+	}
+	p := appendU32(nil, m.definedGlobals+1)
+	p = append(p, rest...)
+	p = append(p, valI64, 1, 0x42)
+	p = appendS64(p, initial)
+	return append(p, opEnd)
+}
+
+// exportSection appends the export of the fuel global; a module that already
+// exports the name, or exports a global it does not have, is refused.
+func (m *module) exportSection(payload []byte) ([]byte, error) {
+	r := &reader{b: payload}
+	n := r.u32()
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		name := r.bytes(int(r.u32()))
+		kind := r.byte()
+		idx := r.u32()
+		if r.err != nil {
+			break
+		}
+		if string(name) == Global {
+			return nil, fmt.Errorf("the module exports %s, a name the host reserves", Global)
+		}
+		if kind == kindGlobal && idx >= m.fuel {
+			return nil, fmt.Errorf("export %q names global %d, which the module does not have", name, idx)
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if !r.done() {
+		return nil, errors.New("trailing bytes")
+	}
+	p := appendU32(nil, n+1)
+	p = append(p, payload[len(appendU32(nil, n)):]...)
+	p = appendU32(p, uint32(len(Global)))
+	p = append(p, Global...)
+	p = append(p, kindGlobal)
+	return appendU32(p, m.fuel), nil
+}
+
+// codeSection instruments every function body.
+func (m *module) codeSection(payload []byte) ([]byte, error) {
+	r := &reader{b: payload}
+	n := r.u32()
+	out := appendU32(make([]byte, 0, len(payload)+len(payload)/4), n)
+	var body []byte
+	for i := uint32(0); i < n; i++ {
+		size := r.u32()
+		b := r.bytes(int(size))
+		if r.err != nil {
+			return nil, fmt.Errorf("function %d: %w", i, r.err)
+		}
+		var err error
+		body, err = m.body(body[:0], b)
+		if err != nil {
+			return nil, fmt.Errorf("function body %d: %w", i, err)
+		}
+		out = appendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	if !r.done() {
+		return nil, errors.New("trailing bytes after the function bodies")
+	}
+	return out, nil
+}
+
+// body rewrites one function body into out: its locals as they are, a charge
+// for the body, and a charge after each loop header.
+func (m *module) body(out, b []byte) ([]byte, error) {
+	r := &reader{b: b}
+	for n := r.u32(); n > 0 && r.err == nil; n-- {
+		r.u32()
+		r.byte()
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("locals: %w", r.err)
+	}
+	code := b[r.i:]
+	ins, err := decode(m.ins[:0], code)
+	if err != nil {
+		return nil, err
+	}
+	m.ins = ins
+
+	// First pass: the cost of each region. Region 0 is the body; each loop
+	// opens one, closed by its end.
+	costs := append(m.costs[:0], 0)
+	regions := append(m.regions[:0], 0)   // open regions, innermost last
+	frames := append(m.frames[:0], false) // open blocks: true for a loop
+	loopRegion := m.loops[:0]
+	defer func() { m.costs, m.regions, m.frames, m.loops = costs, regions, frames, loopRegion }()
+	for _, in := range ins {
+		costs[regions[len(regions)-1]]++
+		switch in.Op {
+		case 0x02, 0x04: // block, if
+			frames = append(frames, false)
+		case 0x03: // loop
+			frames = append(frames, true)
+			regions = append(regions, len(costs))
+			loopRegion = append(loopRegion, len(costs))
+			costs = append(costs, 0)
+		case opEnd:
+			if frames[len(frames)-1] {
+				regions = regions[:len(regions)-1]
+			}
+			frames = frames[:len(frames)-1]
+		case 0x23, 0x24: // global.get, global.set
+			if in.Imm >= uint64(m.fuel) {
+				return nil, fmt.Errorf("global %d: the module has %d globals", in.Imm, m.fuel)
+			}
+		}
+	}
+
+	// Second pass: copy, charging at the top and after each loop header.
+	out = append(out, b[:r.i]...)
+	out = m.charge(out, costs[0])
+	loops, from := 0, 0
+	for _, in := range ins {
+		if in.Op == 0x03 {
+			out = append(out, code[from:in.End]...)
+			out = m.charge(out, costs[loopRegion[loops]])
+			loops, from = loops+1, in.End
+		}
+	}
+	return append(out, code[from:]...), nil
+}
+
+// chargeCost is what a charge's own instructions count.
+const chargeCost = 10
+
+// charge appends: fuel -= cost; if fuel < 0 { unreachable }.
+func (m *module) charge(out []byte, cost int64) []byte {
+	out = append(out, 0x23) // global.get
+	out = appendU32(out, m.fuel)
+	out = append(out, 0x42) // i64.const
+	out = appendS64(out, cost+chargeCost)
+	out = append(out, 0x7D, 0x24) // i64.sub, global.set
+	out = appendU32(out, m.fuel)
+	out = append(out, 0x23) // global.get
+	out = appendU32(out, m.fuel)
+	// i64.const 0, i64.lt_s, if (empty), unreachable, end
+	return append(out, 0x42, 0, 0x53, 0x04, 0x40, 0x00, opEnd)
+}
+
+func appendSection(out []byte, id byte, payload []byte) []byte {
+	out = append(out, id)
+	out = appendU32(out, uint32(len(payload)))
+	return append(out, payload...)
+}
+
+func customName(p []byte) (string, error) {
+	r := &reader{b: p}
+	name := r.bytes(int(r.u32()))
+	return string(name), r.err
+}
+
+func vecLen(p []byte) (uint32, error) {
+	r := &reader{b: p}
+	n := r.u32()
+	return n, r.err
+}
+
+// countImportedGlobals reads the import section for the number of globals
+// it imports (they come first in the global index space).
+func countImportedGlobals(p []byte) (uint32, error) {
+	r := &reader{b: p}
+	var globals uint32
+	for n := r.u32(); n > 0 && r.err == nil; n-- {
+		r.bytes(int(r.u32())) // module
+		r.bytes(int(r.u32())) // name
+		switch kind := r.byte(); kind {
+		case 0: // func: type index
+			r.u32()
+		case 1: // table: reftype, limits
+			r.byte()
+			r.limits()
+		case 2: // memory: limits
+			r.limits()
+		case kindGlobal: // valtype, mutability
+			r.byte()
+			r.byte()
+			globals++
+		case 4: // tag: attribute, type index
+			r.byte()
+			r.u32()
+		default:
+			return 0, fmt.Errorf("import kind %d", kind)
+		}
+	}
+	if r.err == nil && !r.done() {
+		return 0, errors.New("trailing bytes after the imports")
+	}
+	return globals, r.err
+}
+
+// reader reads the binary format; the first error sticks and every read
+// after it returns zero.
+type reader struct {
+	b   []byte
+	i   int
+	err error
+}
+
+var errShort = errors.New("unexpected end")
+
+func (r *reader) done() bool { return r.err != nil || r.i >= len(r.b) }
+
+func (r *reader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.i = len(r.b)
+}
+
+func (r *reader) byte() byte {
+	if r.i >= len(r.b) {
+		r.fail(errShort)
+		return 0
+	}
+	c := r.b[r.i]
+	r.i++
+	return c
+}
+
+func (r *reader) bytes(n int) []byte {
+	if n < 0 || n > len(r.b)-r.i {
+		r.fail(errShort)
+		return nil
+	}
+	b := r.b[r.i : r.i+n]
+	r.i += n
+	return b
+}
+
+// leb reads an LEB128 number of at most max bytes and returns its raw bits.
+func (r *reader) leb(max int) (v uint64, shift uint, last byte) {
+	for k := 0; k < max; k++ {
+		c := r.byte()
+		if r.err != nil {
+			return 0, 0, 0
+		}
+		v |= uint64(c&0x7F) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			return v, shift, c
+		}
+	}
+	r.fail(errors.New("LEB128 number too long"))
+	return 0, 0, 0
+}
+
+func (r *reader) u32() uint32 {
+	v, _, _ := r.leb(5)
+	if v > 0xFFFFFFFF {
+		r.fail(errors.New("u32 out of range"))
+		return 0
+	}
+	return uint32(v)
+}
+
+func (r *reader) u64() uint64 {
+	v, _, _ := r.leb(10)
+	return v
+}
+
+func (r *reader) s64(max int) int64 {
+	v, shift, last := r.leb(max)
+	if shift < 64 && last&0x40 != 0 {
+		v |= ^uint64(0) << shift
+	}
+	return int64(v)
+}
+
+func (r *reader) limits() {
+	flags := r.byte()
+	r.u64()
+	if flags&1 != 0 {
+		r.u64()
+	}
+}
+
+func appendU32(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+func appendS64(b []byte, v int64) []byte {
+	for {
+		c := byte(v & 0x7F)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}

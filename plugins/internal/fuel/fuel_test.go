@@ -1,0 +1,427 @@
+package fuel
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// modules are every WebAssembly module the repository has: the built-in
+// policies (Go), and every WAT module, the hostile ones included, assembled
+// with wabt's wat2wasm (make deps installs it).
+func modules(t testing.TB) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	b, err := os.ReadFile("../../../policies/builtin.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["builtin.wasm"] = b
+	wats, _ := filepath.Glob("../../testdata/wat/*.wat")
+	wats = append(wats, "../../examples/wat/policy.wat", "testdata/imports.wat")
+	for _, w := range wats {
+		out[filepath.Base(w)] = wat2wasm(t, w)
+	}
+	return out
+}
+
+func wat2wasm(t testing.TB, file string) []byte {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "m.wasm")
+	if b, err := exec.Command("wat2wasm", file, "-o", dst).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm %s (make deps installs wabt): %v\n%s", file, err, b)
+	}
+	b, err := os.ReadFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every module the repository has instruments into a module that two
+// validators accept, wabt's and wazero's, and wabt's own disassembly shows a
+// charge at every function's start and after every loop header: the
+// rewriter found the loops wabt finds.
+func TestEveryModuleInstruments(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	for name, wasm := range modules(t) {
+		t.Run(name, func(t *testing.T) {
+			out, err := Instrument(wasm, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			in, fueled := filepath.Join(dir, "in.wasm"), filepath.Join(dir, "out.wasm")
+			os.WriteFile(in, wasm, 0o600)
+			os.WriteFile(fueled, out, 0o600)
+			if b, err := exec.Command("wasm-validate", fueled).CombinedOutput(); err != nil {
+				t.Fatalf("wasm-validate: %v\n%s", err, b)
+			}
+			if c, err := rt.CompileModule(ctx, out); err != nil {
+				t.Fatalf("wazero: %v", err)
+			} else {
+				c.Close(ctx)
+			}
+			before, after := disassemble(t, in), disassemble(t, fueled)
+			if after.funcs != before.funcs || after.loops != before.loops {
+				t.Fatalf("functions %d -> %d, loops %d -> %d", before.funcs, after.funcs, before.loops, after.loops)
+			}
+			if after.charged != before.funcs+before.loops {
+				t.Fatalf("%d charges for %d functions and %d loops", after.charged, before.funcs, before.loops)
+			}
+			t.Logf("%d functions, %d loops, %d -> %d bytes", before.funcs, before.loops, len(wasm), len(out))
+		})
+	}
+}
+
+type listing struct{ funcs, loops, charged int }
+
+// disassemble counts, in wasm-objdump's disassembly, the function bodies,
+// the loops, and the charges: a body or loop whose next instruction is
+// global.get of the exported fuel global.
+func disassemble(t *testing.T, file string) listing {
+	t.Helper()
+	b, err := exec.Command("wasm-objdump", "-d", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("wasm-objdump: %v\n%s", err, b)
+	}
+	x, err := exec.Command("wasm-objdump", "-x", "-j", "Export", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("wasm-objdump -x: %v\n%s", err, x)
+	}
+	fuelIdx := ""
+	if m := regexp.MustCompile(`global\[(\d+)\] -> "` + Global + `"`).FindSubmatch(x); m != nil {
+		fuelIdx = string(m[1])
+	}
+	var l listing
+	lines := strings.Split(string(b), "\n")
+	instr := func(s string) string { // the instruction text of a disassembly line
+		if i := strings.Index(s, "|"); i >= 0 {
+			return strings.TrimSpace(s[i+1:])
+		}
+		return ""
+	}
+	for i, s := range lines {
+		isFunc := strings.HasSuffix(s, ">:") && strings.Contains(s, " func[")
+		isLoop := strings.HasPrefix(instr(s), "loop")
+		if isFunc {
+			l.funcs++
+		}
+		if isLoop {
+			l.loops++
+		}
+		if (isFunc || isLoop) && fuelIdx != "" {
+			for _, next := range lines[i+1:] {
+				n := instr(next)
+				if n == "" || strings.HasPrefix(n, "local[") {
+					continue // the locals' declaration
+				}
+				if n == "global.get "+fuelIdx || strings.HasPrefix(n, "global.get "+fuelIdx+" ") {
+					l.charged++
+				}
+				break
+			}
+		}
+	}
+	return l
+}
+
+// A rewrite never changes a result: random programs (nested blocks, loops,
+// ifs, br_table, calls, memory, the module's own globals and an imported
+// one) give the same value, or the same trap, instrumented and not; and
+// with a budget too small they run out of fuel instead of finishing.
+func TestRandomProgramsAgree(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	if _, err := rt.InstantiateWithConfig(ctx, wat2wasm(t, "testdata/env.wat"), wazero.NewModuleConfig().WithName("env")); err != nil {
+		t.Fatal(err)
+	}
+	seeds := 40
+	if testing.Short() {
+		seeds = 8
+	}
+	for seed := range seeds {
+		src := randomModule(rand.New(rand.NewPCG(uint64(seed), 7)), 12)
+		file := filepath.Join(t.TempDir(), "r.wat")
+		os.WriteFile(file, []byte(src), 0o600)
+		wasm := wat2wasm(t, file)
+		out, err := Instrument(wasm, math.MaxInt64/4)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		plain := instantiate(t, rt, wasm)
+		fueled := instantiate(t, rt, out)
+		tank := fueled.ExportedGlobal(Global).(api.MutableGlobal)
+
+		for f := range 12 {
+			for _, args := range [][2]uint64{{0, 0}, {1, 2}, {7, 3}, {123456, 99}, {math.MaxUint32, 5}} {
+				name := "f" + strconv.Itoa(f)
+				want, werr := plain.ExportedFunction(name).Call(ctx, args[0], args[1])
+				tank.Set(math.MaxInt64 / 4)
+				got, gerr := fueled.ExportedFunction(name).Call(ctx, args[0], args[1])
+				if fmt.Sprint(want) != fmt.Sprint(got) || (werr == nil) != (gerr == nil) ||
+					(werr != nil && firstLine(werr) != firstLine(gerr)) {
+					t.Fatalf("seed %d %s%v: plain %v %v, fueled %v %v\n%s", seed, name, args, want, werr, got, gerr, src)
+				}
+				if gerr == nil && args[0] == 7 {
+					// On a fresh instance, a call spends some fuel; on
+					// another, with half of it, the same call runs out.
+					spent := math.MaxInt64/4 - call(t, rt, out, name, args, math.MaxInt64/4)
+					if left := call(t, rt, out, name, args, spent/2); left >= 0 {
+						t.Fatalf("seed %d %s%v: finished on half the fuel it spent (%d)", seed, name, args, spent)
+					}
+				}
+			}
+		}
+		plain.Close(ctx)
+		fueled.Close(ctx)
+	}
+}
+
+// call runs name on a fresh instance of wasm with fuel, and returns the fuel
+// left (negative: it ran out).
+func call(t *testing.T, rt wazero.Runtime, wasm []byte, name string, args [2]uint64, fuel int64) int64 {
+	m := instantiate(t, rt, wasm)
+	defer m.Close(context.Background())
+	tank := m.ExportedGlobal(Global).(api.MutableGlobal)
+	tank.Set(uint64(fuel))
+	m.ExportedFunction(name).Call(context.Background(), args[0], args[1])
+	return int64(tank.Get())
+}
+
+func firstLine(err error) string { return strings.SplitN(err.Error(), "\n", 2)[0] }
+
+func instantiate(t *testing.T, rt wazero.Runtime, wasm []byte) api.Module {
+	t.Helper()
+	m, err := rt.InstantiateWithConfig(context.Background(), wasm, wazero.NewModuleConfig().WithName(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// randomModule writes a module of n functions f0..f(n-1), (i32, i32) -> i32,
+// each calling only those before it, with bounded loops: every program ends.
+func randomModule(r *rand.Rand, n int) string {
+	var b strings.Builder
+	b.WriteString("(module\n (import \"env\" \"g\" (global $imp i32))\n (memory 1)\n (global $g (mut i32) (i32.const 5))\n (global $h (mut i64) (i64.const 9))\n")
+	for f := range n {
+		fmt.Fprintf(&b, " (func $f%d (export \"f%d\") (param $a i32) (param $b i32) (result i32) (local $acc i32) (local $c0 i32) (local $c1 i32) (local $c2 i32)\n", f, f)
+		g := gen{r: r, b: &b, f: f}
+		g.stmts(0, 4)
+		b.WriteString("  (i32.add (local.get $acc) (global.get $g)))\n")
+	}
+	b.WriteString(")\n")
+	return b.String()
+}
+
+type gen struct {
+	r      *rand.Rand
+	b      *strings.Builder
+	f      int
+	labels int
+}
+
+func (g *gen) expr(depth int) string {
+	if depth > 2 {
+		switch g.r.IntN(4) {
+		case 0:
+			return "(local.get $a)"
+		case 1:
+			return "(local.get $b)"
+		case 2:
+			return "(local.get $acc)"
+		}
+		return fmt.Sprintf("(i32.const %d)", g.r.Int32N(1000)-500)
+	}
+	switch g.r.IntN(9) {
+	case 0:
+		return fmt.Sprintf("(i32.add %s %s)", g.expr(depth+1), g.expr(depth+1))
+	case 1:
+		return fmt.Sprintf("(i32.mul %s %s)", g.expr(depth+1), g.expr(depth+1))
+	case 2:
+		return fmt.Sprintf("(i32.xor %s %s)", g.expr(depth+1), g.expr(depth+1))
+	case 3:
+		return fmt.Sprintf("(select %s %s %s)", g.expr(depth+1), g.expr(depth+1), g.expr(depth+1))
+	case 4:
+		return fmt.Sprintf("(i32.load (i32.and %s (i32.const 0xFFC)))", g.expr(depth+1))
+	case 5:
+		return "(i32.wrap_i64 (global.get $h))"
+	case 6:
+		return "(global.get $imp)"
+	case 7:
+		return fmt.Sprintf("(i32.div_u %s (i32.or %s (i32.const 1)))", g.expr(depth+1), g.expr(depth+1))
+	}
+	return g.expr(depth + 1)
+}
+
+func (g *gen) stmts(depth, n int) {
+	for range 1 + g.r.IntN(n) {
+		g.stmt(depth)
+	}
+}
+
+func (g *gen) label() string {
+	g.labels++
+	return "$l" + strconv.Itoa(g.labels)
+}
+
+func (g *gen) stmt(depth int) {
+	w := func(format string, args ...any) { fmt.Fprintf(g.b, format, args...) }
+	k := g.r.IntN(10)
+	if depth >= 3 {
+		k = g.r.IntN(3)
+	}
+	switch k {
+	case 0:
+		w("(local.set $acc (i32.add (local.get $acc) %s))\n", g.expr(0))
+	case 1:
+		w("(i32.store (i32.and %s (i32.const 0xFFC)) %s)\n", g.expr(0), g.expr(0))
+	case 2:
+		w("(global.set $g (i32.add (global.get $g) %s)) (global.set $h (i64.add (global.get $h) (i64.const 3)))\n", g.expr(1))
+	case 3, 4: // a loop of at most 7 turns on this depth's counter
+		c, exit, top := fmt.Sprintf("$c%d", depth), g.label(), g.label()
+		w("(local.set %s (i32.and %s (i32.const 7)))\n(block %s (loop %s (br_if %s (i32.eqz (local.get %s))) (local.set %s (i32.sub (local.get %s) (i32.const 1)))\n", c, g.expr(1), exit, top, exit, c, c, c)
+		g.stmts(depth+1, 3)
+		w("(br %s)))\n", top)
+	case 5:
+		l := g.label()
+		w("(block %s\n", l)
+		g.stmts(depth+1, 3)
+		w("(br_if %s %s)\n", l, g.expr(1))
+		g.stmts(depth+1, 3)
+		w(")\n")
+	case 6:
+		w("(if %s (then\n", g.expr(1))
+		g.stmts(depth+1, 3)
+		w(") (else\n")
+		g.stmts(depth+1, 3)
+		w("))\n")
+	case 7:
+		x, y := g.label(), g.label()
+		w("(block %s (block %s (br_table %s %s %s (i32.and %s (i32.const 3))))\n", x, y, x, y, x, g.expr(1))
+		g.stmt(depth + 1)
+		w(")\n")
+	case 8:
+		if g.f > 0 {
+			w("(local.set $acc (i32.xor (local.get $acc) (call $f%d %s (local.get $a))))\n", g.r.IntN(g.f), g.expr(1))
+		}
+	case 9: // a loop left by a branch from inside a nested block
+		c, top, out := fmt.Sprintf("$c%d", depth), g.label(), g.label()
+		w("(local.set %s (i32.const 3))\n(block %s (loop %s (block (br_if %s (i32.eqz (local.get %s))))\n(local.set %s (i32.sub (local.get %s) (i32.const 1)))\n", c, out, top, out, c, c, c)
+		g.stmts(depth+1, 2)
+		w("(br %s)))\n", top)
+	}
+}
+
+// Code that names the fuel global, which only the rewrite makes valid, is
+// refused: a module cannot read or refill its own tank. So is a module that
+// exports the reserved name, or exports a global it does not have.
+func TestRefusesWhatWouldReachTheTank(t *testing.T) {
+	// wat2wasm refuses a global index out of range, so these are written as
+	// bytes: one function, `global.set 0` (there is no global 0 before the
+	// rewrite; the fuel global is 0 after it).
+	body := []byte{0x00, 0x42, 0x00, 0x24, 0x00, 0x0B}
+	mod := func(extra ...[]byte) []byte {
+		m := []byte("\x00asm\x01\x00\x00\x00")
+		m = appendSection(m, 1, []byte{1, 0x60, 0, 0})
+		m = appendSection(m, 3, []byte{1, 0})
+		for _, e := range extra {
+			m = append(m, e...)
+		}
+		code := appendU32(nil, 1)
+		code = appendU32(code, uint32(len(body)))
+		return appendSection(m, 10, append(code, body...))
+	}
+	if _, err := Instrument(mod(), 10); err == nil || !strings.Contains(err.Error(), "global 0: the module has 0 globals") {
+		t.Fatalf("global.set of the tank: %v", err)
+	}
+	body = []byte{0x00, 0x0B}
+	exp := func(name string, kind byte, idx uint32) []byte {
+		p := appendU32(nil, 1)
+		p = appendU32(p, uint32(len(name)))
+		p = append(append(p, name...), kind)
+		return appendSection(nil, 7, appendU32(p, idx))
+	}
+	if _, err := Instrument(mod(exp(Global, 0, 0)), 10); err == nil || !strings.Contains(err.Error(), "a name the host reserves") {
+		t.Fatalf("export of the reserved name: %v", err)
+	}
+	if _, err := Instrument(mod(exp("g", kindGlobal, 0)), 10); err == nil || !strings.Contains(err.Error(), "names global 0, which the module does not have") {
+		t.Fatalf("export of the tank: %v", err)
+	}
+	out, err := Instrument(mod(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	if _, err := rt.CompileModule(ctx, out); err != nil {
+		t.Fatalf("a module with no global, export or loop: %v", err)
+	}
+}
+
+// Malformed input is an error, never a panic or an invalid module that
+// looks fine: whatever wazero accepts, the rewrite accepts and keeps valid.
+func FuzzInstrument(f *testing.F) {
+	for _, w := range modules(f) {
+		if len(w) < 64<<10 {
+			f.Add(w)
+		}
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer rt.Close(ctx)
+	f.Fuzz(func(t *testing.T, wasm []byte) {
+		out, err := Instrument(wasm, 100)
+		c, verr := rt.CompileModule(ctx, wasm)
+		if verr != nil {
+			return // invalid input: an error or a module wazero refuses, either is fine
+		}
+		c.Close(ctx)
+		if err != nil {
+			if strings.Contains(err.Error(), Global) {
+				return // the reserved name
+			}
+			t.Fatalf("wazero accepts the module, the rewrite refuses it: %v", err)
+		}
+		c2, err := rt.CompileModule(ctx, out)
+		if err != nil {
+			t.Fatalf("the rewrite of a valid module is invalid: %v", err)
+		}
+		c2.Close(ctx)
+		if !bytes.Equal(wasm[:8], out[:8]) {
+			t.Fatal("header changed")
+		}
+	})
+}
+
+// BenchmarkInstrument is the rewrite of the built-in module (3 MB of Go),
+// done once per load.
+func BenchmarkInstrument(b *testing.B) {
+	wasm, err := os.ReadFile("../../../policies/builtin.wasm")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(wasm)))
+	for b.Loop() {
+		if _, err := Instrument(wasm, 1000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
