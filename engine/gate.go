@@ -198,19 +198,24 @@ func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(c
 		}
 		stop = denied(call.Tool, "denied by policy", d, "A user can change this in the policy config (--config); `debugpy-guard check` shows which modules apply to which tool.")
 	}
+	if stop != nil {
+		// Nothing runs: the answer goes first, and the records follow
+		// within audit.SyncWithin (RATIONALE.md, "Audit").
+		outcome := "not run"
+		if rec.Approval != nil && rec.Approval.State == approval.Pending {
+			outcome = "held for approval"
+		}
+		if err := g.audit.AppendLater(rec); err != nil {
+			g.log.Error("audit log: a call that did not run is not recorded", "call", rec.Call, "err", err)
+		}
+		g.audit.AppendLater(g.outcomeEntry(rec, outcome, *stop, t0))
+		return *stop
+	}
 	if err := g.audit.Append(rec, true); err != nil {
 		g.log.Error("audit log: the call is denied", "call", rec.Call, "err", err)
 		res := Errorf("%s denied: the audit log cannot record it (%v), and no call runs unrecorded. A user must fix the audit log ([audit] path).", call.Tool, err)
 		g.outcome(rec, "not run", res, t0)
 		return res
-	}
-	if stop != nil {
-		outcome := "not run"
-		if rec.Approval != nil && rec.Approval.State == approval.Pending {
-			outcome = "held for approval"
-		}
-		g.outcome(rec, outcome, *stop, t0)
-		return *stop
 	}
 	res := run(ctx)
 	res, outcome, monitor := g.checkResult(ctx, ec, res)
@@ -227,14 +232,19 @@ func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(c
 // outcome records what became of a call (and what monitor-mode modules said
 // of its result); its fsync may follow shortly.
 func (g *Gate) outcome(dec audit.Entry, outcome string, res Result, t0 time.Time, monitor ...audit.Verdict) {
+	e := g.outcomeEntry(dec, outcome, res, t0, monitor...)
+	if err := g.audit.Append(e, false); err != nil {
+		g.log.Error("audit log: outcome not recorded", "call", dec.Call, "err", err)
+	}
+}
+
+func (g *Gate) outcomeEntry(dec audit.Entry, outcome string, res Result, t0 time.Time, monitor ...audit.Verdict) audit.Entry {
 	e := audit.Entry{Kind: "outcome", Call: dec.Call, Session: dec.Session, Tool: dec.Tool, Outcome: outcome,
 		Monitor: monitor, DurationMS: float64(time.Since(t0).Microseconds()) / 1000}
 	if res.IsError && outcome != "not run" && outcome != "held for approval" {
 		e.Error = truncate(res.Text, 500)
 	}
-	if err := g.audit.Append(e, false); err != nil {
-		g.log.Error("audit log: outcome not recorded", "call", dec.Call, "err", err)
-	}
+	return e
 }
 
 // monitored are the verdicts of the modules in monitor mode: they do not

@@ -151,7 +151,7 @@ func TestGateJourney(t *testing.T) {
 			if c.badAudit {
 				return
 			}
-			dec, out := journey(t, alog.Path())
+			dec, out := journey(t, alog)
 			if dec.Decision != c.wantDecision || out.Outcome != c.wantOutcome {
 				t.Fatalf("audit: decision %q outcome %q, want %q %q", dec.Decision, out.Outcome, c.wantDecision, c.wantOutcome)
 			}
@@ -170,10 +170,14 @@ func TestGateJourney(t *testing.T) {
 	}
 }
 
-// journey reads back the one decision and the one outcome record.
-func journey(t *testing.T, path string) (dec, out audit.Entry) {
+// journey closes the log, so that every record handed over is written, and
+// reads back the one decision and the one outcome record.
+func journey(t *testing.T, alog *audit.Log) (dec, out audit.Entry) {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	if err := alog.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(alog.Path())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,6 +36,7 @@ type raw struct {
 	stderr *lockedBuffer
 	audit  string
 	id     int
+	calls  int // tools/call requests answered: each has its decision record
 	mu     sync.Mutex
 	seen   lockedBuffer // every byte the server wrote to stdout: all the agent receives
 }
@@ -149,6 +151,7 @@ func (r *raw) request(method, params string) json.RawMessage {
 func (r *raw) call(tool, args string) (text string, isError bool) {
 	r.t.Helper()
 	res := r.request("tools/call", `{"name":"`+tool+`","arguments":`+args+`}`)
+	r.calls++
 	var out struct {
 		Content []struct{ Text string } `json:"content"`
 		IsError bool                    `json:"isError"`
@@ -204,18 +207,36 @@ func (r *raw) cli(args ...string) (string, error) {
 	return string(out), err
 }
 
-// lastDecision is the audit log's newest decision record.
+// lastDecision is the audit log's newest decision record, once every call
+// answered has its record (a denied call's is written after its answer).
 func (r *raw) lastDecision() audit.Entry {
 	r.t.Helper()
-	data, _ := os.ReadFile(r.audit)
-	var last audit.Entry
-	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e audit.Entry
-		if json.Unmarshal([]byte(l), &e) == nil && e.Kind == "decision" {
-			last = e
+	dec := waitDecisions(r.t, r.audit, r.calls)
+	return dec[len(dec)-1]
+}
+
+// waitDecisions reads the audit log's decision records until there are at
+// least n: a call that runs nothing is answered before its record is written.
+func waitDecisions(t *testing.T, path string, n int) []audit.Entry {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		var out []audit.Entry
+		for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var e audit.Entry
+			if json.Unmarshal(l, &e) == nil && e.Kind == "decision" {
+				out = append(out, e)
+			}
 		}
+		if len(out) >= n {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("audit log %s: %d decision records, want %d", path, len(out), n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	return last
 }
 
 func q(s string) string { b, _ := json.Marshal(s); return string(b) }

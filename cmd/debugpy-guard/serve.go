@@ -93,7 +93,11 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 	if err != nil {
 		return fail(err)
 	}
-	defer alog.Close()
+	defer func() {
+		if err := alog.Close(); err != nil {
+			log.Error("audit log", "err", err)
+		}
+	}()
 
 	store := approval.NewStore()
 	cli := false

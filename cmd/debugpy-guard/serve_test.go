@@ -50,6 +50,7 @@ type proc struct {
 	env    []string
 	stderr *lockedBuffer
 	audit  string
+	calls  int // calls answered through call: each has its decision record
 }
 
 type serveOpts struct {
@@ -102,6 +103,7 @@ func (p *proc) call(tool string, args map[string]any) *mcp.CallToolResult {
 	if err != nil {
 		p.t.Fatalf("%s: %v", tool, err)
 	}
+	p.calls++
 	return res
 }
 
@@ -139,18 +141,11 @@ func (p *proc) cli(args ...string) (string, error) {
 	return string(out), err
 }
 
-// decisions are the audit log's decision records so far.
+// decisions are the audit log's decision records, once every call answered
+// through call has its record.
 func (p *proc) decisions() []audit.Entry {
 	p.t.Helper()
-	data, _ := os.ReadFile(p.audit)
-	var out []audit.Entry
-	for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var e audit.Entry
-		if json.Unmarshal(l, &e) == nil && e.Kind == "decision" {
-			out = append(out, e)
-		}
-	}
-	return out
+	return waitDecisions(p.t, p.audit, p.calls)
 }
 
 func textOf(res *mcp.CallToolResult) string { return tools.Text(res) }
@@ -417,43 +412,66 @@ func TestServeApprovalByCLI(t *testing.T) {
 }
 
 // Killed with SIGKILL while calls are in flight, the server leaves an audit
-// log that verifies.
+// log that verifies: with calls that run (their records durable before
+// they run) and with denied ones (their records written after the answer).
 func TestServeAuditSurvivesSIGKILL(t *testing.T) {
-	p := startServe(t, serveOpts{config: "default = \"allow\"\n"})
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				req := mcp.CallToolRequest{}
-				req.Params.Name = "debugpy_sessions"
-				_, err := p.c.CallTool(ctx, req)
-				cancel()
-				if err != nil {
-					return // the server is gone
-				}
+	for _, def := range []string{"allow", "deny"} {
+		t.Run(def, func(t *testing.T) {
+			p := startServe(t, serveOpts{config: "default = \"" + def + "\"\n"})
+			var wg sync.WaitGroup
+			stop := make(chan struct{})
+			for g := 0; g < 4; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+						req := mcp.CallToolRequest{}
+						req.Params.Name = "debugpy_sessions"
+						_, err := p.c.CallTool(ctx, req)
+						cancel()
+						if err != nil {
+							return // the server is gone
+						}
+					}
+				}()
 			}
-		}()
+			waitDecisions(t, p.audit, 50)
+			p.cmd.Process.Signal(syscall.SIGKILL)
+			close(stop)
+			wg.Wait()
+			out, err := p.cli("audit", "verify", p.audit)
+			if err != nil || !strings.Contains(out, "ok,") {
+				t.Fatalf("audit verify after SIGKILL: %v %s", err, out)
+			}
+			t.Log(out)
+		})
 	}
-	for len(p.decisions()) < 50 {
-		time.Sleep(10 * time.Millisecond)
+}
+
+// A denied call is answered before its records are written; on SIGTERM
+// the server writes every one of them before it exits.
+func TestServeDeniedRecordsSurviveSIGTERM(t *testing.T) {
+	p := startServe(t, serveOpts{config: "default = \"deny\"\n"})
+	const n = 200
+	for i := 0; i < n; i++ {
+		p.denied("debugpy_sessions", nil, "denied by policy")
 	}
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	close(stop)
-	wg.Wait()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("serve after SIGTERM: %v\n%s", err, p.stderr)
+	}
 	out, err := p.cli("audit", "verify", p.audit)
-	if err != nil || !strings.Contains(out, "ok,") {
-		t.Fatalf("audit verify after SIGKILL: %v %s", err, out)
+	if err != nil || !strings.Contains(out, fmt.Sprintf("ok, %d record(s)", 2*n)) {
+		t.Fatalf("audit verify after SIGTERM: %v %s", err, out)
 	}
-	t.Log(out)
 }
 
 const reloadConfig = `

@@ -90,8 +90,25 @@ type Log struct {
 	dirty bool   // written but not fsynced
 	kick  chan struct{}
 	done  chan struct{}
-	err   error // a failed background fsync, reported by the next Append
+	err   error // a failed background write or fsync, reported by the next Append and by Close
+
+	// Records handed over with AppendLater and not yet written. pmu is
+	// never held across a write, so that handing one over never waits for
+	// a disk.
+	pmu     sync.Mutex
+	pending []Entry
+	closed  bool
+	wkick   chan struct{} // wakes writer; closed by Close
+	written chan struct{} // closed when writer ends
 }
+
+// laterQueue bounds the records waiting for the writer; past it,
+// AppendLater writes them itself.
+const laterQueue = 4096
+
+// SyncWithin bounds how long a record written without durable waits for
+// its fsync: the records of a burst share one.
+const SyncWithin = 50 * time.Millisecond
 
 // DefaultPath is $XDG_STATE_HOME/debugpy-guard/audit.jsonl, else
 // ~/.local/state/debugpy-guard/audit.jsonl.
@@ -117,7 +134,8 @@ func Open(path string) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit log %s: %w", path, err)
 	}
-	l := &Log{path: path, f: f, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	l := &Log{path: path, f: f, kick: make(chan struct{}, 1), done: make(chan struct{}),
+		wkick: make(chan struct{}, 1), written: make(chan struct{})}
 	if err := l.lock(); err != nil {
 		f.Close()
 		return nil, err
@@ -129,6 +147,7 @@ func Open(path string) (*Log, error) {
 		return nil, err
 	}
 	go l.syncer()
+	go l.writer()
 	return l, nil
 }
 
@@ -198,9 +217,10 @@ func lastLine(f *os.File, size int64) ([]byte, error) {
 
 var hexHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// Append writes e as the next record. With durable, it returns once the
-// record is on disk (fsync); without, the record is written at once and
-// fsynced within 50 ms, or by the next durable Append, or by Close.
+// Append writes e as the next record, after every record handed to
+// AppendLater before it. With durable, it returns once the records are on
+// disk; without, they are written at once and made durable within
+// SyncWithin, or by the next durable Append, or by Close.
 func (l *Log) Append(e Entry, durable bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -212,6 +232,94 @@ func (l *Log) Append(e Entry, durable bool) error {
 		l.err = nil
 		return err
 	}
+	if err := l.write(append(l.takePending(), e)); err != nil {
+		return err
+	}
+	if durable {
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("audit log %s: fsync: %w", l.path, err)
+		}
+		l.dirty = false
+		return nil
+	}
+	l.markDirty()
+	return nil
+}
+
+// AppendLater hands e over and returns at once, without waiting for a
+// disk: the record is written by the log's writer, in the order handed
+// over, before any record appended after it, and is durable within
+// SyncWithin (group commit), or by the next durable Append, or by Close.
+// It is for the records of a call that runs nothing (denied, hidden, held
+// for approval): the call is answered first. A SIGKILL can lose the
+// records not yet written, never break the chain: records are written as
+// whole lines. A failure to write is reported by the next Append and by
+// Close; only a closed log is reported here.
+func (l *Log) AppendLater(e Entry) error {
+	l.pmu.Lock()
+	if l.closed {
+		l.pmu.Unlock()
+		return fmt.Errorf("audit log %s: closed", l.path)
+	}
+	l.pending = append(l.pending, e)
+	if len(l.pending) < laterQueue {
+		select {
+		case l.wkick <- struct{}{}:
+		default:
+		}
+		l.pmu.Unlock()
+		return nil
+	}
+	l.pmu.Unlock()
+	l.flush() // the writer is behind: this call writes
+	return nil
+}
+
+func (l *Log) takePending() []Entry {
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	p := l.pending
+	l.pending = nil
+	return p
+}
+
+// writer writes the records handed to AppendLater until Close.
+func (l *Log) writer() {
+	defer close(l.written)
+	for range l.wkick {
+		l.flush()
+	}
+}
+
+// flush writes the records handed over so far.
+func (l *Log) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.takePending()
+	if len(p) == 0 || l.f == nil {
+		return
+	}
+	if err := l.write(p); err != nil {
+		if l.err == nil {
+			l.err = err
+		}
+		return
+	}
+	l.markDirty()
+}
+
+// markDirty marks what was written as waiting for the syncer's fsync.
+func (l *Log) markDirty() {
+	l.dirty = true
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// write appends es as the next records, in one write of whole lines, under
+// the file lock. l.mu is held.
+func (l *Log) write(es []Entry) error {
 	if err := l.lock(); err != nil {
 		return err
 	}
@@ -224,34 +332,26 @@ func (l *Log) Append(e Entry, durable bool) error {
 			return err
 		}
 	}
-	rec := record{Seq: l.seq + 1, Time: time.Now().UTC().Format(time.RFC3339Nano), Prev: l.prev, Entry: e}
-	body, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("audit log %s: encode: %w", l.path, err)
+	seq, prev := l.seq, l.prev
+	var lines []byte
+	for _, e := range es {
+		rec := record{Seq: seq + 1, Time: time.Now().UTC().Format(time.RFC3339Nano), Prev: prev, Entry: e}
+		body, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("audit log %s: encode: %w", l.path, err)
+		}
+		sum := sha256.Sum256(body)
+		hash := hex.EncodeToString(sum[:])
+		lines = append(lines, body[:len(body)-1]...)
+		lines = append(lines, `,"hash":"`...)
+		lines = append(lines, hash...)
+		lines = append(lines, "\"}\n"...)
+		seq, prev = rec.Seq, hash
 	}
-	sum := sha256.Sum256(body)
-	hash := hex.EncodeToString(sum[:])
-	line := make([]byte, 0, len(body)+80)
-	line = append(line, body[:len(body)-1]...)
-	line = append(line, `,"hash":"`...)
-	line = append(line, hash...)
-	line = append(line, "\"}\n"...)
-	if _, err := l.f.Write(line); err != nil {
+	if _, err := l.f.Write(lines); err != nil {
 		return fmt.Errorf("audit log %s: write: %w", l.path, err)
 	}
-	l.seq, l.prev, l.size = rec.Seq, hash, l.size+int64(len(line))
-	if durable {
-		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("audit log %s: fsync: %w", l.path, err)
-		}
-		l.dirty = false
-		return nil
-	}
-	l.dirty = true
-	select {
-	case l.kick <- struct{}{}:
-	default:
-	}
+	l.seq, l.prev, l.size = seq, prev, l.size+int64(len(lines))
 	return nil
 }
 
@@ -260,10 +360,10 @@ func (l *Log) Append(e Entry, durable bool) error {
 func (l *Log) syncer() {
 	defer close(l.done)
 	for range l.kick {
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(SyncWithin)
 		l.mu.Lock()
 		if l.dirty && l.f != nil {
-			if err := l.f.Sync(); err != nil {
+			if err := l.f.Sync(); err != nil && l.err == nil {
 				l.err = fmt.Errorf("audit log %s: fsync: %w", l.path, err)
 			}
 			l.dirty = false
@@ -272,14 +372,30 @@ func (l *Log) syncer() {
 	}
 }
 
-// Close fsyncs and closes the log.
+// Close writes the records handed to AppendLater, fsyncs and closes the
+// log. It reports a write or fsync that failed in the background.
 func (l *Log) Close() error {
+	l.pmu.Lock()
+	if !l.closed {
+		l.closed = true
+		close(l.wkick)
+	}
+	l.pmu.Unlock()
+	<-l.written
 	l.mu.Lock()
 	if l.f == nil {
 		l.mu.Unlock()
 		return nil
 	}
-	err := l.f.Sync()
+	err := l.err
+	if p := l.takePending(); len(p) > 0 {
+		if werr := l.write(p); err == nil {
+			err = werr
+		}
+	}
+	if serr := l.f.Sync(); err == nil && serr != nil {
+		err = fmt.Errorf("audit log %s: fsync: %w", l.path, serr)
+	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}

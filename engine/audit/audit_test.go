@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -188,4 +189,79 @@ func BenchmarkAppendDurable(b *testing.B) {
 func sha256hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// Records handed to AppendLater are written in the order handed over, among
+// the durable ones, and Close writes every one before it returns.
+func TestAppendLaterKeepsOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2*laterQueue/4+10; i++ { // more than the queue holds: some are written inline
+				if i%50 == 0 {
+					if err := l.Append(Entry{Kind: "decision", Call: fmt.Sprint(g, "-", i), Tool: "t", Decision: "allow"}, true); err != nil {
+						t.Error(err)
+					}
+					continue
+				}
+				if err := l.AppendLater(Entry{Kind: "decision", Call: fmt.Sprint(g, "-", i), Tool: "t", Decision: "deny"}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := 4 * (2*laterQueue/4 + 10)
+	s, err := verifyFile(t, path)
+	if err != nil || s.Records != want {
+		t.Fatalf("verify: %+v %v, want %d records", s, err, want)
+	}
+	// Each writer's records are in its order.
+	next := map[string]int{}
+	for _, line := range lines(t, path) {
+		var g, i int
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Sscanf(e.Call, "%d-%d", &g, &i)
+		if k := fmt.Sprint(g); i != next[k] {
+			t.Fatalf("writer %d: record %d after %d", g, i, next[k]-1)
+		}
+		next[fmt.Sprint(g)] = i + 1
+	}
+}
+
+// A record handed over after Close is refused, not lost without a word.
+func TestAppendLaterAfterClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AppendLater(Entry{Kind: "decision", Call: "a", Tool: "t", Decision: "deny"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AppendLater(Entry{Kind: "decision", Call: "b", Tool: "t", Decision: "deny"}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("AppendLater on a closed log: %v", err)
+	}
+	if err := l.Append(Entry{Kind: "decision", Call: "c", Tool: "t", Decision: "allow"}, true); err == nil {
+		t.Fatal("Append on a closed log succeeded")
+	}
+	if s, err := verifyFile(t, path); err != nil || s.Records != 1 {
+		t.Fatalf("verify: %+v %v", s, err)
+	}
 }
