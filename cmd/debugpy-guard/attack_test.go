@@ -27,7 +27,7 @@ import (
 
 // raw is `debugpy-guard serve` driven byte for byte.
 type raw struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	lines  chan []byte
@@ -47,7 +47,7 @@ type rawOpts struct {
 	env    []string
 }
 
-func startRaw(t *testing.T, o rawOpts) *raw {
+func startRaw(t testing.TB, o rawOpts) *raw {
 	t.Helper()
 	r := &raw{t: t, dir: t.TempDir(), stderr: &lockedBuffer{}, lines: make(chan []byte, 64)}
 	os.Mkdir(filepath.Join(r.dir, "run"), 0o700)
@@ -217,7 +217,14 @@ func (r *raw) lastDecision() audit.Entry {
 
 // waitDecisions reads the audit log's decision records until there are at
 // least n: a call that runs nothing is answered before its record is written.
-func waitDecisions(t *testing.T, path string, n int) []audit.Entry {
+func waitDecisions(t testing.TB, path string, n int) []audit.Entry {
+	t.Helper()
+	return waitRecords(t, path, fmt.Sprintf("%d decision records", n), func(dec []audit.Entry) bool { return len(dec) >= n })
+}
+
+// waitRecords reads the audit log's decision records until ok says they are
+// all there.
+func waitRecords(t testing.TB, path, want string, ok func([]audit.Entry) bool) []audit.Entry {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -229,11 +236,11 @@ func waitDecisions(t *testing.T, path string, n int) []audit.Entry {
 				out = append(out, e)
 			}
 		}
-		if len(out) >= n {
+		if ok(out) {
 			return out
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("audit log %s: %d decision records, want %d", path, len(out), n)
+			t.Fatalf("audit log %s: %d decision records, not %s", path, len(out), want)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -250,3 +250,76 @@ func mustReadB(b *testing.B, f string) string {
 	}
 	return string(data)
 }
+
+// BenchmarkDeniedVsIntercept times a denied debugpy_evaluate over stdio,
+// byte for byte from one client (the raw one of the attack tests: a line
+// out, a line in), through debugpy-guard with one module, with the default
+// chain, and through PolicyLayer's Intercept denying the same call with an
+// `action: "deny"` rule in front of debugpy-guard. The three take turns,
+// one call each, so that the shared machine's noise falls on all of them
+// alike. Intercept is not on the Go module proxy: build it from its source
+// (github.com/PolicyLayer/Intercept, `go build .`) and set INTERCEPT to the
+// binary (docs/PERFORMANCE.md). -benchtime sets the calls of each.
+func BenchmarkDeniedVsIntercept(b *testing.B) {
+	icpt := os.Getenv("INTERCEPT")
+	if icpt == "" {
+		b.Skip("set INTERCEPT to an Intercept binary (github.com/PolicyLayer/Intercept, `go build .`); docs/PERFORMANCE.md")
+	}
+	dir := b.TempDir()
+	policy := filepath.Join(dir, "intercept.yaml")
+	os.WriteFile(policy, []byte(`version: "1"
+tools:
+  debugpy_evaluate:
+    rules:
+      - name: "no evaluate"
+        action: "deny"
+        on_deny: "evaluate is not allowed"
+`), 0o600)
+	servers := []struct {
+		name string
+		o    rawOpts
+		want string
+	}{
+		// No module: the config's default denies. The server's own share.
+		{"guard-no-module", rawOpts{config: "default = \"deny\"\n"}, "denied by policy"},
+		{"guard-one-module", rawOpts{config: `
+default = "allow"
+[modules.expressions]
+source = "builtin:expressions"
+[[rules]]
+tools = ["debugpy_evaluate"]
+call = ["expressions"]
+`}, "denied by policy"},
+		{"guard-default", rawOpts{config: mustReadB(b, benchConfig(b, dir))}, "denied by policy"},
+		{"intercept", rawOpts{config: "default = \"allow\"\n", wrap: []string{icpt, "-c", policy, "--"},
+			env: []string{"HOME=" + dir}}, "evaluate is not allowed"},
+	}
+	conns := make([]*raw, len(servers))
+	for i, s := range servers {
+		conns[i] = startRaw(b, s.o)
+	}
+	args := `{"expression":"__import__('os')"}`
+	for i, r := range conns {
+		for range 20 { // warm: the modules are loaded, the caches full
+			r.refused("debugpy_evaluate", args, servers[i].want)
+		}
+	}
+	lat := make([][]time.Duration, len(servers))
+	b.ResetTimer()
+	for range b.N {
+		for i, r := range conns {
+			t0 := time.Now()
+			text, isErr := r.call("debugpy_evaluate", args)
+			lat[i] = append(lat[i], time.Since(t0))
+			if !isErr || !strings.Contains(text, servers[i].want) {
+				b.Fatalf("%s: %s", servers[i].name, text)
+			}
+		}
+	}
+	b.StopTimer()
+	for i, s := range servers {
+		p50, p99 := benchstat.Percentiles(lat[i])
+		b.ReportMetric(float64(p50.Nanoseconds())/1e3, s.name+"-p50-µs")
+		b.ReportMetric(float64(p99.Nanoseconds())/1e3, s.name+"-p99-µs")
+	}
+}

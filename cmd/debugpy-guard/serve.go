@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -140,9 +139,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 		reload(sctx, why, *config, live, srv, rt, log)
 	})
 	log.Info("serving on stdio", "config", eng.Config().File, "audit", alog.Path(), "cli_approval", cli)
-	stdio := server.NewStdioServer(srv)
-	stdio.SetErrorLogger(logAdapter(log))
-	err = stdio.Listen(sctx, stdin, stdout)
+	err = tools.ServeStdio(sctx, srv, stdin, stdout, log)
 	if cause := context.Cause(sctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return fail(cause)
 	}
@@ -168,8 +165,4 @@ func reload(ctx context.Context, why, file string, live *engine.Live, srv *serve
 	if !slices.Equal(before, live.Config().Hide) {
 		srv.SendNotificationToAllClients("notifications/tools/list_changed", nil)
 	}
-}
-
-func logAdapter(l *slog.Logger) *log.Logger {
-	return slog.NewLogLogger(l.Handler(), slog.LevelError)
 }

@@ -196,7 +196,7 @@ func TestServeDefaultPolicy(t *testing.T) {
 }
 
 // id is the approval id in a pending call's text.
-func id(t *testing.T, text string) string {
+func id(t testing.TB, text string) string {
 	t.Helper()
 	_, after, ok := strings.Cut(text, "Approval id: ")
 	if !ok || len(after) < 8 {
@@ -362,13 +362,17 @@ func TestServeApprovalByElicitation(t *testing.T) {
 			p.denied("debugpy_evaluate", eval, "cancelled")
 			pr.answer, pr.delay = mcp.ElicitationResponseActionAccept, 5*time.Second
 			p.denied("debugpy_evaluate", eval, "did not answer within 3s")
-			var states []string
-			for _, d := range p.decisions() {
-				if d.Approval != nil && d.Approval.State != "pending" {
-					states = append(states, d.Approval.State)
+			// A modern client's call is two records, held then answered.
+			answered := func(dec []audit.Entry) (states []string) {
+				for _, d := range dec {
+					if d.Approval != nil && d.Approval.State != "pending" {
+						states = append(states, d.Approval.State)
+					}
 				}
+				return states
 			}
-			if strings.Join(states, ",") != "approved,declined,cancelled,timed out" {
+			dec := waitRecords(t, p.audit, "four answers", func(dec []audit.Entry) bool { return len(answered(dec)) >= 4 })
+			if states := answered(dec); strings.Join(states, ",") != "approved,declined,cancelled,timed out" {
 				t.Fatalf("approval records: %v", states)
 			}
 		})

@@ -96,13 +96,19 @@ type Log struct {
 	// never held across a write, so that handing one over never waits for
 	// a disk.
 	pmu     sync.Mutex
-	pending []Entry
+	pending []timed
 	closed  bool
-	wkick   chan struct{} // wakes writer; closed by Close
-	written chan struct{} // closed when writer ends
+
+	buf []byte // write's, kept between writes
 }
 
-// laterQueue bounds the records waiting for the writer; past it,
+// timed is an entry and when it was made.
+type timed struct {
+	at time.Time
+	e  Entry
+}
+
+// laterQueue bounds the records waiting for the syncer; past it,
 // AppendLater writes them itself.
 const laterQueue = 4096
 
@@ -134,8 +140,7 @@ func Open(path string) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("audit log %s: %w", path, err)
 	}
-	l := &Log{path: path, f: f, kick: make(chan struct{}, 1), done: make(chan struct{}),
-		wkick: make(chan struct{}, 1), written: make(chan struct{})}
+	l := &Log{path: path, f: f, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := l.lock(); err != nil {
 		f.Close()
 		return nil, err
@@ -147,7 +152,6 @@ func Open(path string) (*Log, error) {
 		return nil, err
 	}
 	go l.syncer()
-	go l.writer()
 	return l, nil
 }
 
@@ -232,7 +236,7 @@ func (l *Log) Append(e Entry, durable bool) error {
 		l.err = nil
 		return err
 	}
-	if err := l.write(append(l.takePending(), e)); err != nil {
+	if err := l.write(append(l.takePending(), timed{time.Now(), e})); err != nil {
 		return err
 	}
 	if durable {
@@ -246,36 +250,38 @@ func (l *Log) Append(e Entry, durable bool) error {
 	return nil
 }
 
-// AppendLater hands e over and returns at once, without waiting for a
-// disk: the record is written by the log's writer, in the order handed
-// over, before any record appended after it, and is durable within
-// SyncWithin (group commit), or by the next durable Append, or by Close.
-// It is for the records of a call that runs nothing (denied, hidden, held
-// for approval): the call is answered first. A SIGKILL can lose the
-// records not yet written, never break the chain: records are written as
-// whole lines. A failure to write is reported by the next Append and by
-// Close; only a closed log is reported here.
+// AppendLater hands e over and returns at once, without a write or a
+// wait for a disk: the syncer writes the records handed over within
+// SyncWithin, in the order handed over, as whole lines, and fsyncs them
+// (group commit: a burst costs one write and one fsync); an Append writes
+// them before its own record; Close writes them before it closes. It is
+// for the records of a call that runs nothing (denied, hidden, held for
+// approval): the call is answered first (RATIONALE.md, "Audit"). A SIGKILL
+// can lose the records of the last SyncWithin, never break the chain. A
+// failure to write is reported by the next Append and by Close; only a
+// closed log is reported here.
 func (l *Log) AppendLater(e Entry) error {
 	l.pmu.Lock()
 	if l.closed {
 		l.pmu.Unlock()
 		return fmt.Errorf("audit log %s: closed", l.path)
 	}
-	l.pending = append(l.pending, e)
-	if len(l.pending) < laterQueue {
+	l.pending = append(l.pending, timed{time.Now(), e})
+	n := len(l.pending)
+	l.pmu.Unlock()
+	switch {
+	case n == 1: // the first since the last write: the syncer's turn
 		select {
-		case l.wkick <- struct{}{}:
+		case l.kick <- struct{}{}:
 		default:
 		}
-		l.pmu.Unlock()
-		return nil
+	case n >= laterQueue: // the syncer is behind: this call writes
+		l.flush()
 	}
-	l.pmu.Unlock()
-	l.flush() // the writer is behind: this call writes
 	return nil
 }
 
-func (l *Log) takePending() []Entry {
+func (l *Log) takePending() []timed {
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
 	p := l.pending
@@ -283,29 +289,29 @@ func (l *Log) takePending() []Entry {
 	return p
 }
 
-// writer writes the records handed to AppendLater until Close.
-func (l *Log) writer() {
-	defer close(l.written)
-	for range l.wkick {
-		l.flush()
-	}
-}
-
 // flush writes the records handed over so far.
 func (l *Log) flush() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.writePending() {
+		l.markDirty()
+	}
+}
+
+// writePending writes the records handed over so far, and reports whether
+// it wrote any. l.mu is held.
+func (l *Log) writePending() bool {
 	p := l.takePending()
 	if len(p) == 0 || l.f == nil {
-		return
+		return false
 	}
 	if err := l.write(p); err != nil {
 		if l.err == nil {
 			l.err = err
 		}
-		return
+		return false
 	}
-	l.markDirty()
+	return true
 }
 
 // markDirty marks what was written as waiting for the syncer's fsync.
@@ -319,7 +325,7 @@ func (l *Log) markDirty() {
 
 // write appends es as the next records, in one write of whole lines, under
 // the file lock. l.mu is held.
-func (l *Log) write(es []Entry) error {
+func (l *Log) write(es []timed) error {
 	if err := l.lock(); err != nil {
 		return err
 	}
@@ -333,9 +339,9 @@ func (l *Log) write(es []Entry) error {
 		}
 	}
 	seq, prev := l.seq, l.prev
-	var lines []byte
-	for _, e := range es {
-		rec := record{Seq: seq + 1, Time: time.Now().UTC().Format(time.RFC3339Nano), Prev: prev, Entry: e}
+	lines := l.buf[:0]
+	for _, t := range es {
+		rec := record{Seq: seq + 1, Time: t.at.UTC().Format(time.RFC3339Nano), Prev: prev, Entry: t.e}
 		body, err := json.Marshal(rec)
 		if err != nil {
 			return fmt.Errorf("audit log %s: encode: %w", l.path, err)
@@ -352,6 +358,9 @@ func (l *Log) write(es []Entry) error {
 		return fmt.Errorf("audit log %s: write: %w", l.path, err)
 	}
 	l.seq, l.prev, l.size = seq, prev, l.size+int64(len(lines))
+	if cap(lines) <= 1<<20 {
+		l.buf = lines // kept, unless a burst made it large
+	}
 	return nil
 }
 
@@ -362,6 +371,9 @@ func (l *Log) syncer() {
 	for range l.kick {
 		time.Sleep(SyncWithin)
 		l.mu.Lock()
+		if l.writePending() { // the records handed to AppendLater
+			l.dirty = true
+		}
 		if l.dirty && l.f != nil {
 			if err := l.f.Sync(); err != nil && l.err == nil {
 				l.err = fmt.Errorf("audit log %s: fsync: %w", l.path, err)
@@ -376,12 +388,8 @@ func (l *Log) syncer() {
 // log. It reports a write or fsync that failed in the background.
 func (l *Log) Close() error {
 	l.pmu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.wkick)
-	}
+	l.closed = true
 	l.pmu.Unlock()
-	<-l.written
 	l.mu.Lock()
 	if l.f == nil {
 		l.mu.Unlock()

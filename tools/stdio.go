@@ -1,0 +1,314 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// ServeStdio serves srv over stdio, one JSON-RPC message a line, until in
+// ends or ctx is done; then it cancels the calls in flight and waits for
+// them, so that each has answered (and handed over its audit records)
+// before it returns.
+//
+// Why not mcp-go's StdioServer: measured on a denied call, it costs ~90 µs
+// a round trip (docs/PERFORMANCE.md, issue 12): a goroutine started for
+// every line read, five decodings of each message before it is routed, and
+// a hand-over to a worker for every tools/call. Here a message is decoded
+// once to route it, and a request is served at once on the goroutine that
+// read it; a new reader takes over only when it takes longer than handOver
+// (docs/RATIONALE.md, "The stdio transport"). mcp-go's MCPServer still
+// does all of MCP.
+func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, log *slog.Logger) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &stdio{srv: srv, out: out, log: log, in: bufio.NewReaderSize(in, 64<<10),
+		notifications: make(chan mcp.JSONRPCNotification, 100), pending: map[int64]chan response{}, ended: make(chan error, 1)}
+	if err := srv.RegisterSession(ctx, s); err != nil {
+		return fmt.Errorf("stdio: %w", err)
+	}
+	defer srv.UnregisterSession(context.Background(), s.SessionID())
+	ctx = srv.WithContext(ctx, s)
+	go s.notify(ctx)
+	go s.read(ctx)
+	var err error
+	select {
+	case err = <-s.ended:
+	case <-ctx.Done():
+	}
+	cancel()
+	s.mu.Lock()
+	s.closing = true // no message is served from now on
+	s.mu.Unlock()
+	s.serving.Wait()
+	return err
+}
+
+// stdio is the one MCP session of a stdio server.
+type stdio struct {
+	srv *server.MCPServer
+	log *slog.Logger
+
+	in      *bufio.Reader // read by one goroutine at a time: the reader
+	ended   chan error    // the reader's end: nil at EOF
+	serving sync.WaitGroup
+
+	wmu sync.Mutex // one message a write, whole lines
+	out io.Writer
+
+	notifications chan mcp.JSONRPCNotification
+	initialized   atomic.Bool
+	logLevel      atomic.Value // mcp.LoggingLevel
+
+	mu      sync.Mutex
+	closing bool // set once; serving is added to under mu while it is false
+	client  mcp.Implementation
+	caps    mcp.ClientCapabilities
+	nextID  int64
+	pending map[int64]chan response // requests to the client, by id
+}
+
+type response struct {
+	result json.RawMessage
+	err    *mcp.JSONRPCErrorDetails
+}
+
+// read reads messages and serves them, until a request it serves takes
+// long enough for another reader to take over (serveFirst).
+func (s *stdio) read(ctx context.Context) {
+	for {
+		line, err := s.in.ReadBytes('\n')
+		if len(line) > 0 && err == io.EOF {
+			err = nil // a last message without its newline
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			s.ended <- err
+			return
+		}
+		var head struct {
+			ID     json.RawMessage          `json:"id"`
+			Method string                   `json:"method"`
+			Result json.RawMessage          `json:"result"`
+			Error  *mcp.JSONRPCErrorDetails `json:"error"`
+		}
+		err = json.Unmarshal(line, &head)
+		switch {
+		case err != nil && !json.Valid(line):
+			if len(bytesTrimJSONSpace(line)) > 0 {
+				s.write(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error", nil))
+			}
+		case err == nil && head.Method == "" && head.ID != nil:
+			s.answer(head.ID, response{result: head.Result, err: head.Error})
+		case err == nil && (head.ID == nil || string(head.ID) == "null"):
+			s.serve(ctx, line) // a notification: quick, and in order
+		default: // a request, or JSON that is not one (mcp-go says why)
+			if !s.serveFirst(ctx, line) {
+				return // another goroutine reads now
+			}
+		}
+	}
+}
+
+// handOver is how long a request is served on the reading goroutine before
+// another goroutine takes up the reading.
+const handOver = time.Millisecond
+
+// serveFirst serves a request on the reading goroutine, and reports
+// whether this goroutine is still the reader when the request is done. A
+// request served within handOver (a denied call, a quick read) costs no
+// goroutine and no hand-over; one that takes longer (a debuggee's answer,
+// a person's) lets a new reader start, so that reading never waits for a
+// handler, which may need a message still unread (an elicitation answer).
+func (s *stdio) serveFirst(ctx context.Context, line []byte) bool {
+	var state atomic.Int32 // serving, then done or handed over
+	const serving, done, handedOver = 0, 1, 2
+	t := time.AfterFunc(handOver, func() {
+		if state.CompareAndSwap(serving, handedOver) {
+			s.read(ctx)
+		}
+	})
+	s.serve(ctx, line)
+	t.Stop()
+	return state.CompareAndSwap(serving, done)
+}
+
+// bytesTrimJSONSpace trims the whitespace JSON allows around a value.
+func bytesTrimJSONSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// serve answers one message, unless the server is closing.
+func (s *stdio) serve(ctx context.Context, line []byte) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.serving.Add(1)
+	s.mu.Unlock()
+	defer s.serving.Done()
+	if res := s.srv.HandleMessage(ctx, line); res != nil {
+		s.write(res)
+	}
+}
+
+// write sends one message as one line.
+func (s *stdio) write(msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		s.log.Error("stdio: a message cannot be encoded", "err", err)
+		return err
+	}
+	b = append(b, '\n')
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.out.Write(b); err != nil {
+		s.log.Error("stdio: write", "err", err)
+		return err
+	}
+	return nil
+}
+
+func (s *stdio) notify(ctx context.Context) {
+	for {
+		select {
+		case n := <-s.notifications:
+			s.write(n)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// answer hands a client's response to the request waiting for it.
+func (s *stdio) answer(id json.RawMessage, r response) {
+	var n int64
+	if json.Unmarshal(id, &n) != nil {
+		s.log.Warn("stdio: a response to no request of ours", "id", string(id))
+		return
+	}
+	s.mu.Lock()
+	ch, ok := s.pending[n]
+	delete(s.pending, n)
+	s.mu.Unlock()
+	if !ok {
+		s.log.Warn("stdio: a response to no request of ours", "id", n)
+		return
+	}
+	ch <- r // buffered: the asker may have given up
+}
+
+// request sends a request to the client and waits for its response.
+func (s *stdio) request(ctx context.Context, method string, params, result any) error {
+	ch := make(chan response, 1)
+	s.mu.Lock()
+	s.nextID++
+	id := s.nextID
+	s.pending[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}()
+	msg := struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      int64  `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{mcp.JSONRPC_VERSION, id, method, params}
+	if err := s.write(msg); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case r := <-ch:
+		if r.err != nil {
+			return fmt.Errorf("%s request failed: %s", method, r.err.Message)
+		}
+		if err := json.Unmarshal(r.result, result); err != nil {
+			return fmt.Errorf("%s: the client's response: %w", method, err)
+		}
+		return nil
+	}
+}
+
+// The session: what mcp-go asks of one.
+
+func (s *stdio) SessionID() string { return "stdio" }
+
+func (s *stdio) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notifications }
+
+func (s *stdio) Initialize() {
+	s.logLevel.Store(mcp.LoggingLevelError)
+	s.initialized.Store(true)
+}
+
+func (s *stdio) Initialized() bool { return s.initialized.Load() }
+
+func (s *stdio) SetLogLevel(level mcp.LoggingLevel) { s.logLevel.Store(level) }
+
+func (s *stdio) GetLogLevel() mcp.LoggingLevel {
+	if l, ok := s.logLevel.Load().(mcp.LoggingLevel); ok {
+		return l
+	}
+	return mcp.LoggingLevelError
+}
+
+func (s *stdio) GetClientInfo() mcp.Implementation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client
+}
+
+func (s *stdio) SetClientInfo(c mcp.Implementation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.client = c
+}
+
+func (s *stdio) GetClientCapabilities() mcp.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}
+
+func (s *stdio) SetClientCapabilities(c mcp.ClientCapabilities) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.caps = c
+}
+
+func (s *stdio) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	var res mcp.ElicitationResult
+	if err := s.request(ctx, string(mcp.MethodElicitationCreate), req.Params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+var (
+	_ server.SessionWithLogging     = (*stdio)(nil)
+	_ server.SessionWithClientInfo  = (*stdio)(nil)
+	_ server.SessionWithElicitation = (*stdio)(nil)
+)

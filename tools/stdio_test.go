@@ -1,0 +1,215 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// stdioPeer is a client of ServeStdio, byte for byte.
+type stdioPeer struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan map[string]any
+	done  chan error
+}
+
+// newStdioPeer serves a server with three tools: "echo" answers at once,
+// "wait" answers when release is closed, "ask" asks the client by
+// elicitation and answers with what it said.
+func newStdioPeer(t *testing.T, release chan struct{}) *stdioPeer {
+	srv := server.NewMCPServer("t", "1", server.WithToolCapabilities(true), server.WithElicitation())
+	srv.AddTool(mcp.NewTool("echo", mcp.WithString("s")), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("echo " + r.GetString("s", "")), nil
+	})
+	srv.AddTool(mcp.NewTool("wait"), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+			return mcp.NewToolResultText("released"), nil
+		case <-ctx.Done():
+			return mcp.NewToolResultError("cancelled"), nil
+		}
+	})
+	srv.AddTool(mcp.NewTool("ask"), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{Message: "ok?",
+			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}})
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		return mcp.NewToolResultText(fmt.Sprint("said ", res.Action, " ", res.Content)), nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &stdioPeer{t: t, in: inW, lines: make(chan map[string]any, 100), done: make(chan error, 1)}
+	go func() {
+		p.done <- ServeStdio(context.Background(), srv, inR, outW, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		outW.Close()
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("a line that is not JSON: %q", sc.Bytes())
+			}
+			p.lines <- m
+		}
+		close(p.lines)
+	}()
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"p","version":"1"}}}`)
+	if m := p.next(); m["id"] != 0.0 || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return p
+}
+
+func (p *stdioPeer) send(s string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, s+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *stdioPeer) next() map[string]any {
+	p.t.Helper()
+	select {
+	case m, ok := <-p.lines:
+		if !ok {
+			p.t.Fatal("the server closed its output")
+		}
+		return m
+	case <-time.After(30 * time.Second):
+		p.t.Fatal("no message from the server")
+	}
+	return nil
+}
+
+func callLine(id int, tool, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+}
+
+func textOfMsg(m map[string]any) string {
+	res, _ := m["result"].(map[string]any)
+	content, _ := res["content"].([]any)
+	if len(content) == 0 {
+		return ""
+	}
+	c, _ := content[0].(map[string]any)
+	s, _ := c["text"].(string)
+	return s
+}
+
+// A call that waits does not stop the reading: the calls after it are
+// answered first, and it is answered when it is done.
+func TestStdioServesPastAWaitingCall(t *testing.T) {
+	release := make(chan struct{})
+	p := newStdioPeer(t, release)
+	p.send(callLine(1, "wait", `{}`))
+	for i := 2; i < 5; i++ {
+		p.send(callLine(i, "echo", fmt.Sprintf(`{"s":"%d"}`, i)))
+		if m := p.next(); m["id"] != float64(i) || textOfMsg(m) != fmt.Sprint("echo ", i) {
+			t.Fatalf("call %d: %v", i, m)
+		}
+	}
+	close(release)
+	if m := p.next(); m["id"] != 1.0 || textOfMsg(m) != "released" {
+		t.Fatalf("the waiting call: %v", m)
+	}
+}
+
+// An elicitation goes out while its call waits; the client's answer, read
+// by another reader, comes back to it.
+func TestStdioElicitation(t *testing.T) {
+	p := newStdioPeer(t, nil)
+	p.send(callLine(7, "ask", `{}`))
+	req := p.next()
+	if req["method"] != "elicitation/create" || req["id"] == nil {
+		t.Fatalf("want an elicitation request, got %v", req)
+	}
+	// A response to no request of ours is dropped, and nothing else.
+	p.send(`{"jsonrpc":"2.0","id":424242,"result":{"action":"accept"}}`)
+	id, _ := json.Marshal(req["id"])
+	p.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"accept","content":{"ok":true}}}`)
+	if m := p.next(); m["id"] != 7.0 || textOfMsg(m) != "said accept map[ok:true]" {
+		t.Fatalf("ask: %v", m)
+	}
+}
+
+// Lines that are not JSON get a parse error and the reading goes on; blank
+// lines get nothing; JSON that is not a request gets mcp-go's answer; a
+// line longer than the reader's buffer is read whole; a last message
+// without its newline is served.
+func TestStdioOddLines(t *testing.T) {
+	p := newStdioPeer(t, nil)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":`)
+	if m := p.next(); m["error"].(map[string]any)["code"] != float64(mcp.PARSE_ERROR) || m["id"] != nil {
+		t.Fatalf("not JSON: %v", m)
+	}
+	p.send("")
+	p.send(" \t\r")
+	p.send(`[1,2]`)
+	if m := p.next(); m["error"] == nil {
+		t.Fatalf("an array: %v", m)
+	}
+	big := strings.Repeat("x", 200<<10)
+	p.send(callLine(2, "echo", `{"s":"`+big+`"}`))
+	if m := p.next(); m["id"] != 2.0 || textOfMsg(m) != "echo "+big {
+		t.Fatalf("a long line: id %v, %d bytes", m["id"], len(textOfMsg(m)))
+	}
+	io.WriteString(p.in, callLine(3, "echo", `{"s":"last"}`))
+	p.in.Close()
+	if m := p.next(); m["id"] != 3.0 || textOfMsg(m) != "echo last" {
+		t.Fatalf("the last message: %v", m)
+	}
+	if err := <-p.done; err != nil {
+		t.Fatalf("ServeStdio at EOF: %v", err)
+	}
+}
+
+// At the end of input a call in flight is cancelled and answered before
+// ServeStdio returns.
+func TestStdioEndCancelsCallsInFlight(t *testing.T) {
+	p := newStdioPeer(t, make(chan struct{}))
+	p.send(callLine(1, "wait", `{}`))
+	p.send(callLine(2, "echo", `{"s":"x"}`))
+	if m := p.next(); m["id"] != 2.0 { // the wait is being served
+		t.Fatalf("echo: %v", m)
+	}
+	p.in.Close()
+	if m := p.next(); m["id"] != 1.0 || textOfMsg(m) != "cancelled" {
+		t.Fatalf("the call in flight: %v", m)
+	}
+	if err := <-p.done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Answers written from many goroutines at once are whole lines.
+func TestStdioConcurrentAnswersAreWholeLines(t *testing.T) {
+	release := make(chan struct{})
+	p := newStdioPeer(t, release)
+	const n = 50
+	for i := 1; i <= n; i++ {
+		p.send(callLine(i, "wait", `{}`))
+	}
+	close(release)
+	seen := map[float64]bool{}
+	for len(seen) < n {
+		m := p.next()
+		if textOfMsg(m) != "released" {
+			t.Fatalf("answer: %v", m)
+		}
+		seen[m["id"].(float64)] = true
+	}
+}
