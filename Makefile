@@ -44,7 +44,8 @@ check-policies:
 	echo "policies: the committed builtin.wasm matches its sources"
 
 # test runs every test; fuzzes the policy gate briefly with malformed and
-# hostile arguments (its seed corpus also runs in the plain go test); runs
+# hostile arguments, the expression parser and the fuel rewriter (their
+# seed corpora also run in the plain go test); runs
 # the built-in policies' case files, and the WAT example's, through
 # `debugpy-guard policy test` as a policy author would.
 test: deps vet check-policies build
@@ -52,6 +53,7 @@ test: deps vet check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzGate -fuzztime 15s -fuzzminimizetime 20x ./tools
 	$(GO) test -run '^$$' -fuzz FuzzOneReading -fuzztime 20s -fuzzminimizetime 20x ./tools
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 20x ./policies/expressions
+	$(GO) test -run '^$$' -fuzz FuzzInstrument -fuzztime 15s -fuzzminimizetime 20x ./plugins/internal/fuel
 	./$(BIN) policy test policies/testdata/cases
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	wat2wasm plugins/examples/wat/policy.wat -o $$tmp/policy.wasm && \

@@ -261,12 +261,25 @@ func initFuel(call int64) int64 {
 	return call * 10
 }
 
+// compileRecovered is rt.CompileModule, with a panic in wazero made an
+// error: wazero 1.12's validation panics on some malformed modules
+// (plugins/internal/fuel/testdata/fuzz/FuzzInstrument holds one), and a
+// module is loaded in the background, where a panic would end the server.
+func compileRecovered(ctx context.Context, rt wazero.Runtime, wasm []byte) (c wazero.CompiledModule, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, fmt.Errorf("wazero failed on it (%v)", p)
+		}
+	}()
+	return rt.CompileModule(ctx, wasm)
+}
+
 func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte, init int64) (wazero.CompiledModule, error) {
 	fueled, err := fuel.Instrument(wasm, init)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
-	compiled, err := rt.CompileModule(ctx, fueled)
+	compiled, err := compileRecovered(ctx, rt, fueled)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
@@ -503,11 +516,12 @@ func (p *pool) instantiate(ctx context.Context, l Limits) (*instance, error) {
 		inst.batch = mod.ExportedFunction("guard_evaluate_batch")
 	}
 	g, ok := mod.ExportedGlobal(fuel.Global).(api.MutableGlobal)
-	if !ok { // the rewrite adds it: a module without it was not rewritten
+	b, ok2 := mod.ExportedGlobal(fuel.Budget).(api.MutableGlobal)
+	if !ok || !ok2 { // the rewrite adds them: a module without them was not rewritten
 		mod.Close(ctx)
-		return nil, errors.New("instantiate: no fuel global")
+		return nil, errors.New("instantiate: no fuel globals")
 	}
-	inst.dog.fuel = g
+	inst.dog.fuel, inst.dog.budget = g, b
 	if p.code.hasInit {
 		init := Limits{Timeout: l.Timeout * 10, Fuel: initFuel(l.Fuel), Memory: l.Memory}
 		if _, err := inst.run(mod.ExportedFunction("_initialize"), init, nil); err != nil {
@@ -717,11 +731,15 @@ func (inst *instance) run(fn api.Function, l Limits, input []byte) (uint32, erro
 
 // watchdog refills an instance's fuel before a call and empties it at the
 // call's deadline. The guest sees an empty tank at its next function entry
-// or loop header and traps. The guest writes the fuel back after each
-// charge, and could write back a value read just before the watchdog's, so
-// the watchdog empties it again every millisecond until the call ends.
+// or loop header, goes to refuel, finds the budget empty too, and traps.
+// The guest writes both back as it spends them, and could write back a
+// value read just before the watchdog's, so the watchdog empties them again
+// every millisecond until the call ends. The watchdog runs even while the
+// guest spins: the guest leaves compiled code at every slice
+// (fuel.Slice), so the Go runtime is never held up for longer than one.
 type watchdog struct {
-	fuel    api.MutableGlobal
+	fuel    api.MutableGlobal // the slice being spent
+	budget  api.MutableGlobal // the rest of the call's fuel
 	mu      sync.Mutex
 	timer   *time.Timer
 	running bool
@@ -733,7 +751,9 @@ type watchdog struct {
 const empty = uint64(math.MaxUint64 - math.MaxInt64/2)
 
 func (w *watchdog) start(l Limits) {
-	w.fuel.Set(uint64(l.Fuel))
+	first, budget := fuel.Split(l.Fuel)
+	w.fuel.Set(uint64(first))
+	w.budget.Set(uint64(budget))
 	w.mu.Lock()
 	w.running, w.expired = true, false
 	if w.timer == nil {
@@ -751,19 +771,20 @@ func (w *watchdog) fire() {
 		return
 	}
 	w.expired = true
+	w.budget.Set(empty)
 	w.fuel.Set(empty)
 	w.timer.Reset(time.Millisecond)
 }
 
 // stop ends the call's watch and says whether the deadline passed, and the
-// fuel left (negative: ran out).
+// budget left (negative: ran out).
 func (w *watchdog) stop() (expired bool, left int64) {
 	w.mu.Lock()
 	w.running = false
 	w.timer.Stop()
 	expired = w.expired
 	w.mu.Unlock()
-	return expired, int64(w.fuel.Get())
+	return expired, int64(w.budget.Get())
 }
 
 func firstLine(s string) string {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,6 +195,16 @@ func TestLoadErrors(t *testing.T) {
 		{"bad_wasi", "sock_steal", wat(t, "bad_wasi"), "", ""},
 		{"garbage", "not a WebAssembly module", []byte("\x00asm garbage"), "", ""},
 		{"garbage-body", "not a valid WebAssembly module", []byte("\x00asm\x01\x00\x00\x00garbage"), "", ""},
+		// 2^31 imports in a few bytes: wazero would set aside gigabytes for
+		// them and end the process (plugins/internal/fuel/shape.go).
+		{"huge-count", "malformed module: import section: a count of 2147483647 with 1 bytes left",
+			[]byte("\x00asm\x01\x00\x00\x00\x02\x06\xff\xff\xff\xff\x07\x00"), "", ""},
+		// The fuzzer's: wazero asked for 26 GB.
+		{"fuzz-crasher", "malformed module", []byte("\x00asm\x01\x00\x00\x00\x01\t\x02`\x01\x7f\x01\x7f`\x00\x00\x02\x7f\xff\xff\xff" +
+			"nv\x01e\xff\xff\xecenv\x01g\x03\x7f\x00\x03env\x01h\x03~\x00\x80evv\x01t\x01p\x00\x01\x03env\x01m\x02\x00\x01"), "", ""},
+		// 2^32-1 locals in five bytes.
+		{"huge-locals", "declares 4294967295 locals", []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x03\x02\x01\x00" +
+			"\x0a\x0a\x01\x08\x01\xff\xff\xff\xff\x0f\x7f\x0b"), "", ""},
 		{"pinned", "the config pins 00", probe(t), strings.Repeat("00", 32), ""},
 		{"rejects", "settings rejected: settings say reject", probe(t), "", `{"reject":true}`},
 	}
@@ -473,5 +484,44 @@ func TestBatch(t *testing.T) {
 	}
 	if _, err := EvaluateBatch(ctx, "s1", []*Module{a, b}, batch("echo", "{}")); err == nil || !strings.Contains(err.Error(), "1 responses for 2 modules") {
 		t.Fatalf("short batch: %v", err)
+	}
+}
+
+// A guest in an endless loop does not hold up the Go runtime: a collection
+// that must stop the world while the guest spins completes, and the
+// deadline stops the guest. (Compiled code cannot be preempted: a guest
+// that never left it would keep the world from stopping, and the watchdog
+// that must empty its tank from running, until its fuel ran out.)
+func TestDeadlineWhileTheGCRuns(t *testing.T) {
+	l := Limits{Timeout: 100 * time.Millisecond, Fuel: math.MaxInt64, MaxInstances: 1}
+	spin := load(t, "spin", wat(t, "spin"), l)
+	gom := load(t, "probe", probe(t), l)
+	stop := make(chan struct{})
+	gcs := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				gcs <- n
+				return
+			default:
+				runtime.GC()
+				n++
+			}
+		}
+	}()
+	for _, c := range []struct {
+		m   *Module
+		req []byte
+	}{{spin, []byte("{}")}, {gom, request("loop")}} {
+		_, err := c.m.Evaluate(context.Background(), "s1", c.req)
+		if err == nil || !strings.Contains(err.Error(), "timed out after 100ms") {
+			t.Fatalf("%s: %v", c.m.name, err)
+		}
+	}
+	close(stop)
+	if n := <-gcs; n == 0 {
+		t.Fatal("no collection ran while the guests spun")
 	}
 }

@@ -25,9 +25,29 @@ func Decode(code []byte) ([]Instr, error) { return decode(nil, code) }
 // decode is Decode appending to ins.
 func decode(ins []Instr, code []byte) ([]Instr, error) {
 	r := &reader{b: code}
-	depth := 1 // the body itself
+	ins, err := decodeExpr(r, ins, true)
+	if err != nil {
+		return nil, err
+	}
+	if r.i != len(code) {
+		return nil, errors.New("bytes after the body's end instruction")
+	}
+	return ins, nil
+}
+
+// skipExpr reads an expression up to and with its end (a constant
+// expression: a global's value, a segment's offset).
+func skipExpr(r *reader) error {
+	_, err := decodeExpr(r, nil, false)
+	return err
+}
+
+// decodeExpr reads instructions from r, appending them to ins when keep,
+// up to and with the end that closes the expression.
+func decodeExpr(r *reader, ins []Instr, keep bool) ([]Instr, error) {
+	depth := 1 // the expression itself
 	for depth > 0 {
-		if r.i >= len(code) {
+		if r.i >= len(r.b) {
 			return nil, errors.New("the body ends before its end instruction")
 		}
 		start := r.i
@@ -84,38 +104,43 @@ func decode(ins []Instr, code []byte) ([]Instr, error) {
 			return nil, fmt.Errorf("offset %d: opcode 0x%02x: %w", start, op, r.err)
 		}
 		in.End = r.i
-		ins = append(ins, in)
-	}
-	if r.i != len(code) {
-		return nil, errors.New("bytes after the body's end instruction")
+		if keep {
+			ins = append(ins, in)
+		}
 	}
 	return ins, nil
 }
 
-// blockType reads a block type: empty (0x40), a value type, or a type index
-// (a non-negative s33).
+// blockType reads a block type as wazero does: an s33, whatever its
+// encoding's length (0x7F and 0xFF 0xFF 0xFF 0x7F are both i32), a value
+// type when negative (a reference type's heap type after -28 or -29),
+// else a type index.
 func (r *reader) blockType() {
-	c := r.byte()
-	switch c {
-	case 0x40, 0x7F, 0x7E, 0x7D, 0x7C, 0x7B, 0x70, 0x6F:
-		return
-	}
-	r.i--
-	if r.s64(5) < 0 {
+	switch v := r.s64(5); {
+	case v == -28 || v == -29: // (ref ht), (ref null ht)
+		r.s64(5)
+	case v < 0 && v != -64 && v != -1 && v != -2 && v != -3 && v != -4 && v != -5 && v != -16 && v != -17 && v != -23:
 		r.fail(errors.New("bad block type"))
 	}
 }
 
-// memarg reads alignment and offset (and a memory index when the alignment
-// has bit 6 set, multi-memory's encoding).
+// memarg reads alignment and offset, as wazero does: two u32s, the
+// alignment below 32 (wazero has no multi-memory, so no memory index).
 func (r *reader) memarg() {
-	align := r.u32()
-	if align&0x40 != 0 {
-		r.u32()
+	if r.u32() >= 32 {
+		r.fail(errors.New("invalid memory alignment"))
 	}
-	r.u64()
+	r.u32()
 }
 
+// The 0xFC instructions' sub-opcode is a u32, as the specification says;
+// wazero reads the 0xFD (SIMD) and 0xFE (atomics) ones as one byte, and the
+// rewriter must read instructions exactly as wazero runs them: a
+// redundant encoding such as 0xFD 0x85 0x00 is one load with a memarg to a
+// reader of u32s, and an instruction without immediates followed by
+// `unreachable` to wazero. (For the canonical two-byte encoding of 128-255,
+// the byte wazero reads is the sub-opcode itself, and the 0x01 after it is
+// a nop.) Found by FuzzInstrument.
 func (r *reader) prefixFC() {
 	sub := r.u32()
 	switch {
@@ -136,7 +161,7 @@ func (r *reader) prefixFC() {
 }
 
 func (r *reader) prefixFD() {
-	sub := r.u32()
+	sub := uint32(r.byte())
 	switch {
 	case sub <= 11, sub == 92, sub == 93: // v128 loads and stores
 		r.memarg()
@@ -147,7 +172,7 @@ func (r *reader) prefixFD() {
 	case sub >= 84 && sub <= 91: // load and store lane
 		r.memarg()
 		r.byte()
-	case sub <= 255 && sub != 154 && sub != 162 && sub != 165 && sub != 166 && sub != 175 &&
+	case sub != 154 && sub != 162 && sub != 165 && sub != 166 && sub != 175 &&
 		sub != 176 && sub != 178 && sub != 179 && sub != 180 && sub != 187 && sub != 194 &&
 		sub != 197 && sub != 198 && sub != 207 && sub != 208 && sub != 210 && sub != 211 &&
 		sub != 212 && sub != 226 && sub != 238:
@@ -158,7 +183,7 @@ func (r *reader) prefixFD() {
 }
 
 func (r *reader) prefixFE() {
-	sub := r.u32()
+	sub := uint32(r.byte())
 	switch {
 	case sub == 3: // atomic.fence
 		r.byte()

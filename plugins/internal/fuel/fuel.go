@@ -1,29 +1,34 @@
 // Package fuel rewrites a WebAssembly module so that it runs on a budget: a
 // mutable i64 global, exported as Global, is charged at the start of every
-// function body and every loop iteration, and the module traps
-// (`unreachable`) once it goes below zero.
+// function body and every loop iteration; when it goes below zero the
+// module calls a refuel function the rewrite adds, which leaves compiled
+// code for a moment (see Slice) and moves the next slice from a second
+// global, exported as Budget, or traps (`unreachable`) when that is spent.
 //
 // Each charge is the number of instructions of the region it opens: the
 // function body, or the loop body, without the loops nested in it. Within
 // one region no instruction runs twice without passing a charge again
 // (branches go forward, or back to a loop header, which charges; a call
 // charges in the callee), so the fuel a call spends bounds the instructions
-// it runs. The host refills the global before each call and, to stop a call
-// at its deadline, sets it below zero from another goroutine: the guest sees
-// that at its next function entry or loop header.
+// it runs. The host fills the globals before each call and, to stop a call
+// at its deadline, sets both below zero from another goroutine: the guest
+// sees that at its next function entry or loop header.
 //
 // Why a rewrite and not wazero's WithCloseOnContextDone: that option leaves
 // native code at every function entry and loop header to look at the
 // context, which cost a Go guest 3/4 of its call time (docs/PERFORMANCE.md);
 // the fuel check stays in native code, a load, a subtraction, a store and a
-// branch.
+// branch, and leaves it once a slice.
 //
-// The rewriter decodes only what it must: the section headers, the imports
-// (to count imported globals), the global and export sections (to append
-// one entry each) and every instruction of every body (to find the loops,
-// count the instructions and refuse code that names the fuel global). The
-// rest is copied byte for byte. It refuses what it does not know rather
-// than guess: an unknown opcode is an error, not a pass-through.
+// The rewriter decodes only what it must: the section headers, the counts
+// of every vector wazero sets room aside for (shape.go), the types,
+// imports, functions and memories (to add the refuel function without
+// moving an index), the global and export sections (to append to them)
+// and every instruction of every body (to find the loops, count the
+// instructions and refuse code that names the globals or the refuel
+// function). The rest is copied byte for byte. It refuses what it does not
+// know rather than guess: an unknown opcode is an error, not a
+// pass-through.
 package fuel
 
 import (
@@ -35,10 +40,30 @@ import (
 // Global is the name under which the instrumented module exports its fuel.
 const Global = "guard_fuel"
 
+// Budget is the name under which it exports the rest of a call's fuel,
+// which it draws on a Slice at a time.
+const Budget = "guard_fuel_budget"
+
+// Slice is the fuel a module spends between two visits to the host's side
+// of the runtime. Compiled code cannot be preempted: a guest that never
+// left it would keep Go's garbage collector from stopping the world, and
+// with it every goroutine of the server, the watchdog that must stop the
+// guest included, until its fuel ran out. So each time a slice is spent,
+// the module's refuel function (added by the rewrite) calls memory.grow 0,
+// which leaves compiled code for wazero's Go side and comes back, and then
+// takes the next slice from the budget, or traps when the budget is spent
+// or the watchdog emptied it. A slice lasts ~10 ms of a guest without a
+// runtime and ~0.1 ms of a Go guest (docs/RATIONALE.md, "Fuel").
+const Slice = 10_000_000
+
 // Section ids, and the order in which they must appear.
 const (
 	secCustom   = 0
+	secType     = 1
 	secImport   = 2
+	secFunction = 3
+	secMemory   = 5
+	secStart    = 8
 	secGlobal   = 6
 	secExport   = 7
 	secCode     = 10
@@ -71,35 +96,57 @@ func Instrument(wasm []byte, initial int64) ([]byte, error) {
 		n := r.u32()
 		payload := r.bytes(int(n))
 		if r.err != nil {
-			return nil, fmt.Errorf("section %d: %w", id, r.err)
+			return nil, fmt.Errorf("%w: section %d: %w", errShape, id, r.err)
 		}
 		if id != secCustom {
 			o, ok := order[id]
 			if !ok {
-				return nil, fmt.Errorf("unknown section id %d", id)
+				return nil, fmt.Errorf("%w: unknown section id %d", errShape, id)
 			}
 			if o <= last {
-				return nil, fmt.Errorf("section %d out of order or repeated", id)
+				return nil, fmt.Errorf("%w: section %d out of order or repeated", errShape, id)
 			}
 			last = o
 		}
 		secs = append(secs, section{id, payload})
 	}
 
+	if err := checkShape(secs); err != nil {
+		return nil, err
+	}
 	m := module{}
+	var memories, bodies uint32
 	for _, s := range secs {
 		var err error
+		var n uint32
 		switch s.id {
+		case secType:
+			m.types, m.voidType, err = findVoidType(s.payload)
 		case secImport:
-			m.importedGlobals, err = countImportedGlobals(s.payload)
+			var imp imports
+			imp, err = countImports(s.payload)
+			m.importedGlobals, m.importedFuncs, memories = imp.globals, imp.funcs, memories+imp.memories
+		case secFunction:
+			m.definedFuncs, err = vecLen(s.payload)
+		case secMemory:
+			n, err = vecLen(s.payload)
+			memories += n
 		case secGlobal:
 			m.definedGlobals, err = vecLen(s.payload)
+		case secCode:
+			bodies, err = vecLen(s.payload)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("section %d: %w", s.id, err)
 		}
 	}
 	m.fuel = m.importedGlobals + m.definedGlobals
+	m.budget = m.fuel + 1
+	// The refuel function goes after the module's own, so no index moves;
+	// without a memory to grow (no ABI module lacks one) a charge traps
+	// when the fuel is spent.
+	m.refuel = bodies > 0 && memories > 0
+	m.refuelFunc = m.importedFuncs + m.definedFuncs
 
 	out := append(make([]byte, 0, len(wasm)+len(wasm)/8+64), wasm[:8]...)
 	var haveGlobal, haveExport bool
@@ -123,12 +170,21 @@ func Instrument(wasm []byte, initial int64) ([]byte, error) {
 			if strings.HasPrefix(name, ".debug_") {
 				continue // DWARF names code offsets, which the rewrite moves
 			}
+			if name == "name" && !nameSection(s.payload) {
+				continue // not whole: wazero would read past it (shape.go)
+			}
 			p = s.payload
+		case secType:
+			p = m.typeSection(s.payload)
+		case secFunction:
+			p = m.functionSection(s.payload)
 		case secGlobal:
 			p, haveGlobal = m.globalSection(s.payload, initial), true
 		case secExport:
 			p, err = m.exportSection(s.payload)
 			haveExport = true
+		case secStart:
+			p, err = m.startSection(s.payload)
 		case secCode:
 			p, err = m.codeSection(s.payload)
 		default:
@@ -153,6 +209,12 @@ type module struct {
 	importedGlobals uint32
 	definedGlobals  uint32
 	fuel            uint32 // the index of the fuel global
+	budget          uint32 // and of the budget's, after it
+
+	importedFuncs, definedFuncs uint32
+	types, voidType             uint32 // the type count; a () -> () type's index, or types when none
+	refuel                      bool   // the rewrite adds the refuel function
+	refuelFunc                  uint32 // its index
 
 	// scratch, reused from body to body
 	ins            []Instr
@@ -161,8 +223,9 @@ type module struct {
 	frames         []bool
 }
 
-// globalSection appends the fuel global, `(mut i64) (i64.const initial)`,
-// to the section's entries (payload nil: a section of its own).
+// globalSection appends the fuel and budget globals, `(mut i64)`, to the
+// section's entries (payload nil: a section of its own), holding initial
+// between them as the host does before a call (Split).
 func (m *module) globalSection(payload []byte, initial int64) []byte {
 	var rest []byte
 	if payload != nil {
@@ -170,15 +233,80 @@ func (m *module) globalSection(payload []byte, initial int64) []byte {
 		r.u32()
 		rest = payload[r.i:]
 	}
-	p := appendU32(nil, m.definedGlobals+1)
+	fuel, budget := Split(initial)
+	p := appendU32(nil, m.definedGlobals+2)
 	p = append(p, rest...)
 	p = append(p, valI64, 1, 0x42)
-	p = appendS64(p, initial)
+	p = appendS64(p, fuel)
+	p = append(p, opEnd, valI64, 1, 0x42)
+	p = appendS64(p, budget)
 	return append(p, opEnd)
 }
 
-// exportSection appends the export of the fuel global; a module that already
-// exports the name, or exports a global it does not have, is refused.
+// Split is how fuel for a call is held: a first slice in the fuel global,
+// the rest in the budget.
+func Split(fuel int64) (first, budget int64) {
+	first = min(fuel, Slice)
+	return first, fuel - first
+}
+
+// typeSection adds a () -> () type when the module has none.
+func (m *module) typeSection(payload []byte) []byte {
+	if !m.refuel || m.voidType < m.types {
+		return payload
+	}
+	p := appendU32(nil, m.types+1)
+	p = append(p, afterCount(payload)...)
+	return append(p, 0x60, 0, 0)
+}
+
+// functionSection declares the refuel function.
+func (m *module) functionSection(payload []byte) []byte {
+	if !m.refuel {
+		return payload
+	}
+	p := appendU32(nil, m.definedFuncs+1)
+	p = append(p, afterCount(payload)...)
+	return appendU32(p, m.voidType)
+}
+
+// startSection refuses a start function the module does not have (the
+// refuel function's index).
+func (m *module) startSection(payload []byte) ([]byte, error) {
+	r := &reader{b: payload}
+	if f := r.u32(); r.err == nil && m.refuel && f >= m.refuelFunc {
+		return nil, fmt.Errorf("the start function %d is not one of the module's", f)
+	}
+	return payload, r.err
+}
+
+// refuelBody is the refuel function: leave compiled code and come back
+// (memory.grow 0: wazero grows memories on its Go side), take a slice from
+// the budget, trap when that leaves it below zero (spent, or emptied at the
+// deadline), else add the slice to the fuel.
+func (m *module) refuelBody() []byte {
+	b := []byte{0, 0x41, 0, 0x40, 0, 0x1A} // no locals; i32.const 0, memory.grow 0, drop
+	b = append(b, 0x23)                    // global.get budget
+	b = appendU32(b, m.budget)
+	b = append(b, 0x42)
+	b = appendS64(b, Slice)
+	b = append(b, 0x7D, 0x24) // i64.sub, global.set budget
+	b = appendU32(b, m.budget)
+	b = append(b, 0x23) // global.get budget
+	b = appendU32(b, m.budget)
+	b = append(b, 0x42, 0, 0x53, 0x04, 0x40, 0x00, opEnd) // i64.const 0, i64.lt_s, if, unreachable, end
+	b = append(b, 0x23)                                   // global.get fuel
+	b = appendU32(b, m.fuel)
+	b = append(b, 0x42)
+	b = appendS64(b, Slice)
+	b = append(b, 0x7C, 0x24) // i64.add, global.set fuel
+	b = appendU32(b, m.fuel)
+	return append(b, opEnd)
+}
+
+// exportSection appends the exports of the fuel and budget globals; a
+// module that already exports either name, or exports a global or function
+// it does not have, is refused.
 func (m *module) exportSection(payload []byte) ([]byte, error) {
 	r := &reader{b: payload}
 	n := r.u32()
@@ -189,11 +317,14 @@ func (m *module) exportSection(payload []byte) ([]byte, error) {
 		if r.err != nil {
 			break
 		}
-		if string(name) == Global {
-			return nil, fmt.Errorf("the module exports %s, a name the host reserves", Global)
+		if string(name) == Global || string(name) == Budget {
+			return nil, fmt.Errorf("the module exports %s, a name the host reserves", name)
 		}
 		if kind == kindGlobal && idx >= m.fuel {
 			return nil, fmt.Errorf("export %q names global %d, which the module does not have", name, idx)
+		}
+		if kind == 0 && m.refuel && idx >= m.refuelFunc {
+			return nil, fmt.Errorf("export %q names function %d, which the module does not have", name, idx)
 		}
 	}
 	if r.err != nil {
@@ -202,19 +333,27 @@ func (m *module) exportSection(payload []byte) ([]byte, error) {
 	if !r.done() {
 		return nil, errors.New("trailing bytes")
 	}
-	p := appendU32(nil, n+1)
-	p = append(p, payload[len(appendU32(nil, n)):]...)
+	p := appendU32(nil, n+2)
+	p = append(p, afterCount(payload)...)
 	p = appendU32(p, uint32(len(Global)))
 	p = append(p, Global...)
 	p = append(p, kindGlobal)
-	return appendU32(p, m.fuel), nil
+	p = appendU32(p, m.fuel)
+	p = appendU32(p, uint32(len(Budget)))
+	p = append(p, Budget...)
+	p = append(p, kindGlobal)
+	return appendU32(p, m.budget), nil
 }
 
 // codeSection instruments every function body.
 func (m *module) codeSection(payload []byte) ([]byte, error) {
 	r := &reader{b: payload}
 	n := r.u32()
-	out := appendU32(make([]byte, 0, len(payload)+len(payload)/4), n)
+	total := n
+	if m.refuel {
+		total++
+	}
+	out := appendU32(make([]byte, 0, len(payload)+len(payload)/4), total)
 	var body []byte
 	for i := uint32(0); i < n; i++ {
 		size := r.u32()
@@ -232,6 +371,11 @@ func (m *module) codeSection(payload []byte) ([]byte, error) {
 	}
 	if !r.done() {
 		return nil, errors.New("trailing bytes after the function bodies")
+	}
+	if m.refuel {
+		b := m.refuelBody()
+		out = appendU32(out, uint32(len(b)))
+		out = append(out, b...)
 	}
 	return out, nil
 }
@@ -280,6 +424,10 @@ func (m *module) body(out, b []byte) ([]byte, error) {
 			if in.Imm >= uint64(m.fuel) {
 				return nil, fmt.Errorf("global %d: the module has %d globals", in.Imm, m.fuel)
 			}
+		case 0x10, 0xD2: // call, ref.func
+			if m.refuel && in.Imm >= uint64(m.refuelFunc) {
+				return nil, fmt.Errorf("function %d: the module has %d functions", in.Imm, m.refuelFunc)
+			}
 		}
 	}
 
@@ -300,7 +448,8 @@ func (m *module) body(out, b []byte) ([]byte, error) {
 // chargeCost is what a charge's own instructions count.
 const chargeCost = 10
 
-// charge appends: fuel -= cost; if fuel < 0 { unreachable }.
+// charge appends: fuel -= cost; if fuel < 0 { refuel() } (or, without the
+// refuel function, unreachable).
 func (m *module) charge(out []byte, cost int64) []byte {
 	out = append(out, 0x23) // global.get
 	out = appendU32(out, m.fuel)
@@ -310,8 +459,22 @@ func (m *module) charge(out []byte, cost int64) []byte {
 	out = appendU32(out, m.fuel)
 	out = append(out, 0x23) // global.get
 	out = appendU32(out, m.fuel)
-	// i64.const 0, i64.lt_s, if (empty), unreachable, end
-	return append(out, 0x42, 0, 0x53, 0x04, 0x40, 0x00, opEnd)
+	out = append(out, 0x42, 0, 0x53, 0x04, 0x40) // i64.const 0, i64.lt_s, if (empty)
+	if m.refuel {
+		out = append(out, 0x10) // call
+		out = appendU32(out, m.refuelFunc)
+	} else {
+		out = append(out, 0x00) // unreachable
+	}
+	return append(out, opEnd)
+}
+
+// afterCount is a vector's entries, without the count before them (which
+// may be written in more bytes than it needs).
+func afterCount(payload []byte) []byte {
+	r := &reader{b: payload}
+	r.u32()
+	return payload[r.i:]
 }
 
 func appendSection(out []byte, id byte, payload []byte) []byte {
@@ -332,37 +495,61 @@ func vecLen(p []byte) (uint32, error) {
 	return n, r.err
 }
 
-// countImportedGlobals reads the import section for the number of globals
-// it imports (they come first in the global index space).
-func countImportedGlobals(p []byte) (uint32, error) {
+// imports counts what an import section imports by kind (imports come
+// first in each index space).
+type imports struct{ funcs, memories, globals uint32 }
+
+// countImports reads the import section.
+func countImports(p []byte) (imports, error) {
 	r := &reader{b: p}
-	var globals uint32
-	for n := r.u32(); n > 0 && r.err == nil; n-- {
-		r.bytes(int(r.u32())) // module
-		r.bytes(int(r.u32())) // name
+	var c imports
+	for n := r.vec(); n > 0 && r.err == nil; n-- {
+		r.bytes(int(r.vec())) // module
+		r.bytes(int(r.vec())) // name
 		switch kind := r.byte(); kind {
 		case 0: // func: type index
 			r.u32()
+			c.funcs++
 		case 1: // table: reftype, limits
 			r.byte()
 			r.limits()
 		case 2: // memory: limits
 			r.limits()
+			c.memories++
 		case kindGlobal: // valtype, mutability
 			r.byte()
 			r.byte()
-			globals++
+			c.globals++
 		case 4: // tag: attribute, type index
 			r.byte()
 			r.u32()
 		default:
-			return 0, fmt.Errorf("import kind %d", kind)
+			return c, fmt.Errorf("import kind %d", kind)
 		}
 	}
 	if r.err == nil && !r.done() {
-		return 0, errors.New("trailing bytes after the imports")
+		return c, errors.New("trailing bytes after the imports")
 	}
-	return globals, r.err
+	return c, r.err
+}
+
+// findVoidType reads the type section for its count and the index of a
+// () -> () type (the count when there is none).
+func findVoidType(p []byte) (n, void uint32, err error) {
+	r := &reader{b: p}
+	n = r.vec()
+	void = n
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		r.byte() // 0x60
+		params, results := r.vec(), uint32(0)
+		r.bytes(int(params))
+		results = r.vec()
+		r.bytes(int(results))
+		if params == 0 && results == 0 && void == n {
+			void = i
+		}
+	}
+	return n, void, r.err
 }
 
 // reader reads the binary format; the first error sticks and every read

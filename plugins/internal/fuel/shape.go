@@ -1,0 +1,221 @@
+package fuel
+
+import (
+	"errors"
+	"fmt"
+)
+
+// errShape marks a refusal of the module's shape: it was never handed to
+// wazero (FuzzInstrument skips such input: the point is that it does not
+// reach wazero's decoder).
+var errShape = errors.New("malformed module")
+
+// MaxLocals bounds the locals a function may declare. WebAssembly allows
+// 2^32-1 in five bytes, and wazero sets aside a byte for each before it
+// reads them; engines bound them (V8: 50,000). Ours is generous: a Go
+// function declares tens.
+const MaxLocals = 1 << 20
+
+// checkShape reads every section wazero decodes with room set aside by a
+// count it reads, and refuses a count larger than what is left of its
+// section (each entry takes a byte at least, so such a module cannot be
+// valid): wazero allocates before it reads, and a 67-byte module claiming
+// 2^31 imports made it ask for 26 GB and end the process (found by
+// FuzzInstrument). The code section's locals are bounded by MaxLocals.
+// Everything else about validity is wazero's to check.
+func checkShape(secs []section) error {
+	if err := checkSections(secs); err != nil {
+		return fmt.Errorf("%w: %w", errShape, err)
+	}
+	return nil
+}
+
+func checkSections(secs []section) error {
+	for _, s := range secs {
+		r := &reader{b: s.payload}
+		var what string
+		switch s.id {
+		case 1:
+			what = "type"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				r.byte() // 0x60
+				r.bytes(int(r.vec()))
+				r.bytes(int(r.vec()))
+			}
+		case secImport:
+			what = "import"
+			if _, err := countImports(s.payload); err != nil {
+				return fmt.Errorf("import section: %w", err)
+			}
+			continue // countImports reads it all
+		case 3:
+			what = "function"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				r.u32()
+			}
+		case 4:
+			what = "table"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				r.byte()
+				r.limits()
+			}
+		case 5:
+			what = "memory"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				r.limits()
+			}
+		case secGlobal:
+			what = "global"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				r.byte()
+				r.byte()
+				r.expr()
+			}
+		case secExport:
+			what = "export"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				r.bytes(int(r.vec()))
+				r.byte()
+				r.u32()
+			}
+		case 9:
+			what = "element"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				r.element()
+			}
+		case secCode:
+			what = "code"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				body := &reader{b: r.bytes(int(r.u32()))}
+				var locals uint64
+				for k := body.vec(); k > 0 && body.err == nil; k-- {
+					locals += uint64(body.u32())
+					body.byte()
+				}
+				if body.err == nil && locals > MaxLocals {
+					return fmt.Errorf("code section: a function declares %d locals, over the %d this host allows", locals, MaxLocals)
+				}
+				if body.err != nil {
+					r.fail(body.err)
+				}
+			}
+		case 11:
+			what = "data"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				switch r.u32() {
+				case 0:
+					r.expr()
+				case 1:
+				case 2:
+					r.u32()
+					r.expr()
+				default:
+					r.fail(errors.New("unknown data segment kind"))
+				}
+				r.bytes(int(r.vec()))
+			}
+		case 13:
+			what = "tag"
+			for n := r.vec(); n > 0 && r.err == nil; n-- {
+				r.byte()
+				r.u32()
+			}
+		default:
+			continue // custom (the name section: nameSection), start, data count
+		}
+		if r.err == nil && r.i != len(r.b) {
+			r.fail(errors.New("bytes after its last entry"))
+		}
+		if r.err != nil {
+			return fmt.Errorf("%s section: %w", what, r.err)
+		}
+	}
+	return nil
+}
+
+// nameSection reports whether a name section's subsections are whole: each
+// within its size, every count within what is left of it. wazero reads
+// them from the module's stream, past their sizes, and sets aside room by
+// their counts; the rewriter drops one that is not whole (the names are
+// for stack traces only).
+func nameSection(p []byte) bool {
+	r := &reader{b: p}
+	r.bytes(int(r.u32())) // "name"
+	for !r.done() {
+		id := r.byte()
+		sub := &reader{b: r.bytes(int(r.u32()))}
+		switch id {
+		case 0: // module name
+			sub.bytes(int(sub.vec()))
+		case 1: // function names: vec(index, name)
+			for n := sub.vec(); n > 0 && sub.err == nil; n-- {
+				sub.u32()
+				sub.bytes(int(sub.vec()))
+			}
+		case 2: // local names: vec(index, vec(index, name))
+			for n := sub.vec(); n > 0 && sub.err == nil; n-- {
+				sub.u32()
+				for k := sub.vec(); k > 0 && sub.err == nil; k-- {
+					sub.u32()
+					sub.bytes(int(sub.vec()))
+				}
+			}
+		default:
+			continue
+		}
+		if sub.err != nil || sub.i != len(sub.b) {
+			return false
+		}
+	}
+	return r.err == nil
+}
+
+// vec reads a count of entries (or bytes) and refuses one larger than what
+// is left to read: every entry takes a byte at least.
+func (r *reader) vec() uint32 {
+	n := r.u32()
+	if r.err == nil && int64(n) > int64(len(r.b)-r.i) {
+		r.fail(fmt.Errorf("a count of %d with %d bytes left", n, len(r.b)-r.i))
+		return 0
+	}
+	return n
+}
+
+// expr skips a constant expression, up to and with its end.
+func (r *reader) expr() {
+	if r.err != nil {
+		return
+	}
+	rest := &reader{b: r.b[r.i:]}
+	if err := skipExpr(rest); err != nil {
+		r.fail(err)
+		return
+	}
+	r.i += rest.i
+}
+
+// element skips an element segment (its eight encodings).
+func (r *reader) element() {
+	flags := r.u32()
+	if flags > 7 {
+		r.fail(fmt.Errorf("unknown element segment kind %d", flags))
+		return
+	}
+	if flags&2 != 0 && flags&1 == 0 { // an explicit table index
+		r.u32()
+	}
+	if flags&1 == 0 { // active: an offset
+		r.expr()
+	}
+	if flags&3 != 0 { // an element kind or reference type
+		r.byte()
+	}
+	n := r.vec()
+	for ; n > 0 && r.err == nil; n-- {
+		if flags&4 != 0 {
+			r.expr()
+		} else {
+			r.u32()
+		}
+	}
+}
