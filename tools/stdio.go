@@ -95,7 +95,10 @@ func (s *stdio) read(ctx context.Context) {
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
-			s.ended <- err
+			select {
+			case s.ended <- err:
+			default: // a reader after the end (a late hand-over): already said
+			}
 			return
 		}
 		var head struct {

@@ -42,6 +42,7 @@ type raw struct {
 }
 
 type rawOpts struct {
+	bin    string   // the server's binary; "" for the one under test
 	config string   // TOML; "" for the embedded default
 	wrap   []string // runs the server under this command (unshare ...)
 	env    []string
@@ -59,7 +60,11 @@ func startRaw(t testing.TB, o rawOpts) *raw {
 		os.WriteFile(file, []byte(o.config), 0o600)
 		args = append(args, "--config", file)
 	}
-	argv := append(append(append([]string{}, o.wrap...), binary), args...)
+	bin := binary
+	if o.bin != "" {
+		bin = o.bin
+	}
+	argv := append(append(append([]string{}, o.wrap...), bin), args...)
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Env = append(os.Environ(), r.env...)
 	r.cmd.Stderr = r.stderr

@@ -260,6 +260,7 @@ func mustReadB(b *testing.B, f string) string {
 // alike. Intercept is not on the Go module proxy: build it from its source
 // (github.com/PolicyLayer/Intercept, `go build .`) and set INTERCEPT to the
 // binary (docs/PERFORMANCE.md). -benchtime sets the calls of each.
+// DEBUGPY_GUARD_PEER adds another build of debugpy-guard to the turns.
 func BenchmarkDeniedVsIntercept(b *testing.B) {
 	icpt := os.Getenv("INTERCEPT")
 	if icpt == "" {
@@ -294,6 +295,18 @@ call = ["expressions"]
 		{"intercept", rawOpts{config: "default = \"allow\"\n", wrap: []string{icpt, "-c", policy, "--"},
 			env: []string{"HOME=" + dir}}, "evaluate is not allowed"},
 	}
+	// DEBUGPY_GUARD_PEER names another build of debugpy-guard (an earlier
+	// commit's, say): its one-module and default servers join the turns.
+	if peer := os.Getenv("DEBUGPY_GUARD_PEER"); peer != "" {
+		for _, s := range servers[1:3] {
+			s.o.bin = peer
+			servers = append(servers, struct {
+				name string
+				o    rawOpts
+				want string
+			}{"peer-" + strings.TrimPrefix(s.name, "guard-"), s.o, s.want})
+		}
+	}
 	conns := make([]*raw, len(servers))
 	for i, s := range servers {
 		conns[i] = startRaw(b, s.o)
@@ -319,6 +332,99 @@ call = ["expressions"]
 	b.StopTimer()
 	for i, s := range servers {
 		p50, p99 := benchstat.Percentiles(lat[i])
+		b.ReportMetric(float64(p50.Nanoseconds())/1e3, s.name+"-p50-µs")
+		b.ReportMetric(float64(p99.Nanoseconds())/1e3, s.name+"-p99-µs")
+	}
+}
+
+// BenchmarkGateShare times debugpy_stack_trace right after a stop (the
+// continue that makes the stop is not timed), a call that reaches debugpy,
+// through three servers that take turns, one call each: the default policy
+// (rate limit raised) with its audit log on disk, no module (`default =
+// "allow"`) with the log on disk, and no module with the log on tmpfs
+// (/dev/shm), where an fsync costs nothing. The first minus the third is
+// the gate's share (modules and audit); the second minus the third is the
+// decision record's fsync (docs/PERFORMANCE.md).
+func BenchmarkGateShare(b *testing.B) {
+	prog, err := filepath.Abs("../../dap/testdata/prog.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := 0
+	for i, l := range strings.Split(mustReadB(b, prog), "\n") {
+		if strings.HasSuffix(l, "# LINE: bench") {
+			line = i + 1
+		}
+	}
+	shm, err := os.MkdirTemp("/dev/shm", "debugpy-guard-bench-")
+	if err != nil {
+		b.Skipf("no tmpfs at /dev/shm: %v", err)
+	}
+	defer os.RemoveAll(shm)
+	ctx := context.Background()
+	type server struct {
+		name string
+		call func(tool string, args map[string]any)
+		lat  []time.Duration
+	}
+	var servers []*server
+	configs := []struct {
+		name, state, bin string
+		defaultPolicy    bool
+	}{
+		{"default-policy", "", binary, true},
+		{"no-module", "", binary, false},
+		{"no-module-tmpfs", shm, binary, false},
+	}
+	if peer := os.Getenv("DEBUGPY_GUARD_PEER"); peer != "" { // as in BenchmarkDeniedVsIntercept
+		configs = append(configs, struct {
+			name, state, bin string
+			defaultPolicy    bool
+		}{"peer-default-policy", "", peer, true})
+	}
+	for _, s := range configs {
+		dir := b.TempDir()
+		os.Mkdir(filepath.Join(dir, "run"), 0o700)
+		env := testEnv(dir)
+		if s.state != "" {
+			env = append(env, "XDG_STATE_HOME="+s.state)
+		}
+		cfg := filepath.Join(dir, "allow.toml")
+		os.WriteFile(cfg, []byte("default = \"allow\"\n"), 0o600)
+		if s.defaultPolicy {
+			cfg = benchConfig(b, dir)
+		}
+		c, _, err := startClient(ctx, clientSpec{Bin: s.bin, Env: env, Prompter: &prompter{answer: mcp.ElicitationResponseActionAccept},
+			Args: []string{"--config", cfg}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		name := s.name
+		call := func(tool string, args map[string]any) {
+			req := mcp.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = tool, args
+			if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
+				b.Fatalf("%s: %s: %v %+v", name, tool, err, res)
+			}
+		}
+		call("debugpy_launch", map[string]any{"program": prog, "args": []string{"bench"}})
+		call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": line})
+		call("debugpy_continue", nil)
+		servers = append(servers, &server{name: name, call: call})
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, s := range servers {
+			s.call("debugpy_continue", nil) // to the next stop
+			t0 := time.Now()
+			s.call("debugpy_stack_trace", nil)
+			s.lat = append(s.lat, time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	for _, s := range servers {
+		p50, p99 := benchstat.Percentiles(s.lat)
 		b.ReportMetric(float64(p50.Nanoseconds())/1e3, s.name+"-p50-µs")
 		b.ReportMetric(float64(p99.Nanoseconds())/1e3, s.name+"-p99-µs")
 	}
