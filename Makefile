@@ -13,9 +13,10 @@ build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/debugpy-guard
 
 # deps installs debugpy (Debian's python3-debugpy) when no Python on this
-# machine can import it, gdb (which attach by PID needs) and wabt (wat2wasm,
-# which assembles the hostile WAT modules of the plugins tests) when they are
-# missing: the tests talk to a real debugpy and run real WASM modules.
+# machine can import it, gdb (which attach by PID needs), wabt (wat2wasm,
+# which assembles the hostile WAT modules of the plugins tests) and clang
+# and lld (which build the C policy template) when they are missing: the
+# tests talk to a real debugpy and run real WASM modules built from source.
 deps:
 	@need=""; \
 	for p in python3 python /usr/bin/python3; do \
@@ -24,6 +25,8 @@ deps:
 	[ -n "$$found" ] || need="python3-debugpy"; \
 	command -v gdb >/dev/null 2>&1 || need="$$need gdb"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
+	command -v clang >/dev/null 2>&1 || need="$$need clang"; \
+	command -v wasm-ld >/dev/null 2>&1 || need="$$need lld"; \
 	if [ -n "$$need" ]; then echo "installing:$$need"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi
 

@@ -23,7 +23,7 @@ import (
 )
 
 const policyUsage = `usage:
-  debugpy-guard policy new NAME                 write NAME/, a policy project in Go that builds offline
+  debugpy-guard policy new NAME [--lang go|c]   write NAME/, a policy project in Go or C that builds offline
   debugpy-guard policy build DIR                build DIR/NAME.wasm, prove it loads, print its sha256 and config stanza
   debugpy-guard policy test [--config FILE | --module WASM [--settings JSON]] PATH...
                                                 run case files (a directory: its *.toml but *.config.toml);
@@ -60,15 +60,36 @@ func policyCmd(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 }
 
 func policyNew(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprint(stderr, "usage: debugpy-guard policy new NAME\n")
+	fs := flag.NewFlagSet("policy new", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lang := fs.String("lang", "go", "the project's language: "+strings.Join(kit.Langs, ", "))
+	usage := "usage: debugpy-guard policy new NAME [--lang " + strings.Join(kit.Langs, "|") + "]\n"
+	// NAME may come before the flags or after them.
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if err := kit.New(args[0]); err != nil {
+	rest := fs.Args()
+	if len(rest) > 0 {
+		if err := fs.Parse(rest[1:]); err != nil {
+			return 2
+		}
+		rest = append(rest[:1], fs.Args()...)
+	}
+	if len(rest) != 1 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	name := rest[0]
+	if err := kit.New(name, *lang); err != nil {
 		fmt.Fprintln(stderr, "debugpy-guard policy new:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %s/: a policy in Go on the guest SDK (policy.go), its test, case files and README.md.\nNext:\n  cd %s\n  go test ./...\n  debugpy-guard policy build .\n  debugpy-guard policy test cases\n", args[0], args[0])
+	switch *lang {
+	case "c":
+		fmt.Fprintf(stdout, "wrote %s/: a policy in C (policy.c) on guard.h, case files and README.md.\nNext:\n  cd %s\n  debugpy-guard policy build .\n  debugpy-guard policy test cases\n", name, name)
+	default:
+		fmt.Fprintf(stdout, "wrote %s/: a policy in Go on the guest SDK (policy.go), its test, case files and README.md.\nNext:\n  cd %s\n  go test ./...\n  debugpy-guard policy build .\n  debugpy-guard policy test cases\n", name, name)
+	}
 	return 0
 }
 

@@ -1,6 +1,7 @@
-// Package kit is the policy author's kit: New writes a policy project in Go
-// on the guest SDK, which builds with no network; Build compiles a project
-// to a wasip1 module, reproducibly, and proves it loads under ABI v1.
+// Package kit is the policy author's kit: New writes a policy project, in Go
+// on the guest SDK or in C on a small ABI helper, that builds with no
+// network; Build compiles a project to a module, reproducibly, and proves it
+// loads under ABI v1.
 package kit
 
 import (
@@ -27,16 +28,34 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 // a go.mod of its own, that go.mod's replace points at.
 const sdkModule = "third_party/debugpy-guard"
 
-// New writes a policy project named after dir's last element: a sample
-// rule, its Go test, case files, a config to test it with, and a README.
-// dir must not exist yet.
-func New(dir string) error {
+// Langs are the languages New writes a project in.
+var Langs = []string{"go", "c"}
+
+// New writes a policy project named after dir's last element, in lang ("go"
+// when empty; see Langs): a sample rule, case files, a config to test it
+// with, and a README (in Go, the rule's Go test and a copy of the SDK; in
+// C, guard.h). dir must not exist yet.
+func New(dir, lang string) error {
 	name := filepath.Base(filepath.Clean(dir))
 	if !validName.MatchString(name) {
 		return fmt.Errorf("policy name %q: use lower-case letters, digits, - and _, starting with a letter (it names the module in configs)", name)
 	}
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("%s exists: pick a new directory", dir)
+	}
+	switch lang {
+	case "", "go":
+	case "c":
+		return writeAll(dir, name, map[string]string{
+			"policy.c":        cPolicy,
+			"guard.h":         cGuardH,
+			"guard.toml":      guardToml,
+			"cases/NAME.toml": casesToml,
+			"README.md":       cReadme,
+			".gitignore":      "*.wasm\n",
+		})
+	default:
+		return fmt.Errorf("no policy template in %q: the languages are %s (Rust, AssemblyScript and Rego are not there yet)", lang, strings.Join(Langs, ", "))
 	}
 	files := map[string]string{
 		"go.mod":                 goMod,
@@ -49,12 +68,8 @@ func New(dir string) error {
 		sdkModule + "/go.mod":    "module github.com/debugpy-guard/debugpy-guard\n\ngo 1.24\n",
 		sdkModule + "/README.md": sdkReadme,
 	}
-	for path, text := range files {
-		path = strings.ReplaceAll(path, "NAME", name)
-		if err := write(filepath.Join(dir, path), strings.ReplaceAll(text, "NAME", name)); err != nil {
-			os.RemoveAll(dir)
-			return err
-		}
+	if err := writeAll(dir, name, files); err != nil {
+		return err
 	}
 	err := fs.WalkDir(plugins.SDKSource(), "sdk", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -69,6 +84,19 @@ func New(dir string) error {
 	if err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("write the SDK: %w", err)
+	}
+	return nil
+}
+
+// writeAll writes files (paths and texts with NAME for the name) under dir,
+// and removes dir when one fails.
+func writeAll(dir, name string, files map[string]string) error {
+	for path, text := range files {
+		path = strings.ReplaceAll(path, "NAME", name)
+		if err := write(filepath.Join(dir, path), strings.ReplaceAll(text, "NAME", name)); err != nil {
+			os.RemoveAll(dir)
+			return err
+		}
 	}
 	return nil
 }
@@ -91,30 +119,44 @@ type Built struct {
 	Note string
 }
 
-// Build compiles the project in dir for wasip1 with the go command on PATH
-// (-buildmode=c-shared -trimpath -buildvcs=false: the same source and
-// toolchain give the same bytes), writes DIR/NAME.wasm, and loads it under
-// ABI v1 to prove it: exports, imports, instantiation, _initialize.
+// Build compiles the project in dir, writes DIR/NAME.wasm, and loads it
+// under ABI v1 to prove it: exports, imports, instantiation, _initialize. A
+// project with a go.mod builds for wasip1 with the go command on PATH
+// (-buildmode=c-shared -trimpath -buildvcs=false), one with a policy.c
+// with clang (wasm32, no libc, no debug information): the same source and
+// toolchain give the same bytes.
 func Build(ctx context.Context, dir string) (Built, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return Built{}, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		return Built{}, fmt.Errorf("%s has no go.mod: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return Built{}, errors.New("no go command on PATH: policy build needs a Go toolchain (1.24 or later)")
-	}
 	b := Built{Name: filepath.Base(dir), Path: filepath.Join(dir, filepath.Base(dir)+".wasm")}
-	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", b.Path, ".")
+	var cmd *exec.Cmd
+	switch {
+	case exists(filepath.Join(dir, "go.mod")):
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			return Built{}, errors.New("no go command on PATH: policy build needs a Go toolchain (1.24 or later)")
+		}
+		cmd = exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", b.Path, ".")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	case exists(filepath.Join(dir, "policy.c")):
+		clang, err := exec.LookPath("clang")
+		if err != nil {
+			return Built{}, errors.New("no clang on PATH: a policy in C builds with clang and wasm-ld (Debian: apt-get install clang lld; README.md says how without a network)")
+		}
+		if _, err := exec.LookPath("wasm-ld"); err != nil {
+			return Built{}, errors.New("no wasm-ld on PATH: clang links WebAssembly with it (Debian: apt-get install lld)")
+		}
+		cmd = exec.CommandContext(ctx, clang, "--target=wasm32", "-O2", "-nostdlib", "-g0", "-Wl,--no-entry", "-o", b.Path, "policy.c")
+	default:
+		return Built{}, fmt.Errorf("%s has no go.mod or policy.c: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
+	}
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return Built{}, fmt.Errorf("go build: %v\n%s", err, strings.TrimSpace(out.String()))
+		return Built{}, fmt.Errorf("%s: %v\n%s", filepath.Base(cmd.Path), err, strings.TrimSpace(out.String()))
 	}
 	wasm, err := os.ReadFile(b.Path)
 	if err != nil {
@@ -134,6 +176,11 @@ func Build(ctx context.Context, dir string) (Built, error) {
 		return Built{}, fmt.Errorf("built %s, but it does not load under ABI v1: %w", b.Path, err)
 	}
 	return b, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // Stanza is the config table that names b, pinned, in monitor mode.
