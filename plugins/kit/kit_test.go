@@ -1,10 +1,14 @@
 package kit
 
 import (
+	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins"
 )
 
 func TestNewRefusesBadNamesAndExistingDirs(t *testing.T) {
@@ -76,5 +80,79 @@ func TestNewRefusesAnUnknownLanguage(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Fatal("a refused language left a directory")
+	}
+}
+
+// guard.h reads the request as Go's encoder writes it (the host's
+// canonical bytes): for random expressions (quotes, backslashes, control
+// characters, HTML characters and U+2028 that Go escapes, any Unicode) and
+// random words, the C template denies exactly when the decoded expression,
+// ASCII letters lower-cased, holds a word, and its reason names the word
+// as Go decodes it. Escaped surrogate pairs, which Go's encoder never
+// writes but JSON allows, are read as Go's decoder reads them too.
+func TestCTemplateReadsJSONAsGoDoes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "diff")
+	if err := New(dir, "c"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Build(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("%v (make deps installs clang and lld)", err)
+	}
+	wasm, _ := os.ReadFile(b.Path)
+	ctx := t.Context()
+	rt := plugins.NewRuntime(plugins.Options{})
+	defer rt.Close(ctx)
+	m, err := rt.Load(ctx, plugins.Spec{Name: "diff", Wasm: wasm, Settings: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "B", "k", "e", "n", "t", "o", "\"", "\\", "/", "\n", "\t", "\x01", "<", ">", "&", "\u2028", "é", "K", "ſ", "😀", " ", ".", "[", "]", "'"}
+	pick := func(n int) string {
+		var s strings.Builder
+		for range n {
+			s.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		return s.String()
+	}
+	lower := func(s string) string { // ASCII letters only, as the template says
+		b := []byte(s)
+		for i, c := range b {
+			if c >= 'A' && c <= 'Z' {
+				b[i] = c + 32
+			}
+		}
+		return string(b)
+	}
+	for i := range 3000 {
+		expr := pick(r.IntN(24))
+		words := []string{pick(1 + r.IntN(3)), lower(pick(1 + r.IntN(2)))}
+		args, _ := json.Marshal(map[string]string{"expression": expr})
+		settings, _ := json.Marshal(map[string][]string{"words": words})
+		if i%3 == 0 { // JSON's own escapes for what Go writes raw
+			args = []byte(strings.ReplaceAll(string(args), "😀", `\ud83d\ude00`))
+			args = []byte(strings.ReplaceAll(string(args), "é", `\u00E9`))
+		}
+		req := `{"abi":1,"phase":"call","tool":"debugpy_evaluate","category":"execute","arguments":` + string(args) + `,"settings":` + string(settings) + `}`
+		var decoded struct{ Expression string }
+		if err := json.Unmarshal(args, &decoded); err != nil {
+			t.Fatal(err)
+		}
+		want, reason := "abstain", ""
+		for _, w := range words {
+			if w != "" && strings.Contains(lower(decoded.Expression), lower(w)) {
+				want, reason = "deny", "the expression mentions "+w
+				break
+			}
+		}
+		got, err := m.Evaluate(ctx, "s", []byte(req))
+		if err != nil {
+			t.Fatalf("%s: %v", req, err)
+		}
+		if got.Decision != want || (want == "deny" && got.Reason != reason) {
+			t.Fatalf("%s\ngot %s %q, want %s %q", req, got.Decision, got.Reason, want, reason)
+		}
 	}
 }
