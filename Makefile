@@ -14,9 +14,10 @@ build:
 
 # deps installs debugpy (Debian's python3-debugpy) when no Python on this
 # machine can import it, gdb (which attach by PID needs), wabt (wat2wasm,
-# which assembles the hostile WAT modules of the plugins tests) and clang
-# and lld (which build the C policy template) when they are missing: the
-# tests talk to a real debugpy and run real WASM modules built from source.
+# which assembles the hostile WAT modules of the plugins tests), clang and
+# lld (the C policy template), and Debian's rustc with its wasm32 standard
+# library (the Rust one) when they are missing: the tests talk to a real
+# debugpy and run real WASM modules built from source.
 deps:
 	@need=""; \
 	for p in python3 python /usr/bin/python3; do \
@@ -27,6 +28,7 @@ deps:
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \
 	command -v wasm-ld >/dev/null 2>&1 || need="$$need lld"; \
+	ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libcore-*.rlib >/dev/null 2>&1 || need="$$need rustc libstd-rust-dev-wasm32"; \
 	if [ -n "$$need" ]; then echo "installing:$$need"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi
 

@@ -115,47 +115,56 @@ result = ["redact"]
 	p.denied("debugpy_stack_trace", nil, "call debugpy_session_start or debugpy_launch") // allowed: reaches the handler
 }
 
-// The same in C: a new project, a changed rule, built with clang (no
-// network), tested with its case files, pinned and served.
-func TestPolicyKitInC(t *testing.T) {
-	dir := t.TempDir()
-	if out, code := runIn(t, dir, nil, "policy", "new", "teamc", "--lang", "c"); code != 0 || !strings.Contains(out, "policy in C") {
-		t.Fatalf("policy new --lang c: %d\n%s", code, out)
-	}
-	team := filepath.Join(dir, "teamc")
-	edit(t, filepath.Join(team, "policy.c"), `return guard_decide("approve", "changing a variable of the running program needs a person", "");`,
-		`return guard_decide("deny", "this team never changes a running program", "");`)
-	edit(t, filepath.Join(team, "cases", "teamc.toml"), `want = "approve"`, "want = \"deny\"\nreason = \"never changes a running program\"")
-	out, code := runIn(t, dir, nil, "policy", "build", "teamc")
-	if code != 0 || !strings.Contains(out, "loads under ABI v1") {
-		t.Fatalf("policy build (make deps installs clang and lld): %d\n%s", code, out)
-	}
-	sum := sha.FindStringSubmatch(out)[1]
-	if out, code := runIn(t, team, nil, "policy", "test", "cases"); code != 0 || !strings.Contains(out, "ok: 3 cases passed") {
-		t.Fatalf("policy test: %d\n%s", code, out)
-	}
-	cfg := filepath.Join(dir, "guard.toml")
-	os.WriteFile(cfg, []byte(`default = "allow"
-[modules.teamc]
-source = "teamc/teamc.wasm"
+// The same in C and in Rust: a new project, a changed rule, built with
+// clang or rustc (no network), tested with its case files, pinned and
+// served.
+func TestPolicyKitInCAndRust(t *testing.T) {
+	for _, c := range []struct{ lang, file, old, new string }{
+		{"c", "policy.c", `return guard_decide("approve", "changing a variable of the running program needs a person", "");`,
+			`return guard_decide("deny", "this team never changes a running program", "");`},
+		{"rust", "policy.rs", `return decide("approve", "changing a variable of the running program needs a person", "");`,
+			`return decide("deny", "this team never changes a running program", "");`},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			dir := t.TempDir()
+			if out, code := runIn(t, dir, nil, "policy", "new", "team", "--lang", c.lang); code != 0 || !strings.Contains(out, "policy build") {
+				t.Fatalf("policy new --lang %s: %d\n%s", c.lang, code, out)
+			}
+			team := filepath.Join(dir, "team")
+			edit(t, filepath.Join(team, c.file), c.old, c.new)
+			edit(t, filepath.Join(team, "cases", "team.toml"), `want = "approve"`, "want = \"deny\"\nreason = \"never changes a running program\"")
+			out, code := runIn(t, dir, nil, "policy", "build", "team")
+			if code != 0 || !strings.Contains(out, "loads under ABI v1") {
+				t.Fatalf("policy build (make deps installs the toolchain): %d\n%s", code, out)
+			}
+			sum := sha.FindStringSubmatch(out)[1]
+			if out, code := runIn(t, team, nil, "policy", "test", "cases"); code != 0 || !strings.Contains(out, "ok: 3 cases passed") {
+				t.Fatalf("policy test: %d\n%s", code, out)
+			}
+			cfg := filepath.Join(dir, "guard.toml")
+			os.WriteFile(cfg, []byte(`default = "allow"
+[modules.team]
+source = "team/team.wasm"
 sha256 = "`+sum+`"
 [[rules]]
 tools = ["debugpy_*"]
-call = ["teamc"]
+call = ["team"]
 `), 0o600)
-	p := &proc{t: t, dir: dir, stderr: &lockedBuffer{}}
-	os.Mkdir(filepath.Join(dir, "run"), 0o700)
-	p.env = testEnv(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: p.env, Stderr: p.stderr, Args: []string{"--config", cfg}})
-	if err != nil {
-		t.Fatal(err)
+			p := &proc{t: t, dir: dir, stderr: &lockedBuffer{}}
+			os.Mkdir(filepath.Join(dir, "run"), 0o700)
+			p.env = testEnv(dir)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cl, _, err := startClient(ctx, clientSpec{Bin: binary, Env: p.env, Stderr: p.stderr, Args: []string{"--config", cfg}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			p.c = cl
+			p.denied("debugpy_set_variable", map[string]any{"name": "qty", "value": "4"}, "denied by policy (module team)", "never changes a running program")
+			p.denied("debugpy_evaluate", map[string]any{"expression": "db.Secret"}, "module team", "the expression mentions secret")
+		})
 	}
-	defer c.Close()
-	p.c = c
-	p.denied("debugpy_set_variable", map[string]any{"name": "qty", "value": "4"}, "denied by policy (module teamc)", "never changes a running program")
-	p.denied("debugpy_evaluate", map[string]any{"expression": "db.Secret"}, "module teamc", "the expression mentions secret")
 }
 
 func TestPolicyTestExitCodes(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package kit is the policy author's kit: New writes a policy project, in Go
-// on the guest SDK or in C on a small ABI helper, that builds with no
-// network; Build compiles a project to a module, reproducibly, and proves it
+// on the guest SDK, or in C or Rust on a small ABI helper, that builds with
+// no network; Build compiles a project to a module, reproducibly, and proves it
 // loads under ABI v1.
 package kit
 
@@ -29,7 +29,7 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 const sdkModule = "third_party/debugpy-guard"
 
 // Langs are the languages New writes a project in.
-var Langs = []string{"go", "c"}
+var Langs = []string{"go", "c", "rust"}
 
 // New writes a policy project named after dir's last element, in lang ("go"
 // when empty; see Langs): a sample rule, case files, a config to test it
@@ -54,8 +54,17 @@ func New(dir, lang string) error {
 			"README.md":       cReadme,
 			".gitignore":      "*.wasm\n",
 		})
+	case "rust":
+		return writeAll(dir, name, map[string]string{
+			"policy.rs":       rustPolicy,
+			"guard.rs":        rustGuard,
+			"guard.toml":      guardToml,
+			"cases/NAME.toml": casesToml,
+			"README.md":       rustReadme,
+			".gitignore":      "*.wasm\n",
+		})
 	default:
-		return fmt.Errorf("no policy template in %q: the languages are %s (Rust, AssemblyScript and Rego are not there yet)", lang, strings.Join(Langs, ", "))
+		return fmt.Errorf("no policy template in %q: the languages are %s (AssemblyScript and Rego are not there yet)", lang, strings.Join(Langs, ", "))
 	}
 	files := map[string]string{
 		"go.mod":                 goMod,
@@ -123,8 +132,9 @@ type Built struct {
 // under ABI v1 to prove it: exports, imports, instantiation, _initialize. A
 // project with a go.mod builds for wasip1 with the go command on PATH
 // (-buildmode=c-shared -trimpath -buildvcs=false), one with a policy.c
-// with clang (wasm32, no libc, no debug information): the same source and
-// toolchain give the same bytes.
+// with clang (wasm32, no libc, no debug information), one with a policy.rs
+// with rustc (wasm32-unknown-unknown, no_std, symbols stripped, paths
+// remapped): the same source and toolchain give the same bytes.
 func Build(ctx context.Context, dir string) (Built, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -149,8 +159,15 @@ func Build(ctx context.Context, dir string) (Built, error) {
 			return Built{}, errors.New("no wasm-ld on PATH: clang links WebAssembly with it (Debian: apt-get install lld)")
 		}
 		cmd = exec.CommandContext(ctx, clang, "--target=wasm32", "-O2", "-nostdlib", "-g0", "-Wl,--no-entry", "-o", b.Path, "policy.c")
+	case exists(filepath.Join(dir, "policy.rs")):
+		rustc, err := wasmRustc(ctx)
+		if err != nil {
+			return Built{}, err
+		}
+		cmd = exec.CommandContext(ctx, rustc, "--edition", "2021", "--crate-type", "cdylib", "--target", "wasm32-unknown-unknown",
+			"-C", "opt-level=2", "-C", "panic=abort", "-C", "strip=symbols", "--remap-path-prefix", dir+"=.", "-o", b.Path, "policy.rs")
 	default:
-		return Built{}, fmt.Errorf("%s has no go.mod or policy.c: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
+		return Built{}, fmt.Errorf("%s has no go.mod, policy.c or policy.rs: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
 	}
 	cmd.Dir = dir
 	var out bytes.Buffer
@@ -176,6 +193,34 @@ func Build(ctx context.Context, dir string) (Built, error) {
 		return Built{}, fmt.Errorf("built %s, but it does not load under ABI v1: %w", b.Path, err)
 	}
 	return b, nil
+}
+
+// wasmRustc is the first rustc with the wasm32-unknown-unknown standard
+// library: $RUSTC, the one on PATH, then Debian's (a rustup toolchain on
+// PATH often lacks the target, and rustup cannot add it with no network).
+func wasmRustc(ctx context.Context) (string, error) {
+	var tried []string
+	for _, c := range []string{os.Getenv("RUSTC"), "rustc", "/usr/bin/rustc"} {
+		if c == "" {
+			continue
+		}
+		path, err := exec.LookPath(c)
+		if err != nil {
+			continue
+		}
+		tried = append(tried, path)
+		out, err := exec.CommandContext(ctx, path, "--print", "target-libdir", "--target", "wasm32-unknown-unknown").Output()
+		if err != nil {
+			continue
+		}
+		if libs, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "libcore-*.rlib")); len(libs) > 0 {
+			return path, nil
+		}
+	}
+	if len(tried) == 0 {
+		return "", errors.New("no rustc on PATH: a policy in Rust builds with rustc and its wasm32 standard library (Debian: apt-get install rustc libstd-rust-dev-wasm32; README.md says how without a network)")
+	}
+	return "", fmt.Errorf("no rustc with the wasm32-unknown-unknown target (tried %s): Debian: apt-get install libstd-rust-dev-wasm32; rustup: rustup target add wasm32-unknown-unknown; or set RUSTC", strings.Join(tried, ", "))
 }
 
 func exists(path string) bool {

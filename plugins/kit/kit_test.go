@@ -42,34 +42,39 @@ func TestNewWritesAProject(t *testing.T) {
 }
 
 func TestBuildNeedsAProject(t *testing.T) {
-	if _, err := Build(t.Context(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "policy new") || !strings.Contains(err.Error(), "no go.mod or policy.c") {
+	if _, err := Build(t.Context(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "policy new") || !strings.Contains(err.Error(), "no go.mod, policy.c or policy.rs") {
 		t.Fatalf("build of an empty dir: %v", err)
 	}
 }
 
-// A project in C: its files, then a build with clang that loads under ABI
-// v1, the same bytes twice. (make deps installs clang and lld.)
-func TestNewAndBuildC(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "acme")
-	if err := New(dir, "c"); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"policy.c", "guard.h", "guard.toml", "cases/acme.toml", "README.md"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), "NAME") {
-			t.Errorf("%s still says NAME", f)
-		}
-	}
-	b, err := Build(t.Context(), dir)
-	if err != nil {
-		t.Fatalf("%v (make deps installs clang and lld)", err)
-	}
-	again, err := Build(t.Context(), dir)
-	if err != nil || again.SHA256 != b.SHA256 || b.Size == 0 {
-		t.Fatalf("not reproducible: %s then %s (%v)", b.SHA256, again.SHA256, err)
+// A project in C or Rust: its files, then a build that loads under ABI
+// v1, the same bytes twice. (make deps installs clang and lld, rustc and
+// its wasm32 standard library.)
+func TestNewAndBuildCAndRust(t *testing.T) {
+	for lang, files := range map[string][]string{"c": {"policy.c", "guard.h"}, "rust": {"policy.rs", "guard.rs"}} {
+		t.Run(lang, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "acme")
+			if err := New(dir, lang); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range append(files, "guard.toml", "cases/acme.toml", "README.md") {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(b), "NAME") {
+					t.Errorf("%s still says NAME", f)
+				}
+			}
+			b, err := Build(t.Context(), dir)
+			if err != nil {
+				t.Fatalf("%v (make deps installs the toolchains)", err)
+			}
+			again, err := Build(t.Context(), dir)
+			if err != nil || again.SHA256 != b.SHA256 || b.Size == 0 {
+				t.Fatalf("not reproducible: %s then %s (%v)", b.SHA256, again.SHA256, err)
+			}
+		})
 	}
 }
 
@@ -83,16 +88,23 @@ func TestNewRefusesAnUnknownLanguage(t *testing.T) {
 	}
 }
 
-// guard.h reads the request as Go's encoder writes it (the host's
-// canonical bytes): for random expressions (quotes, backslashes, control
-// characters, HTML characters and U+2028 that Go escapes, any Unicode) and
-// random words, the C template denies exactly when the decoded expression,
-// ASCII letters lower-cased, holds a word, and its reason names the word
-// as Go decodes it. Escaped surrogate pairs, which Go's encoder never
-// writes but JSON allows, are read as Go's decoder reads them too.
-func TestCTemplateReadsJSONAsGoDoes(t *testing.T) {
+// guard.h and guard.rs read the request as Go's encoder writes it (the
+// host's canonical bytes): for random expressions (quotes, backslashes,
+// control characters, HTML characters and U+2028 that Go escapes, any
+// Unicode) and random words, the C and Rust templates deny exactly when the
+// decoded expression, ASCII letters lower-cased, holds a word, and their
+// reason names the word as Go decodes it. Escaped surrogate pairs, which
+// Go's encoder never writes but JSON allows, are read as Go's decoder
+// reads them too.
+func TestTemplatesReadJSONAsGoDoes(t *testing.T) {
+	for _, lang := range []string{"c", "rust"} {
+		t.Run(lang, func(t *testing.T) { readsJSONAsGo(t, lang) })
+	}
+}
+
+func readsJSONAsGo(t *testing.T, lang string) {
 	dir := filepath.Join(t.TempDir(), "diff")
-	if err := New(dir, "c"); err != nil {
+	if err := New(dir, lang); err != nil {
 		t.Fatal(err)
 	}
 	b, err := Build(t.Context(), dir)
