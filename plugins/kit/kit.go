@@ -34,7 +34,7 @@ var Langs = []string{"go", "c", "rust"}
 // New writes a policy project named after dir's last element, in lang ("go"
 // when empty; see Langs): a sample rule, case files, a config to test it
 // with, and a README (in Go, the rule's Go test and a copy of the SDK; in
-// C, guard.h). dir must not exist yet.
+// C or Rust, the ABI helper guard.h or guard.rs). dir must not exist yet.
 func New(dir, lang string) error {
 	name := filepath.Base(filepath.Clean(dir))
 	if !validName.MatchString(name) {
