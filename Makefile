@@ -15,9 +15,10 @@ build:
 # deps installs debugpy (Debian's python3-debugpy) when no Python on this
 # machine can import it, gdb (which attach by PID needs), wabt (wat2wasm,
 # which assembles the hostile WAT modules of the plugins tests), clang and
-# lld (the C policy template), and Debian's rustc with its wasm32 standard
-# library (the Rust one) when they are missing: the tests talk to a real
-# debugpy and run real WASM modules built from source.
+# lld (the C policy template), Debian's rustc with its wasm32 standard
+# library (the Rust one) and the AssemblyScript compiler from npm when they
+# are missing: the tests talk to a real debugpy and run real WASM modules
+# built from source.
 deps:
 	@need=""; \
 	for p in python3 python /usr/bin/python3; do \
@@ -30,7 +31,8 @@ deps:
 	command -v wasm-ld >/dev/null 2>&1 || need="$$need lld"; \
 	ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libcore-*.rlib >/dev/null 2>&1 || need="$$need rustc libstd-rust-dev-wasm32"; \
 	if [ -n "$$need" ]; then echo "installing:$$need"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi; \
+	command -v asc >/dev/null 2>&1 || { echo "installing: assemblyscript (npm)"; $(SUDO) npm install -g -s assemblyscript@0.28.20; }
 
 vet:
 	$(GO) vet ./...

@@ -23,7 +23,7 @@ import (
 )
 
 const policyUsage = `usage:
-  debugpy-guard policy new NAME [--lang go|c|rust]  write NAME/, a policy project in Go, C or Rust that builds offline
+  debugpy-guard policy new NAME [--lang L]      write NAME/, a policy project that builds offline; L: go (default), c, rust, assemblyscript
   debugpy-guard policy build DIR                build DIR/NAME.wasm, prove it loads, print its sha256 and config stanza
   debugpy-guard policy test [--config FILE | --module WASM [--settings JSON]] PATH...
                                                 run case files (a directory: its *.toml but *.config.toml);
@@ -85,13 +85,11 @@ func policyNew(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	switch *lang {
-	case "c", "rust":
-		file, helper := "policy.c", "guard.h"
-		if *lang == "rust" {
-			file, helper = "policy.rs", "guard.rs"
-		}
+	case "c", "rust", "assemblyscript":
+		files := map[string][3]string{"c": {"C", "policy.c", "guard.h"}, "rust": {"Rust", "policy.rs", "guard.rs"},
+			"assemblyscript": {"AssemblyScript", "policy.ts", "guard.ts"}}[*lang]
 		fmt.Fprintf(stdout, "wrote %s/: a policy in %s (%s) on %s, case files and README.md.\nNext:\n  cd %s\n  debugpy-guard policy build .\n  debugpy-guard policy test cases\n",
-			name, map[string]string{"c": "C", "rust": "Rust"}[*lang], file, helper, name)
+			name, files[0], files[1], files[2], name)
 	default:
 		fmt.Fprintf(stdout, "wrote %s/: a policy in Go on the guest SDK (policy.go), its test, case files and README.md.\nNext:\n  cd %s\n  go test ./...\n  debugpy-guard policy build .\n  debugpy-guard policy test cases\n", name, name)
 	}

@@ -115,14 +115,16 @@ result = ["redact"]
 	p.denied("debugpy_stack_trace", nil, "call debugpy_session_start or debugpy_launch") // allowed: reaches the handler
 }
 
-// The same in C and in Rust: a new project, a changed rule, built with
-// clang or rustc (no network), tested with its case files, pinned and
-// served.
-func TestPolicyKitInCAndRust(t *testing.T) {
+// The same in C, Rust and AssemblyScript: a new project, a changed rule,
+// built with clang, rustc or asc (no network), tested with its case files,
+// pinned and served.
+func TestPolicyKitInOtherLanguages(t *testing.T) {
 	for _, c := range []struct{ lang, file, old, new string }{
 		{"c", "policy.c", `return guard_decide("approve", "changing a variable of the running program needs a person", "");`,
 			`return guard_decide("deny", "this team never changes a running program", "");`},
 		{"rust", "policy.rs", `return decide("approve", "changing a variable of the running program needs a person", "");`,
+			`return decide("deny", "this team never changes a running program", "");`},
+		{"assemblyscript", "policy.ts", `return decide("approve", "changing a variable of the running program needs a person", "");`,
 			`return decide("deny", "this team never changes a running program", "");`},
 	} {
 		t.Run(c.lang, func(t *testing.T) {

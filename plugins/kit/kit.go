@@ -1,6 +1,6 @@
 // Package kit is the policy author's kit: New writes a policy project, in Go
-// on the guest SDK, or in C or Rust on a small ABI helper, that builds with
-// no network; Build compiles a project to a module, reproducibly, and proves it
+// on the guest SDK, or in C, Rust or AssemblyScript on a small ABI helper,
+// that builds with no network; Build compiles a project to a module, reproducibly, and proves it
 // loads under ABI v1.
 package kit
 
@@ -29,12 +29,13 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 const sdkModule = "third_party/debugpy-guard"
 
 // Langs are the languages New writes a project in.
-var Langs = []string{"go", "c", "rust"}
+var Langs = []string{"go", "c", "rust", "assemblyscript"}
 
 // New writes a policy project named after dir's last element, in lang ("go"
 // when empty; see Langs): a sample rule, case files, a config to test it
 // with, and a README (in Go, the rule's Go test and a copy of the SDK; in
-// C or Rust, the ABI helper guard.h or guard.rs). dir must not exist yet.
+// C, Rust or AssemblyScript, the ABI helper guard.h, guard.rs or
+// guard.ts). dir must not exist yet.
 func New(dir, lang string) error {
 	name := filepath.Base(filepath.Clean(dir))
 	if !validName.MatchString(name) {
@@ -63,8 +64,17 @@ func New(dir, lang string) error {
 			"README.md":       rustReadme,
 			".gitignore":      "*.wasm\n",
 		})
+	case "assemblyscript":
+		return writeAll(dir, name, map[string]string{
+			"policy.ts":       asPolicy,
+			"guard.ts":        asGuard,
+			"guard.toml":      guardToml,
+			"cases/NAME.toml": casesToml,
+			"README.md":       asReadme,
+			".gitignore":      "*.wasm\n",
+		})
 	default:
-		return fmt.Errorf("no policy template in %q: the languages are %s (AssemblyScript and Rego are not there yet)", lang, strings.Join(Langs, ", "))
+		return fmt.Errorf("no policy template in %q: the languages are %s (Rego is not there yet)", lang, strings.Join(Langs, ", "))
 	}
 	files := map[string]string{
 		"go.mod":                 goMod,
@@ -134,7 +144,8 @@ type Built struct {
 // (-buildmode=c-shared -trimpath -buildvcs=false), one with a policy.c
 // with clang (wasm32, no libc, no debug information), one with a policy.rs
 // with rustc (wasm32-unknown-unknown, no_std, symbols stripped, paths
-// remapped): the same source and toolchain give the same bytes.
+// remapped), one with a policy.ts with the AssemblyScript compiler: the
+// same source and toolchain give the same bytes.
 func Build(ctx context.Context, dir string) (Built, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -166,8 +177,14 @@ func Build(ctx context.Context, dir string) (Built, error) {
 		}
 		cmd = exec.CommandContext(ctx, rustc, "--edition", "2021", "--crate-type", "cdylib", "--target", "wasm32-unknown-unknown",
 			"-C", "opt-level=2", "-C", "panic=abort", "-C", "strip=symbols", "--remap-path-prefix", dir+"=.", "-o", b.Path, "policy.rs")
+	case exists(filepath.Join(dir, "policy.ts")):
+		asc, err := exec.LookPath("asc")
+		if err != nil {
+			return Built{}, errors.New("no asc on PATH: a policy in AssemblyScript builds with its compiler (npm install -g assemblyscript@0.28.20; README.md says how without a network)")
+		}
+		cmd = exec.CommandContext(ctx, asc, "policy.ts", "-o", b.Path, "-O3", "--noAssert", "--use", "abort=guard/abort")
 	default:
-		return Built{}, fmt.Errorf("%s has no go.mod, policy.c or policy.rs: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
+		return Built{}, fmt.Errorf("%s has no go.mod, policy.c, policy.rs or policy.ts: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
 	}
 	cmd.Dir = dir
 	var out bytes.Buffer

@@ -42,16 +42,17 @@ func TestNewWritesAProject(t *testing.T) {
 }
 
 func TestBuildNeedsAProject(t *testing.T) {
-	if _, err := Build(t.Context(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "policy new") || !strings.Contains(err.Error(), "no go.mod, policy.c or policy.rs") {
+	if _, err := Build(t.Context(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "policy new") || !strings.Contains(err.Error(), "no go.mod, policy.c, policy.rs or policy.ts") {
 		t.Fatalf("build of an empty dir: %v", err)
 	}
 }
 
-// A project in C or Rust: its files, then a build that loads under ABI
+// A project in C, Rust or AssemblyScript: its files, then a build that loads under ABI
 // v1, the same bytes twice. (make deps installs clang and lld, rustc and
 // its wasm32 standard library.)
-func TestNewAndBuildCAndRust(t *testing.T) {
-	for lang, files := range map[string][]string{"c": {"policy.c", "guard.h"}, "rust": {"policy.rs", "guard.rs"}} {
+func TestNewAndBuildOtherLanguages(t *testing.T) {
+	for lang, files := range map[string][]string{"c": {"policy.c", "guard.h"}, "rust": {"policy.rs", "guard.rs"},
+		"assemblyscript": {"policy.ts", "guard.ts"}} {
 		t.Run(lang, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "acme")
 			if err := New(dir, lang); err != nil {
@@ -97,7 +98,7 @@ func TestNewRefusesAnUnknownLanguage(t *testing.T) {
 // Go's encoder never writes but JSON allows, are read as Go's decoder
 // reads them too.
 func TestTemplatesReadJSONAsGoDoes(t *testing.T) {
-	for _, lang := range []string{"c", "rust"} {
+	for _, lang := range []string{"c", "rust", "assemblyscript"} {
 		t.Run(lang, func(t *testing.T) { readsJSONAsGo(t, lang) })
 	}
 }
