@@ -181,15 +181,33 @@ const readme = "# NAME: a debugpy-guard policy\n\n" +
 	"in phase result, `sdk.Rewrite` replaces the result (redaction). `validate` checks the settings\n" +
 	"once at load. `sdk.CounterAdd(key, window)` counts calls per MCP session (rate limits);\n" +
 	"`sdk.Log` writes to debugpy-guard's log. A module gets no files, environment or network.\n\n" +
-	"## Deploy\n\n" +
-	"1. `debugpy-guard policy build .` prints a stanza: paste it into your config (`serve --config`).\n" +
-	"   The `sha256` pins these exact bytes: a rebuilt or swapped module is refused until you update it.\n" +
-	"2. Keep `mode = \"monitor\"` first: the module runs on every call and its verdicts go to the\n" +
-	"   audit log, but they do not count. Check with `debugpy-guard check --config FILE`.\n" +
-	"3. When the audit log shows it decides as you mean, remove the `mode` line to enforce it.\n\n" +
+	readmeDeploy + "\n" +
 	"The ABI (what a module exports and imports, the request and response) is plugins/ABI.md\n" +
 	"in debugpy-guard's repository.\n"
 
 const sdkReadme = "This is a copy of debugpy-guard's guest SDK (plugins/sdk), written here by\n" +
 	"`debugpy-guard policy new` so that the project builds with no network.\n" +
 	"`debugpy-guard policy new` in a newer release writes the SDK of that release.\n"
+
+// readmeLoop is the build-test-try loop of the README of a project in a
+// language other than Go (Go's adds go test), and readmeDeploy the
+// deployment steps of every project's README.
+const readmeLoop = `## The loop
+
+` + "`" + `` + "`" + `` + "`" + `sh
+debugpy-guard policy build .           # NAME.wasm, its sha256 and the config stanza to paste
+debugpy-guard policy test cases        # the case files against the built module (exit 0: all pass)
+debugpy-guard policy eval --config guard.toml --tool debugpy_evaluate --args '{"expression":"db.password"}'
+debugpy-guard policy bench --config guard.toml   # what it costs a call
+` + "`" + `` + "`" + `` + "`" + `
+
+`
+
+const readmeDeploy = `## Deploy
+
+1. ` + "`" + `debugpy-guard policy build .` + "`" + ` prints a stanza: paste it into your config (` + "`" + `serve --config` + "`" + `).
+   The ` + "`" + `sha256` + "`" + ` pins these exact bytes: a rebuilt or swapped module is refused until you update it.
+2. Keep ` + "`" + `mode = "monitor"` + "`" + ` first: the module runs on every call and its verdicts go to the
+   audit log, but they do not count. Check with ` + "`" + `debugpy-guard check --config FILE` + "`" + `.
+3. When the audit log shows it decides as you mean, remove the ` + "`" + `mode` + "`" + ` line to enforce it.
+`

@@ -321,16 +321,8 @@ AssemblyScript. ` + "`" + `guard.ts` + "`" + ` is a tiny helper for ABI v1 (the 
 JSON reader, the response); it travels with the project, so the build needs the AssemblyScript
 compiler and nothing from a network.
 
-## The loop
-
-` + "`" + `` + "`" + `` + "`" + `sh
-debugpy-guard policy build .           # NAME.wasm, its sha256 and the config stanza to paste
-debugpy-guard policy test cases        # the case files against the built module (exit 0: all pass)
-debugpy-guard policy eval --config guard.toml --tool debugpy_evaluate --args '{"expression":"db.password"}'
-debugpy-guard policy bench --config guard.toml   # what it costs a call
-` + "`" + `` + "`" + `` + "`" + `
-
-` + "`" + `policy build` + "`" + ` runs ` + "`" + `asc policy.ts -o NAME.wasm -O3 --noAssert --use abort=guard/abort` + "`" + ` (the same
+` + readmeLoop +
+	`` + "`" + `policy build` + "`" + ` runs ` + "`" + `asc policy.ts -o NAME.wasm -O3 --noAssert --use abort=guard/abort` + "`" + ` (the same
 source and compiler give the same bytes; ` + "`" + `abort` + "`" + ` traps, as the host gives no ` + "`" + `env.abort` + "`" + `). Edit
 ` + "`" + `policy.ts` + "`" + `: ` + "`" + `guard_evaluate` + "`" + ` gets each call's request (` + "`" + `get(req, "tool")` + "`" + `, ` + "`" + `"arguments"` + "`" + `,
 ` + "`" + `"phase"` + "`" + `, ` + "`" + `"settings"` + "`" + ` ...) and answers with
@@ -355,11 +347,4 @@ tar -C "$(npm root -g)" -xzf /media/usb/assemblyscript.tgz
 ln -s "$(npm root -g)/assemblyscript/bin/asc.js" /usr/local/bin/asc
 ` + "`" + `` + "`" + `` + "`" + `
 
-## Deploy
-
-1. ` + "`" + `debugpy-guard policy build .` + "`" + ` prints a stanza: paste it into your config (` + "`" + `serve --config` + "`" + `).
-   The ` + "`" + `sha256` + "`" + ` pins these exact bytes: a rebuilt or swapped module is refused until you update it.
-2. Keep ` + "`" + `mode = "monitor"` + "`" + ` first: the module runs on every call and its verdicts go to the
-   audit log, but they do not count. Check with ` + "`" + `debugpy-guard check --config FILE` + "`" + `.
-3. When the audit log shows it decides as you mean, remove the ` + "`" + `mode` + "`" + ` line to enforce it.
-`
+` + readmeDeploy

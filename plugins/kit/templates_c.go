@@ -301,16 +301,8 @@ A policy module for [debugpy-guard](https://github.com/debugpy-guard/debugpy-gua
 libc. ` + "`" + `guard.h` + "`" + ` is a tiny helper for ABI v1 (the imports, a buffer for the request, a JSON reader,
 the response); it travels with the project, so the build needs clang and nothing from a network.
 
-## The loop
-
-` + "`" + `` + "`" + `` + "`" + `sh
-debugpy-guard policy build .           # NAME.wasm, its sha256 and the config stanza to paste
-debugpy-guard policy test cases        # the case files against the built module (exit 0: all pass)
-debugpy-guard policy eval --config guard.toml --tool debugpy_evaluate --args '{"expression":"db.password"}'
-debugpy-guard policy bench --config guard.toml   # what it costs a call
-` + "`" + `` + "`" + `` + "`" + `
-
-` + "`" + `policy build` + "`" + ` runs ` + "`" + `clang --target=wasm32 -O2 -nostdlib -g0 -Wl,--no-entry -o NAME.wasm policy.c` + "`" + `
+` + readmeLoop +
+	`` + "`" + `policy build` + "`" + ` runs ` + "`" + `clang --target=wasm32 -O2 -nostdlib -g0 -Wl,--no-entry -o NAME.wasm policy.c` + "`" + `
 (the same source and clang give the same bytes). Edit ` + "`" + `policy.c` + "`" + `: ` + "`" + `guard_evaluate` + "`" + ` gets each
 call's request (` + "`" + `json_get(req, "tool")` + "`" + `, ` + "`" + `"arguments"` + "`" + `, ` + "`" + `"phase"` + "`" + `, ` + "`" + `"settings"` + "`" + ` ...) and answers
 with ` + "`" + `guard_decide("allow" | "deny" | "approve" | "abstain", reason, more)` + "`" + `; ` + "`" + `guard_validate` + "`" + `
@@ -329,11 +321,4 @@ cp /var/cache/apt/archives/*.deb /media/usb/
 
 and on the machine with none: ` + "`" + `apt-get install -y /media/usb/*.deb` + "`" + ` (or ` + "`" + `dpkg -i /media/usb/*.deb` + "`" + `).
 
-## Deploy
-
-1. ` + "`" + `debugpy-guard policy build .` + "`" + ` prints a stanza: paste it into your config (` + "`" + `serve --config` + "`" + `).
-   The ` + "`" + `sha256` + "`" + ` pins these exact bytes: a rebuilt or swapped module is refused until you update it.
-2. Keep ` + "`" + `mode = "monitor"` + "`" + ` first: the module runs on every call and its verdicts go to the
-   audit log, but they do not count. Check with ` + "`" + `debugpy-guard check --config FILE` + "`" + `.
-3. When the audit log shows it decides as you mean, remove the ` + "`" + `mode` + "`" + ` line to enforce it.
-`
+` + readmeDeploy

@@ -403,16 +403,8 @@ without the standard library (` + "`" + `no_std` + "`" + `) and without crates. 
 (the imports, a buffer for the request, a JSON reader, the response); it travels with the project,
 so the build needs rustc and the wasm32 standard library, and nothing from a network.
 
-## The loop
-
-` + "`" + `` + "`" + `` + "`" + `sh
-debugpy-guard policy build .           # NAME.wasm, its sha256 and the config stanza to paste
-debugpy-guard policy test cases        # the case files against the built module (exit 0: all pass)
-debugpy-guard policy eval --config guard.toml --tool debugpy_evaluate --args '{"expression":"db.password"}'
-debugpy-guard policy bench --config guard.toml   # what it costs a call
-` + "`" + `` + "`" + `` + "`" + `
-
-` + "`" + `policy build` + "`" + ` runs ` + "`" + `rustc --edition 2021 --crate-type cdylib --target wasm32-unknown-unknown
+` + readmeLoop +
+	`` + "`" + `policy build` + "`" + ` runs ` + "`" + `rustc --edition 2021 --crate-type cdylib --target wasm32-unknown-unknown
 -C opt-level=2 -C panic=abort -C strip=symbols -o NAME.wasm policy.rs` + "`" + ` with the first rustc that has
 the wasm32 target: ` + "`" + `$RUSTC` + "`" + `, the one on PATH, then /usr/bin/rustc (the same source and rustc give the
 same bytes). Edit ` + "`" + `policy.rs` + "`" + `: ` + "`" + `guard_evaluate` + "`" + ` gets each call's request (` + "`" + `req.get("tool")` + "`" + `,
@@ -433,11 +425,4 @@ cp /var/cache/apt/archives/*.deb /media/usb/
 
 and on the machine with none: ` + "`" + `apt-get install -y /media/usb/*.deb` + "`" + ` (or ` + "`" + `dpkg -i /media/usb/*.deb` + "`" + `).
 
-## Deploy
-
-1. ` + "`" + `debugpy-guard policy build .` + "`" + ` prints a stanza: paste it into your config (` + "`" + `serve --config` + "`" + `).
-   The ` + "`" + `sha256` + "`" + ` pins these exact bytes: a rebuilt or swapped module is refused until you update it.
-2. Keep ` + "`" + `mode = "monitor"` + "`" + ` first: the module runs on every call and its verdicts go to the
-   audit log, but they do not count. Check with ` + "`" + `debugpy-guard check --config FILE` + "`" + `.
-3. When the audit log shows it decides as you mean, remove the ` + "`" + `mode` + "`" + ` line to enforce it.
-`
+` + readmeDeploy
