@@ -176,16 +176,7 @@ func BenchmarkRSS(b *testing.B) {
 // "repeat" asks the same again while stopped; "fresh" asks right after a
 // new stop (the continue that makes it is not timed).
 func BenchmarkDebugCalls(b *testing.B) {
-	prog, err := filepath.Abs("../../dap/testdata/prog.py")
-	if err != nil {
-		b.Fatal(err)
-	}
-	line := 0
-	for i, l := range strings.Split(mustReadB(b, prog), "\n") {
-		if strings.HasSuffix(l, "# LINE: bench") {
-			line = i + 1
-		}
-	}
+	prog, line := benchProgram(b)
 	for _, fix := range []string{"on", "off"} {
 		b.Run("fix="+fix, func(b *testing.B) {
 			dir := b.TempDir()
@@ -337,6 +328,21 @@ call = ["expressions"]
 	}
 }
 
+// benchProgram is dap/testdata/prog.py, and its bench-mode breakpoint line.
+func benchProgram(b *testing.B) (string, int) {
+	prog, err := filepath.Abs("../../dap/testdata/prog.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, l := range strings.Split(mustReadB(b, prog), "\n") {
+		if strings.HasSuffix(l, "# LINE: bench") {
+			return prog, i + 1
+		}
+	}
+	b.Fatalf("%s has no line marked # LINE: bench", prog)
+	return "", 0
+}
+
 // BenchmarkGateShare times debugpy_stack_trace right after a stop (the
 // continue that makes the stop is not timed), a call that reaches debugpy,
 // through three servers that take turns, one call each: the default policy
@@ -346,16 +352,7 @@ call = ["expressions"]
 // the gate's share (modules and audit); the second minus the third is the
 // decision record's fsync (docs/PERFORMANCE.md).
 func BenchmarkGateShare(b *testing.B) {
-	prog, err := filepath.Abs("../../dap/testdata/prog.py")
-	if err != nil {
-		b.Fatal(err)
-	}
-	line := 0
-	for i, l := range strings.Split(mustReadB(b, prog), "\n") {
-		if strings.HasSuffix(l, "# LINE: bench") {
-			line = i + 1
-		}
-	}
+	prog, line := benchProgram(b)
 	shm, err := os.MkdirTemp("/dev/shm", "debugpy-guard-bench-")
 	if err != nil {
 		b.Skipf("no tmpfs at /dev/shm: %v", err)
