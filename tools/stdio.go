@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,7 +111,7 @@ func (s *stdio) read(ctx context.Context) {
 		err = json.Unmarshal(line, &head)
 		switch {
 		case err != nil && !json.Valid(line):
-			if len(bytesTrimJSONSpace(line)) > 0 {
+			if len(bytes.Trim(line, " \t\r\n")) > 0 { // not a blank line: JSON's whitespace only
 				s.write(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error", nil))
 			}
 		case err == nil && head.Method == "" && head.ID != nil:
@@ -146,17 +147,6 @@ func (s *stdio) serveFirst(ctx context.Context, line []byte) bool {
 	s.serve(ctx, line)
 	t.Stop()
 	return state.CompareAndSwap(serving, done)
-}
-
-// bytesTrimJSONSpace trims the whitespace JSON allows around a value.
-func bytesTrimJSONSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // serve answers one message, unless the server is closing.
