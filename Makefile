@@ -3,7 +3,13 @@ GO     ?= go
 BIN    := bin/debugpy-guard
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build test demo bench deps vet clean policies check-policies
+.PHONY: all build test demo bench deps opa vet clean policies check-policies
+
+# opa (OPA's command) goes where go install puts commands, which the
+# recipes here find on PATH.
+OPA_VERSION := v1.22.4
+GOBIN_DIR   := $(shell $(GO) env GOPATH)/bin
+export PATH := $(GOBIN_DIR):$(PATH)
 
 WASMBUILD = GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false
 
@@ -16,9 +22,10 @@ build:
 # machine can import it, gdb (which attach by PID needs), wabt (wat2wasm,
 # which assembles the hostile WAT modules of the plugins tests), clang and
 # lld (the C policy template), Debian's rustc with its wasm32 standard
-# library (the Rust one) and the AssemblyScript compiler from npm when they
-# are missing: the tests talk to a real debugpy and run real WASM modules
-# built from source.
+# library (the Rust one), the AssemblyScript compiler from npm and OPA's
+# opa (the Rego one, and the OPA fixtures' check) when they are missing:
+# the tests talk to a real debugpy and run real WASM modules built from
+# source.
 deps:
 	@need=""; \
 	for p in python3 python /usr/bin/python3; do \
@@ -33,6 +40,13 @@ deps:
 	if [ -n "$$need" ]; then echo "installing:$$need"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi; \
 	command -v asc >/dev/null 2>&1 || { echo "installing: assemblyscript (npm)"; $(SUDO) npm install -g -s assemblyscript@0.28.20; }
+	@$(MAKE) --no-print-directory opa
+
+# opa installs OPA's command from the Go module proxy when none is on PATH
+# (it builds Rego policies to WebAssembly: policy build, the OPA fixtures).
+opa:
+	@command -v opa >/dev/null 2>&1 || { echo "installing: opa $(OPA_VERSION) (go install, into $(GOBIN_DIR))"; \
+	  GOBIN=$(GOBIN_DIR) $(GO) install github.com/open-policy-agent/opa@$(OPA_VERSION); }
 
 vet:
 	$(GO) vet ./...

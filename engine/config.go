@@ -73,13 +73,15 @@ type SandboxConfig struct {
 
 // ModuleConfig is one [modules.NAME].
 type ModuleConfig struct {
-	Source   string         `toml:"source"` // builtin:NAME or a .wasm path
-	SHA256   string         `toml:"sha256"`
-	Mode     string         `toml:"mode"` // enforce (default) | monitor
-	Settings map[string]any `toml:"settings"`
-	Timeout  string         `toml:"timeout"`
-	Memory   string         `toml:"memory"`
-	Fuel     int64          `toml:"fuel"`
+	Source     string         `toml:"source"` // builtin:NAME, a .wasm path, or (abi = "opa") an OPA bundle's
+	SHA256     string         `toml:"sha256"`
+	ABI        string         `toml:"abi"`        // v1 (default) or opa (plugins.ABIV1, plugins.ABIOPA)
+	Entrypoint string         `toml:"entrypoint"` // abi = "opa": the entrypoint that decides
+	Mode       string         `toml:"mode"`       // enforce (default) | monitor
+	Settings   map[string]any `toml:"settings"`
+	Timeout    string         `toml:"timeout"`
+	Memory     string         `toml:"memory"`
+	Fuel       int64          `toml:"fuel"`
 
 	settingsLine int // where its settings are in the file, 0 when unknown
 }
@@ -125,8 +127,11 @@ func LoadConfig(file string, tools []string) (*Config, error) {
 // SingleModule is a config that runs one module (a .wasm path) with
 // settings on every tool, in both phases, deny when it abstains: for
 // testing a module on its own.
-func SingleModule(wasm string, settings map[string]any, tools []string) (*Config, error) {
-	name := strings.TrimSuffix(filepath.Base(wasm), filepath.Ext(wasm))
+// The module's ABI is what its bytes say (plugins.SourceABI); entrypoint
+// picks an OPA module's decision when it has several.
+func SingleModule(wasm, entrypoint string, settings map[string]any, tools []string) (*Config, error) {
+	name := strings.TrimSuffix(filepath.Base(wasm), ".tar.gz")
+	name = strings.TrimSuffix(name, filepath.Ext(name))
 	if name == "" || strings.ContainsAny(name, ". \t\"") {
 		name = "module"
 	}
@@ -134,11 +139,19 @@ func SingleModule(wasm string, settings map[string]any, tools []string) (*Config
 	if err != nil {
 		return nil, err
 	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("module: %w", err)
+	}
+	mc := ModuleConfig{Source: abs, Settings: settings, ABI: plugins.SourceABI(src), Entrypoint: entrypoint}
+	if mc.ABI == plugins.ABIV1 {
+		mc.ABI = "" // the default, and an entrypoint on it is refused below, naming the key
+	}
 	c := struct {
 		Default string                  `toml:"default"`
 		Modules map[string]ModuleConfig `toml:"modules"`
 		Rules   []Rule                  `toml:"rules"`
-	}{Deny, map[string]ModuleConfig{name: {Source: abs, Settings: settings}},
+	}{Deny, map[string]ModuleConfig{name: mc},
 		[]Rule{{Tools: []string{"debugpy_*"}, Call: []string{name}, Result: []string{name}}}}
 	var b strings.Builder
 	if err := toml.NewEncoder(&b).Encode(c); err != nil {
@@ -225,6 +238,14 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 		}
 		if _, ok := m.Settings["policy"]; ok && strings.HasPrefix(m.Source, "builtin:") {
 			return nil, fail(key+".settings.policy", "reserved: the engine sets it to the built-in's name")
+		}
+		switch {
+		case !oneOf(m.ABI, "", plugins.ABIV1, plugins.ABIOPA):
+			return nil, fail(key+".abi", "%q is not %s (plugins/ABI.md) or %s (a module opa build -t wasm wrote, or its bundle)", m.ABI, plugins.ABIV1, plugins.ABIOPA)
+		case m.ABI == plugins.ABIOPA && strings.HasPrefix(m.Source, "builtin:"):
+			return nil, fail(key+".abi", "the built-ins are ABI %s modules: remove abi, or give the path of an OPA module", plugins.ABIV1)
+		case m.Entrypoint != "" && m.ABI != plugins.ABIOPA:
+			return nil, fail(key+".entrypoint", "an entrypoint is for an OPA module: add abi = \"opa\", or remove it")
 		}
 		if !oneOf(m.Mode, "", "enforce", "monitor") {
 			return nil, fail(key+".mode", "%q is not enforce or monitor", m.Mode)

@@ -96,7 +96,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
 		}
 		builtin := strings.HasPrefix(mc.Source, "builtin:")
 		spec := plugins.Spec{Name: name, Wasm: wasm, SHA256: mc.SHA256, Settings: settings,
-			Limits: l, Shared: builtin}
+			Limits: l, Shared: builtin, ABI: mc.ABI, Entrypoint: mc.Entrypoint}
 		if err := plugins.Precheck(spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", cfg.File, err)
 		}

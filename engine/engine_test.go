@@ -187,6 +187,9 @@ func TestConfigErrors(t *testing.T) {
 		{"syntax", "default = \n", "guard.toml:1"},
 		{"bad pin", "[modules.a]\nsource = \"x.wasm\"\nsha256 = \"abc\"\n", "modules.a.sha256: not 64 hex digits"},
 		{"reserved setting", "[modules.a]\nsource = \"builtin:category\"\nsettings = { policy = \"targets\" }\n", "modules.a.settings.policy: reserved"},
+		{"unknown abi", "[modules.a]\nsource = \"x.wasm\"\nabi = \"OPA\"\n", "guard.toml:3: modules.a.abi: \"OPA\" is not v1 (plugins/ABI.md) or opa"},
+		{"built-in as opa", "[modules.a]\nsource = \"builtin:category\"\nabi = \"opa\"\n", "guard.toml:3: modules.a.abi: the built-ins are ABI v1 modules"},
+		{"entrypoint without opa", "[modules.a]\nsource = \"x.wasm\"\nentrypoint = \"guard/decision\"\n", "guard.toml:3: modules.a.entrypoint: an entrypoint is for an OPA module: add abi = \"opa\""},
 	}
 	for _, c := range cases {
 		_, err := ParseConfig("guard.toml", []byte(c.toml), testTools)

@@ -26,6 +26,8 @@ type callState struct {
 	secrets  *Secrets
 	logged   int
 	batch    []*Module // a batch call's modules, in order (guard.entry)
+	opa      *opaInstance
+	now      time.Time // an OPA module's time.now_ns, read once a call
 }
 
 type stateKey struct{}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/fuel"
+	"github.com/debugpy-guard/debugpy-guard/plugins/internal/opa"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -165,6 +166,10 @@ func (r *Runtime) runtime(ctx context.Context, pages uint32) (wazero.Runtime, er
 		rt.Close(ctx)
 		return nil, err
 	}
+	if err := instantiateOPAHost(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
 	r.rts[pages] = rt
 	return rt, nil
 }
@@ -200,11 +205,12 @@ type code struct {
 type codeKey struct {
 	sum   [32]byte
 	pages uint32
-	fuel  int64 // the instrumented bytes start with ten calls' fuel
+	fuel  int64  // the instrumented bytes start with ten calls' fuel
+	abi   string // ABIV1 or ABIOPA: the same bytes are checked differently
 }
 
 // compile returns the code for wasm, instrumented for fuel and compiled once
-// for every caller, and checks it against ABI v1. Release it with release.
+// for every caller, and checks it against its ABI. Release it with release.
 func (r *Runtime) compile(ctx context.Context, wasm []byte, key codeKey) (*code, error) {
 	rt, err := r.runtime(ctx, key.pages)
 	if err != nil {
@@ -225,7 +231,7 @@ func (r *Runtime) compile(ctx context.Context, wasm []byte, key codeKey) (*code,
 	c = &code{key: key, rt: rt, ready: make(chan struct{}), refs: 1}
 	r.codes[key] = c
 	r.mu.Unlock()
-	c.compiled, c.err = checkedCompile(ctx, rt, wasm, initFuel(key.fuel))
+	c.compiled, c.err = checkedCompile(ctx, rt, wasm, initFuel(key.fuel), key.abi)
 	if c.err == nil {
 		_, c.hasInit = c.compiled.ExportedFunctions()["_initialize"]
 		_, c.hasBatch = c.compiled.ExportedFunctions()["guard_evaluate_batch"]
@@ -274,7 +280,13 @@ func compileRecovered(ctx context.Context, rt wazero.Runtime, wasm []byte) (c wa
 	return rt.CompileModule(ctx, wasm)
 }
 
-func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte, init int64) (wazero.CompiledModule, error) {
+func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte, init int64, abi string) (wazero.CompiledModule, error) {
+	if abi == ABIOPA {
+		var err error
+		if wasm, err = opa.DefineMemory(wasm); err != nil {
+			return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+		}
+	}
 	fueled, err := fuel.Instrument(wasm, init)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
@@ -286,6 +298,12 @@ func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte, init in
 	fail := func(err error) (wazero.CompiledModule, error) {
 		compiled.Close(ctx)
 		return nil, err
+	}
+	if abi == ABIOPA {
+		if err := checkOPA(compiled); err != nil {
+			return fail(err)
+		}
+		return compiled, nil
 	}
 	exports := compiled.ExportedFunctions()
 	for _, want := range []string{"guard_abi_v1", "guard_evaluate"} {
@@ -327,6 +345,7 @@ type pool struct {
 	idle chan *instance
 	slot chan struct{} // one token per instance in use
 	refs int           // guarded by Runtime.mu
+	opa  *opaSpec      // how to set up each instance of an OPA module
 }
 
 type poolKey struct {
@@ -345,6 +364,7 @@ type instance struct {
 	st    callState
 	stack [1]uint64
 	dog   watchdog
+	opa   *opaInstance // an OPA module's: its exports, entrypoint and data
 }
 
 // Module is a loaded policy module: a name, its limits, and the pool of
@@ -371,11 +391,20 @@ var allowedImports = map[string]map[string]bool{
 
 // Spec says what to load.
 type Spec struct {
-	Name     string
-	Wasm     []byte
-	SHA256   string          // the pin, hex; empty for none
-	Settings json.RawMessage // passed to guard_validate; {} when nil
+	Name string
+	// Wasm is the module's source: a module's bytes, or for ABIOPA also
+	// the bundle (.tar.gz) that opa build writes.
+	Wasm   []byte
+	SHA256 string // the pin of Wasm, hex; empty for none
+	// Settings are passed to guard_validate (ABI v1), or are an OPA
+	// module's data; {} when nil.
+	Settings json.RawMessage
 	Limits   Limits
+	// ABI is ABIV1 (when empty) or ABIOPA.
+	ABI string
+	// Entrypoint is the OPA module's entrypoint that decides, such as
+	// guard/decision; empty when it has only one.
+	Entrypoint string
 	// Shared lets modules of the same code and limits draw from one pool of
 	// instances. Only for code that keeps nothing between calls that depends
 	// on its settings, such as the built-ins: an instance may serve another
@@ -384,9 +413,10 @@ type Spec struct {
 }
 
 // Load compiles the module (once per distinct code) and checks it against
-// ABI v1: the sha256 pin (when given), the exports, the imports, one
-// instantiation and guard_validate with the settings. Every error names the
-// module.
+// its ABI: the sha256 pin (when given), the exports, the imports, one
+// instantiation and guard_validate with the settings (for an OPA module:
+// its ABI version, builtins and entrypoint, and the data). Every error
+// names the module.
 func (r *Runtime) Load(ctx context.Context, spec Spec) (*Module, error) {
 	m, err := r.load(ctx, spec)
 	if err != nil {
@@ -396,45 +426,74 @@ func (r *Runtime) Load(ctx context.Context, spec Spec) (*Module, error) {
 }
 
 // Precheck runs the checks of Load that need no compilation: the sha256 pin,
-// the WebAssembly header, the memory limit. It is fast, so a caller can
-// refuse a bad config at once and compile in the background.
+// the ABI, the WebAssembly header (inside a bundle: the bundle), the memory
+// limit. It is fast, so a caller can refuse a bad config at once and
+// compile in the background.
 func Precheck(spec Spec) error {
-	if _, _, err := precheck(spec); err != nil {
+	if _, err := precheck(spec); err != nil {
 		return fmt.Errorf("module %s: %w", spec.Name, err)
 	}
 	return nil
 }
 
-func precheck(spec Spec) (sum [32]byte, pages uint32, err error) {
-	sum = sha256.Sum256(spec.Wasm)
+// checked is what precheck found: the module, and how to compile it.
+type checked struct {
+	key  codeKey
+	wasm []byte
+	opa  *opaSpec // nil for ABI v1
+}
+
+func precheck(spec Spec) (checked, error) {
+	sum := sha256.Sum256(spec.Wasm)
 	if spec.SHA256 != "" {
 		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, spec.SHA256) {
-			return sum, 0, fmt.Errorf("sha256 is %s, the config pins %s: rebuild the module or update the pin", got, spec.SHA256)
+			return checked{}, fmt.Errorf("sha256 is %s, the config pins %s: rebuild the module or update the pin", got, spec.SHA256)
 		}
 	}
-	if len(spec.Wasm) < 8 || string(spec.Wasm[:8]) != "\x00asm\x01\x00\x00\x00" {
-		return sum, 0, errors.New("not a WebAssembly module (no \\0asm version 1 header)")
+	c := checked{wasm: spec.Wasm}
+	switch spec.ABI {
+	case "", ABIV1:
+		if spec.Entrypoint != "" {
+			return checked{}, errors.New("an entrypoint is for an OPA module (abi = \"opa\")")
+		}
+		c.key.abi = ABIV1
+	case ABIOPA:
+		wasm, bundle, err := unpackOPA(spec.Wasm)
+		if err != nil {
+			return checked{}, err
+		}
+		data, err := opaData(bundle, spec.Settings)
+		if err != nil {
+			return checked{}, err
+		}
+		c.wasm, c.opa, c.key.abi = wasm, &opaSpec{entrypoint: spec.Entrypoint, data: data}, ABIOPA
+	default:
+		return checked{}, fmt.Errorf("unknown ABI %q (want %s or %s)", spec.ABI, ABIV1, ABIOPA)
+	}
+	if len(c.wasm) < 8 || string(c.wasm[:8]) != "\x00asm\x01\x00\x00\x00" {
+		return checked{}, errors.New("not a WebAssembly module (no \\0asm version 1 header)")
 	}
 	limits := spec.Limits.withDefaults()
-	pages = uint32((limits.Memory + pageSize - 1) / pageSize)
+	pages := uint32((limits.Memory + pageSize - 1) / pageSize)
 	if pages == 0 || pages > 65536 {
-		return sum, 0, fmt.Errorf("memory limit %d bytes is out of range (64KiB to 4GiB)", limits.Memory)
+		return checked{}, fmt.Errorf("memory limit %d bytes is out of range (64KiB to 4GiB)", limits.Memory)
 	}
-	return sum, pages, nil
+	c.key.sum, c.key.pages, c.key.fuel = sum, pages, limits.Fuel
+	return c, nil
 }
 
 func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
-	sum, pages, err := precheck(spec)
+	chk, err := precheck(spec)
 	if err != nil {
 		return nil, err
 	}
 	limits := spec.Limits.withDefaults()
-	c, err := r.compile(ctx, spec.Wasm, codeKey{sum, pages, limits.Fuel})
+	c, err := r.compile(ctx, chk.wasm, chk.key)
 	if err != nil {
 		return nil, err
 	}
 	m := &Module{name: spec.Name, log: r.log.With("module", spec.Name), rt: r, limits: limits, counters: r.counters}
-	m.pool = r.pool(ctx, c, limits.MaxInstances, spec.Shared, m.log)
+	m.pool = r.pool(ctx, c, limits.MaxInstances, spec.Shared && chk.opa == nil, m.log, chk.opa)
 	inst, err := m.pool.get(ctx, limits)
 	if err != nil {
 		m.Close(ctx)
@@ -464,7 +523,7 @@ func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
 
 // pool returns the shared pool of c (making it when needed), or a new one.
 // The pool takes over the caller's reference to c.
-func (r *Runtime) pool(ctx context.Context, c *code, max int, shared bool, log *slog.Logger) *pool {
+func (r *Runtime) pool(ctx context.Context, c *code, max int, shared bool, log *slog.Logger, opa *opaSpec) *pool {
 	key := poolKey{c.key, max}
 	r.mu.Lock()
 	if p, ok := r.pools[key]; ok && shared {
@@ -473,7 +532,7 @@ func (r *Runtime) pool(ctx context.Context, c *code, max int, shared bool, log *
 		r.release(ctx, c) // the pool holds a reference of its own
 		return p
 	}
-	p := &pool{code: c, log: log, refs: 1, idle: make(chan *instance, max), slot: make(chan struct{}, max)}
+	p := &pool{code: c, log: log, refs: 1, idle: make(chan *instance, max), slot: make(chan struct{}, max), opa: opa}
 	if shared {
 		p.key = key
 		r.pools[key] = p
@@ -522,11 +581,19 @@ func (p *pool) instantiate(ctx context.Context, l Limits) (*instance, error) {
 		return nil, errors.New("instantiate: no fuel globals")
 	}
 	inst.dog.fuel, inst.dog.budget = g, b
+	init := Limits{Timeout: l.Timeout * 10, Fuel: initFuel(l.Fuel), Memory: l.Memory}
 	if p.code.hasInit {
-		init := Limits{Timeout: l.Timeout * 10, Fuel: initFuel(l.Fuel), Memory: l.Memory}
-		if _, err := inst.run(mod.ExportedFunction("_initialize"), init, nil); err != nil {
+		inst.stack[0] = 0
+		if err := inst.run(mod.ExportedFunction("_initialize"), init, inst.stack[:]); err != nil {
 			mod.Close(ctx)
 			return nil, fmt.Errorf("_initialize: %w", err)
+		}
+	}
+	if p.opa != nil {
+		inst.st = callState{log: p.log}
+		if err := inst.setupOPA(p.opa, init); err != nil {
+			mod.Close(ctx)
+			return nil, err
 		}
 	}
 	return inst, nil
@@ -591,6 +658,15 @@ func (m *Module) evaluate(ctx context.Context, session string, req []byte) (Resp
 	if err != nil {
 		return Response{}, err
 	}
+	if inst.opa != nil {
+		resp, err := m.evaluateOPA(inst, session, req)
+		if err != nil {
+			m.pool.discard(inst)
+			return Response{}, err
+		}
+		m.pool.put(inst)
+		return resp, nil
+	}
 	rc, err := m.call(inst, inst.eval, req, session)
 	if err != nil {
 		m.pool.discard(inst)
@@ -643,7 +719,9 @@ func evaluateBatch(ctx context.Context, session string, mods []*Module, req []by
 	}
 	inst.st = callState{input: req, output: inst.st.output[:0], session: session,
 		module: m.name, log: m.log, counters: m.counters, secrets: m.rt.secrets, batch: mods}
-	rc, err := inst.run(inst.batch, m.limits, req)
+	inst.stack[0] = uint64(len(req))
+	err = inst.run(inst.batch, m.limits, inst.stack[:])
+	rc := uint32(inst.stack[0])
 	if err != nil {
 		m.pool.discard(inst)
 		return nil, err
@@ -697,36 +775,39 @@ func parseResponse(out []byte) (Response, error) {
 func (m *Module) call(inst *instance, fn api.Function, input []byte, session string) (uint32, error) {
 	inst.st = callState{input: input, output: inst.st.output[:0], session: session,
 		module: m.name, log: m.log, counters: m.counters, secrets: m.rt.secrets}
-	return inst.run(fn, m.limits, input)
+	inst.stack[0] = uint64(len(input))
+	if err := inst.run(fn, m.limits, inst.stack[:]); err != nil {
+		return 0, err
+	}
+	return uint32(inst.stack[0]), nil
 }
 
-// run calls fn(len(input)) with the fuel of l and a watchdog at its
-// deadline, and names the cause of a failure: fuel, deadline, memory, a
-// host function's finding, or a trap.
-func (inst *instance) run(fn api.Function, l Limits, input []byte) (uint32, error) {
-	inst.stack[0] = uint64(len(input))
+// run calls fn with its parameters on stack, which receives its results,
+// with the fuel of l and a watchdog at its deadline, and names the cause of
+// a failure: fuel, deadline, memory, a host function's finding, or a trap.
+func (inst *instance) run(fn api.Function, l Limits, stack []uint64) error {
 	inst.dog.start(l)
-	err := fn.CallWithStack(inst.ctx, inst.stack[:])
+	err := fn.CallWithStack(inst.ctx, stack)
 	expired, left := inst.dog.stop()
 	st := &inst.st
 	switch {
 	case st.fault != nil:
-		return 0, st.fault
+		return st.fault
 	case expired:
-		return 0, fmt.Errorf("timed out after %v (the call was interrupted)", l.Timeout)
+		return fmt.Errorf("timed out after %v (the call was interrupted)", l.Timeout)
 	case err == nil:
-		return uint32(inst.stack[0]), nil
+		return nil
 	case left < 0:
-		return 0, fmt.Errorf("ran out of fuel (%d units a call; [sandbox] fuel raises it)", l.Fuel)
+		return fmt.Errorf("ran out of fuel (%d units a call; [sandbox] fuel raises it)", l.Fuel)
 	}
 	// A guest that hit the limit sees memory.grow fail and dies its own
 	// way (Go: "out of memory", then exit 2); its memory size tells.
 	msg := err.Error()
 	if mem := inst.mod.Memory(); (mem != nil && uint64(mem.Size())+4*pageSize*16 > l.Memory) ||
 		strings.Contains(msg, "out of memory") || strings.Contains(msg, "memory limit") {
-		return 0, fmt.Errorf("hit its memory limit of %d bytes (%v)", l.Memory, firstLine(msg))
+		return fmt.Errorf("hit its memory limit of %d bytes (%v)", l.Memory, firstLine(msg))
 	}
-	return 0, fmt.Errorf("trapped: %v", firstLine(msg))
+	return fmt.Errorf("trapped: %v", firstLine(msg))
 }
 
 // watchdog refills an instance's fuel before a call and empties it at the

@@ -23,7 +23,7 @@ import (
 )
 
 const policyUsage = `usage:
-  debugpy-guard policy new NAME [--lang L]      write NAME/, a policy project that builds offline; L: go (default), c, rust, assemblyscript
+  debugpy-guard policy new NAME [--lang L]      write NAME/, a policy project that builds offline; L: go (default), c, rust, assemblyscript, rego
   debugpy-guard policy build DIR                build DIR/NAME.wasm, prove it loads, print its sha256 and config stanza
   debugpy-guard policy test [--config FILE | --module WASM [--settings JSON]] PATH...
                                                 run case files (a directory: its *.toml but *.config.toml);
@@ -85,6 +85,8 @@ func policyNew(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	switch *lang {
+	case "rego":
+		fmt.Fprintf(stdout, "wrote %s/: a policy in Rego (policy.rego) for OPA's compiler, its opa tests, case files and README.md.\nNext:\n  cd %s\n  opa test .\n  debugpy-guard policy build .\n  debugpy-guard policy test cases\n", name, name)
 	case "c", "rust", "assemblyscript":
 		files := map[string][3]string{"c": {"C", "policy.c", "guard.h"}, "rust": {"Rust", "policy.rs", "guard.rs"},
 			"assemblyscript": {"AssemblyScript", "policy.ts", "guard.ts"}}[*lang]
@@ -108,7 +110,7 @@ func policyBuild(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "debugpy-guard policy build:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "built %s (%d bytes), sha256 %s\nit loads under ABI v1 (exports, imports, instantiation).\n", b.Path, b.Size, b.SHA256)
+	fmt.Fprintf(stdout, "built %s (%d bytes), sha256 %s\nit loads under ABI %s (exports, imports, instantiation).\n", b.Path, b.Size, b.SHA256, b.ABI)
 	if b.Note != "" {
 		fmt.Fprintf(stdout, "note: %s\n", b.Note)
 	}
@@ -120,15 +122,16 @@ func policyBuild(args []string, stdout, stderr io.Writer) int {
 // --module WASM (with --settings), or the embedded default; a case file's
 // own config wins. close closes them all.
 type policyEngines struct {
-	config, module, settings string
-	rt                       *plugins.Runtime
-	made                     []*engine.Engine
+	config, module, settings, entrypoint string
+	rt                                   *plugins.Runtime
+	made                                 []*engine.Engine
 }
 
 func (p *policyEngines) flags(fs *flag.FlagSet) {
 	fs.StringVar(&p.config, "config", "", "policy config (TOML); the embedded default when absent")
 	fs.StringVar(&p.module, "module", "", "a module (.wasm) to run alone, on every tool in both phases")
-	fs.StringVar(&p.settings, "settings", "{}", "with --module: its settings, as JSON")
+	fs.StringVar(&p.settings, "settings", "{}", "with --module: its settings, as JSON (an OPA module's data)")
+	fs.StringVar(&p.entrypoint, "entrypoint", "", "with --module of OPA's ABI (opa build -t wasm): the entrypoint that decides, when it has several")
 }
 
 func (p *policyEngines) engine(ctx context.Context, caseConfig string, log *slog.Logger) (*engine.Engine, error) {
@@ -147,7 +150,7 @@ func (p *policyEngines) engine(ctx context.Context, caseConfig string, log *slog
 		if err := json.Unmarshal([]byte(p.settings), &settings); err != nil {
 			return nil, fmt.Errorf("--settings: not a JSON object: %w", err)
 		}
-		cfg, err = engine.SingleModule(p.module, settings, tools.Names())
+		cfg, err = engine.SingleModule(p.module, p.entrypoint, settings, tools.Names())
 	default:
 		cfg, err = loadConfig(p.config)
 	}

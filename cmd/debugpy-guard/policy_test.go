@@ -119,13 +119,15 @@ result = ["redact"]
 // built with clang, rustc or asc (no network), tested with its case files,
 // pinned and served.
 func TestPolicyKitInOtherLanguages(t *testing.T) {
-	for _, c := range []struct{ lang, file, old, new string }{
+	for _, c := range []struct{ lang, file, old, new, abi string }{
+		{"rego", "policy.rego", `decision := {"decision": "approve", "reason": "changing a variable of the running program needs a person"} if {`,
+			`decision := {"decision": "deny", "reason": "this team never changes a running program"} if {`, "opa"},
 		{"c", "policy.c", `return guard_decide("approve", "changing a variable of the running program needs a person", "");`,
-			`return guard_decide("deny", "this team never changes a running program", "");`},
+			`return guard_decide("deny", "this team never changes a running program", "");`, "v1"},
 		{"rust", "policy.rs", `return decide("approve", "changing a variable of the running program needs a person", "");`,
-			`return decide("deny", "this team never changes a running program", "");`},
+			`return decide("deny", "this team never changes a running program", "");`, "v1"},
 		{"assemblyscript", "policy.ts", `return decide("approve", "changing a variable of the running program needs a person", "");`,
-			`return decide("deny", "this team never changes a running program", "");`},
+			`return decide("deny", "this team never changes a running program", "");`, "v1"},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			dir := t.TempDir()
@@ -136,7 +138,7 @@ func TestPolicyKitInOtherLanguages(t *testing.T) {
 			edit(t, filepath.Join(team, c.file), c.old, c.new)
 			edit(t, filepath.Join(team, "cases", "team.toml"), `want = "approve"`, "want = \"deny\"\nreason = \"never changes a running program\"")
 			out, code := runIn(t, dir, nil, "policy", "build", "team")
-			if code != 0 || !strings.Contains(out, "loads under ABI v1") {
+			if code != 0 || !strings.Contains(out, "loads under ABI "+c.abi) {
 				t.Fatalf("policy build (make deps installs the toolchain): %d\n%s", code, out)
 			}
 			sum := sha.FindStringSubmatch(out)[1]
@@ -148,6 +150,7 @@ func TestPolicyKitInOtherLanguages(t *testing.T) {
 [modules.team]
 source = "team/team.wasm"
 sha256 = "`+sum+`"
+abi = "`+c.abi+`"
 [[rules]]
 tools = ["debugpy_*"]
 call = ["team"]

@@ -1,7 +1,8 @@
 // Package kit is the policy author's kit: New writes a policy project, in Go
-// on the guest SDK, or in C, Rust or AssemblyScript on a small ABI helper,
-// that builds with no network; Build compiles a project to a module, reproducibly, and proves it
-// loads under ABI v1.
+// on the guest SDK, in C, Rust or AssemblyScript on a small ABI helper, or
+// in Rego for OPA's compiler, that builds with no network; Build compiles a
+// project to a module, reproducibly, and proves it loads as debugpy-guard
+// loads it.
 package kit
 
 import (
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins"
+	"github.com/debugpy-guard/debugpy-guard/plugins/internal/opa"
 )
 
 var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
@@ -29,13 +31,13 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 const sdkModule = "third_party/debugpy-guard"
 
 // Langs are the languages New writes a project in.
-var Langs = []string{"go", "c", "rust", "assemblyscript"}
+var Langs = []string{"go", "c", "rust", "assemblyscript", "rego"}
 
 // New writes a policy project named after dir's last element, in lang ("go"
 // when empty; see Langs): a sample rule, case files, a config to test it
 // with, and a README (in Go, the rule's Go test and a copy of the SDK; in
 // C, Rust or AssemblyScript, the ABI helper guard.h, guard.rs or
-// guard.ts). dir must not exist yet.
+// guard.ts; in Rego, the rule's opa tests). dir must not exist yet.
 func New(dir, lang string) error {
 	name := filepath.Base(filepath.Clean(dir))
 	if !validName.MatchString(name) {
@@ -73,8 +75,17 @@ func New(dir, lang string) error {
 			"README.md":       asReadme,
 			".gitignore":      "*.wasm\n",
 		})
+	case "rego":
+		return writeAll(dir, name, map[string]string{
+			"policy.rego":      regoPolicy,
+			"policy_test.rego": regoTest,
+			"guard.toml":       regoToml,
+			"cases/NAME.toml":  casesToml,
+			"README.md":        regoReadme,
+			".gitignore":       "*.wasm\n",
+		})
 	default:
-		return fmt.Errorf("no policy template in %q: the languages are %s (Rego is not there yet)", lang, strings.Join(Langs, ", "))
+		return fmt.Errorf("no policy template in %q: the languages are %s", lang, strings.Join(Langs, ", "))
 	}
 	files := map[string]string{
 		"go.mod":                 goMod,
@@ -133,26 +144,30 @@ type Built struct {
 	Path   string // DIR/NAME.wasm
 	SHA256 string
 	Size   int
-	// Note says what loading it under ABI v1 found beyond the ABI itself,
-	// such as settings it rejects when given none.
+	ABI    string // plugins.ABIV1, or plugins.ABIOPA for a policy in Rego
+	// Note says what loading it found beyond the ABI itself, such as
+	// settings it rejects when given none.
 	Note string
 }
 
 // Build compiles the project in dir, writes DIR/NAME.wasm, and loads it
-// under ABI v1 to prove it: exports, imports, instantiation, _initialize. A
+// as debugpy-guard does to prove it: exports, imports, instantiation,
+// _initialize (for Rego: OPA's ABI version, builtins and entrypoint). A
 // project with a go.mod builds for wasip1 with the go command on PATH
 // (-buildmode=c-shared -trimpath -buildvcs=false), one with a policy.c
 // with clang (wasm32, no libc, no debug information), one with a policy.rs
 // with rustc (wasm32-unknown-unknown, no_std, symbols stripped, paths
-// remapped), one with a policy.ts with the AssemblyScript compiler: the
-// same source and toolchain give the same bytes.
+// remapped), one with a policy.ts with the AssemblyScript compiler, one
+// with a policy.rego with opa build -t wasm (the module taken out of the
+// bundle it writes): the same source and toolchain give the same bytes.
 func Build(ctx context.Context, dir string) (Built, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return Built{}, err
 	}
-	b := Built{Name: filepath.Base(dir), Path: filepath.Join(dir, filepath.Base(dir)+".wasm")}
+	b := Built{Name: filepath.Base(dir), Path: filepath.Join(dir, filepath.Base(dir)+".wasm"), ABI: plugins.ABIV1}
 	var cmd *exec.Cmd
+	var after func() error // what the build leaves to do
 	switch {
 	case exists(filepath.Join(dir, "go.mod")):
 		goBin, err := exec.LookPath("go")
@@ -183,14 +198,33 @@ func Build(ctx context.Context, dir string) (Built, error) {
 			return Built{}, errors.New("no asc on PATH: a policy in AssemblyScript builds with its compiler (npm install -g assemblyscript@0.28.20; README.md says how without a network)")
 		}
 		cmd = exec.CommandContext(ctx, asc, "policy.ts", "-o", b.Path, "-O3", "--noAssert", "--use", "abort=guard/abort")
+	case exists(filepath.Join(dir, "policy.rego")):
+		opaBin, err := exec.LookPath("opa")
+		if err != nil {
+			return Built{}, fmt.Errorf("no opa on PATH: a policy in Rego builds with OPA's opa command (go install github.com/open-policy-agent/opa@%s; README.md says how without a network)", OPAVersion)
+		}
+		tmp, err := os.MkdirTemp("", "policy-build-")
+		if err != nil {
+			return Built{}, err
+		}
+		defer os.RemoveAll(tmp)
+		bundle := filepath.Join(tmp, "bundle.tar.gz")
+		cmd = exec.CommandContext(ctx, opaBin, "build", "-t", "wasm", "-e", regoEntrypoint, "-o", bundle, "policy.rego")
+		b.ABI = plugins.ABIOPA
+		after = func() error { return moduleOfBundle(bundle, b.Path) }
 	default:
-		return Built{}, fmt.Errorf("%s has no go.mod, policy.c, policy.rs or policy.ts: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
+		return Built{}, fmt.Errorf("%s has no go.mod, policy.c, policy.rs, policy.ts or policy.rego: give the directory of a policy project (`debugpy-guard policy new NAME` makes one)", dir)
 	}
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		return Built{}, fmt.Errorf("%s: %v\n%s", filepath.Base(cmd.Path), err, strings.TrimSpace(out.String()))
+	}
+	if after != nil {
+		if err := after(); err != nil {
+			return Built{}, err
+		}
 	}
 	wasm, err := os.ReadFile(b.Path)
 	if err != nil {
@@ -200,14 +234,14 @@ func Build(ctx context.Context, dir string) (Built, error) {
 	b.SHA256, b.Size = hex.EncodeToString(sum[:]), len(wasm)
 	rt := plugins.NewRuntime(plugins.Options{})
 	defer rt.Close(ctx)
-	m, err := rt.Load(ctx, plugins.Spec{Name: b.Name, Wasm: wasm, Limits: plugins.Limits{Timeout: 10 * time.Second}})
+	m, err := rt.Load(ctx, plugins.Spec{Name: b.Name, Wasm: wasm, ABI: b.ABI, Limits: plugins.Limits{Timeout: 10 * time.Second}})
 	switch {
 	case err == nil:
 		m.Close(ctx)
 	case strings.Contains(err.Error(), "settings rejected"):
 		b.Note = "with no settings, " + err.Error() + " (give it settings in the config)"
 	default:
-		return Built{}, fmt.Errorf("built %s, but it does not load under ABI v1: %w", b.Path, err)
+		return Built{}, fmt.Errorf("built %s, but it does not load under ABI %s: %w", b.Path, b.ABI, err)
 	}
 	return b, nil
 }
@@ -240,6 +274,19 @@ func wasmRustc(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("no rustc with the wasm32-unknown-unknown target (tried %s): Debian: apt-get install libstd-rust-dev-wasm32; rustup: rustup target add wasm32-unknown-unknown; or set RUSTC", strings.Join(tried, ", "))
 }
 
+// moduleOfBundle writes the module of the bundle opa build wrote to path.
+func moduleOfBundle(bundle, path string) error {
+	src, err := os.ReadFile(bundle)
+	if err != nil {
+		return err
+	}
+	bn, err := opa.ReadBundle(src)
+	if err != nil {
+		return fmt.Errorf("the bundle opa build wrote: %w", err)
+	}
+	return os.WriteFile(path, bn.Wasm, 0o644)
+}
+
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
@@ -247,15 +294,19 @@ func exists(path string) bool {
 
 // Stanza is the config table that names b, pinned, in monitor mode.
 func (b Built) Stanza() string {
+	abi := ""
+	if b.ABI == plugins.ABIOPA {
+		abi = fmt.Sprintf("abi = %q\nentrypoint = %q\n", plugins.ABIOPA, regoEntrypoint)
+	}
 	return fmt.Sprintf(`[modules.%s]
 source = %q
 sha256 = "%s"
-mode = "monitor"   # audited but not enforced; remove this line to enforce
+%smode = "monitor"   # audited but not enforced; remove this line to enforce
 # settings = { ... }
 
 # and add it to a rule, e.g.
 # [[rules]]
 # tools = ["debugpy_*"]
 # call = ["%s"]
-`, b.Name, b.Path, b.SHA256, b.Name)
+`, b.Name, b.Path, b.SHA256, abi, b.Name)
 }

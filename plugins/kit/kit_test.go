@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 )
@@ -42,17 +44,17 @@ func TestNewWritesAProject(t *testing.T) {
 }
 
 func TestBuildNeedsAProject(t *testing.T) {
-	if _, err := Build(t.Context(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "policy new") || !strings.Contains(err.Error(), "no go.mod, policy.c, policy.rs or policy.ts") {
+	if _, err := Build(t.Context(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "policy new") || !strings.Contains(err.Error(), "no go.mod, policy.c, policy.rs, policy.ts or policy.rego") {
 		t.Fatalf("build of an empty dir: %v", err)
 	}
 }
 
-// A project in C, Rust or AssemblyScript: its files, then a build that loads under ABI
-// v1, the same bytes twice. (make deps installs clang and lld, rustc and
-// its wasm32 standard library.)
+// A project in C, Rust, AssemblyScript or Rego: its files, then a build that loads under its ABI
+// (v1 or OPA), the same bytes twice. (make deps installs clang and lld, rustc and
+// its wasm32 standard library, asc and opa.)
 func TestNewAndBuildOtherLanguages(t *testing.T) {
 	for lang, files := range map[string][]string{"c": {"policy.c", "guard.h"}, "rust": {"policy.rs", "guard.rs"},
-		"assemblyscript": {"policy.ts", "guard.ts"}} {
+		"assemblyscript": {"policy.ts", "guard.ts"}, "rego": {"policy.rego", "policy_test.rego"}} {
 		t.Run(lang, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "acme")
 			if err := New(dir, lang); err != nil {
@@ -166,6 +168,83 @@ func readsJSONAsGo(t *testing.T, lang string) {
 		}
 		if got.Decision != want || (want == "deny" && got.Reason != reason) {
 			t.Fatalf("%s\ngot %s %q, want %s %q", req, got.Decision, got.Reason, want, reason)
+		}
+	}
+}
+
+// The Rego template's module decides as OPA's own evaluator (opa eval)
+// decides on the template's source, for random expressions and words
+// whose case folding differs between ASCII and Unicode (K, ſ, İ):
+// the module lower-cases as Rego does.
+func TestRegoTemplateAgreesWithOPA(t *testing.T) {
+	opaBin, err := exec.LookPath("opa")
+	if err != nil {
+		t.Skip("no opa on PATH: make deps installs it")
+	}
+	dir := filepath.Join(t.TempDir(), "diff")
+	if err := New(dir, "rego"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Build(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm, _ := os.ReadFile(b.Path)
+	ctx := t.Context()
+	rt := plugins.NewRuntime(plugins.Options{})
+	defer rt.Close(ctx)
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	alphabet := []string{"a", "B", "k", "e", "n", "t", "o", "\"", "\\", "\n", "\x00", "<", "\u2028", "é", "É", "K", "ſ", "İ", "ı", "😀", " ", "PASSWORD", "Token", "ß", "ẞ", "Σ", "ς"}
+	pick := func(n int) string {
+		var s strings.Builder
+		for range n {
+			s.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		return s.String()
+	}
+	for round := range 4 { // each round, its own words (the module's data)
+		words := []string{pick(1 + r.IntN(2)), pick(1), "password"}
+		settings, _ := json.Marshal(map[string][]string{"words": words})
+		m, err := rt.Load(ctx, plugins.Spec{Name: "diff", Wasm: wasm, ABI: plugins.ABIOPA, Settings: settings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close(ctx)
+		reqs := make([]string, 150)
+		for i := range reqs {
+			args, _ := json.Marshal(map[string]string{"expression": pick(r.IntN(12))})
+			reqs[i] = `{"abi":1,"phase":"call","tool":"debugpy_evaluate","category":"execute","arguments":` + string(args) + `,"settings":` + string(settings) + `}`
+		}
+		os.WriteFile(filepath.Join(dir, "inputs.json"), []byte("["+strings.Join(reqs, ",")+"]"), 0o644)
+		os.WriteFile(filepath.Join(dir, "data.json"), settings, 0o644)
+		cmd := exec.Command(opaBin, "eval", "-f", "json", "-d", filepath.Join(dir, "policy.rego"), "-d", filepath.Join(dir, "data.json"),
+			"-i", filepath.Join(dir, "inputs.json"), `out := [d | some x in input; d := data.guard.decision with input as x]`)
+		raw, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("opa eval: %v", err)
+		}
+		var res struct {
+			Result []struct {
+				Bindings struct{ Out []json.RawMessage } `json:"bindings"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil || len(res.Result) != 1 || len(res.Result[0].Bindings.Out) != len(reqs) {
+			t.Fatalf("opa eval's output: %v: %.300s", err, raw)
+		}
+		for i, req := range reqs {
+			got, err := m.Evaluate(ctx, "s", []byte(req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want struct{ Decision, Reason string }
+			if w := res.Result[0].Bindings.Out[i]; w[0] == '"' {
+				json.Unmarshal(w, &want.Decision)
+			} else {
+				json.Unmarshal(w, &want)
+			}
+			if got.Decision != want.Decision || got.Reason != want.Reason {
+				t.Fatalf("round %d, words %q: %s\nthis host: %s %q, opa eval: %s %q", round, words, req, got.Decision, got.Reason, want.Decision, want.Reason)
+			}
 		}
 	}
 }
