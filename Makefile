@@ -66,8 +66,8 @@ check-policies:
 
 # test runs every test; fuzzes the policy gate briefly with malformed and
 # hostile arguments, the expression parser and the fuel rewriter (their
-# seed corpora also run in the plain go test); runs
-# the built-in policies' case files, and the WAT example's, through
+# seed corpora also run in the plain go test) and the OPA memory rewrite;
+# runs the built-in policies' case files, and the WAT example's, through
 # `debugpy-guard policy test` as a policy author would.
 test: deps vet check-policies build
 	$(GO) test -race -count=1 -timeout 12m ./...
@@ -75,6 +75,7 @@ test: deps vet check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzOneReading -fuzztime 20s -fuzzminimizetime 20x ./tools
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 20x ./policies/expressions
 	$(GO) test -run '^$$' -fuzz FuzzInstrument -fuzztime 15s -fuzzminimizetime 20x ./plugins/internal/fuel
+	$(GO) test -run '^$$' -fuzz FuzzDefineMemory -fuzztime 10s -fuzzminimizetime 20x ./plugins/internal/opa
 	./$(BIN) policy test policies/testdata/cases
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	wat2wasm plugins/examples/wat/policy.wat -o $$tmp/policy.wasm && \
