@@ -3,7 +3,7 @@ GO     ?= go
 BIN    := bin/debugpy-guard
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build test demo bench deps opa vet clean policies check-policies
+.PHONY: all build test demo bench deps opa vet clean policies check-policies dist check-dist
 
 # opa (OPA's command) goes where go install puts commands, which the
 # recipes here find on PATH.
@@ -77,6 +77,7 @@ test: deps vet check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzInstrument -fuzztime 15s -fuzzminimizetime 20x ./plugins/internal/fuel
 	$(GO) test -run '^$$' -fuzz FuzzDefineMemory -fuzztime 10s -fuzzminimizetime 20x ./plugins/internal/opa
 	./$(BIN) policy test policies/testdata/cases
+	@$(MAKE) --no-print-directory check-dist
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	wat2wasm plugins/examples/wat/policy.wat -o $$tmp/policy.wasm && \
 	./$(BIN) policy test --module $$tmp/policy.wasm plugins/examples/wat/cases.toml
@@ -88,5 +89,32 @@ demo: deps build
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 40x -count 5 ./...
 
+# dist writes dist/debugpy-guard-VERSION.tar.gz, what an operator carries
+# to a machine with no network: the source of HEAD, its dependencies
+# vendored (vendor/), bin/debugpy-guard built from exactly that with the
+# network and the module cache shut off, and SHA256SUMS of every file.
+# README.md, "With no network", says how to use it.
+OFFLINE = GOFLAGS=-mod=vendor GOPROXY=off GOTOOLCHAIN=local GOWORK=off
+dist: build
+	@v=$$(./$(BIN) version | cut -d' ' -f2); name=debugpy-guard-$$v; \
+	tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	git archive --prefix=$$name/ HEAD | tar -x -C $$tmp && \
+	(cd $$tmp/$$name && $(GO) mod vendor && \
+	  $(OFFLINE) GOMODCACHE=$$tmp/empty-modcache $(GO) build -trimpath -buildvcs=false -o bin/debugpy-guard ./cmd/debugpy-guard && \
+	  find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum > $$tmp/SHA256SUMS && mv $$tmp/SHA256SUMS .) && \
+	mkdir -p dist && tar -C $$tmp -czf dist/$$name.tar.gz $$name && echo "wrote dist/$$name.tar.gz"
+
+# check-dist unpacks the archive as an operator would, checks the sums, and
+# builds it again with no network, an empty module cache and the local
+# toolchain only: the same bytes as the binary it carries. make test runs it.
+check-dist: dist
+	@v=$$(./$(BIN) version | cut -d' ' -f2); name=debugpy-guard-$$v; \
+	tmp=$$(mktemp -d); trap 'chmod -R u+w $$tmp; rm -rf $$tmp' EXIT; \
+	tar -C $$tmp -xzf dist/$$name.tar.gz && cd $$tmp/$$name && \
+	sha256sum --quiet -c SHA256SUMS && \
+	$(OFFLINE) GOMODCACHE=$$tmp/empty-modcache $(GO) build -trimpath -buildvcs=false -o $$tmp/rebuilt ./cmd/debugpy-guard && \
+	cmp -s bin/debugpy-guard $$tmp/rebuilt && ./bin/debugpy-guard version >/dev/null && \
+	echo "dist: dist/$$name.tar.gz verifies and rebuilds offline to the same binary"
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

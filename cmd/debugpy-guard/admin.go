@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,11 +22,13 @@ import (
 // check validates a config, loads every module, and prints which modules
 // apply to which tool in which phase.
 func check(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("check")
 	config := fs.String("config", "", "policy config (TOML); the embedded default when absent")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "check", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "debugpy-guard check:", err)
@@ -94,12 +95,20 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // auditCmd is `audit verify FILE...`.
 func auditCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 2 || args[0] != "verify" {
-		fmt.Fprintln(stderr, "usage: debugpy-guard audit verify FILE...")
-		return 2
+	fs := newFlags("audit")
+	if len(args) > 0 && args[0] == "verify" {
+		args = args[1:]
+	} else if len(args) > 0 && args[0] != "-h" && args[0] != "--help" && args[0] != "-help" {
+		return usageError(stderr, "audit", fmt.Sprintf("unknown audit command %q", args[0]))
+	}
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return usageError(stderr, "audit", "give the audit log files to verify")
 	}
 	code := 0
-	for _, file := range args[1:] {
+	for _, file := range fs.Args() {
 		f, err := os.Open(file)
 		if err != nil {
 			fmt.Fprintln(stderr, "debugpy-guard audit verify:", err)
@@ -119,7 +128,14 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // approvals lists the calls waiting for a person in every running server.
-func approvals(stdout, stderr io.Writer) int {
+func approvals(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("approvals")
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "approvals", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	l, err := approval.List(ctx)
@@ -145,13 +161,16 @@ func answer(args []string, approve bool, stdout, stderr io.Writer) int {
 	if approve {
 		verb = "approve"
 	}
-	if len(args) != 1 {
-		fmt.Fprintf(stderr, "usage: debugpy-guard %s ID (`debugpy-guard approvals` lists the ids)\n", verb)
-		return 2
+	fs := newFlags(verb)
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, verb, "give one ID (`debugpy-guard approvals` lists the ids)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	r, err := approval.Answer(ctx, args[0], approve)
+	r, err := approval.Answer(ctx, fs.Arg(0), approve)
 	if err != nil {
 		fmt.Fprintf(stderr, "debugpy-guard %s: %v\n", verb, err)
 		return 1

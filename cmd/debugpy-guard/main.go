@@ -31,8 +31,8 @@ usage:
                                         start yourself: PYTHONPATH=$(debugpy-guard pyshim) python3 -m debugpy ...
   debugpy-guard version
 
-See README.md.
-`
+debugpy-guard COMMAND --help says more of each.
+` + docs
 
 var version = "0.1.0-dev"
 
@@ -55,25 +55,42 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	switch args[0] {
 	case "serve":
 		return serve(args[1:], os.Stdin, stdout, stderr, log)
-	case "demo":
-		if err := demo(stdout, stderr); err != nil {
-			fmt.Fprintln(stderr, "demo:", err)
-			return 1
-		}
-		return 0
 	case "check":
 		return check(args[1:], stdout, stderr, log)
 	case "audit":
 		return auditCmd(args[1:], stdout, stderr)
 	case "approvals":
-		return approvals(stdout, stderr)
+		return approvals(args[1:], stdout, stderr)
 	case "approve", "deny":
 		return answer(args[1:], args[0] == "approve", stdout, stderr)
 	case "policy":
 		return policyCmd(args[1:], stdout, stderr, log)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "--version", "-version":
+		args[0] = "version"
+	}
+	if _, ok := commands[args[0]]; !ok {
+		fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	// The commands that take no arguments but --help.
+	fs := newFlags(args[0])
+	if ok, code := parseFlags(fs, args[1:], stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, args[0], fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	switch args[0] {
+	case "demo":
+		if err := demo(stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "demo:", err)
+			return 1
+		}
 	case "tools":
 		listTools(stdout)
-		return 0
 	case "pyshim":
 		dir, err := dap.ShimDir()
 		if err != nil {
@@ -81,14 +98,8 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 			return 1
 		}
 		fmt.Fprintln(stdout, dir)
-		return 0
 	case "version":
 		fmt.Fprintln(stdout, "debugpy-guard", version)
-		return 0
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
 	}
-	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
-	return 2
+	return 0
 }

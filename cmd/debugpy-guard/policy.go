@@ -25,15 +25,16 @@ import (
 const policyUsage = `usage:
   debugpy-guard policy new NAME [--lang L]      write NAME/, a policy project that builds offline; L: go (default), c, rust, assemblyscript, rego
   debugpy-guard policy build DIR                build DIR/NAME.wasm, prove it loads, print its sha256 and config stanza
-  debugpy-guard policy test [--config FILE | --module WASM [--settings JSON]] PATH...
+  debugpy-guard policy test [--config FILE | --module WASM [--settings JSON] [--entrypoint E]] PATH...
                                                 run case files (a directory: its *.toml but *.config.toml);
                                                 exit 0 all pass, 1 error, 2 failures
   debugpy-guard policy eval [--config FILE | --module WASM] --tool TOOL [--args JSON] [--phase result --result JSON] [--json]
                                                 one decision with its full trace
   debugpy-guard policy bench [--config FILE | --module WASM] [--n N]
                                                 latency per module and per chain (p50, p99, calls/s)
-Without --config or --module: the embedded default policy.
-`
+Without --config or --module: the embedded default policy. debugpy-guard policy COMMAND --help
+says more of each.
+` + docs
 
 func policyCmd(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	if len(args) == 0 {
@@ -51,7 +52,7 @@ func policyCmd(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		return policyEval(args[1:], stdout, stderr, log)
 	case "bench":
 		return policyBench(args[1:], stdout, stderr, log)
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, policyUsage)
 		return 0
 	}
@@ -60,24 +61,21 @@ func policyCmd(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 }
 
 func policyNew(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("policy new", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("policy new")
 	lang := fs.String("lang", "go", "the project's language: "+strings.Join(kit.Langs, ", "))
-	usage := "usage: debugpy-guard policy new NAME [--lang " + strings.Join(kit.Langs, "|") + "]\n"
 	// NAME may come before the flags or after them.
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	rest := fs.Args()
 	if len(rest) > 0 {
-		if err := fs.Parse(rest[1:]); err != nil {
-			return 2
+		if ok, code := parseFlags(fs, rest[1:], stdout, stderr); !ok {
+			return code
 		}
 		rest = append(rest[:1], fs.Args()...)
 	}
 	if len(rest) != 1 {
-		fmt.Fprint(stderr, usage)
-		return 2
+		return usageError(stderr, "policy new", "give one NAME")
 	}
 	name := rest[0]
 	if err := kit.New(name, *lang); err != nil {
@@ -99,13 +97,16 @@ func policyNew(args []string, stdout, stderr io.Writer) int {
 }
 
 func policyBuild(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprint(stderr, "usage: debugpy-guard policy build DIR\n")
-		return 2
+	fs := newFlags("policy build")
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		return usageError(stderr, "policy build", "give one DIR, a policy project's directory")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	b, err := kit.Build(ctx, args[0])
+	b, err := kit.Build(ctx, fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(stderr, "debugpy-guard policy build:", err)
 		return 1
@@ -179,13 +180,12 @@ func (p *policyEngines) close() {
 }
 
 func policyTest(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
-	fs := flag.NewFlagSet("policy test", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("policy test")
 	var p policyEngines
 	p.flags(fs)
 	verbose := fs.Bool("v", false, "print every case, not only failures")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	defer p.close()
 	fail := func(err error) int {
@@ -246,8 +246,7 @@ func writeTrace(w io.Writer, indent string, d engine.Decision) {
 }
 
 func policyEval(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
-	fs := flag.NewFlagSet("policy eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("policy eval")
 	var p policyEngines
 	p.flags(fs)
 	tool := fs.String("tool", "", "the tool called, e.g. debugpy_evaluate")
@@ -256,8 +255,8 @@ func policyEval(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	result := fs.String("result", "", "with --phase result: the tool's result as JSON (default: a typical variables listing)")
 	session := fs.String("session", "eval", "the MCP session id the modules see")
 	asJSON := fs.Bool("json", false, "print the decision as JSON")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	defer p.close()
 	fail := func(err error) int {
@@ -317,13 +316,12 @@ func policyEval(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 }
 
 func policyBench(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
-	fs := flag.NewFlagSet("policy bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("policy bench")
 	var p policyEngines
 	p.flags(fs)
 	n := fs.Int("n", 2000, "calls per module and per chain")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	defer p.close()
 	fail := func(err error) int {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,11 +57,13 @@ func auditPath(cfg *engine.Config) (string, error) {
 // serve runs the guarded MCP server on stdin and stdout. Nothing but MCP
 // messages goes to stdout; logs go to stderr.
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.Logger) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve")
 	config := fs.String("config", "", "policy config (TOML); the embedded default when absent")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "serve", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "debugpy-guard serve:", err)
