@@ -188,7 +188,7 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 		if len(k) >= 3 && k[0] == "modules" && k[2] == "settings" {
 			continue // settings are the module's to check (guard_validate)
 		}
-		return nil, fail(ks, "unknown key (see docs/POLICY_GUIDE.md; the keys are default, hide, audit, approval, sandbox, modules, rules)")
+		return nil, fail(ks, "unknown key (docs/CONFIG.md lists every key; the top-level ones are default, hide, audit, approval, sandbox, modules, rules)")
 	}
 	known := map[string]bool{}
 	for _, t := range tools {

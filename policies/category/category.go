@@ -10,10 +10,13 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
 
+// Settings are the settings it takes, and their kinds (docs/CONFIG.md
+// lists them; a test keeps the two the same).
+var Settings = map[string]settings.Kind{"read": settings.String, "write": settings.String, "execute": settings.String, "defer": settings.Strings}
+
 // Validate checks the settings.
 func Validate(s sdk.Value) error {
-	if err := settings.Check("category", s, map[string]settings.Kind{
-		"read": settings.String, "write": settings.String, "execute": settings.String, "defer": settings.Strings}); err != nil {
+	if err := settings.Check("category", s, Settings); err != nil {
 		return err
 	}
 	for _, k := range []string{"read", "write", "execute"} {

@@ -19,9 +19,13 @@ var denyNames = map[string]bool{
 	"import": true, "lambda": true, "pickle": true, "ctypes": true, "memoryview": true,
 }
 
+// Settings are the settings it takes, and their kinds (docs/CONFIG.md
+// lists them; a test keeps the two the same).
+var Settings = map[string]settings.Kind{"allow_calls": settings.Strings, "deny_names": settings.Strings}
+
 // Validate checks the settings.
 func Validate(s sdk.Value) error {
-	return settings.Check("expressions", s, map[string]settings.Kind{"allow_calls": settings.Strings, "deny_names": settings.Strings})
+	return settings.Check("expressions", s, Settings)
 }
 
 // Decide is the policy. It judges every piece of code the host derived from

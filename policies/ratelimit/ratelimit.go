@@ -29,9 +29,13 @@ func limits(s sdk.Value) (int64, time.Duration, error) {
 	return max, window, nil
 }
 
+// Settings are the settings it takes, and their kinds (docs/CONFIG.md
+// lists them; a test keeps the two the same).
+var Settings = map[string]settings.Kind{"max": settings.Integer, "window": settings.String}
+
 // Validate checks the settings.
 func Validate(s sdk.Value) error {
-	if err := settings.Check("ratelimit", s, map[string]settings.Kind{"max": settings.Integer, "window": settings.String}); err != nil {
+	if err := settings.Check("ratelimit", s, Settings); err != nil {
 		return err
 	}
 	_, _, err := limits(s)

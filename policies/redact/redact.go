@@ -14,9 +14,13 @@ import (
 
 const mask = "[redacted]"
 
+// Settings are the settings it takes, and their kinds (docs/CONFIG.md
+// lists them; a test keeps the two the same).
+var Settings = map[string]settings.Kind{"names": settings.Strings}
+
 // Validate checks the settings.
 func Validate(s sdk.Value) error {
-	return settings.Check("redact", s, map[string]settings.Kind{"names": settings.Strings})
+	return settings.Check("redact", s, Settings)
 }
 
 // Decide is the policy.

@@ -23,10 +23,14 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
 
+// Settings are the settings it takes, and their kinds (docs/CONFIG.md
+// lists them; a test keeps the two the same).
+var Settings = map[string]settings.Kind{"hosts": settings.Strings,
+	"programs": settings.Strings, "interpreters": settings.Strings, "allow_pid": settings.Bool, "files": settings.String}
+
 // Validate checks the settings.
 func Validate(s sdk.Value) error {
-	if err := settings.Check("targets", s, map[string]settings.Kind{"hosts": settings.Strings,
-		"programs": settings.Strings, "interpreters": settings.Strings, "allow_pid": settings.Bool, "files": settings.String}); err != nil {
+	if err := settings.Check("targets", s, Settings); err != nil {
 		return err
 	}
 	for _, h := range s.Get("hosts").Elements() {
