@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,8 +15,8 @@ import (
 )
 
 // CaseFile is a file of policy test cases: TOML with an optional config (a
-// path relative to the case file; the caller's config when absent) and
-// [[case]] tables.
+// path, relative to the case file unless absolute; the caller's config when
+// absent) and [[case]] tables.
 type CaseFile struct {
 	Config string `toml:"config"`
 	Cases  []Case `toml:"case"`
@@ -36,6 +37,11 @@ type Case struct {
 	WantResult  map[string]any `toml:"want_result"`  // the rewritten result, exactly (phase result)
 	ResultHas   []string       `toml:"result_has"`   // substrings the (rewritten) result must have
 	ResultLacks []string       `toml:"result_lacks"` // and must not have
+	// Malformed says the arguments are meant to be refused by the gate's
+	// one reading, before any module sees them (then want is deny). Without
+	// it, arguments the gate would refuse fail the case: a misspelled key
+	// must not pass as a deny.
+	Malformed bool `toml:"malformed"`
 }
 
 // LoadCases reads a case file strictly.
@@ -53,7 +59,7 @@ func LoadCases(file string) (*CaseFile, error) {
 		if len(k) >= 2 && k[0] == "case" && (k[1] == "result" || k[1] == "arguments" || k[1] == "want_result") {
 			continue // free-form JSON values
 		}
-		return nil, &ConfigError{File: file, Line: lineOf(data, k.String()), Key: k.String(), Msg: "unknown key in a case file (name, tool, session, phase, arguments, result, want, reason, want_result, result_has, result_lacks)"}
+		return nil, &ConfigError{File: file, Line: lineOf(data, k.String()), Key: k.String(), Msg: "unknown key in a case file (name, tool, session, phase, arguments, result, want, reason, want_result, result_has, result_lacks, malformed)"}
 	}
 	for i, c := range cf.Cases {
 		if c.Name == "" || c.Tool == "" || !oneOf(c.Want, Allow, Deny, Approve, Abstain) {
@@ -85,12 +91,18 @@ func (e *Engine) Run(ctx context.Context, c Case, prepare Prepare) (Decision, []
 		call.Result, _ = json.Marshal(c.Result)
 	}
 	var d Decision
-	if err != nil {
+	var fails []string
+	switch {
+	case err != nil && !c.Malformed:
 		d = Decision{Decision: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
-	} else {
+		return d, []string{fmt.Sprintf("the gate refuses these arguments before any module sees them (%v): fix the case, or add malformed = true to test that refusal", err)}
+	case err != nil:
+		d = Decision{Decision: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
+	case c.Malformed:
+		return e.Decide(ctx, call), []string{"the arguments are well formed, but the case says malformed = true"}
+	default:
 		d = e.Decide(ctx, call)
 	}
-	var fails []string
 	switch {
 	case c.Want == Abstain && !d.Default:
 		fails = append(fails, fmt.Sprintf("decision %s by %s, want abstain (no module deciding)", d.Decision, strings.Join(d.Modules, ", ")))
@@ -135,31 +147,71 @@ type CaseResult struct {
 	Fails    []string
 }
 
-// CaseFiles expands paths: a file is itself, a directory gives its *.toml
-// files but the *.config.toml ones (the configs that case files name).
-func CaseFiles(paths []string) ([]string, error) {
-	var files []string
+// CaseFiles expands paths: a file is itself, a directory gives the *.toml
+// files in it and below (not in hidden directories, third_party or
+// node_modules) but the *.config.toml ones and the other configs (a file
+// with modules, rules or a default, and no case), which it lists in
+// skipped: `policy test .` in a policy project finds cases/ and skips the
+// project's guard.toml.
+func CaseFiles(paths []string) (files, skipped []string, err error) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !fi.IsDir() {
 			files = append(files, p)
 			continue
 		}
-		found, _ := filepath.Glob(filepath.Join(p, "*.toml"))
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && path != p && (strings.HasPrefix(d.Name(), ".") || d.Name() == "third_party" || d.Name() == "node_modules"):
+				return filepath.SkipDir
+			case !d.IsDir() && strings.HasSuffix(path, ".toml"):
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
 		sort.Strings(found)
 		for _, f := range found {
-			if !strings.HasSuffix(f, ".config.toml") {
+			switch {
+			case strings.HasSuffix(f, ".config.toml"):
+			case isConfig(f):
+				skipped = append(skipped, f)
+			default:
 				files = append(files, f)
 			}
 		}
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no case files in %s", strings.Join(paths, ", "))
+		return nil, skipped, fmt.Errorf("no case files in %s", strings.Join(paths, ", "))
 	}
-	return files, nil
+	return files, skipped, nil
+}
+
+// isConfig reports whether a TOML file is a config rather than a case file:
+// it has no case, and has a config's own keys. A file that does not parse
+// is left to LoadCases, which says why.
+func isConfig(file string) bool {
+	var top map[string]any
+	if _, err := toml.DecodeFile(file, &top); err != nil {
+		return false
+	}
+	if _, ok := top["case"]; ok {
+		return false
+	}
+	for _, k := range []string{"modules", "rules", "default", "hide", "sandbox"} {
+		if _, ok := top[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // RunCaseFiles runs every case of files. engineFor gives the engine of a
@@ -175,7 +227,10 @@ func RunCaseFiles(ctx context.Context, files []string, engineFor func(config str
 			return out, err
 		}
 		cfg := ""
-		if cf.Config != "" {
+		switch {
+		case filepath.IsAbs(cf.Config):
+			cfg = cf.Config
+		case cf.Config != "":
 			cfg = filepath.Join(filepath.Dir(f), cf.Config)
 		}
 		e, ok := engines[cfg]

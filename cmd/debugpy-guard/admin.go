@@ -79,7 +79,26 @@ func check(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	}
 	fmt.Fprintf(stdout, "\naudit log: %s (arguments: %s)\napproval: channels %s, timeout %v\n",
 		path, cfg.Audit.Arguments, strings.Join(cfg.Approval.Channels, ", "), cfg.Approval.Wait())
+	for _, w := range warnings(cfg) {
+		fmt.Fprintln(stdout, "warning:", w)
+	}
 	return 0
+}
+
+// warnings are what check says of a config that loads but may not do what
+// its author means.
+func warnings(cfg *engine.Config) []string {
+	var out []string
+	for _, name := range sortedKeys(cfg.Modules) {
+		m := cfg.Modules[name]
+		if m.SHA256 == "" && !strings.HasPrefix(m.Source, "builtin:") {
+			out = append(out, fmt.Sprintf("modules.%s has no sha256 pin: whatever bytes are at %s load (debugpy-guard policy build prints the pin; sha256sum works too)", name, m.Source))
+		}
+		if m.Mode == "monitor" && cfg.Audit.Arguments == "hash" {
+			out = append(out, fmt.Sprintf("modules.%s is in monitor mode, and [audit] arguments = \"hash\" keeps only a hash of each call's arguments: set arguments = \"full\" to see which call each of its verdicts was for", name))
+		}
+	}
+	return out
 }
 
 func list(s []string) string {

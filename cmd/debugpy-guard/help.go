@@ -49,10 +49,11 @@ var commands = map[string]command{
 	"policy new":   {"policy new NAME [--lang L]", "Write NAME/, a policy project that builds with no network: the sample rule, its tests, case\nfiles, a config to try it with and a README. L: go (default), c, rust, assemblyscript, rego.\n"},
 	"policy build": {"policy build DIR", "Build DIR/NAME.wasm with the project's toolchain (reproducibly), load it as serve would, and\nprint its sha256 and the config stanza that pins it.\n"},
 	"policy test": {"policy test [--config FILE | --module WASM [--settings JSON] [--entrypoint E]] [-v] PATH...",
-		"Run case files (a directory: its *.toml but *.config.toml). Exit 0: all pass; 2: a case\nfailed (its trace is printed); 1: an error. A case file's own config wins over --config.\n"},
+		"Run case files (a directory: those in it and below; configs are skipped). Exit 0: all pass; 2: a case\nfailed (its trace is printed); 1: an error. A case file's own config wins over --config.\n"},
 	"policy eval": {"policy eval [--config FILE | --module WASM] --tool TOOL [--args JSON] [--phase result --result JSON] [--json]",
 		"One decision with its full trace: each module's verdict, time and reason.\n"},
-	"policy bench": {"policy bench [--config FILE | --module WASM] [--n N]", "Latency per module and per chain (p50, p99, calls/s) on a typical call of each tool.\n"},
+	"policy bench": {"policy bench [--config FILE | --module WASM] [--tool TOOL [--args JSON]] [--n N]",
+		"Latency per module and per chain (p50, p99, calls/s): each module on a typical call of the first\ntool whose chain holds it, or every one on --tool's call.\n"},
 }
 
 // helpText is the help of a command: usage, what it does, its flags (fs

@@ -26,11 +26,11 @@ const policyUsage = `usage:
   debugpy-guard policy new NAME [--lang L]      write NAME/, a policy project that builds offline; L: go (default), c, rust, assemblyscript, rego
   debugpy-guard policy build DIR                build DIR/NAME.wasm, prove it loads, print its sha256 and config stanza
   debugpy-guard policy test [--config FILE | --module WASM [--settings JSON] [--entrypoint E]] PATH...
-                                                run case files (a directory: its *.toml but *.config.toml);
+                                                run case files (a directory: those in it and below, configs skipped);
                                                 exit 0 all pass, 1 error, 2 failures
   debugpy-guard policy eval [--config FILE | --module WASM] --tool TOOL [--args JSON] [--phase result --result JSON] [--json]
                                                 one decision with its full trace
-  debugpy-guard policy bench [--config FILE | --module WASM] [--n N]
+  debugpy-guard policy bench [--config FILE | --module WASM] [--tool TOOL [--args JSON]] [--n N]
                                                 latency per module and per chain (p50, p99, calls/s)
 Without --config or --module: the embedded default policy. debugpy-guard policy COMMAND --help
 says more of each.
@@ -195,7 +195,10 @@ func policyTest(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	if fs.NArg() == 0 {
 		return fail(errors.New("give case files or directories of them"))
 	}
-	files, err := engine.CaseFiles(fs.Args())
+	files, skipped, err := engine.CaseFiles(fs.Args())
+	for _, f := range skipped {
+		fmt.Fprintf(stdout, "skipped %s: a config (modules, rules), not a case file\n", f)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -320,6 +323,8 @@ func policyBench(args []string, stdout, stderr io.Writer, log *slog.Logger) int 
 	var p policyEngines
 	p.flags(fs)
 	n := fs.Int("n", 2000, "calls per module and per chain")
+	tool := fs.String("tool", "", "time every module and chain on this tool (default: each module on the first tool whose chain holds it)")
+	argsJSON := fs.String("args", "", "with --tool: its arguments as JSON (default: a typical call)")
 	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
@@ -339,8 +344,29 @@ func policyBench(args []string, stdout, stderr io.Writer, log *slog.Logger) int 
 	}
 	// A typical call of a tool whose chain holds the module, per module;
 	// per distinct chain, a typical call of its first tool.
+	if *argsJSON != "" && *tool == "" {
+		return fail(errors.New("--args needs --tool"))
+	}
+	names := tools.Names()
+	var callArgs json.RawMessage
+	if *tool != "" {
+		if _, ok := tools.Lookup(*tool); !ok {
+			return fail(fmt.Errorf("no tool %s (debugpy-guard tools lists them)", *tool))
+		}
+		names = []string{*tool}
+		if *argsJSON != "" {
+			callArgs = json.RawMessage(*argsJSON)
+			if _, err := tools.PrepareCall(ctx, *tool, callArgs); err != nil {
+				return fail(fmt.Errorf("--args: the gate would refuse them: %w", err))
+			}
+		}
+	}
 	callOf := func(tool, phase string) engine.Call {
-		c, _ := tools.PrepareCall(ctx, tool, tools.Example(tool)) // every example is read cleanly (TestExamples)
+		a := callArgs
+		if a == nil {
+			a = tools.Example(tool)
+		}
+		c, _ := tools.PrepareCall(ctx, tool, a) // every example is read cleanly (TestExamples)
 		c.Phase = phase
 		if phase == engine.PhaseResult {
 			c.Result = json.RawMessage(tools.ExampleResult)
@@ -365,7 +391,7 @@ func policyBench(args []string, stdout, stderr io.Writer, log *slog.Logger) int 
 		targets = append(targets, target{label, c, run})
 	}
 	for _, phase := range []string{engine.PhaseCall, engine.PhaseResult} {
-		for _, tool := range tools.Names() {
+		for _, tool := range names {
 			mods, _ := e.Chain(tool, phase)
 			if len(mods) == 0 {
 				continue
@@ -386,6 +412,9 @@ func policyBench(args []string, stdout, stderr io.Writer, log *slog.Logger) int 
 		}
 	}
 	if len(targets) == 0 {
+		if *tool != "" {
+			return fail(fmt.Errorf("no module applies to %s: nothing to time", *tool))
+		}
 		return fail(errors.New("no module applies to any tool: nothing to time"))
 	}
 	sort.SliceStable(targets, func(i, j int) bool {

@@ -249,3 +249,52 @@ call = ["wat"]
 		t.Fatalf("tools/list: %v", err)
 	}
 }
+
+// The kit's rough edges, through the binary: a case file's absolute config
+// path, a misspelled argument failing its case (and malformed = true for a
+// refusal meant), a directory holding its config beside its cases, bench
+// on one tool, and check's warnings.
+func TestPolicyKitEdges(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "guard.toml")
+	os.WriteFile(cfg, []byte(`default = "allow"
+[modules.expressions]
+source = "builtin:expressions"
+[[rules]]
+tools = ["debugpy_evaluate"]
+call = ["expressions"]
+`), 0o600)
+	cases := filepath.Join(dir, "cases.toml")
+	os.WriteFile(cases, []byte(`config = "`+cfg+`"
+[[case]]
+name = "an import"
+tool = "debugpy_evaluate"
+arguments = { expression = "__import__('os')" }
+want = "deny"
+`), 0o600)
+	if out, code := runIn(t, dir, nil, "policy", "test", "-v", "."); code != 0 || !strings.Contains(out, "skipped guard.toml: a config") || !strings.Contains(out, "ok: 1 cases passed") {
+		t.Fatalf("a directory with its config, an absolute config path: %d\n%s", code, out)
+	}
+	typo := filepath.Join(t.TempDir(), "typo.toml")
+	os.WriteFile(typo, []byte(strings.Replace(mustRead(t, cases), "expression =", "expresion =", 1)), 0o600)
+	if out, code := runIn(t, dir, nil, "policy", "test", typo); code != 2 || !strings.Contains(out, `unknown argument "expresion"`) || !strings.Contains(out, "add malformed = true") {
+		t.Fatalf("a misspelled argument: want exit 2 naming it, got %d\n%s", code, out)
+	}
+	os.WriteFile(typo, []byte(strings.Replace(mustRead(t, typo), `want = "deny"`, "want = \"deny\"\nmalformed = true", 1)), 0o600)
+	if out, code := runIn(t, dir, nil, "policy", "test", typo); code != 0 {
+		t.Fatalf("malformed = true: %d\n%s", code, out)
+	}
+	if out, code := runIn(t, dir, nil, "policy", "bench", "--config", cfg, "--tool", "debugpy_evaluate", "--args", `{"expression":"a.b"}`, "--n", "20"); code != 0 ||
+		!strings.Contains(out, "module expressions (debugpy_evaluate, call)") {
+		t.Fatalf("bench --tool: %d\n%s", code, out)
+	}
+	opaSrc, err := filepath.Abs("../../plugins/testdata/opa/one.tar.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cfg, []byte(mustRead(t, cfg)+"[modules.team]\nsource = \""+opaSrc+"\"\nabi = \"opa\"\nmode = \"monitor\"\n"), 0o600)
+	out, code := runIn(t, dir, nil, "check", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "warning: modules.team has no sha256 pin") || !strings.Contains(out, `warning: modules.team is in monitor mode, and [audit] arguments = "hash"`) {
+		t.Fatalf("check's warnings: %d\n%s", code, out)
+	}
+}

@@ -141,7 +141,9 @@ const casesToml = `# Case files: each [[case]] is one tool call and the decision
 # Keys: name, tool, arguments, session, phase (call or result), result (for
 # phase result); want (allow, deny, approve, or abstain: no module decided),
 # reason (a substring of the reasons), want_result (the rewritten result,
-# exactly), result_has and result_lacks (substrings of it).
+# exactly), result_has and result_lacks (substrings of it), malformed (true:
+# the gate must refuse the arguments before any module sees them; without
+# it, arguments the gate refuses, a misspelled key say, fail the case).
 # Run them with: debugpy-guard policy test cases
 config = "../guard.toml"
 
