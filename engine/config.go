@@ -92,6 +92,9 @@ type Rule struct {
 	Call    []string `toml:"call"`
 	Result  []string `toml:"result"`
 	Default string   `toml:"default"`
+	// Reason is what the agent reads when this rule's default decides a
+	// call (no module decided): "attach by PID is off here: ...".
+	Reason string `toml:"reason"`
 }
 
 // ConfigError names the file, line (0 when unknown) and key of a problem.
@@ -267,6 +270,9 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 	}
 	for i, r := range c.Rules {
 		key := fmt.Sprintf("rules[%d]", i+1)
+		if r.Reason != "" && r.Default == "" {
+			return nil, fail(key+".reason", "a rule's reason is what the agent reads when the rule's default decides: give the rule a default too")
+		}
 		if len(r.Tools) == 0 {
 			return nil, fail(key+".tools", "missing: give tool names or globs such as debugpy_*")
 		}

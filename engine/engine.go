@@ -224,6 +224,17 @@ func (e *Engine) Chain(tool, phase string) (mods []string, def string) {
 	return mods, def
 }
 
+// ruleReason is the reason of the rule whose default applies to tool (the
+// first matching rule with a default), "" when it gives none.
+func (e *Engine) ruleReason(tool string) string {
+	for _, r := range e.cfg.Rules {
+		if r.Default != "" && matches(r.Tools, tool) {
+			return r.Reason
+		}
+	}
+	return ""
+}
+
 // Call is what a decision is about.
 type Call struct {
 	Phase        string
@@ -295,6 +306,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 		return Decision{Decision: Deny, Reasons: []string{errClosed}, Trace: []Step{}}, false
 	}
 	mods, ruleDefault := e.Chain(call.Tool, call.Phase)
+	ruleReason := e.ruleReason(call.Tool)
 	d = Decision{Trace: []Step{}}
 	prefix, err := requestPrefix(call)
 	if err != nil {
@@ -378,6 +390,9 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 			why = "no module applies to " + call.Tool + " in phase " + call.Phase
 		}
 		d.Reasons = []string{fmt.Sprintf("%s: default %s", why, best)}
+		if ruleDefault != "" && ruleReason != "" {
+			d.Reasons = []string{ruleReason}
+		}
 		if call.Phase == PhaseResult && best == Approve {
 			best = Deny
 		}

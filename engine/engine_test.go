@@ -189,6 +189,7 @@ func TestConfigErrors(t *testing.T) {
 		{"reserved setting", "[modules.a]\nsource = \"builtin:category\"\nsettings = { policy = \"targets\" }\n", "modules.a.settings.policy: reserved"},
 		{"unknown abi", "[modules.a]\nsource = \"x.wasm\"\nabi = \"OPA\"\n", "guard.toml:3: modules.a.abi: \"OPA\" is not v1 (plugins/ABI.md) or opa"},
 		{"built-in as opa", "[modules.a]\nsource = \"builtin:category\"\nabi = \"opa\"\n", "guard.toml:3: modules.a.abi: the built-ins are ABI v1 modules"},
+		{"reason without default", "[[rules]]\ntools = [\"debugpy_*\"]\nreason = \"no\"\n", "rules[1].reason: a rule's reason is what the agent reads when the rule's default decides: give the rule a default too"},
 		{"entrypoint without opa", "[modules.a]\nsource = \"x.wasm\"\nentrypoint = \"guard/decision\"\n", "guard.toml:3: modules.a.entrypoint: an entrypoint is for an OPA module: add abi = \"opa\""},
 	}
 	for _, c := range cases {

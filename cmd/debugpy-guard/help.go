@@ -42,7 +42,10 @@ var commands = map[string]command{
 	"approve":   {"approve ID", "Let a waiting call run once: the agent retries it with the same arguments\n(`debugpy-guard approvals` lists the ids).\n"},
 	"deny":      {"deny ID", "Refuse a waiting call (`debugpy-guard approvals` lists the ids).\n"},
 	"audit":     {"audit verify FILE...", "Check an audit log's hash chain: exit 0 when every record verifies, 1 on any edit, gap or\nreordering (and the records before it that verify).\n"},
-	"tools":     {"tools", "List the tool catalogue: name, category (read, write, execute) and description.\n"},
+	"tools": {"tools [--json]", "List the tool catalogue: name, category (read, write, execute) and description. With --json,\n" +
+		"each tool's record: category, risk (read low, write medium, execute high), annotations, input\n" +
+		"schema, and what the embedded default policy does with it (its modules, and its decision on a\n" +
+		"typical call), all derived from the catalogue and the policy.\n"},
 	"pyshim": {"pyshim", "Print the directory that puts the speed fix into a program you start yourself:\n" +
 		"  PYTHONPATH=$(debugpy-guard pyshim) python3 -m debugpy --listen 127.0.0.1:5678 prog.py\n"},
 	"version":      {"version", "Print the version.\n"},

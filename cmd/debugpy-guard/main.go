@@ -26,7 +26,8 @@ usage:
   debugpy-guard audit verify FILE...    check an audit log's hash chain; non-zero on any edit, gap or reordering
   debugpy-guard policy new|build|test|eval|bench ...
                                         the policy author's kit (debugpy-guard policy help)
-  debugpy-guard tools                   list the tool catalogue (name, category, description)
+  debugpy-guard tools [--json]          list the tool catalogue (name, category, description); --json: each
+                                        tool's record (risk, schema, what the default policy does with it)
   debugpy-guard pyshim                  print the directory that puts the speed fix into a program you
                                         start yourself: PYTHONPATH=$(debugpy-guard pyshim) python3 -m debugpy ...
   debugpy-guard version
@@ -65,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		return answer(args[1:], args[0] == "approve", stdout, stderr)
 	case "policy":
 		return policyCmd(args[1:], stdout, stderr, log)
+	case "tools":
+		return toolsCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -89,8 +92,6 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 			fmt.Fprintln(stderr, "demo:", err)
 			return 1
 		}
-	case "tools":
-		listTools(stdout)
 	case "pyshim":
 		dir, err := dap.ShimDir()
 		if err != nil {

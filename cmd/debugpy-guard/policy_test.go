@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,5 +297,66 @@ want = "deny"
 	out, code := runIn(t, dir, nil, "check", "--config", cfg)
 	if code != 0 || !strings.Contains(out, "warning: modules.team has no sha256 pin") || !strings.Contains(out, `warning: modules.team is in monitor mode, and [audit] arguments = "hash"`) {
 		t.Fatalf("check's warnings: %d\n%s", code, out)
+	}
+}
+
+// A rule's reason is what the agent reads when the rule's default denies,
+// and tools --json gives each tool's record, derived from the catalogue
+// and the default policy.
+func TestRuleReasonAndToolRecords(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "guard.toml")
+	os.WriteFile(cfg, []byte(`default = "allow"
+[[rules]]
+tools = ["debugpy_attach_pid"]
+default = "deny"
+reason = "attach by PID is off on this machine: start the program with python -m debugpy --listen"
+`), 0o600)
+	out, code := runIn(t, dir, nil, "policy", "eval", "--config", cfg, "--tool", "debugpy_attach_pid")
+	if code != 0 || !strings.HasPrefix(out, "deny debugpy_attach_pid") || !strings.Contains(out, "because attach by PID is off on this machine") {
+		t.Fatalf("the rule's reason: %d\n%s", code, out)
+	}
+	if out, _ := runIn(t, dir, nil, "policy", "eval", "--config", cfg, "--tool", "debugpy_threads"); !strings.HasPrefix(out, "allow debugpy_threads") || strings.Contains(out, "PID is off") {
+		t.Fatalf("another tool: %s", out)
+	}
+	cmd := exec.Command(binary, "tools", "--json")
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []struct {
+		Name, Category, Risk string
+		InputSchema          map[string]any `json:"input_schema"`
+		Default              struct {
+			Call                  []string
+			Decision, Recommended string
+		} `json:"default_policy"`
+	}
+	if err := json.Unmarshal(raw, &recs); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]int{}
+	for i, r := range recs {
+		byName[r.Name] = i
+		if r.Risk == "" || r.InputSchema["type"] != "object" || len(r.Default.Call) == 0 || r.Default.Decision == "" || r.Default.Recommended == "" {
+			t.Errorf("%s: an incomplete record: %+v", r.Name, r)
+		}
+	}
+	for name, want := range map[string][3]string{
+		"debugpy_stack_trace": {"read", "low", "allow"},
+		"debugpy_launch":      {"execute", "high", "approve"},
+		"debugpy_attach_pid":  {"execute", "high", "deny"},
+	} {
+		i, ok := byName[name]
+		if !ok {
+			t.Errorf("no record for %s", name)
+			continue
+		}
+		if r := recs[i]; r.Category != want[0] || r.Risk != want[1] || r.Default.Decision != want[2] {
+			t.Errorf("%s: %s %s %s, want %v", name, r.Category, r.Risk, r.Default.Decision, want)
+		}
+	}
+	if len(recs) != 24 {
+		t.Errorf("%d records", len(recs))
 	}
 }
