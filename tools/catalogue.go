@@ -137,7 +137,7 @@ var catalogue = []Spec{
 	def("debugpy_threads", "Threads", "The debuggee's threads; with frames > 0, the top frames of each stopped thread.", Read, readOnly, threads),
 	def("debugpy_stack_trace", "Stack trace", "The frames of a stopped thread (default: the one that stopped last), innermost first; frame ids feed debugpy_variables and debugpy_evaluate.", Read, readOnly, stackTrace),
 	def("debugpy_variables", "Variables",
-		"The variables of a frame's scope (locals or globals), or the children of a variables_reference, expanded to depth, at most max_items per level, with types.",
+		"The variables of a frame's scope (locals or globals), or the children of a variables_reference, expanded to depth, at most max_items per level, with types. [ref N]: pass N as variables_reference to expand that entry.",
 		Read, readOnly, variables),
 	def("debugpy_evaluate", "Evaluate", "Evaluate a Python expression in a frame (context watch, hover or clipboard), or run a statement (context repl).", Execute, control, evaluate),
 	def("debugpy_set_variable", "Set a variable", "Assign value (evaluated as Python) to a variable of a frame's scope or of a variables_reference.", Execute, control, setVariable),
@@ -428,6 +428,12 @@ func absFile(f string) (string, error) {
 }
 
 func setBreakpoint(ctx context.Context, ts *Toolset, a BreakpointArgs) (BreakpointResult, string, error) {
+	switch {
+	case a.Line == 0:
+		return BreakpointResult{}, "", errors.New("line is required: the 1-based line to stop at")
+	case a.Line < 0:
+		return BreakpointResult{}, "", fmt.Errorf("line %d: lines start at 1", a.Line)
+	}
 	s, err := ts.Sessions.Get(a.Session)
 	if err != nil {
 		return BreakpointResult{}, "", err
@@ -435,9 +441,6 @@ func setBreakpoint(ctx context.Context, ts *Toolset, a BreakpointArgs) (Breakpoi
 	file, err := absFile(a.File)
 	if err != nil {
 		return BreakpointResult{}, "", err
-	}
-	if a.Line < 1 {
-		return BreakpointResult{}, "", fmt.Errorf("line %d: lines start at 1", a.Line)
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
@@ -954,11 +957,21 @@ func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variabl
 					errs[i] = err
 					return
 				}
-				if len(vs) > max {
-					vs, v.Truncated = vs[:max], true
-				}
-				v.Children = make([]Variable, 0, len(vs))
+				// debugpy's group rows (special variables ...) do not
+				// count against max: they come last, listed.
+				var members, grouped []godap.Variable
 				for _, c := range vs {
+					if groups[c.Name] {
+						grouped = append(grouped, c)
+					} else {
+						members = append(members, c)
+					}
+				}
+				if len(members) > max {
+					members, v.Truncated = members[:max], true
+				}
+				v.Children = make([]Variable, 0, len(members)+len(grouped))
+				for _, c := range append(members, grouped...) {
 					v.Children = append(v.Children, Variable{Name: c.Name, Value: c.Value, Type: c.Type,
 						EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
 				}
@@ -989,11 +1002,15 @@ const maxInFlight = 32
 
 func writeVars(sb *strings.Builder, vs []Variable, indent int) {
 	for _, v := range vs {
+		ref := ""
+		if v.VariablesReference > 0 && len(v.Children) == 0 {
+			ref = fmt.Sprintf(" [ref %d]", v.VariablesReference) // not expanded here: how to
+		}
 		if v.Type == "" && v.Value == "" {
-			fmt.Fprintf(sb, "%s%s\n", strings.Repeat("  ", indent), v.Name)
+			fmt.Fprintf(sb, "%s%s%s\n", strings.Repeat("  ", indent), v.Name, ref)
 			continue
 		}
-		fmt.Fprintf(sb, "%s%s: %s = %s\n", strings.Repeat("  ", indent), v.Name, v.Type, v.Value)
+		fmt.Fprintf(sb, "%s%s: %s = %s%s\n", strings.Repeat("  ", indent), v.Name, v.Type, v.Value, ref)
 		writeVars(sb, v.Children, indent+1)
 	}
 }

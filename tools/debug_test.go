@@ -195,6 +195,30 @@ func TestVariablesEvaluateSetVariable(t *testing.T) {
 	if !strings.Contains(city, "Lyon") {
 		t.Fatalf("depth 3 did not reach user.profile['address']: %v", user)
 	}
+	// At depth 1 the text shows how to expand user: its reference.
+	res := h.callRaw("debugpy_variables", nil)
+	var ref float64
+	for _, v := range get(t, structured(t, res), "variables").([]any) {
+		if m := v.(map[string]any); m["name"] == "user" {
+			ref, _ = m["variables_reference"].(float64)
+		}
+	}
+	if ref == 0 || !strings.Contains(text(res), fmt.Sprintf("user: User = ")) || !strings.Contains(text(res), fmt.Sprintf(" [ref %d]\n", int(ref))) && !strings.HasSuffix(text(res), fmt.Sprintf(" [ref %d]", int(ref))) {
+		t.Fatalf("the text does not say how to expand user (ref %v):\n%s", ref, text(res))
+	}
+	// debugpy's group rows (special variables ...) do not use up max_items.
+	members := h.call("debugpy_variables", map[string]any{"variables_reference": ref, "max_items": 1})
+	var plain, grouped int
+	for _, v := range get(t, members, "variables").([]any) {
+		if strings.HasSuffix(v.(map[string]any)["name"].(string), " variables") {
+			grouped++
+		} else {
+			plain++
+		}
+	}
+	if plain != 1 || grouped == 0 || get(t, members, "truncated") != true {
+		t.Fatalf("max_items 1 on user: %d members and %d group rows, want 1 and some: %v", plain, grouped, members)
+	}
 	one := h.call("debugpy_variables", map[string]any{"max_items": 2})
 	if len(get(t, one, "variables").([]any)) != 2 || get(t, one, "truncated") != true {
 		t.Fatalf("max_items 2: %v", one)
@@ -407,6 +431,15 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 	}
 	if msg := h.fail("debugpy_set_breakpoint", map[string]any{"file": "x.py", "line": "ten"}); !strings.Contains(msg, `"line" must be an integer`) {
 		t.Errorf("wrong type: %s", msg)
+	}
+	if msg := h.fail("debugpy_set_breakpoint", map[string]any{"file": progFile}); !strings.Contains(msg, "line is required: the 1-based line to stop at") {
+		t.Errorf("no line: %s", msg)
+	}
+	if msg := h.fail("debugpy_set_breakpoint", map[string]any{"file": "prog.py", "line": 3}); !strings.Contains(msg, `file "prog.py" is relative: give its absolute path`) {
+		t.Errorf("a relative file: %s", msg)
+	}
+	if msg := h.fail("debugpy_source", map[string]any{"file": "../prog.py"}); !strings.Contains(msg, `file "../prog.py" is relative`) {
+		t.Errorf("a relative source: %s", msg)
 	}
 	if msg := h.fail("debugpy_launch", map[string]any{"program": "x.py", "bogus": 1}); !strings.Contains(msg, `unknown argument "bogus"`) {
 		t.Errorf("unknown argument: %s", msg)

@@ -237,6 +237,10 @@ func resolvePath(ts *Toolset, session, argument, kind, p string) (engine.Path, e
 	if len(p) > maxPath {
 		return engine.Path{}, malformed("%s is %d bytes long, over the %d a path may have", argument, len(p), maxPath)
 	}
+	if (kind == "breakpoint" || kind == "source") && !filepath.IsAbs(p) {
+		wd, _ := os.Getwd()
+		return engine.Path{}, malformed("%s %q is relative: give its absolute path (a relative one would be taken from the server's directory, %s, not the program's; debugpy_stack_trace shows each frame's file)", argument, p, wd)
+	}
 	out := engine.Path{Argument: argument, Kind: kind, Given: p, Resolved: realPath(p)}
 	if s, err := ts.Sessions.Get(session); err == nil && kind == "source" {
 		out.Session = s.Owns(out.Resolved)

@@ -120,6 +120,11 @@ func Lookup(name string) (Spec, bool) {
 	return Spec{}, false
 }
 
+// Instructions are what the server tells the model in its initialize
+// result: how a debugging session goes here, and that a policy judges
+// every call.
+const Instructions = `Debug Python programs with debugpy. A session: debugpy_launch a program (it stops on entry) or debugpy_session_start to attach to one started with python -m debugpy --listen HOST:PORT; debugpy_set_breakpoint with an absolute file path and a line; debugpy_continue, then debugpy_wait_for_stop; debugpy_stack_trace, debugpy_variables (an entry marked [ref N] expands with variables_reference N) and debugpy_evaluate to inspect; debugpy_output for what the program printed; debugpy_session_stop at the end. A policy judges every call: a denied call says why, and one that needs a person's approval waits for it (or says how to ask); plain reads are allowed, running code in the program needs approval, and secrets are masked in results.`
+
 // NewServer makes the MCP server of debugpy-guard with every tool of the
 // catalogue behind gate. Tools for which hidden says true are left out of
 // tools/list; a call to one still reaches the gate, which denies and
@@ -137,7 +142,8 @@ func NewServer(version string, ts *Toolset, gate Gate, hidden func(tool string) 
 			res.Tools = kept
 		})
 	}
-	opts = append([]server.ServerOption{server.WithToolCapabilities(true), server.WithHooks(hooks)}, opts...)
+	opts = append([]server.ServerOption{server.WithToolCapabilities(true), server.WithHooks(hooks),
+		server.WithInstructions(Instructions)}, opts...)
 	srv := server.NewMCPServer("debugpy-guard", version, opts...)
 	Register(srv, ts, gate)
 	return srv

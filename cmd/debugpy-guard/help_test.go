@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,5 +63,21 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 		if out, code := runIn(t, home, env, c.args...); code != 2 || !strings.Contains(out, c.want) {
 			t.Errorf("%v: want exit 2 and %q, got %d:\n%s", c.args, c.want, code, out)
 		}
+	}
+}
+
+// The server tells the model how a session goes here, in its initialize
+// result.
+func TestServeSendsInstructions(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	var init struct {
+		Result struct {
+			Instructions string `json:"instructions"`
+		} `json:"result"`
+	}
+	line, _, _ := strings.Cut(r.seen.String(), "\n")
+	if err := json.Unmarshal([]byte(line), &init); err != nil || !strings.HasPrefix(init.Result.Instructions, "Debug Python programs with debugpy.") ||
+		!strings.Contains(init.Result.Instructions, "[ref N]") {
+		t.Fatalf("initialize result: %v\n%s", err, line)
 	}
 }
