@@ -48,3 +48,26 @@ func TestConfigDocNamesEverySetting(t *testing.T) {
 		}
 	}
 }
+
+// The copy of the embedded default in docs/CONFIG.md is the file, but for
+// its comments.
+func TestConfigDocShowsTheDefault(t *testing.T) {
+	doc, err := os.ReadFile("../docs/CONFIG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "## The embedded default")
+	if _, block, ok = strings.Cut(block, "```toml\n"); !ok {
+		t.Fatal("docs/CONFIG.md shows no embedded default")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	var want []string
+	for _, l := range strings.Split(string(policies.DefaultConfig()), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			want = append(want, l)
+		}
+	}
+	if got := strings.TrimSpace(block); got != strings.TrimSpace(strings.Join(want, "\n")) {
+		t.Errorf("docs/CONFIG.md's copy of default.toml differs:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}

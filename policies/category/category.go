@@ -6,6 +6,8 @@
 package category
 
 import (
+	"strconv"
+
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
@@ -54,11 +56,49 @@ func Decide(r *sdk.Request) sdk.Decision {
 			verdict = "approve"
 		}
 	}
-	why := r.Tool() + " " + does[cat] + " (category " + cat + ")"
-	if code := r.Derived().Get("code"); code.Len() > 0 && r.Tool() != "debugpy_evaluate" {
-		why = r.Tool() + " carries Python that debugpy will run (" + code.Index(0).Get("argument").Str() + "): category execute"
+	return sdk.Decision{Verdict: verdict, Reason: describe(r, cat) + ": " + verdicts[verdict] + " (category " + cat + ")"}
+}
+
+// verdicts say a verdict to the person who reads the reason.
+var verdicts = map[string]string{"allow": "allowed", "deny": "denied by this config", "approve": "a person decides"}
+
+// describe says what the call would do, for the person who approves it or
+// reads the audit log: the code it would run, the program it would start,
+// the process it would enter.
+func describe(r *sdk.Request, cat string) string {
+	tool := r.Tool()
+	if code := r.Derived().Get("code"); code.Len() > 0 {
+		c := code.Index(0)
+		return tool + " would have debugpy run Python in the program (its " + c.Get("argument").Str() + ": " + short(c.Get("text").Str()) + ")"
 	}
-	return sdk.Decision{Verdict: verdict, Reason: why + ", " + verdict}
+	switch tool {
+	case "debugpy_launch":
+		what := "a program"
+		if m := r.Arg("module").Str(); m != "" {
+			what = "python -m " + m
+		}
+		for _, p := range r.Derived().Get("paths").Elements() {
+			if p.Get("kind").Str() == "program" {
+				what = p.Get("resolved").Str()
+			}
+		}
+		return tool + " would start " + short(what) + " on this machine, which runs its code"
+	case "debugpy_attach_pid":
+		return tool + " would inject the debugger into process " + strconv.FormatInt(r.Arg("pid").Int(), 10) + ", which runs code in it"
+	}
+	return tool + " " + does[cat]
+}
+
+// short is s, cut to 200 bytes (at a rune's start) for a reason's line.
+func short(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	i := 200
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 type bad string
