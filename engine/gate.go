@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -394,11 +395,109 @@ func (g *Gate) checkResult(ctx context.Context, ec Call, res Result) (Result, st
 	text := string(d.Result)
 	if m, ok := rewritten.(map[string]any); ok && res.IsError {
 		text = fmt.Sprint(m["error"])
-	} else {
-		out.Structured, out.encoded = rewritten, d.Result
+		out.Text = "(rewritten by policy: " + strings.Join(d.Reasons, "; ") + ")\n" + text
+		return out, "rewritten", monitor
 	}
-	out.Text = "(rewritten by policy: " + strings.Join(d.Reasons, "; ") + ")\n" + text
+	out.Structured, out.encoded = rewritten, d.Result
+	var original any
+	json.Unmarshal(raw, &original)
+	changed, gone := changedLeaves(original, rewritten, nil, nil)
+	if len(changed) == 0 && len(gone) == 0 {
+		out.Text = res.Text // rewritten to the same: nothing to say
+		return out, outcome, monitor
+	}
+	// The tool's own text, with each value the modules changed changed in
+	// it too; if one is still there (the text shows it otherwise), the
+	// rewritten result as JSON instead.
+	if t, ok := rewriteText(res.Text, changed, gone); ok {
+		out.Text = fmt.Sprintf("(policy %s changed %d value(s) of this result)\n%s", strings.Join(d.Modules, ", "), len(changed)+len(gone), t)
+	} else {
+		out.Text = "(rewritten by policy: " + strings.Join(d.Reasons, "; ") + ")\n" + text
+	}
 	return out, "rewritten", monitor
+}
+
+// changedLeaves walks a result and its rewrite side by side and lists the
+// scalars the rewrite changed (as text: old, new) and the ones it removed.
+func changedLeaves(a, b any, changed [][2]string, gone []string) ([][2]string, []string) {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		for k, x := range av {
+			if y, in := bv[k]; ok && in {
+				changed, gone = changedLeaves(x, y, changed, gone)
+			} else {
+				gone = leaves(x, gone)
+			}
+		}
+		return changed, gone
+	case []any:
+		bv, ok := b.([]any)
+		for i, x := range av {
+			if ok && i < len(bv) {
+				changed, gone = changedLeaves(x, bv[i], changed, gone)
+			} else {
+				gone = leaves(x, gone)
+			}
+		}
+		return changed, gone
+	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return changed, leaves(a, gone)
+	}
+	if old, new := leafText(a), leafText(b); old != new {
+		changed = append(changed, [2]string{old, new})
+	}
+	return changed, gone
+}
+
+func leaves(v any, out []string) []string {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, x := range v {
+			out = leaves(x, out)
+		}
+	case []any:
+		for _, x := range v {
+			out = leaves(x, out)
+		}
+	default:
+		out = append(out, leafText(v))
+	}
+	return out
+}
+
+func leafText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// rewriteText replaces, in text, each changed value by its rewrite
+// (longest first, so a value inside another is not half replaced) and
+// says whether no changed or removed value of more than 3 bytes is left in
+// it (shorter ones, a number or a flag, are too common to look for).
+func rewriteText(text string, changed [][2]string, gone []string) (string, bool) {
+	sort.Slice(changed, func(i, j int) bool { return len(changed[i][0]) > len(changed[j][0]) })
+	for _, c := range changed {
+		if c[0] != "" {
+			text = strings.ReplaceAll(text, c[0], c[1])
+		}
+	}
+	for _, c := range changed {
+		if len(c[0]) > 3 && strings.Contains(text, c[0]) {
+			return "", false
+		}
+	}
+	for _, g := range gone {
+		if len(g) > 3 && strings.Contains(text, g) {
+			return "", false
+		}
+	}
+	return text, true
 }
 
 // mask masks the session's secrets (plugins.Secrets) in res, in its text

@@ -107,7 +107,10 @@ func TestGateJourney(t *testing.T) {
 		{name: "result withheld", callD: allow, resD: verdict(Deny, "secret"), wantRun: true,
 			wantText: []string{"result withheld by policy (module m): m: secret", "The call ran"}, wantDecision: Allow, wantOutcome: "withheld"},
 		{name: "result rewritten", callD: allow, resD: rewrite, wantRun: true,
-			wantText: []string{"(rewritten by policy: r: masked)", "[redacted]"}, wantDecision: Allow, wantOutcome: "rewritten"},
+			wantText: []string{"(policy r changed 1 value(s) of this result)\nthe tool's text: v = [redacted]"}, wantDecision: Allow, wantOutcome: "rewritten"},
+		{name: "result rewritten, the text showing it otherwise", callD: allow, resD: rewrite, wantRun: true,
+			tool:     Result{Text: "v = s3cret; w = a long value", Structured: map[string]any{"v": "s3cret", "w": "a long value"}},
+			wantText: []string{"(rewritten by policy: r: masked)\n{\"v\":\"[redacted]\"}"}, wantDecision: Allow, wantOutcome: "rewritten"},
 		{name: "result rewritten into bad JSON", callD: allow, resD: Decision{Decision: Allow, Result: json.RawMessage(`{`)}, wantRun: true,
 			wantText: []string{"rewrote the result into invalid JSON"}, wantDecision: Allow, wantOutcome: "withheld"},
 	} {
@@ -133,7 +136,7 @@ func TestGateJourney(t *testing.T) {
 			}
 			tool := c.tool
 			if tool.Text == "" {
-				tool = Result{Text: "the tool's text", Structured: map[string]any{"v": "s3cret"}}
+				tool = Result{Text: "the tool's text: v = s3cret", Structured: map[string]any{"v": "s3cret"}}
 			}
 			ran := false
 			res := g.Guard(context.Background(), call, c.asker, func(context.Context) Result { ran = true; return tool })

@@ -275,6 +275,11 @@ func TestServeDebugFlowRedacted(t *testing.T) {
 	if strings.Contains(string(raw)+textOf(res), "s3cr3t-hunter2") || !strings.Contains(string(raw), "DB_PASSWORD") {
 		t.Fatalf("globals not redacted: %s\n%s", raw, textOf(res))
 	}
+	// The redacted listing reads as a listing, with a short note.
+	if text := textOf(res); !strings.Contains(text, "DB_PASSWORD: str = [redacted]") || strings.Contains(text, `"variables"`) ||
+		!strings.HasPrefix(text, "(policy redact changed ") {
+		t.Fatalf("the redacted listing's text:\n%s", text)
+	}
 	p.denied("debugpy_evaluate", map[string]any{"expression": "DB_PASSWORD"}, "a secret's name")
 	if res := p.ok("debugpy_evaluate", map[string]any{"expression": "qty * price"}); !strings.Contains(textOf(res), "1.5") {
 		t.Fatalf("evaluate: %s", textOf(res))
