@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -51,6 +51,9 @@ type Result struct {
 	// Raw, when set, is the adapter's own result, returned as it is (the
 	// MCP input request an Asker makes).
 	Raw any
+	// ReadMore says how to read the rest of a result the gate cut
+	// (GateOptions.MaxResult): an offset, a narrower request.
+	ReadMore string
 
 	encoded []byte // Structured as JSON, when the gate has encoded it
 }
@@ -110,6 +113,7 @@ type Gate struct {
 	secrets   *plugins.Secrets
 	log       *slog.Logger
 	cli       bool // the approval socket is up: the cli channel can be offered
+	maxResult int
 	calls     atomic.Uint64
 	prefix    string
 }
@@ -124,6 +128,9 @@ type GateOptions struct {
 	// CLI says the approval socket is serving Approvals, so a call can be
 	// approved with `debugpy-guard approve ID`.
 	CLI bool
+	// MaxResult bounds each of a result's text and structured JSON, in
+	// bytes; DefaultMaxResult when 0.
+	MaxResult int
 	Log *slog.Logger
 }
 
@@ -139,8 +146,11 @@ func NewGate(p Policy, o GateOptions) *Gate {
 	if o.Approvals == nil {
 		o.Approvals = approval.NewStore()
 	}
+	if o.MaxResult <= 0 {
+		o.MaxResult = DefaultMaxResult
+	}
 	return &Gate{policy: p, audit: o.Audit, approvals: o.Approvals, secrets: o.Secrets, log: o.Log, cli: o.CLI,
-		prefix: strconv.Itoa(os.Getpid()) + "-"}
+		maxResult: o.MaxResult, prefix: strconv.Itoa(os.Getpid()) + "-"}
 }
 
 // maxAuditedArguments bounds the arguments an audit record keeps in full
@@ -225,6 +235,9 @@ func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(c
 		if outcome == "ok" || outcome == "error" {
 			outcome = "masked"
 		}
+	}
+	if res.Raw == nil {
+		res, _ = bound(res, g.maxResult)
 	}
 	g.outcome(rec, outcome, res, t0, monitor...)
 	return res

@@ -55,8 +55,24 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	if elicitationCapable(ctx) {
 		asker = elicitor{req: call.Request}
 	}
-	res := g.gate.Guard(ctx, tc, asker, func(ctx context.Context) engine.Result { return fromMCP(run(ctx)) })
+	res := g.gate.Guard(ctx, tc, asker, func(ctx context.Context) engine.Result {
+		r := fromMCP(run(ctx))
+		r.ReadMore = readMore[call.Tool]
+		return r
+	})
 	return toMCP(res)
+}
+
+// readMore says, per tool, how to read the rest of a result too long to
+// show whole (engine.GateOptions.MaxResult).
+var readMore = map[string]string{
+	"debugpy_evaluate":       "evaluate a part of it: a slice such as x[:2000], len(x), one key or attribute",
+	"debugpy_variables":      "ask for less: a lower depth or max_items, or one entry by its variables_reference",
+	"debugpy_output":         "read on from a cursor with since, and fewer entries with max_items",
+	"debugpy_source":         "ask for fewer lines: line and context_lines",
+	"debugpy_stack_trace":    "ask for fewer frames with levels, and page with start_frame",
+	"debugpy_exception_info": "evaluate parts of the exception with debugpy_evaluate",
+	"debugpy_threads":        "ask for one thread's stack with debugpy_stack_trace",
 }
 
 func fromMCP(r *mcp.CallToolResult) engine.Result {

@@ -112,6 +112,14 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 	}
 	ts := tools.NewToolset(log)
 	ts.NoDelay = os.Getenv("DEBUGPY_GUARD_NODELAY") != "off"
+	maxResult := engine.DefaultMaxResult
+	if v := os.Getenv("DEBUGPY_GUARD_MAX_RESULT"); v != "" {
+		n, err := engine.ParseSize(v)
+		if err != nil || n < 1024 || n > 1<<30 {
+			return fail(fmt.Errorf("DEBUGPY_GUARD_MAX_RESULT=%q: give a size between 1KiB and 1GiB, such as 64KiB", v))
+		}
+		maxResult = int(n)
+	}
 	if v := os.Getenv("DEBUGPY_GUARD_REQUEST_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -124,7 +132,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 		defer cancel()
 		ts.Sessions.CloseAll(cctx)
 	}()
-	gate := tools.NewPolicyGate(ts, engine.NewGate(live, engine.GateOptions{Audit: alog, Approvals: store, Secrets: rt.Secrets(), CLI: cli, Log: log}))
+	gate := tools.NewPolicyGate(ts, engine.NewGate(live, engine.GateOptions{Audit: alog, Approvals: store, Secrets: rt.Secrets(), CLI: cli, Log: log, MaxResult: maxResult}))
 	srv := tools.NewServer(version, ts, gate, func(tool string) bool { return live.Config().Hides(tool) })
 
 	// The modules compile in the background (tools/list does not wait);

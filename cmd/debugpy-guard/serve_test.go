@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/debugpy-guard/debugpy-guard/engine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,6 +284,13 @@ func TestServeDebugFlowRedacted(t *testing.T) {
 	p.denied("debugpy_evaluate", map[string]any{"expression": "DB_PASSWORD"}, "a secret's name")
 	if res := p.ok("debugpy_evaluate", map[string]any{"expression": "qty * price"}); !strings.Contains(textOf(res), "1.5") {
 		t.Fatalf("evaluate: %s", textOf(res))
+	}
+	// A result too long to show whole is cut, saying how to read the rest.
+	big := p.ok("debugpy_evaluate", map[string]any{"expression": "'ab' * 60000", "context": "clipboard"})
+	raw, _ = json.Marshal(big.StructuredContent)
+	if text := textOf(big); len(text) > engine.DefaultMaxResult+512 || len(raw) > engine.DefaultMaxResult ||
+		!strings.Contains(text, "[cut: the text is") || !strings.Contains(text, "evaluate a part of it") || !strings.Contains(string(raw), "…[cut: ") {
+		t.Fatalf("a 120 KB result: text %d bytes, structured %d bytes:\n%.300s\n…%s", len(text), len(raw), text, text[max(0, len(text)-300):])
 	}
 	p.ok("debugpy_stack_trace", nil)
 	p.ok("debugpy_step_over", nil)
