@@ -601,8 +601,12 @@ func resumeTool(kind string) func(context.Context, *Toolset, ResumeArgs) (RunSta
 			err = s.Step(cctx, kind, thread)
 		}
 		cancel()
+		var re *dap.ResponseError
+		if errors.As(err, &re) {
+			return RunState{}, "", fmt.Errorf("%w: is thread %d stopped? call debugpy_threads", err, thread)
+		}
 		if err != nil {
-			return RunState{}, "", staleHint(err)
+			return RunState{}, "", err
 		}
 		wait := 10.0
 		if a.WaitS != nil {
@@ -1222,6 +1226,15 @@ func exceptionInfo(ctx context.Context, ts *Toolset, a ExceptionInfoArgs) (Excep
 	thread, err := stoppedThread(s, a.ThreadID)
 	if err != nil {
 		return ExceptionInfoResult{}, "", err
+	}
+	// Ask debugpy only about a thread that stopped on an exception: for
+	// another, pydevd answers with nothing and prints a traceback into the
+	// program's stderr.
+	threads, _ := s.Stops()
+	for _, st := range threads {
+		if st.ThreadID == thread && st.Reason != "exception" {
+			return ExceptionInfoResult{}, "", fmt.Errorf("thread %d stopped on a %s, not on an exception: set exception breakpoints (debugpy_set_exception_breakpoints) and continue", thread, st.Reason)
+		}
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()

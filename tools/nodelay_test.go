@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
@@ -145,4 +146,79 @@ func TestNoDelayInAProgramTheUserStarts(t *testing.T) {
 			t.Errorf("%s = %s, want %s", expr, got, want)
 		}
 	}
+}
+
+// The fix changes no error either: every tool's error paths (an unknown
+// thread, frame or reference; a running program; an exited one) answer the
+// same with it on and off, and put nothing in the program's stderr.
+func TestNoDelayChangesNoError(t *testing.T) {
+	t.Parallel()
+	on := errorFlow(t, true)
+	off := errorFlow(t, false)
+	if len(on) != len(off) {
+		t.Fatalf("%d steps with the fix, %d without", len(on), len(off))
+	}
+	for i := range on {
+		if on[i] != off[i] {
+			t.Errorf("step %d differs:\nfix on:  %s\nfix off: %s", i, on[i], off[i])
+		}
+	}
+	if last := on[len(on)-1]; strings.Contains(last, "Traceback") || !strings.Contains(last, "stderr line") {
+		t.Errorf("the error paths put debugpy's tracebacks into the program's stderr:\n%s", last)
+	}
+	for _, s := range on {
+		if strings.Contains(s, "error=false") && !strings.Contains(s, "debugpy_set_variable") && !strings.Contains(s, "debugpy_threads") {
+			t.Errorf("an error path answered success: %s", s)
+		}
+	}
+}
+
+var ids = regexp.MustCompile(`\b(frame|thread|reference|variables_reference|pid|id) \d+|\d+ ms|\d+(\.\d+)?m?s\b`)
+
+// errorFlow calls each tool where it must fail and returns what each
+// answered (error or not, its text with ids scrubbed), and the program's
+// stderr at the end.
+func errorFlow(t *testing.T, noDelay bool) []string {
+	h := newHarness(t)
+	h.ts.NoDelay = noDelay
+	var steps []string
+	try := func(tool string, args map[string]any) {
+		res := h.callRaw(tool, args)
+		steps = append(steps, fmt.Sprintf("%s %v: error=%v %s", tool, args, res.IsError, ids.ReplaceAllString(text(res), "$1 N")))
+	}
+	h.launch("", "basic")
+	h.call("debugpy_set_breakpoint", map[string]any{"file": progFile, "line": line(t, "main")})
+	h.call("debugpy_continue", nil)
+	// Stopped: ids that are not there.
+	try("debugpy_stack_trace", map[string]any{"thread_id": 7})
+	try("debugpy_stack_trace", map[string]any{"thread_id": 7, "levels": 1})
+	try("debugpy_variables", map[string]any{"frame_id": 99999})
+	try("debugpy_variables", map[string]any{"variables_reference": 999999})
+	try("debugpy_evaluate", map[string]any{"expression": "1", "frame_id": 99999})
+	try("debugpy_set_variable", map[string]any{"name": "nope", "value": "1"})
+	try("debugpy_set_variable", map[string]any{"name": "x", "value": "1", "variables_reference": 999999})
+	try("debugpy_step_over", map[string]any{"thread_id": 7})
+	try("debugpy_exception_info", nil)
+	try("debugpy_threads", map[string]any{"frames": 2})
+	// Running.
+	h.call("debugpy_remove_breakpoint", map[string]any{"file": progFile, "line": line(t, "main")})
+	h.call("debugpy_continue", nil)
+	h.call("debugpy_wait_for_stop", map[string]any{"timeout_s": 20})
+	// Running: a second session, in a loop.
+	h.launch("run", "sleep")
+	h.call("debugpy_continue", map[string]any{"session": "run"})
+	try("debugpy_stack_trace", map[string]any{"session": "run"})
+	try("debugpy_variables", map[string]any{"session": "run"})
+	try("debugpy_evaluate", map[string]any{"session": "run", "expression": "1"})
+	try("debugpy_exception_info", map[string]any{"session": "run"})
+	try("debugpy_step_over", map[string]any{"session": "run"})
+	h.call("debugpy_session_stop", map[string]any{"session": "run", "terminate": true})
+	// Exited.
+	try("debugpy_stack_trace", nil)
+	try("debugpy_variables", nil)
+	try("debugpy_evaluate", map[string]any{"expression": "1"})
+	try("debugpy_continue", nil)
+	out := h.outputText(map[string]any{"category": "stderr"})
+	steps = append(steps, "stderr: "+ids.ReplaceAllString(out, "$1 N"))
+	return steps
 }
