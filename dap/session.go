@@ -166,6 +166,19 @@ func (s *Session) Gen() uint64 {
 	return s.gen
 }
 
+// Known is the number of the latest stop whose details are known (Stops
+// has it): a stop event is counted (Gen) before its top frame is fetched,
+// so to wait for a stop that may already be under way, wait for one newer
+// than Known.
+func (s *Session) Known() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		return 0
+	}
+	return s.last.Gen
+}
+
 // attach connects the client and wires its events to the session.
 func (s *Session) attachClient(c *Client) {
 	s.c = c

@@ -76,6 +76,13 @@ type AttachConfig struct {
 	Port         int
 	PathMappings []PathMapping
 	JustMyCode   bool
+	// Set before the program is released (a program started with
+	// --wait-for-client runs no line of its own before configurationDone):
+	// breakpoints, exception filters, and a stop at its first line of user
+	// code.
+	Breakpoints      []Breakpoint
+	ExceptionFilters []string
+	StopOnEntry      bool
 }
 
 // Launch starts python -m debugpy.adapter over stdio and launches the program
@@ -132,7 +139,7 @@ func Launch(ctx context.Context, name string, cfg LaunchConfig, log *slog.Logger
 		s.dropNoDelay()
 		return nil, err
 	}
-	if _, err := s.handshake(ctx, "launch", args); err != nil {
+	if _, err := s.handshake(ctx, "launch", args, nil, nil); err != nil {
 		s.c.Close()
 		s.dropNoDelay()
 		return nil, err
@@ -275,7 +282,30 @@ func Attach(ctx context.Context, name string, cfg AttachConfig, log *slog.Logger
 	if len(cfg.PathMappings) > 0 {
 		args["pathMappings"] = cfg.PathMappings
 	}
-	reply, err := s.handshake(ctx, "attach", args)
+	since := s.Gen()
+	reply, err := s.handshake(ctx, "attach", args, func(ctx context.Context) error {
+		for _, bp := range cfg.Breakpoints {
+			if _, err := s.AddBreakpoint(ctx, bp); err != nil {
+				return fmt.Errorf("breakpoint at %s:%d: %w", bp.File, bp.Line, err)
+			}
+		}
+		if !cfg.StopOnEntry {
+			return nil
+		}
+		// pydevd stops on entry for a launch only: ask the main thread
+		// to stop at its next line; it then steps into the program's own
+		// code (below).
+		threads, err := s.Threads(ctx)
+		if err != nil {
+			return err
+		}
+		for _, t := range threads {
+			if t.Name == "MainThread" {
+				return s.c.Do(ctx, &godap.PauseRequest{Request: req("pause"), Arguments: godap.PauseArguments{ThreadId: t.Id}}, nil)
+			}
+		}
+		return errors.New("stop on entry: debugpy lists no MainThread")
+	}, cfg.ExceptionFilters)
 	if err != nil {
 		s.c.Close()
 		return nil, fmt.Errorf("attach to %s: %w", addr, err)
@@ -283,7 +313,42 @@ func Attach(ctx context.Context, name string, cfg AttachConfig, log *slog.Logger
 	s.mu.Lock()
 	s.nodelay = attachNoDelay(reply)
 	s.mu.Unlock()
+	if cfg.StopOnEntry {
+		if err := s.stopAtEntry(ctx, since); err != nil {
+			s.Close(context.Background(), false)
+			return nil, fmt.Errorf("attach to %s: stop on entry: %w", addr, err)
+		}
+	}
 	return s, nil
+}
+
+// stopAtEntry waits for the pause the attach asked for, and steps from
+// where it landed (debugpy's or runpy's code, when the program had not
+// started) into the program's own first line, which is then the stop,
+// with reason entry.
+func (s *Session) stopAtEntry(ctx context.Context, since uint64) error {
+	st, err := s.WaitStop(ctx, since)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < 3 && st.Reason == "pause"; i++ {
+		gen := s.Gen()
+		if err := s.Step(ctx, "in", st.ThreadID); err != nil {
+			return err
+		}
+		if st, err = s.WaitStop(ctx, gen); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	if s.last != nil && s.last.Gen == st.Gen {
+		s.last.Reason = "entry"
+		if t := s.stops[st.ThreadID]; t != nil {
+			t.Reason = "entry"
+		}
+	}
+	s.mu.Unlock()
+	return nil
 }
 
 func nonNil(a []string) []string {
@@ -327,9 +392,10 @@ func logLines(log *slog.Logger, src string, r io.Reader) {
 
 // handshake runs debugpy's start order: initialize, then launch or attach
 // without waiting for its answer, then configuration once "initialized"
-// arrives, and only then the launch or attach response. reply is how long
-// the first request pydevd answers (setExceptionBreakpoints) took.
-func (s *Session) handshake(ctx context.Context, command string, args map[string]any) (reply time.Duration, err error) {
+// arrives (the exception filters, then configure, when given), and only
+// then the launch or attach response. reply is how long the first request
+// pydevd answers (setExceptionBreakpoints) took.
+func (s *Session) handshake(ctx context.Context, command string, args map[string]any, configure func(context.Context) error, filters []string) (reply time.Duration, err error) {
 	var init godap.InitializeResponse
 	err = s.c.Do(ctx, &godap.InitializeRequest{Request: req("initialize"), Arguments: godap.InitializeRequestArguments{
 		ClientID: "debugpy-guard", ClientName: "debugpy-guard", AdapterID: "debugpy",
@@ -365,11 +431,15 @@ func (s *Session) handshake(ctx context.Context, command string, args map[string
 		return 0, fmt.Errorf("debugpy never sent initialized: %w", ctx.Err())
 	}
 	t0 := time.Now()
-	if err := s.c.Do(ctx, &godap.SetExceptionBreakpointsRequest{Request: req("setExceptionBreakpoints"),
-		Arguments: godap.SetExceptionBreakpointsArguments{Filters: []string{}}}, nil); err != nil {
+	if err := s.SetExceptionBreakpoints(ctx, filters); err != nil {
 		return 0, err
 	}
 	reply = time.Since(t0)
+	if configure != nil {
+		if err := configure(ctx); err != nil {
+			return 0, err
+		}
+	}
 	if err := s.c.Do(ctx, &godap.ConfigurationDoneRequest{Request: req("configurationDone")}, nil); err != nil {
 		return 0, err
 	}

@@ -102,7 +102,7 @@ var (
 
 var catalogue = []Spec{
 	def("debugpy_session_start", "Attach to debugpy",
-		"Attach to a program started with `python -m debugpy --listen HOST:PORT` (add --wait-for-client to stop it until attached). path_mappings translate local paths to the debuggee's and back.",
+		"Attach to a program started with `python -m debugpy --listen HOST:PORT` (add --wait-for-client to stop it until attached; stop_on_entry, breakpoints and exception_filters are set before it runs). path_mappings translate local paths to the debuggee's and back.",
 		Write, starts, sessionStart),
 	def("debugpy_launch", "Launch under debugpy",
 		"Run a Python program or module under debugpy. It stops on entry by default, so breakpoints can be set before it runs: then call debugpy_continue.",
@@ -231,6 +231,20 @@ type StartArgs struct {
 	Port         int          `json:"port,omitempty" jsonschema:"port debugpy listens on (default 5678)"`
 	PathMappings []MappingArg `json:"path_mappings,omitempty" jsonschema:"local and remote roots, when the debuggee sees other paths"`
 	JustMyCode   *bool        `json:"just_my_code,omitempty" jsonschema:"step only through user code (default true)"`
+	// Set before the program is released: one started with
+	// --wait-for-client runs as soon as the attach completes.
+	Breakpoints      []StartBreakpoint `json:"breakpoints,omitempty" jsonschema:"breakpoints set before the program is released (with --wait-for-client it runs once attached)"`
+	ExceptionFilters []string          `json:"exception_filters,omitempty" jsonschema:"raised, uncaught or userUnhandled: stop on these exceptions from the start"`
+	StopOnEntry      *bool             `json:"stop_on_entry,omitempty" jsonschema:"with --wait-for-client: stop at the program's first line (default false)"`
+}
+
+// StartBreakpoint is a breakpoint set by debugpy_session_start.
+type StartBreakpoint struct {
+	File         string `json:"file" jsonschema:"absolute source file path (on this machine)"`
+	Line         int    `json:"line" jsonschema:"1-based line"`
+	Condition    string `json:"condition,omitempty" jsonschema:"Python expression: stop only when true"`
+	HitCondition string `json:"hit_condition,omitempty" jsonschema:"stop on the Nth hit, e.g. 3, >=3, %2"`
+	LogMessage   string `json:"log_message,omitempty" jsonschema:"log this message instead of stopping; {expr} is interpolated"`
 }
 
 func sessionName(t Target) string {
@@ -257,12 +271,25 @@ func sessionStart(ctx context.Context, ts *Toolset, a StartArgs) (SessionView, s
 		}
 		maps = append(maps, dap.PathMapping{LocalRoot: m.LocalRoot, RemoteRoot: m.RemoteRoot})
 	}
+	for _, f := range a.ExceptionFilters {
+		if f != "raised" && f != "uncaught" && f != "userUnhandled" {
+			return SessionView{}, "", fmt.Errorf("unknown exception filter %q: use raised, uncaught or userUnhandled", f)
+		}
+	}
+	var bps []dap.Breakpoint
+	for i, b := range a.Breakpoints {
+		if b.Line < 1 {
+			return SessionView{}, "", fmt.Errorf("breakpoints[%d]: line is required: the 1-based line to stop at", i)
+		}
+		bps = append(bps, dap.Breakpoint{File: b.File, Line: b.Line, Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage})
+	}
 	name := sessionName(a.Target)
 	return start(ts, name, func() (*dap.Session, error) {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		return dap.Attach(cctx, name, dap.AttachConfig{Host: a.Host, Port: a.Port, PathMappings: maps,
-			JustMyCode: a.JustMyCode == nil || *a.JustMyCode}, ts.log)
+			JustMyCode: a.JustMyCode == nil || *a.JustMyCode, Breakpoints: bps, ExceptionFilters: a.ExceptionFilters,
+			StopOnEntry: a.StopOnEntry != nil && *a.StopOnEntry}, ts.log)
 	}, "attached")
 }
 
@@ -677,7 +704,7 @@ func waitForStop(ctx context.Context, ts *Toolset, a WaitArgs) (RunState, string
 	if a.TimeoutS != nil {
 		timeout = *a.TimeoutS
 	}
-	gen := s.Gen()
+	gen := s.Known() // a stop under way counts: its details may be coming
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {

@@ -514,3 +514,39 @@ func TestAttachPathMappings(t *testing.T) {
 		t.Fatalf("stack: want local paths, got %v", frames)
 	}
 }
+
+// A program waiting for its debugger runs no line before the attach has
+// set what it asked for: a stop at its first line, breakpoints, exception
+// filters.
+func TestAttachConfiguresBeforeTheProgramRuns(t *testing.T) {
+	t.Parallel()
+	_, port := listen(t, "basic")
+	h := newHarness(t)
+	at := h.attach("", port, map[string]any{"stop_on_entry": true, "exception_filters": []string{"uncaught"},
+		"breakpoints": []map[string]any{{"file": progFile, "line": line(t, "main")}}})
+	if str(t, at, "state") != "stopped" || str(t, at, "stop.reason") != "entry" || str(t, at, "stop.file") != progFile || num(t, at, "stop.line") > 10 {
+		t.Fatalf("attach with stop_on_entry: want a stop at the program's first lines, got %v", at)
+	}
+	if got := h.call("debugpy_list_breakpoints", nil); len(get(t, got, "breakpoints").([]any)) != 1 {
+		t.Fatalf("the attach's breakpoint: %v", got)
+	}
+	if f := fmt.Sprint(at["exception_filters"]); f != "[uncaught]" {
+		t.Fatalf("the attach's exception filters: %s", f)
+	}
+	st := h.call("debugpy_continue", nil)
+	if str(t, st, "stop.reason") != "breakpoint" || num(t, st, "stop.line") != line(t, "main") {
+		t.Fatalf("continue: want the attach's breakpoint, got %v", st)
+	}
+	// Without stop_on_entry, a breakpoint given at the attach is hit too:
+	// the program did not run past it before it was set.
+	_, port2 := listen(t, "basic")
+	h2 := newHarness(t)
+	h2.attach("", port2, map[string]any{"breakpoints": []map[string]any{{"file": progFile, "line": line(t, "main")}}})
+	st = h2.call("debugpy_wait_for_stop", map[string]any{"timeout_s": 20})
+	if str(t, st, "stop.reason") != "breakpoint" || num(t, st, "stop.line") != line(t, "main") {
+		t.Fatalf("a breakpoint given at the attach: %v", st)
+	}
+	if msg := h2.fail("debugpy_session_start", map[string]any{"session": "x", "port": port2, "breakpoints": []map[string]any{{"file": "prog.py", "line": 3}}}); !strings.Contains(msg, `breakpoints[0].file "prog.py" is relative`) {
+		t.Errorf("a relative breakpoint file: %s", msg)
+	}
+}

@@ -185,7 +185,32 @@ func (a *StartArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 	}
 	host := a.Host
 	a.Host = addr.String()
-	return &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port}}}, nil
+	d := &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port}}}
+	// Breakpoints set at the attach: their files and their code, as
+	// debugpy_set_breakpoint's.
+	for i := range a.Breakpoints {
+		b := &a.Breakpoints[i]
+		arg := fmt.Sprintf("breakpoints[%d].", i)
+		if b.Condition != "" {
+			d.Code = append(d.Code, engine.Code{Argument: arg + "condition", Kind: expression, Text: b.Condition})
+		}
+		if b.HitCondition != "" {
+			d.Code = append(d.Code, engine.Code{Argument: arg + "hit_condition", Kind: expression, Text: hitConditionCode(b.HitCondition)})
+		}
+		if b.LogMessage != "" {
+			d.Code = append(d.Code, engine.Code{Argument: arg + "log_message", Kind: expression, Text: logMessageCode(b.LogMessage)})
+		}
+		if b.File == "" {
+			return nil, malformed("%sfile is required", arg)
+		}
+		p, err := resolvePath(ts, "", arg+"file", "breakpoint", b.File)
+		if err != nil {
+			return nil, err
+		}
+		b.File = p.Resolved
+		d.Paths = append(d.Paths, p)
+	}
+	return d, nil
 }
 
 // resolveHost reads host as an IP address or a DNS name (no port, no
