@@ -3,7 +3,7 @@ GO     ?= go
 BIN    := bin/debugpy-guard
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build test demo bench deps opa vet clean policies check-policies dist check-dist
+.PHONY: all build test demo bench bench-tslist deps opa vet clean policies check-policies dist check-dist
 
 # opa (OPA's command) goes where go install puts commands, which the
 # recipes here find on PATH.
@@ -116,5 +116,11 @@ check-dist: dist
 	cmp -s bin/debugpy-guard $$tmp/rebuilt && ./bin/debugpy-guard version >/dev/null && \
 	echo "dist: dist/$$name.tar.gz verifies and rebuilds offline to the same binary"
 
+# bench-tslist times the reference TypeScript MCP client's tools/list
+# against serve (it compiles every output schema): docs/PERFORMANCE.md.
+bench-tslist: build
+	cd tools/testdata/tslist && npm install -s --no-audit --no-fund && \
+	for i in 1 2 3 4 5; do node list.mjs $(CURDIR)/$(BIN) serve; done
+
 clean:
-	rm -rf bin dist
+	rm -rf bin dist tools/testdata/tslist/node_modules

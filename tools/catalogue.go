@@ -50,6 +50,7 @@ func def[A, O any](name, title, desc, category string, an annot, fn func(context
 			DestructiveHint: b(an.destructive), IdempotentHint: b(an.idempotent), OpenWorldHint: b(an.openWorld)}),
 	)
 	t.Meta = &mcp.Meta{AdditionalFields: map[string]any{"category": category}}
+	shallowOutput(&t)
 	return Spec{Tool: t, Category: category, args: reflect.TypeFor[A](), prepare: func(ctx context.Context, ts *Toolset, raw json.RawMessage) (*prepared, error) {
 		var a A
 		canonical, err := decodeStrict(raw, &a)

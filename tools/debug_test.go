@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -314,26 +315,108 @@ func TestTwoSessions(t *testing.T) {
 	}
 }
 
-// listen starts prog.py under python -m debugpy --listen on a free port.
+// listen starts prog.py under python -m debugpy --listen on a free port,
+// and returns once that debugpy serves the port. A port found free may be
+// taken before debugpy binds it (other tests' adapters listen on ports of
+// their own): an attach to it would reach another test's adapter and end
+// its session. So the listener is checked to belong to this debugpy (its
+// process or a child), and a debugpy that could not bind is started again
+// on another port.
 func listen(t *testing.T, mode string, env ...string) (*exec.Cmd, int) {
 	t.Helper()
 	py, err := dap.FindPython(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	for attempt := 0; attempt < 5; attempt++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		cmd := exec.Command(py, "-m", "debugpy", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--wait-for-client", progFile, mode)
+		cmd.Env = append(os.Environ(), env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		deadline := time.Now().Add(30 * time.Second)
+		for !listensOn(cmd.Process.Pid, port) && !zombie(cmd.Process.Pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("debugpy --listen %d never listened", port)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !zombie(cmd.Process.Pid) {
+			return cmd, port
+		}
+		// It could not bind the port: another one.
+	}
+	t.Fatal("debugpy --listen: no free port in 5 tries")
+	return nil, 0
+}
+
+// listensOn reports whether 127.0.0.1:port is in LISTEN state with a socket
+// held by pid or one of its descendants (Linux /proc).
+func listensOn(pid, port int) bool {
+	b, err := os.ReadFile("/proc/net/tcp")
 	if err != nil {
-		t.Fatal(err)
+		return false
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(py, "-m", "debugpy", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--wait-for-client", progFile, mode)
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	want := fmt.Sprintf("0100007F:%04X", port)
+	inode := ""
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) > 9 && f[1] == want && f[3] == "0A" {
+			inode = f[9]
+		}
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd, port
+	if inode == "" {
+		return false
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		fds, _ := filepath.Glob(p + "/fd/*")
+		for _, fd := range fds {
+			if target, _ := os.Readlink(fd); target == "socket:["+inode+"]" {
+				owner, _ := strconv.Atoi(filepath.Base(p))
+				return descends(owner, pid)
+			}
+		}
+	}
+	return false
+}
+
+// zombie reports whether pid has exited (and waits to be reaped).
+func zombie(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
+}
+
+// descends reports whether p is pid or a descendant of it.
+func descends(p, pid int) bool {
+	for i := 0; i < 32 && p > 1; i++ {
+		if p == pid {
+			return true
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ppid ...: comm may hold spaces; it ends at the last ')'.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			return false
+		}
+		p, _ = strconv.Atoi(f[1])
+	}
+	return false
 }
 
 // attach retries session_start while debugpy is not listening yet. A refused
