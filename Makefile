@@ -3,7 +3,7 @@ GO     ?= go
 BIN    := bin/debugpy-guard
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build test demo bench bench-tslist deps opa vet clean policies check-policies dist check-dist
+.PHONY: all build test demo bench bench-tslist deps opa vet lint clean policies check-policies dist check-dist
 
 # opa (OPA's command) goes where go install puts commands, which the
 # recipes here find on PATH.
@@ -51,6 +51,14 @@ opa:
 vet:
 	$(GO) vet ./...
 
+# lint runs staticcheck (from the Go module proxy, into $(GOBIN_DIR)) with
+# its default checks.
+STATICCHECK_VERSION := v0.8.2
+lint:
+	@[ -x $(GOBIN_DIR)/staticcheck ] && $(GOBIN_DIR)/staticcheck -version | grep -q $(STATICCHECK_VERSION:v%=%) || \
+	  { echo "installing: staticcheck $(STATICCHECK_VERSION)"; GOBIN=$(GOBIN_DIR) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); }
+	$(GOBIN_DIR)/staticcheck ./...
+
 # policies rebuilds the built-in module's committed .wasm from its sources
 # (the five built-in policies share one module: policies/builtin/main.go).
 policies:
@@ -69,7 +77,7 @@ check-policies:
 # seed corpora also run in the plain go test) and the OPA memory rewrite;
 # runs the built-in policies' case files, and the WAT example's, through
 # `debugpy-guard policy test` as a policy author would.
-test: deps vet check-policies build
+test: deps vet lint check-policies build
 	$(GO) test -race -count=1 -timeout 12m ./...
 	$(GO) test -run '^$$' -fuzz FuzzGate -fuzztime 15s -fuzzminimizetime 20x ./tools
 	$(GO) test -run '^$$' -fuzz FuzzOneReading -fuzztime 20s -fuzzminimizetime 20x ./tools

@@ -690,6 +690,3 @@ func (s *Session) Close(ctx context.Context, terminate bool) error {
 	}
 	return err
 }
-
-// Closed is closed once the connection to debugpy has ended.
-func (s *Session) Closed() <-chan struct{} { return s.c.Done() }

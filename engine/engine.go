@@ -294,8 +294,9 @@ func (e *Engine) Decide(ctx context.Context, call Call) Decision {
 	return d
 }
 
-// errClosed is the reason of a decision asked of a closed engine.
-const errClosed = "engine: the policy config was closed"
+// ErrClosed is why an engine that was closed (a reload replaced it) denies:
+// the reason of its decisions.
+var ErrClosed = errors.New("engine: the policy config was closed")
 
 // decide is Decide; ok is false when the engine was closed, so that a
 // reloading caller can ask the engine that replaced it.
@@ -303,7 +304,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return Decision{Decision: Deny, Reasons: []string{errClosed}, Trace: []Step{}}, false
+		return Decision{Decision: Deny, Reasons: []string{ErrClosed.Error()}, Trace: []Step{}}, false
 	}
 	mods, ruleDefault := e.Chain(call.Tool, call.Phase)
 	ruleReason := e.ruleReason(call.Tool)
@@ -344,7 +345,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 		if err != nil && errors.Is(err, context.Canceled) && e.closing.Load() && ctx.Err() == nil {
 			// Closed (a reload) before this module finished loading: ask
 			// the engine in force instead of denying for it.
-			return Decision{Decision: Deny, Reasons: []string{errClosed}, Trace: []Step{}}, false
+			return Decision{Decision: Deny, Reasons: []string{ErrClosed.Error()}, Trace: []Step{}}, false
 		}
 		if err != nil {
 			st.Verdict, st.Error = Deny, err.Error()
@@ -403,9 +404,6 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 	}
 	return d, true
 }
-
-// Modules lists the config's modules by name.
-func (e *Engine) Modules() []string { return slices.Sorted(maps.Keys(e.modules)) }
 
 // EvaluateModule runs one module alone on call, with the request Decide
 // would give it: for `policy bench`, which times modules one by one.

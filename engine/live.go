@@ -22,9 +22,6 @@ func NewLive(e *Engine) *Live {
 	return l
 }
 
-// Engine is the engine in force.
-func (l *Live) Engine() *Engine { return l.cur.Load() }
-
 // Config is the config in force.
 func (l *Live) Config() *Config { return l.cur.Load().cfg }
 

@@ -85,8 +85,6 @@ type Options struct {
 	// dir; when that is not writable, an in-memory cache.
 	CacheDir string
 	Log      *slog.Logger
-	// Counters back counter_add; share one across reloads to keep counts.
-	Counters *Counters
 }
 
 // Runtime owns the wazero runtimes, the compilation cache, and the compiled
@@ -110,11 +108,10 @@ func NewRuntime(opts Options) *Runtime {
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Runtime{log: log, counters: opts.Counters, rts: map[uint32]wazero.Runtime{},
+	// The counters of counter_add live as long as the runtime: serve keeps
+	// one runtime across reloads, so counts survive them.
+	r := &Runtime{log: log, counters: NewCounters(), rts: map[uint32]wazero.Runtime{},
 		codes: map[codeKey]*code{}, pools: map[poolKey]*pool{}}
-	if r.counters == nil {
-		r.counters = NewCounters()
-	}
 	r.secrets = NewSecrets()
 	dir := opts.CacheDir
 	if dir == "" {
@@ -135,9 +132,6 @@ func NewRuntime(opts Options) *Runtime {
 	}
 	return r
 }
-
-// Counters are the sliding-window counters of counter_add.
-func (r *Runtime) Counters() *Counters { return r.counters }
 
 // Secrets are the values modules handed over with guard.secret, per MCP
 // session: the gate masks them in every result.
@@ -377,12 +371,6 @@ type Module struct {
 	counters *Counters
 	pool     *pool
 }
-
-// Name is the module's name in the config.
-func (m *Module) Name() string { return m.name }
-
-// Limits are the module's limits, defaults filled in.
-func (m *Module) Limits() Limits { return m.limits }
 
 // allowedImports are the host functions of ABI v1, by module and name.
 var allowedImports = map[string]map[string]bool{

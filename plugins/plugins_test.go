@@ -376,7 +376,7 @@ func TestSharedCodeAndPool(t *testing.T) {
 	a.Close(ctx)
 	for _, m := range []*Module{b, own} {
 		if r, err := m.Evaluate(ctx, "s", request("allow")); err != nil || r.Decision != "allow" {
-			t.Fatalf("%s after a closed: %+v %v", m.Name(), r, err)
+			t.Fatalf("%s after a closed: %+v %v", m.name, r, err)
 		}
 	}
 	b.Close(ctx)

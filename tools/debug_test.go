@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -9,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -204,7 +204,7 @@ func TestVariablesEvaluateSetVariable(t *testing.T) {
 			ref, _ = m["variables_reference"].(float64)
 		}
 	}
-	if ref == 0 || !strings.Contains(text(res), fmt.Sprintf("user: User = ")) || !strings.Contains(text(res), fmt.Sprintf(" [ref %d]\n", int(ref))) && !strings.HasSuffix(text(res), fmt.Sprintf(" [ref %d]", int(ref))) {
+	if ref == 0 || !strings.Contains(text(res), "user: User = ") || !strings.Contains(text(res), fmt.Sprintf(" [ref %d]\n", int(ref))) && !strings.HasSuffix(text(res), fmt.Sprintf(" [ref %d]", int(ref))) {
 		t.Fatalf("the text does not say how to expand user (ref %v):\n%s", ref, text(res))
 	}
 	// debugpy's group rows (special variables ...) do not use up max_items.
@@ -358,34 +358,82 @@ func listen(t *testing.T, mode string, env ...string) (*exec.Cmd, int) {
 }
 
 // listensOn reports whether 127.0.0.1:port is in LISTEN state with a socket
-// held by pid or one of its descendants (Linux /proc).
+// held by pid or one of its descendants, or by the debugpy adapter that
+// serves pid (Linux /proc). debugpy --listen daemonizes its adapter (its
+// parent is then init), so the adapter is known by pid's connection to it:
+// pid holds a socket connected to another port the adapter listens on.
 func listensOn(pid, port int) bool {
-	b, err := os.ReadFile("/proc/net/tcp")
-	if err != nil {
-		return false
-	}
-	want := fmt.Sprintf("0100007F:%04X", port)
-	inode := ""
-	for _, line := range strings.Split(string(b), "\n")[1:] {
-		f := strings.Fields(line)
-		if len(f) > 9 && f[1] == want && f[3] == "0A" {
-			inode = f[9]
+	socks := tcpSockets()
+	owner := 0
+	for _, s := range socks {
+		if s.local == port && s.listen {
+			owner = s.owner
 		}
 	}
-	if inode == "" {
+	if owner == 0 {
 		return false
+	}
+	if descends(owner, pid) {
+		return true
+	}
+	adapter := map[int]bool{}
+	for _, s := range socks {
+		if s.owner == owner && s.listen {
+			adapter[s.local] = true
+		}
+	}
+	for _, s := range socks {
+		if adapter[s.remote] && s.owner != owner && descends(s.owner, pid) {
+			return true
+		}
+	}
+	return false
+}
+
+type tcpSocket struct {
+	local, remote int // ports on 127.0.0.1 (0 for another address)
+	listen        bool
+	owner         int
+}
+
+// tcpSockets lists the IPv4 TCP sockets with the process that holds each.
+func tcpSockets() []tcpSocket {
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return nil
+	}
+	port := func(addr string) int {
+		host, p, ok := strings.Cut(addr, ":")
+		if !ok || host != "0100007F" {
+			return 0
+		}
+		n, _ := strconv.ParseInt(p, 16, 32)
+		return int(n)
+	}
+	byInode := map[string]*tcpSocket{}
+	var out []*tcpSocket
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) > 9 && f[9] != "0" {
+			s := &tcpSocket{local: port(f[1]), remote: port(f[2]), listen: f[3] == "0A"}
+			byInode["socket:["+f[9]+"]"] = s
+			out = append(out, s)
+		}
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
 		fds, _ := filepath.Glob(p + "/fd/*")
 		for _, fd := range fds {
-			if target, _ := os.Readlink(fd); target == "socket:["+inode+"]" {
-				owner, _ := strconv.Atoi(filepath.Base(p))
-				return descends(owner, pid)
+			if target, _ := os.Readlink(fd); byInode[target] != nil {
+				byInode[target].owner, _ = strconv.Atoi(filepath.Base(p))
 			}
 		}
 	}
-	return false
+	res := make([]tcpSocket, 0, len(out))
+	for _, s := range out {
+		res = append(res, *s)
+	}
+	return res
 }
 
 // zombie reports whether pid has exited (and waits to be reaped).
@@ -463,13 +511,10 @@ func TestAttachSecondClientAndDetach(t *testing.T) {
 	h.call("debugpy_remove_breakpoint", map[string]any{"file": progFile, "line": line(t, "sleep")})
 	h.call("debugpy_continue", map[string]any{"wait_s": 0})
 	h.call("debugpy_session_stop", map[string]any{"terminate": false})
-	time.Sleep(500 * time.Millisecond)
-	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
-		t.Fatalf("session_stop terminate=false ended the program: %v", err)
-	}
-	// ...and the port is free for the next client.
+	// The port is free for the next client, which finds the program alive:
+	// terminate=false did not end it.
 	again := h2.attach("", port, nil)
-	if str(t, again, "state") == "disconnected" {
+	if str(t, again, "state") == "disconnected" || zombie(cmd.Process.Pid) {
 		t.Fatalf("re-attach: %v", again)
 	}
 }
@@ -542,11 +587,18 @@ func TestAttachPID(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(py, progFile, "sleep")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	time.Sleep(500 * time.Millisecond) // let the interpreter start
+	// The interpreter is up once the program says so ("start sleep").
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "start") {
+		t.Fatalf("the program's first line: %q %v", line, err)
+	}
 	h := newHarness(t)
 	at := h.call("debugpy_attach_pid", map[string]any{"pid": cmd.Process.Pid})
 	if str(t, at, "kind") != "pid" || num(t, at, "pid") != cmd.Process.Pid || str(t, at, "nodelay") != dap.NoDelayOn {

@@ -193,7 +193,7 @@ func urlPassword(s string, from int) (start, end int, ok bool) {
 // password: x in a config, export TOKEN=t in a shell script. A quoted value
 // is masked inside its quotes; an unquoted one when it is a single word.
 func maskAssignments(s string, found func(string)) (string, bool) {
-	if strings.IndexAny(s, "=:") < 0 {
+	if !strings.ContainsAny(s, "=:") {
 		return s, false
 	}
 	lines := strings.SplitAfter(s, "\n")
