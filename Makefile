@@ -3,7 +3,7 @@ GO     ?= go
 BIN    := bin/debugpy-guard
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build test demo bench bench-tslist deps opa vet lint clean policies check-policies dist check-dist
+.PHONY: all build test test-short demo bench bench-tslist deps opa vet lint clean policies check-policies dist check-dist
 
 # opa (OPA's command) goes where go install puts commands, which the
 # recipes here find on PATH.
@@ -89,6 +89,12 @@ test: deps vet lint check-policies build
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	wat2wasm plugins/examples/wat/policy.wat -o $$tmp/policy.wasm && \
 	./$(BIN) policy test --module $$tmp/policy.wasm plugins/examples/wat/cases.toml
+
+# test-short is the fast tier: go test -short skips what starts the server,
+# debugpy or a policy toolchain (about 35 s on two cores); make test runs
+# everything.
+test-short:
+	$(GO) test -short -count=1 ./...
 
 demo: deps build
 	./$(BIN) demo

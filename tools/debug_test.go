@@ -324,6 +324,7 @@ func TestTwoSessions(t *testing.T) {
 // on another port.
 func listen(t *testing.T, mode string, env ...string) (*exec.Cmd, int) {
 	t.Helper()
+	skipInShort(t, "starts debugpy")
 	py, err := dap.FindPython(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -586,6 +587,7 @@ func TestAttachPID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	skipInShort(t, "starts a program and attaches debugpy to it")
 	cmd := exec.Command(py, progFile, "sleep")
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -41,6 +41,15 @@ type harness struct {
 	notes []mcp.JSONRPCNotification
 }
 
+// skipInShort skips a test of the full tier in `go test -short` (the fast
+// tier: no debugpy); make test runs the full tier.
+func skipInShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what + ": the full tier (make test) runs it")
+	}
+}
+
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	return newHarnessWithGate(t, &allowAll{})
@@ -197,6 +206,7 @@ func line(t *testing.T, name string) int {
 // launch starts prog.py in mode, stopped on entry, as session name.
 func (h *harness) launch(name, mode string) map[string]any {
 	h.t.Helper()
+	skipInShort(h.t, "starts debugpy")
 	out := h.call("debugpy_launch", map[string]any{"session": name, "program": progFile, "args": []string{mode}})
 	if str(h.t, out, "stop.reason") != "entry" {
 		h.t.Fatalf("launch: want a stop on entry, got %v", out)

@@ -50,6 +50,7 @@ type rawOpts struct {
 
 func startRaw(t testing.TB, o rawOpts) *raw {
 	t.Helper()
+	skipInShort(t, "starts the server")
 	r := &raw{t: t, dir: t.TempDir(), stderr: &lockedBuffer{}, lines: make(chan []byte, 64)}
 	os.Mkdir(filepath.Join(r.dir, "run"), 0o700)
 	r.env = append(testEnv(r.dir), o.env...)

@@ -49,6 +49,7 @@ var sha = regexp.MustCompile(`sha256 ([0-9a-f]{64})`)
 // built and pinned, tested, then served, with no network (GOPROXY=off and
 // an empty module cache: nothing can be downloaded).
 func TestPolicyKitAsANewTeam(t *testing.T) {
+	skipInShort(t, "builds a module with the Go toolchain and starts the server")
 	dir := t.TempDir()
 	offline := []string{"GOPROXY=off", "GOFLAGS=", "GOTOOLCHAIN=local", "GOMODCACHE=" + filepath.Join(dir, "empty-modcache")}
 	if out, code := runIn(t, dir, offline, "policy", "new", "team"); code != 0 || !strings.Contains(out, "policy build") {
@@ -120,6 +121,7 @@ result = ["redact"]
 // built with clang, rustc or asc (no network), tested with its case files,
 // pinned and served.
 func TestPolicyKitInOtherLanguages(t *testing.T) {
+	skipInShort(t, "builds modules with clang, rustc, asc and opa, and starts the server")
 	for _, c := range []struct{ lang, file, old, new, abi string }{
 		{"rego", "policy.rego", `decision := {"decision": "approve", "reason": "changing a variable of the running program needs a person"} if {`,
 			`decision := {"decision": "deny", "reason": "this team never changes a running program"} if {`, "opa"},

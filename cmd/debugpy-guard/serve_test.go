@@ -41,6 +41,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// skipInShort skips a test of the full tier in `go test -short` (the fast
+// tier: native tests, no server, no debugpy, no toolchain); make test runs
+// the full tier.
+func skipInShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what + ": the full tier (make test) runs it")
+	}
+}
+
 // proc is one `debugpy-guard serve` under test, with its own state (audit
 // log) and runtime (approval socket) directories.
 type proc struct {
@@ -67,6 +77,7 @@ func testEnv(dir string) []string {
 }
 
 func startServe(t *testing.T, o serveOpts) *proc {
+	skipInShort(t, "starts the server")
 	t.Helper()
 	p := &proc{t: t, dir: t.TempDir(), stderr: &lockedBuffer{}}
 	os.Mkdir(filepath.Join(p.dir, "run"), 0o700)

@@ -53,6 +53,9 @@ func TestBuildNeedsAProject(t *testing.T) {
 // (v1 or OPA), the same bytes twice. (make deps installs clang and lld, rustc and
 // its wasm32 standard library, asc and opa.)
 func TestNewAndBuildOtherLanguages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds modules with the toolchains: the full tier (make test) runs it")
+	}
 	for lang, files := range map[string][]string{"c": {"policy.c", "guard.h"}, "rust": {"policy.rs", "guard.rs"},
 		"assemblyscript": {"policy.ts", "guard.ts"}, "rego": {"policy.rego", "policy_test.rego"}} {
 		t.Run(lang, func(t *testing.T) {
@@ -100,6 +103,9 @@ func TestNewRefusesAnUnknownLanguage(t *testing.T) {
 // Go's encoder never writes but JSON allows, are read as Go's decoder
 // reads them too.
 func TestTemplatesReadJSONAsGoDoes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds modules with the toolchains: the full tier (make test) runs it")
+	}
 	for _, lang := range []string{"c", "rust", "assemblyscript"} {
 		t.Run(lang, func(t *testing.T) { readsJSONAsGo(t, lang) })
 	}
@@ -177,6 +183,9 @@ func readsJSONAsGo(t *testing.T, lang string) {
 // whose case folding differs between ASCII and Unicode (K, ſ, İ):
 // the module lower-cases as Rego does.
 func TestRegoTemplateAgreesWithOPA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds modules with the toolchains: the full tier (make test) runs it")
+	}
 	opaBin, err := exec.LookPath("opa")
 	if err != nil {
 		t.Skip("no opa on PATH: make deps installs it")

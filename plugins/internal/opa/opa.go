@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -236,10 +237,20 @@ func ReadBundle(b []byte) (Bundle, error) {
 		return Bundle{}, err
 	}
 	data := map[string]any{}
-	for name, body := range files {
-		if path.Base(name) != "data.json" {
-			continue
+	// The data files in a fixed order, shallowest first, so that a
+	// conflict is reported the same way every time.
+	var names []string
+	for name := range files {
+		if path.Base(name) == "data.json" {
+			names = append(names, name)
 		}
+	}
+	sort.Slice(names, func(i, j int) bool {
+		di, dj := strings.Count(names[i], "/"), strings.Count(names[j], "/")
+		return di < dj || di == dj && names[i] < names[j]
+	})
+	for _, name := range names {
+		body := files[name]
 		var v any
 		d := json.NewDecoder(bytes.NewReader(body))
 		d.UseNumber()
