@@ -3,7 +3,7 @@ GO     ?= go
 BIN    := bin/debugpy-guard
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build test test-short demo bench bench-tslist deps opa vet lint clean policies check-policies dist check-dist
+.PHONY: all build test test-short cover demo bench bench-tslist deps opa vet lint clean policies check-policies dist check-dist
 
 # opa (OPA's command) goes where go install puts commands, which the
 # recipes here find on PATH.
@@ -95,6 +95,16 @@ test: deps vet lint check-policies build
 # everything.
 test-short:
 	$(GO) test -short -count=1 ./...
+
+# cover runs the full tier with coverage: the unit tests' and the server
+# binary's (built -cover by the cmd tests when SERVER_GOCOVERDIR is set) go into
+# one directory, and it reports each package, and the gate's functions.
+cover: deps build
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	SERVER_GOCOVERDIR=$$tmp $(GO) test -count=1 -timeout 12m -cover -coverpkg=github.com/debugpy-guard/debugpy-guard/... ./... -args -test.gocoverdir=$$tmp >/dev/null && \
+	$(GO) tool covdata percent -i=$$tmp -pkg=github.com/debugpy-guard/debugpy-guard/engine,github.com/debugpy-guard/debugpy-guard/engine/approval,github.com/debugpy-guard/debugpy-guard/tools,github.com/debugpy-guard/debugpy-guard/plugins,github.com/debugpy-guard/debugpy-guard/dap && \
+	$(GO) tool covdata textfmt -i=$$tmp -o $$tmp/cover.txt && \
+	$(GO) tool cover -func=$$tmp/cover.txt | grep -E '/(engine/gate|engine/approval/[a-z]+|tools/gate)\.go' 
 
 demo: deps build
 	./$(BIN) demo

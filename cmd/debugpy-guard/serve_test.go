@@ -32,7 +32,15 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "debugpy-guard")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	build := []string{"build", "-o", binary}
+	if d := os.Getenv("SERVER_GOCOVERDIR"); d != "" {
+		// make cover: the server counts too (approval, elicitation, serve),
+		// into the directory the unit tests write theirs (go test -cover
+		// gives the test binary a GOCOVERDIR of its own).
+		build = append(build, "-cover", "-coverpkg=github.com/debugpy-guard/debugpy-guard/...")
+		os.Setenv("GOCOVERDIR", d)
+	}
+	if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
 	}
