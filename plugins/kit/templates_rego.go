@@ -1,5 +1,7 @@
 package kit
 
+import "strings"
+
 // The files of a new policy project in Rego; NAME is replaced by the
 // project's name. policy.rego is the same rule as the Go template's, and
 // policy_test.rego its native tests (opa test). Tested with OPA v1.22.4.
@@ -74,22 +76,9 @@ test_changing_a_variable_needs_a_person if {
 `
 
 // regoToml is guardToml with the ABI the module follows.
-const regoToml = `# A config to try NAME on its own: it sees every call, and when it abstains
-# the call is allowed. policy test and policy eval use it:
-#   debugpy-guard policy eval --config guard.toml --tool debugpy_evaluate --args '{"expression":"db.password"}'
-# To deploy NAME, paste the stanza policy build prints into your real config.
-default = "allow"
-
-[modules.NAME]
-source = "NAME.wasm"
-abi = "opa"                     # built by opa build -t wasm from policy.rego
-entrypoint = "guard/decision"   # the rule whose value is the decision
-settings = { words = ["password", "secret", "token"] }   # the policy's data
-
-[[rules]]
-tools = ["debugpy_*"]
-call = ["NAME"]
-`
+var regoToml = strings.Replace(guardToml, "source = \"NAME.wasm\"\n",
+	"source = \"NAME.wasm\"\nabi = \"opa\"                     # built by opa build -t wasm from policy.rego\n"+
+		"entrypoint = \"guard/decision\"   # the rule whose value is the decision (settings are its data)\n", 1)
 
 const regoReadme = `# NAME: a debugpy-guard policy in Rego
 
