@@ -74,7 +74,8 @@ check-policies:
 
 # test runs every test; fuzzes the policy gate briefly with malformed and
 # hostile arguments, the expression parser and the fuel rewriter (their
-# seed corpora also run in the plain go test) and the OPA memory rewrite;
+# seed corpora also run in the plain go test), the OPA memory rewrite, the
+# config parser and audit verify;
 # runs the built-in policies' case files, and the WAT example's, through
 # `debugpy-guard policy test` as a policy author would.
 test: deps vet lint check-policies build
@@ -84,6 +85,8 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 20x ./policies/expressions
 	$(GO) test -run '^$$' -fuzz FuzzInstrument -fuzztime 15s -fuzzminimizetime 20x ./plugins/internal/fuel
 	$(GO) test -run '^$$' -fuzz FuzzDefineMemory -fuzztime 10s -fuzzminimizetime 20x ./plugins/internal/opa
+	$(GO) test -run '^$$' -fuzz FuzzParseConfig -fuzztime 10s -fuzzminimizetime 20x ./engine
+	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime 10s -fuzzminimizetime 20x ./engine/audit
 	./$(BIN) policy test policies/testdata/cases
 	@$(MAKE) --no-print-directory check-dist
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \

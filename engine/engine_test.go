@@ -367,3 +367,28 @@ call = ["m"]
 		t.Error("the first engine is still open")
 	}
 }
+
+// FuzzParseConfig: any bytes give a config or an error that names the file
+// (a *ConfigError), never a panic.
+func FuzzParseConfig(f *testing.F) {
+	for _, seed := range []string{
+		"", "default = \"deny\"\n", "[modules.a]\nsource = \"builtin:category\"\nsettings = { read = \"allow\" }\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"a\"]\n",
+		"[sandbox]\ntimeout = \"1s\"\nmemory = \"1MiB\"\nfuel = 5\n", "[modules.o]\nsource = \"x.tar.gz\"\nabi = \"opa\"\nentrypoint = \"g/d\"\n",
+		"[[rules]]\ntools = [\"[\"]\n", "default = \n", "[audit]\narguments = \"full\"\n[approval]\nchannels = [\"cli\"]\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cfg, err := ParseConfig("fuzz.toml", b, testTools)
+		if err == nil {
+			if cfg == nil || cfg.Default == "" {
+				t.Fatalf("no error and no config: %+v", cfg)
+			}
+			return
+		}
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.File != "fuzz.toml" {
+			t.Fatalf("an error that does not name the file: %T %v", err, err)
+		}
+	})
+}

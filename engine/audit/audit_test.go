@@ -265,3 +265,35 @@ func TestAppendLaterAfterClose(t *testing.T) {
 		t.Fatalf("verify: %+v %v", s, err)
 	}
 }
+
+// FuzzVerify: any bytes are verified or refused, never a panic, and a log
+// that verifies verifies the same again (TestVerifyFindsTampering has the
+// edits it must catch).
+func FuzzVerify(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.jsonl")
+	l, err := Open(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		l.Append(Entry{Kind: "decision", Call: fmt.Sprint("c", i), Tool: "debugpy_threads", Decision: "allow"}, true)
+	}
+	l.Close()
+	seed, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(""))
+	f.Add([]byte("{}\n"))
+	f.Add([]byte("not json\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Verify(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		if again, err := Verify(bytes.NewReader(b)); err != nil || again != s {
+			t.Fatalf("verified once, then %v %+v", err, again)
+		}
+	})
+}
