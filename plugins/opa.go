@@ -416,6 +416,9 @@ func regoSprintf(_ *callState, args []any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("operand 2 must be an array, not %s", regoType(args[1]))
 	}
+	if err := boundedFormat(format); err != nil {
+		return nil, err
+	}
 	fargs := make([]any, len(list))
 	for i, a := range list {
 		switch v := a.(type) {
@@ -441,6 +444,41 @@ func regoSprintf(_ *callState, args []any) (any, error) {
 		}
 	}
 	return fmt.Sprintf(format, fargs...), nil
+}
+
+// maxWidth bounds a width or precision in a sprintf format: fmt would
+// build the padded text in the host's memory, and a format that reaches
+// the module from a call's arguments would let an agent ask for gigabytes.
+const maxWidth = 1000
+
+// boundedFormat refuses a format with a width or precision over maxWidth,
+// or one taken from the operands (*).
+func boundedFormat(format string) error {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		for i++; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c == '*':
+				return errors.New("a width or precision taken from the operands (*) is not allowed")
+			case c >= '0' && c <= '9':
+				n := 0
+				for ; i < len(format) && format[i] >= '0' && format[i] <= '9'; i++ {
+					if n = n*10 + int(format[i]-'0'); n > maxWidth {
+						return fmt.Errorf("a width or precision over %d is not allowed", maxWidth)
+					}
+				}
+				i--
+				continue
+			case strings.IndexByte("+-# .[]", c) >= 0:
+				continue
+			}
+			break // the verb
+		}
+	}
+	return nil
 }
 
 // regoText appends v as Rego writes a value (ast.Value's String): strings

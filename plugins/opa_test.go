@@ -201,6 +201,23 @@ func TestOPAFailsClosed(t *testing.T) {
 	}
 }
 
+// sprintf's format is bounded: a width from a call's arguments must not
+// make the host build gigabytes.
+func TestOPASprintfIsBounded(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		ok     bool
+	}{
+		{"%s and %d", true}, {"%-10s|%5.2f|%[1]v|%%", true}, {"%1000d", true},
+		{"%1001d", false}, {"%.2000000000f", false}, {"%*d", false}, {"%2000000000d", false}, {"%[1]*d", false},
+	} {
+		_, err := regoSprintf(&callState{}, []any{c.format, []any{json.Number("1"), json.Number("2")}})
+		if (err == nil) != c.ok {
+			t.Errorf("%q: %v", c.format, err)
+		}
+	}
+}
+
 // TestOPABuiltins: the builtins the host provides, against Go's own.
 func TestOPABuiltins(t *testing.T) {
 	bundle := opaFixture(t, "guard.tar.gz")
