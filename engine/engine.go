@@ -307,7 +307,6 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 		return Decision{Decision: Deny, Reasons: []string{ErrClosed.Error()}, Trace: []Step{}}, false
 	}
 	mods, ruleDefault := e.Chain(call.Tool, call.Phase)
-	ruleReason := e.ruleReason(call.Tool)
 	d = Decision{Trace: []Step{}}
 	prefix, err := requestPrefix(call)
 	if err != nil {
@@ -391,8 +390,8 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 			why = "no module applies to " + call.Tool + " in phase " + call.Phase
 		}
 		d.Reasons = []string{fmt.Sprintf("%s: default %s", why, best)}
-		if ruleDefault != "" && ruleReason != "" {
-			d.Reasons = []string{ruleReason}
+		if r := e.ruleReason(call.Tool); r != "" {
+			d.Reasons = []string{r} // the rule's own words for its default
 		}
 		if call.Phase == PhaseResult && best == Approve {
 			best = Deny

@@ -131,7 +131,7 @@ type GateOptions struct {
 	// MaxResult bounds each of a result's text and structured JSON, in
 	// bytes; DefaultMaxResult when 0.
 	MaxResult int
-	Log *slog.Logger
+	Log       *slog.Logger
 }
 
 // NewGate makes the gate. It panics without an audit log: no call runs

@@ -44,6 +44,17 @@ func stateOf(ctx context.Context) *callState {
 	return st
 }
 
+// mayLog says whether the call may write one more line to the log, and
+// counts it: 16 a call (guard.log, opa_println, trace), so that a module
+// cannot flood the log.
+func (st *callState) mayLog() bool {
+	if st.log == nil || st.logged >= 16 {
+		return false
+	}
+	st.logged++
+	return true
+}
+
 // abort records a guest fault and stops the call with a trap.
 func abort(st *callState, format string, args ...any) {
 	st.fault = fmt.Errorf(format, args...)
@@ -94,10 +105,9 @@ func hostOutput(ctx context.Context, m api.Module, stack []uint64) {
 func hostLog(ctx context.Context, m api.Module, stack []uint64) {
 	st := stateOf(ctx)
 	level, ptr, n := int32(api.DecodeU32(stack[0])), api.DecodeU32(stack[1]), api.DecodeU32(stack[2])
-	if st.log == nil || st.logged >= 16 {
-		return // bounded: a module cannot flood the log
+	if !st.mayLog() {
+		return
 	}
-	st.logged++
 	if n > 1024 {
 		n = 1024
 	}

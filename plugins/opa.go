@@ -120,12 +120,18 @@ type opaSpec struct {
 	data       []byte // JSON object: the bundle's data with the settings over it
 }
 
+// namedBuiltin is a builtin the module calls, with its Rego name (for
+// errors).
+type namedBuiltin struct {
+	name string
+	fn   opaBuiltin
+}
+
 // opaInstance is an OPA module instance's state, set up once: its exports,
 // the entrypoint's id, the data and where each call's input goes.
 type opaInstance struct {
 	eval, malloc, parse, dump api.Function
-	builtins                  []opaBuiltin // by the module's builtin id
-	builtinNames              []string
+	builtins                  []namedBuiltin // by the module's builtin id
 	entrypoint                uint32
 	data                      uint32 // address of the data value
 	heap                      uint32 // the heap pointer after data: each call's input goes there
@@ -163,10 +169,9 @@ func (inst *instance) setupOPA(spec *opaSpec, l Limits) error {
 			return fmt.Errorf("builtins: id %d of %s is out of range", id, name)
 		}
 		for int64(len(o.builtins)) <= id {
-			o.builtins = append(o.builtins, nil)
-			o.builtinNames = append(o.builtinNames, "")
+			o.builtins = append(o.builtins, namedBuiltin{})
 		}
-		o.builtins[id], o.builtinNames[id] = f, name
+		o.builtins[id] = namedBuiltin{name, f}
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
@@ -262,8 +267,8 @@ func (m *Module) evaluateOPA(inst *instance, session string, req []byte) (Respon
 		}
 	}
 	mem.Write(o.heap, req)
-	inst.st = callState{input: req, output: inst.st.output[:0], session: session,
-		module: m.name, log: m.log, counters: m.counters, secrets: m.rt.secrets, opa: o}
+	inst.st = m.state(inst, req, session)
+	inst.st.opa = o
 	o.stack = [7]uint64{0, uint64(o.entrypoint), uint64(o.data), uint64(o.heap), uint64(len(req)), end, 0}
 	if err := inst.run(o.eval, m.limits, o.stack[:]); err != nil {
 		return Response{}, err
@@ -320,12 +325,7 @@ func opaResponse(out []byte) (Response, error) {
 	default:
 		return Response{}, fmt.Errorf("the entrypoint's value is %s: want a decision (\"allow\", \"deny\", \"approve\", \"abstain\") or an object {\"decision\", \"reason\"}", outputText(v))
 	}
-	switch r.Decision {
-	case "allow", "deny", "approve", "abstain":
-	default:
-		return Response{}, fmt.Errorf("unknown decision %q (want allow, deny, approve or abstain)", r.Decision)
-	}
-	return r, nil
+	return r, checkDecision(r.Decision)
 }
 
 // env.opa_abort(addr): the module gave up (a conflict, a bad builtin
@@ -342,10 +342,9 @@ func hostOPAAbort(ctx context.Context, m api.Module, stack []uint64) {
 // env.opa_println(addr): Rego's print, to the log (bounded as guard.log).
 func hostOPAPrintln(ctx context.Context, m api.Module, stack []uint64) {
 	st := stateOf(ctx)
-	if st.log == nil || st.logged >= 16 {
+	if !st.mayLog() {
 		return
 	}
-	st.logged++
 	msg, err := cString(m.Memory(), api.DecodeU32(stack[0]))
 	if err != nil {
 		abort(st, "opa_println: %v", err)
@@ -360,10 +359,10 @@ func hostOPABuiltin(ctx context.Context, m api.Module, stack []uint64) {
 	st := stateOf(ctx)
 	o := st.opa
 	id := int32(api.DecodeU32(stack[0]))
-	if o == nil || id < 0 || int(id) >= len(o.builtins) || o.builtins[id] == nil {
+	if o == nil || id < 0 || int(id) >= len(o.builtins) || o.builtins[id].fn == nil {
 		abort(st, "opa_builtin: no builtin with id %d", id)
 	}
-	name := o.builtinNames[id]
+	name := o.builtins[id].name
 	args := make([]any, len(stack)-2)
 	for i := range args {
 		s, err := o.dump.Call(ctx, stack[2+i])
@@ -380,7 +379,7 @@ func hostOPABuiltin(ctx context.Context, m api.Module, stack []uint64) {
 			abort(st, "%s: operand %d is not JSON: %v", name, i+1, err)
 		}
 	}
-	v, err := o.builtins[id](st, args)
+	v, err := o.builtins[id].fn(st, args)
 	if err != nil {
 		abort(st, "%s: %v", name, err)
 	}
@@ -546,8 +545,7 @@ func regoTrace(st *callState, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.log != nil && st.logged < 16 {
-		st.logged++
+	if st.mayLog() {
 		st.log.Info("policy trace", "text", s[:min(len(s), 1024)])
 	}
 	return true, nil

@@ -705,8 +705,8 @@ func evaluateBatch(ctx context.Context, session string, mods []*Module, req []by
 	if err != nil {
 		return nil, err
 	}
-	inst.st = callState{input: req, output: inst.st.output[:0], session: session,
-		module: m.name, log: m.log, counters: m.counters, secrets: m.rt.secrets, batch: mods}
+	inst.st = m.state(inst, req, session)
+	inst.st.batch = mods
 	inst.stack[0] = uint64(len(req))
 	err = inst.run(inst.batch, m.limits, inst.stack[:])
 	rc := uint32(inst.stack[0])
@@ -750,24 +750,34 @@ func parseResponse(out []byte) (Response, error) {
 	if err := json.Unmarshal(out, &r); err != nil {
 		return Response{}, fmt.Errorf("output is not a JSON response: %v: %q", err, outputText(out))
 	}
-	switch r.Decision {
+	return r, checkDecision(r.Decision)
+}
+
+// checkDecision refuses a decision that is not one of the four.
+func checkDecision(d string) error {
+	switch d {
 	case "allow", "deny", "approve", "abstain":
-	default:
-		return Response{}, fmt.Errorf("unknown decision %q (want allow, deny, approve or abstain)", r.Decision)
+		return nil
 	}
-	return r, nil
+	return fmt.Errorf("unknown decision %q (want allow, deny, approve or abstain)", d)
 }
 
 // call runs fn(len(input)) on the module's limits, with the host functions'
 // state set for it.
 func (m *Module) call(inst *instance, fn api.Function, input []byte, session string) (uint32, error) {
-	inst.st = callState{input: input, output: inst.st.output[:0], session: session,
-		module: m.name, log: m.log, counters: m.counters, secrets: m.rt.secrets}
+	inst.st = m.state(inst, input, session)
 	inst.stack[0] = uint64(len(input))
 	if err := inst.run(fn, m.limits, inst.stack[:]); err != nil {
 		return 0, err
 	}
 	return uint32(inst.stack[0]), nil
+}
+
+// state is what the host functions see of a call of m with input, for the
+// MCP session (inst's output buffer reused).
+func (m *Module) state(inst *instance, input []byte, session string) callState {
+	return callState{input: input, output: inst.st.output[:0], session: session,
+		module: m.name, log: m.log, counters: m.counters, secrets: m.rt.secrets}
 }
 
 // run calls fn with its parameters on stack, which receives its results,
