@@ -272,10 +272,8 @@ func sessionStart(ctx context.Context, ts *Toolset, a StartArgs) (SessionView, s
 		}
 		maps = append(maps, dap.PathMapping{LocalRoot: m.LocalRoot, RemoteRoot: m.RemoteRoot})
 	}
-	for _, f := range a.ExceptionFilters {
-		if f != "raised" && f != "uncaught" && f != "userUnhandled" {
-			return SessionView{}, "", fmt.Errorf("unknown exception filter %q: use raised, uncaught or userUnhandled", f)
-		}
+	if err := checkFilters(a.ExceptionFilters); err != nil {
+		return SessionView{}, "", err
 	}
 	var bps []dap.Breakpoint
 	for i, b := range a.Breakpoints {
@@ -554,15 +552,23 @@ type ExceptionFilters struct {
 	Filters []string `json:"filters"`
 }
 
+// checkFilters refuses an exception filter debugpy does not have.
+func checkFilters(filters []string) error {
+	for _, f := range filters {
+		if f != "raised" && f != "uncaught" && f != "userUnhandled" {
+			return fmt.Errorf("unknown exception filter %q: use raised, uncaught or userUnhandled", f)
+		}
+	}
+	return nil
+}
+
 func setExceptionBreakpoints(ctx context.Context, ts *Toolset, a ExceptionArgs) (ExceptionFilters, string, error) {
 	s, err := ts.Sessions.Get(a.Session)
 	if err != nil {
 		return ExceptionFilters{}, "", err
 	}
-	for _, f := range a.Filters {
-		if f != "raised" && f != "uncaught" && f != "userUnhandled" {
-			return ExceptionFilters{}, "", fmt.Errorf("unknown exception filter %q: use raised, uncaught or userUnhandled", f)
-		}
+	if err := checkFilters(a.Filters); err != nil {
+		return ExceptionFilters{}, "", err
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()

@@ -51,17 +51,24 @@ func (a *SetVariableArgs) derive(context.Context, *Toolset) (*engine.Derived, er
 }
 
 func (a *BreakpointArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
-	d := &engine.Derived{}
-	if a.Condition != "" {
-		d.Code = append(d.Code, engine.Code{Argument: "condition", Kind: expression, Text: a.Condition})
-	}
-	if a.HitCondition != "" {
-		d.Code = append(d.Code, engine.Code{Argument: "hit_condition", Kind: expression, Text: hitConditionCode(a.HitCondition)})
-	}
-	if a.LogMessage != "" {
-		d.Code = append(d.Code, engine.Code{Argument: "log_message", Kind: expression, Text: logMessageCode(a.LogMessage)})
-	}
+	d := &engine.Derived{Code: breakpointCode(nil, "", a.Condition, a.HitCondition, a.LogMessage)}
 	return d, breakpointFile(ts, a.Session, &a.File, d)
+}
+
+// breakpointCode adds to code the Python a breakpoint carries, as pydevd
+// will compile it: its condition, hit condition and log message, under
+// their argument names (after prefix).
+func breakpointCode(code []engine.Code, prefix, condition, hitCondition, logMessage string) []engine.Code {
+	if condition != "" {
+		code = append(code, engine.Code{Argument: prefix + "condition", Kind: expression, Text: condition})
+	}
+	if hitCondition != "" {
+		code = append(code, engine.Code{Argument: prefix + "hit_condition", Kind: expression, Text: hitConditionCode(hitCondition)})
+	}
+	if logMessage != "" {
+		code = append(code, engine.Code{Argument: prefix + "log_message", Kind: expression, Text: logMessageCode(logMessage)})
+	}
+	return code
 }
 
 func (a *RemoveArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
@@ -191,15 +198,7 @@ func (a *StartArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 	for i := range a.Breakpoints {
 		b := &a.Breakpoints[i]
 		arg := fmt.Sprintf("breakpoints[%d].", i)
-		if b.Condition != "" {
-			d.Code = append(d.Code, engine.Code{Argument: arg + "condition", Kind: expression, Text: b.Condition})
-		}
-		if b.HitCondition != "" {
-			d.Code = append(d.Code, engine.Code{Argument: arg + "hit_condition", Kind: expression, Text: hitConditionCode(b.HitCondition)})
-		}
-		if b.LogMessage != "" {
-			d.Code = append(d.Code, engine.Code{Argument: arg + "log_message", Kind: expression, Text: logMessageCode(b.LogMessage)})
-		}
+		d.Code = breakpointCode(d.Code, arg, b.Condition, b.HitCondition, b.LogMessage)
 		if b.File == "" {
 			return nil, malformed("%sfile is required", arg)
 		}
