@@ -119,17 +119,43 @@ func TestBuiltinsAndDefault(t *testing.T) {
 }
 
 // BenchmarkDefaultChain is one call-phase decision with default.toml
-// (ratelimit, category, targets, expressions).
+// (ratelimit, category, targets, expressions) on a stack_trace; past the
+// 120th call the rate limit denies, as it did when the budget was set. With
+// DEBUGPY_GUARD_PEER_BUILTIN naming another build of builtin.wasm, the same
+// calls run on it too, in the same run.
 func BenchmarkDefaultChain(b *testing.B) {
-	e := newEngine(b, testRuntime(b), "default.toml", policies.DefaultConfig())
 	call := engine.Call{Phase: engine.PhaseCall, Tool: "debugpy_stack_trace", Category: tools.Read,
 		Arguments: json.RawMessage(`{"thread_id":1,"levels":20}`), SessionID: "bench"}
-	b.ReportAllocs()
-	benchstat.Run(b, func() {
-		if d := e.Decide(context.Background(), call); d.Decision == "" {
-			b.Fatal(d)
+	for _, which := range []string{"embedded", "peer"} {
+		load := policies.Builtin
+		if which == "peer" {
+			peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
+			if peer == "" {
+				continue
+			}
+			load = func(string) ([]byte, error) { return os.ReadFile(peer) }
 		}
-	})
+		b.Run(which, func(b *testing.B) {
+			c, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close(context.Background())
+			if err := e.Wait(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			benchstat.Run(b, func() {
+				if d := e.Decide(context.Background(), call); d.Decision == "" {
+					b.Fatal(d)
+				}
+			})
+		})
+	}
 }
 
 // BenchmarkExpressions is one call-phase decision by the expressions policy

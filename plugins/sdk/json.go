@@ -251,63 +251,139 @@ func (v *Value) Set(key string, val Value) {
 }
 
 // members calls fn for each member of a parsed object until fn returns false.
+// A parsed value was validated by Parse or written by the host (view), so
+// members and elements read it with the quick scans below (end, endString):
+// one tight loop a value, where the validating skip is a call a token (in a
+// Go wasm guest that was most of a batch's time: docs/PERFORMANCE.md). On a
+// malformed document they stop early; they never loop or panic.
 func (v Value) members(fn func(key []byte, escaped bool, val []byte) bool) {
-	if len(v.raw) == 0 || v.raw[0] != '{' {
+	b := v.raw
+	if len(b) == 0 || b[0] != '{' {
 		return
 	}
-	p := parser{b: v.raw, i: 1}
-	for {
-		p.ws()
-		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			return // '}' (documents were validated by Parse)
+	for i := 1; ; {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return // '}'
 		}
-		ks := p.i
-		esc, err := p.skipString()
-		if err != nil {
+		ke := endString(b, i)
+		if ke > len(b) {
 			return
 		}
-		key := p.b[ks+1 : p.i-1]
-		p.ws()
-		if p.i >= len(p.b) || p.b[p.i] != ':' {
+		key := b[i+1 : ke-1]
+		i = skipSpace(b, ke)
+		if i >= len(b) || b[i] != ':' {
 			return
 		}
-		p.i++
-		p.ws()
-		vs := p.i
-		if p.skip(0) != nil {
+		i = skipSpace(b, i+1)
+		ve := end(b, i)
+		if ve <= i {
 			return
 		}
-		if !fn(key, esc, p.b[vs:p.i]) {
+		if !fn(key, bytes.IndexByte(key, '\\') >= 0, b[i:ve]) {
 			return
 		}
-		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == ',' {
-			p.i++
+		i = skipSpace(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i++
 		}
 	}
 }
 
 // elements calls fn for each element of a parsed array until it returns false.
 func (v Value) elements(fn func(val []byte) bool) {
-	if len(v.raw) == 0 || v.raw[0] != '[' {
+	b := v.raw
+	if len(b) == 0 || b[0] != '[' {
 		return
 	}
-	p := parser{b: v.raw, i: 1}
-	for {
-		p.ws()
-		if p.i >= len(p.b) || p.b[p.i] == ']' {
+	for i := 1; ; {
+		i = skipSpace(b, i)
+		ve := end(b, i)
+		if ve <= i {
+			return // ']'
+		}
+		if !fn(b[i:ve]) {
 			return
 		}
-		vs := p.i
-		if p.skip(0) != nil {
-			return
+		i = skipSpace(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i++
 		}
-		if !fn(p.b[vs:p.i]) {
-			return
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// end is the offset just past the value of a valid document that starts at
+// b[i]: i itself when none starts there (a ',', a closing bracket or the
+// end), len(b) when it is cut short.
+func end(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return min(endString(b, i), len(b))
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			for i < len(b) && !structural[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				break
+			}
+			switch b[i] {
+			case '"':
+				i = endString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
 		}
-		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == ',' {
-			p.i++
+		return len(b)
+	case ',', '}', ']', ':':
+		return i
+	}
+	for i < len(b) { // a number, true, false or null
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// structural marks the bytes a container's scan stops at.
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
+
+// endString is the offset just past the string that starts at b[i] (a
+// '"'), or len(b)+1 when it is not closed.
+func endString(b []byte, i int) int {
+	start := i + 1
+	for i = start; ; i++ {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b) + 1
+		}
+		i += j
+		k := i // an even run of backslashes before the quote escapes nothing
+		for k > start && b[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return i + 1
 		}
 	}
 }
@@ -680,6 +756,14 @@ const hexDigits = "0123456789abcdef"
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
+		j := i // the run that needs no escape, appended at once
+		for j < len(s) && plain[s[j]] {
+			j++
+		}
+		b = append(b, s[i:j]...)
+		if i = j; i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c >= 0x80 {
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -700,12 +784,19 @@ func appendString(b []byte, s string) []byte {
 			b = append(b, '\\', 'r')
 		case c == '\t':
 			b = append(b, '\\', 't')
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
+		default: // c < 0x20 || c == '<' || c == '>' || c == '&'
 			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		default:
-			b = append(b, c)
 		}
 		i++
 	}
 	return append(b, '"')
 }
+
+// plain marks the bytes appendString copies as they are: ASCII but for
+// control characters, '"', '\\' and the three encoding/json escapes for HTML.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()

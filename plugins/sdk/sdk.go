@@ -25,13 +25,19 @@ import "time"
 // Request is one tool call (phase "call") or its result (phase "result").
 type Request struct {
 	v        Value
-	settings *Value // in a batch, this entry's settings
+	settings Value // in a batch, this entry's settings
+	batched  bool
 
 	// The request's members, found by one scan on first use: each accessor
 	// below would otherwise scan the request from its start again.
 	top     []topMember
 	topBuf  [12]topMember
 	indexed bool
+
+	// phase, tool and category, read once (a batch reads them once for
+	// all its entries: each policy asks for them).
+	phase, tool, category string
+	named                 bool
 }
 
 type topMember struct{ key, val []byte }
@@ -59,14 +65,22 @@ func (r *Request) get(key string) Value {
 // Raw is the whole request.
 func (r *Request) Raw() Value { return r.v }
 
+// names reads the phase, the tool and the category once.
+func (r *Request) names() {
+	if !r.named {
+		r.named = true
+		r.phase, r.tool, r.category = r.get("phase").Str(), r.get("tool").Str(), r.get("category").Str()
+	}
+}
+
 // Phase is "call" or "result".
-func (r *Request) Phase() string { return r.get("phase").Str() }
+func (r *Request) Phase() string { r.names(); return r.phase }
 
 // Tool is the tool's name, e.g. debugpy_evaluate.
-func (r *Request) Tool() string { return r.get("tool").Str() }
+func (r *Request) Tool() string { r.names(); return r.tool }
 
 // Category is read, write or execute.
-func (r *Request) Category() string { return r.get("category").Str() }
+func (r *Request) Category() string { r.names(); return r.category }
 
 // Arguments are the tool call's arguments.
 func (r *Request) Arguments() Value { return r.get("arguments") }
@@ -95,8 +109,8 @@ func (r *Request) Derived() Value { return r.get("derived") }
 
 // Settings are the module's settings from the TOML config.
 func (r *Request) Settings() Value {
-	if r.settings != nil {
-		return *r.settings
+	if r.batched {
+		return r.settings
 	}
 	return r.get("settings")
 }
@@ -132,8 +146,9 @@ func Rewrite(reason string, v Value) Decision {
 }
 
 // Encode is the decision as the ABI's response JSON.
-func (d Decision) Encode() []byte {
-	b := make([]byte, 0, 64)
+func (d Decision) Encode() []byte { return d.appendJSON(make([]byte, 0, 64)) }
+
+func (d Decision) appendJSON(b []byte) []byte {
 	b = append(b, `{"decision":`...)
 	b = appendString(b, d.Verdict)
 	b = append(b, `,"reason":`...)
@@ -186,23 +201,23 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 	if v.Kind() != Object {
 		return []byte("request: not a JSON object"), true
 	}
-	batch := v.Get("batch")
+	// One Request for every entry: its index of members, phase, tool and
+	// category are read once, and only the settings change.
+	r := &Request{v: v, batched: true}
+	batch := r.get("batch")
 	if batch.Kind() != Array {
 		return []byte("request: no batch array"), true
 	}
+	r.names()
 	out = append(make([]byte, 0, 256), '[')
-	base := Request{v: v}
-	base.get("") // index the members once for every entry
 	i := 0
 	batch.elements(func(raw []byte) bool {
-		settings := view(raw)
 		entry(i)
 		if i > 0 {
 			out = append(out, ',')
 		}
-		r := base
-		r.settings = &settings
-		out = append(out, handler(&r).Encode()...)
+		r.settings = view(raw)
+		out = handler(r).appendJSON(out)
 		i++
 		return true
 	})

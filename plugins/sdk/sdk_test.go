@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -56,4 +57,106 @@ func BenchmarkEvaluateNative(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		Evaluate(in)
 	}
+}
+
+// FuzzScan checks the quick scans (end, members, elements) against the
+// validating parser: on every document Parse accepts, end finds the end of
+// each value where skip does, and members and elements see what a
+// validating walk sees; on any input they stop without a panic.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{sample, `{"a":"\\\"}","b":[1,{"c":"]"}],"d\u0022":null}`, `[1,-2.5e3,true,false,null,"x\\\\"]`,
+		` { "k" : [ ] , "l" : { } } `, `{"a":}`, `{"a":1,}`, `["\"]`, `[1,`, `{"a`, `"\\`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := view(data) // malformed: the scans must stop, whatever they find
+		v.Len()
+		v.Get("a")
+		v.Index(3)
+		for _, m := range v.Members() {
+			m.Value.Len()
+		}
+		if _, err := Parse(data); err != nil {
+			return
+		}
+		checkEnds(t, data, 0)
+	})
+}
+
+// checkEnds walks the valid document b with the validating parser and, at
+// each value's start, compares end with skip; for an object or an array it
+// also compares the members or elements the scans report.
+func checkEnds(t *testing.T, b []byte, depth int) {
+	p := parser{b: b}
+	p.ws()
+	start := p.i
+	if err := p.skip(0); err != nil {
+		t.Fatalf("skip: %v", err)
+	}
+	if got := end(b, start); got != p.i {
+		t.Fatalf("end(%q, %d) = %d, skip says %d", b, start, got, p.i)
+	}
+	if depth > 20 {
+		return
+	}
+	v := Value{raw: b[start:p.i]}
+	var want [][]byte // the values inside, found by the validating parser
+	q := parser{b: v.raw, i: 1}
+	switch v.raw[0] {
+	case '{', '[':
+		for {
+			q.ws()
+			if q.b[q.i] == '}' || q.b[q.i] == ']' {
+				break
+			}
+			if v.raw[0] == '{' {
+				if _, err := q.skipString(); err != nil {
+					t.Fatal(err)
+				}
+				q.ws()
+				q.i++ // ':'
+				q.ws()
+			}
+			vs := q.i
+			if err := q.skip(0); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, v.raw[vs:q.i])
+			if done, _ := q.next(v.raw[0] + 2); done { // '{'+2 is '}', '['+2 is ']'
+				break
+			}
+		}
+	default:
+		return
+	}
+	var got [][]byte
+	v.members(func(_ []byte, _ bool, val []byte) bool { got = append(got, val); return true })
+	v.elements(func(val []byte) bool { got = append(got, val); return true })
+	if len(got) != len(want) {
+		t.Fatalf("%q: the scans found %d values, the parser %d", v.raw, len(got), len(want))
+	}
+	for i := range got {
+		if string(got[i]) != string(want[i]) {
+			t.Fatalf("%q: value %d is %q, the parser says %q", v.raw, i, got[i], want[i])
+		}
+		checkEnds(t, want[i], depth+1)
+	}
+}
+
+// FuzzAppendString checks the SDK's string encoding against encoding/json:
+// the host reads back the text encoding/json would have written.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "quote \" back \\ <tag> & \n\r\t\x00\x1f", "é\u2028\xff\xfe ok", "\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var got, want string
+		if err := json.Unmarshal(appendString(nil, s), &got); err != nil {
+			t.Fatalf("%q: %s is not JSON: %v", s, appendString(nil, s), err)
+		}
+		enc, _ := json.Marshal(s)
+		if err := json.Unmarshal(enc, &want); err != nil || got != want {
+			t.Fatalf("%q: reads back as %q, encoding/json's as %q", s, got, want)
+		}
+	})
 }

@@ -38,18 +38,41 @@ var does = map[string]string{
 	"execute": "runs code in the program or starts a process",
 }
 
+// config is what Decide reads of a module's settings.
+type config struct {
+	verdicts map[string]string // read, write, execute: as set ("" when not)
+	deferred []string
+}
+
+var cache settings.Cache[config]
+
+func readConfig(s sdk.Value) config {
+	c := config{verdicts: map[string]string{}}
+	for _, k := range []string{"read", "write", "execute"} {
+		c.verdicts[k] = s.Get(k).Str()
+	}
+	for _, t := range s.Get("defer").Elements() {
+		c.deferred = append(c.deferred, t.Str())
+	}
+	return c
+}
+
 // Decide is the policy.
 func Decide(r *sdk.Request) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
-	for _, t := range r.Settings().Get("defer").Elements() {
-		if t.Str() == r.Tool() {
+	c := cache.Get(r.Settings(), readConfig)
+	for _, t := range c.deferred {
+		if t == r.Tool() {
 			return sdk.Abstain()
 		}
 	}
 	cat := r.Category()
-	verdict := r.Settings().Get(cat).Str()
+	verdict, ok := c.verdicts[cat]
+	if !ok { // not a category the host sends: read as before
+		verdict = r.Settings().Get(cat).Str()
+	}
 	if verdict == "" {
 		verdict = map[string]string{"read": "allow", "write": "allow"}[cat]
 		if verdict == "" {

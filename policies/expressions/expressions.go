@@ -28,6 +28,20 @@ func Validate(s sdk.Value) error {
 	return settings.Check("expressions", s, Settings)
 }
 
+var cache settings.Cache[rules]
+
+// readRules reads deny_names and allow_calls.
+func readRules(s sdk.Value) rules {
+	rs := rules{deny: map[string]bool{}, calls: map[string]bool{}}
+	for _, n := range s.Get("deny_names").Elements() {
+		rs.deny[n.Str()] = true
+	}
+	for _, n := range s.Get("allow_calls").Elements() {
+		rs.calls[n.Str()] = true
+	}
+	return rs
+}
+
 // Decide is the policy. It judges every piece of code the host derived from
 // the call (plugins/ABI.md, derived.code), whichever tool and argument
 // carries it: an expression to evaluate, a condition, a hit condition, a
@@ -40,18 +54,10 @@ func Decide(r *sdk.Request) sdk.Decision {
 	if len(code) == 0 {
 		return sdk.Abstain()
 	}
-	s := r.Settings()
-	extraDeny := map[string]bool{}
-	for _, n := range s.Get("deny_names").Elements() {
-		extraDeny[n.Str()] = true
-	}
-	okCalls := map[string]bool{}
-	for _, n := range s.Get("allow_calls").Elements() {
-		okCalls[n.Str()] = true
-	}
+	rs := cache.Get(r.Settings(), readRules)
 	worst, why := "allow", "plain names, attributes, literal subscripts and comparisons"
 	for _, c := range code {
-		v, reason := judgeCode(c.Get("text").Str(), c.Get("kind").Str(), rules{deny: extraDeny, calls: okCalls})
+		v, reason := judgeCode(c.Get("text").Str(), c.Get("kind").Str(), rs)
 		reason = c.Get("argument").Str() + ": " + reason
 		if v == "deny" || (v == "approve" && worst == "allow") {
 			worst, why = v, reason

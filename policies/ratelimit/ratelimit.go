@@ -42,14 +42,29 @@ func Validate(s sdk.Value) error {
 	return err
 }
 
+// limit is what limits made of a module's settings.
+type limit struct {
+	max    int64
+	window time.Duration
+	err    error
+}
+
+var cache settings.Cache[limit]
+
+func readLimit(s sdk.Value) limit {
+	max, window, err := limits(s)
+	return limit{max, window, err}
+}
+
 // Decide is the policy.
 func Decide(r *sdk.Request) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
-	max, window, err := limits(r.Settings())
-	if err != nil {
-		return sdk.Deny(err.Error())
+	l := cache.Get(r.Settings(), readLimit)
+	max, window := l.max, l.window
+	if l.err != nil {
+		return sdk.Deny(l.err.Error())
 	}
 	n := sdk.CounterAdd("calls", window)
 	if n > max {

@@ -7,6 +7,7 @@ package settings
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 )
@@ -77,3 +78,33 @@ func quote(s string) string { return `"` + s + `"` }
 type msg string
 
 func (m msg) Error() string { return string(m) }
+
+// Cache keeps what a policy made of its settings, by the settings' JSON, so
+// that a call does not read them again: a module instance sees the same
+// few settings on every call (one for each config rule that names the
+// policy), and in a Go wasm guest reading them was a good part of a call's
+// time (docs/PERFORMANCE.md). The zero Cache is ready to use.
+type Cache[T any] struct {
+	mu  sync.Mutex
+	key []byte
+	m   map[string]T
+}
+
+// cacheSize bounds a Cache: past it, the cache starts again empty.
+const cacheSize = 16
+
+// Get is read(s), called once for each settings' JSON.
+func (c *Cache[T]) Get(s sdk.Value, read func(sdk.Value) T) T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key = s.AppendJSON(c.key[:0])
+	if t, ok := c.m[string(c.key)]; ok {
+		return t
+	}
+	if c.m == nil || len(c.m) >= cacheSize {
+		c.m = make(map[string]T, cacheSize)
+	}
+	t := read(s)
+	c.m[string(c.key)] = t
+	return t
+}

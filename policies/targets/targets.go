@@ -68,27 +68,67 @@ func parseHost(h string) (netip.Prefix, bool) {
 	return netip.Prefix{}, false
 }
 
-func allowed(addr string, hosts sdk.Value) bool {
+// config is what Decide reads of a module's settings.
+type config struct {
+	hosts     []host // nil: loopback only
+	programs  []string
+	progsSet  bool
+	interps   []string
+	interpSet bool
+	allowPID  bool
+	files     string
+}
+
+// host is a hosts entry: loopback, or a prefix (ok false: not one).
+type host struct {
+	loopback bool
+	prefix   netip.Prefix
+	ok       bool
+}
+
+var cache settings.Cache[config]
+
+func readConfig(s sdk.Value) config {
+	c := config{allowPID: s.Get("allow_pid").Bool(), files: s.Get("files").Str()}
+	if c.files == "" {
+		c.files = "approve"
+	}
+	if hs := s.Get("hosts"); hs.Exists() {
+		c.hosts = []host{}
+		for _, e := range hs.Elements() {
+			p, ok := parseHost(e.Str())
+			c.hosts = append(c.hosts, host{loopback: e.Str() == "loopback", prefix: p, ok: ok})
+		}
+	} else {
+		c.hosts = []host{{loopback: true}}
+	}
+	globs := func(k string) ([]string, bool) {
+		v := s.Get(k)
+		var gs []string
+		for _, g := range v.Elements() {
+			gs = append(gs, g.Str())
+		}
+		return gs, v.Exists()
+	}
+	c.programs, c.progsSet = globs("programs")
+	c.interps, c.interpSet = globs("interpreters")
+	return c
+}
+
+func allowed(addr string, hosts []host) bool {
 	a, err := netip.ParseAddr(addr)
 	if err != nil || a.Zone() != "" {
 		return false
 	}
 	a = a.Unmap()
-	entries := []string{"loopback"}
-	if hosts.Exists() {
-		entries = nil
-		for _, e := range hosts.Elements() {
-			entries = append(entries, e.Str())
-		}
-	}
-	for _, e := range entries {
-		if e == "loopback" {
+	for _, h := range hosts {
+		if h.loopback {
 			if a.IsLoopback() {
 				return true
 			}
 			continue
 		}
-		if p, ok := parseHost(e); ok && p.Contains(a) {
+		if h.ok && h.prefix.Contains(a) {
 			return true
 		}
 	}
@@ -99,10 +139,21 @@ func allowed(addr string, hosts sdk.Value) bool {
 type verdict struct{ d sdk.Decision }
 
 func (v *verdict) add(d sdk.Decision) {
-	rank := map[string]int{"": 0, "abstain": 0, "allow": 1, "approve": 2, "deny": 3}
-	if rank[d.Verdict] > rank[v.d.Verdict] {
+	if rank(d.Verdict) > rank(v.d.Verdict) {
 		v.d = d
 	}
+}
+
+func rank(verdict string) int {
+	switch verdict {
+	case "allow":
+		return 1
+	case "approve":
+		return 2
+	case "deny":
+		return 3
+	}
+	return 0
 }
 
 // Decide is the policy.
@@ -110,7 +161,7 @@ func Decide(r *sdk.Request) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
-	s := r.Settings()
+	c := cache.Get(r.Settings(), readConfig)
 	var v verdict
 	for _, a := range r.Derived().Get("addresses").Elements() {
 		host, addr := a.Get("host").Str(), a.Get("address").Str()
@@ -118,13 +169,12 @@ func Decide(r *sdk.Request) sdk.Decision {
 		if host != addr {
 			name = host + " (" + addr + ")"
 		}
-		if allowed(addr, s.Get("hosts")) {
+		if allowed(addr, c.hosts) {
 			v.add(sdk.Allow("attach to " + name + " is allowed"))
 		} else {
 			v.add(sdk.Deny("attach to " + name + " is not allowed: only loopback addresses, unless targets.hosts lists more"))
 		}
 	}
-	progs, interps := s.Get("programs"), s.Get("interpreters")
 	for _, p := range r.Derived().Get("paths").Elements() {
 		file := p.Get("resolved").Str()
 		switch p.Get("kind").Str() {
@@ -137,31 +187,27 @@ func Decide(r *sdk.Request) sdk.Decision {
 				v.add(sdk.Allow(file + " belongs to the debug session"))
 				continue
 			}
-			files := s.Get("files").Str()
-			if files == "" {
-				files = "approve"
-			}
-			v.add(sdk.Decision{Verdict: files, Reason: "reading " + file + ", which is not a file of the debug session's program (its stack, its loaded sources, a launch's directory): it could hold secrets"})
+			v.add(sdk.Decision{Verdict: c.files, Reason: "reading " + file + ", which is not a file of the debug session's program (its stack, its loaded sources, a launch's directory): it could hold secrets"})
 		case "program":
-			if progs.Exists() {
-				v.add(match(progs, file, "program "+file, "targets.programs"))
+			if c.progsSet {
+				v.add(match(c.programs, file, "program "+file, "targets.programs"))
 			}
 		case "executable":
 			switch {
-			case interps.Exists():
-				v.add(match(interps, file, "python "+file, "targets.interpreters"))
-			case progs.Exists():
+			case c.interpSet:
+				v.add(match(c.interps, file, "python "+file, "targets.interpreters"))
+			case c.progsSet:
 				v.add(sdk.Deny("python " + file + " is an executable no rule allows: list it in targets.interpreters"))
 			}
 		}
 	}
 	switch r.Tool() {
 	case "debugpy_launch":
-		if m := r.Arg("module").Str(); m != "" && progs.Exists() {
-			v.add(match(progs, "-m "+m, "module "+m, "targets.programs"))
+		if m := r.Arg("module").Str(); m != "" && c.progsSet {
+			v.add(match(c.programs, "-m "+m, "module "+m, "targets.programs"))
 		}
 	case "debugpy_attach_pid":
-		if s.Get("allow_pid").Bool() {
+		if c.allowPID {
 			v.add(sdk.Allow("attach by pid is allowed"))
 		} else {
 			v.add(sdk.Deny("attach by pid is off (targets.allow_pid)"))
@@ -173,9 +219,9 @@ func Decide(r *sdk.Request) sdk.Decision {
 	return v.d
 }
 
-func match(globs sdk.Value, p, what, key string) sdk.Decision {
-	for _, g := range globs.Elements() {
-		if ok, _ := path.Match(g.Str(), p); ok {
+func match(globs []string, p, what, key string) sdk.Decision {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, p); ok {
 			return sdk.Allow(what + " is allowed")
 		}
 	}
