@@ -14,14 +14,15 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
-// Verdicts and combined decisions.
+// Verdicts and combined decisions: ABI v1's words (plugins/abi).
 const (
-	Allow   = "allow"
-	Deny    = "deny"
-	Approve = "approve"
-	Abstain = "abstain"
+	Allow   = abi.Allow
+	Deny    = abi.Deny
+	Approve = abi.Approve
+	Abstain = abi.Abstain
 )
 
 // Config is a policy configuration (docs/POLICY_GUIDE.md).

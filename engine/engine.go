@@ -269,7 +269,8 @@ type Step struct {
 	Module   string        `json:"module"`
 	Verdict  string        `json:"verdict"` // deny on error
 	Reason   string        `json:"reason,omitempty"`
-	Mode     string        `json:"mode"` // enforce | monitor
+	Code     string        `json:"code,omitempty"` // the module's reason code (plugins/abi)
+	Mode     string        `json:"mode"`           // enforce | monitor
 	Duration time.Duration `json:"duration_ns"`
 	Error    string        `json:"error,omitempty"`
 	Rewrote  bool          `json:"rewrote,omitempty"`
@@ -350,7 +351,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 			st.Verdict, st.Error = Deny, err.Error()
 			st.Reason = err.Error()
 		} else {
-			st.Verdict, st.Reason = resp.Decision, resp.Reason
+			st.Verdict, st.Reason, st.Code = resp.Decision, resp.Reason, resp.Code
 			if call.Phase == PhaseResult && st.Verdict == Approve {
 				st.Verdict = Deny
 				st.Reason = "approve in phase result counts as deny: " + st.Reason

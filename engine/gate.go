@@ -18,6 +18,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/engine/approval"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
 // The gate is the journey of one tool call, in one MCP-free place:
@@ -280,15 +281,25 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// isRateLimited: a deny whose every reason is a rate limit ("MODULE: rate
-// limit: ...", as the built-in ratelimit says) is recorded as rate-limited.
+// isRateLimited: a deny that every module that made it marked as a rate
+// limit (the code abi.RateLimited, as the built-in ratelimit answers) is
+// recorded as rate-limited. A reason's words are never read for it.
 func isRateLimited(d Decision) bool {
-	for _, r := range d.Reasons {
-		if _, after, ok := strings.Cut(r, ": "); !ok || !strings.HasPrefix(after, "rate limit") {
+	if d.Decision != Deny || d.Default || len(d.Modules) == 0 {
+		return false
+	}
+	for _, name := range d.Modules {
+		limited := false
+		for _, st := range d.Trace {
+			if st.Module == name && st.Mode == "enforce" && st.Verdict == Deny {
+				limited = st.Code == abi.RateLimited
+			}
+		}
+		if !limited {
 			return false
 		}
 	}
-	return len(d.Reasons) > 0
+	return true
 }
 
 // approve holds a call for a person. It returns nil when the person approved

@@ -14,6 +14,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/engine/approval"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
 // fakePolicy decides by phase, as told.
@@ -49,7 +50,16 @@ func (a fakeAsker) Ask(_ context.Context, q Question) (Answer, *Result, error) {
 }
 
 func verdict(v string, reason string) Decision {
-	return Decision{Decision: v, Reasons: []string{"m: " + reason}, Modules: []string{"m"}}
+	return Decision{Decision: v, Reasons: []string{"m: " + reason}, Modules: []string{"m"},
+		Trace: []Step{{Module: "m", Verdict: v, Reason: reason, Mode: "enforce"}}}
+}
+
+// limited is d with its modules' steps marked as rate limits.
+func limited(d Decision) Decision {
+	for i := range d.Trace {
+		d.Trace[i].Code = abi.RateLimited
+	}
+	return d
 }
 
 // TestGateJourney walks every branch of a call's journey: what it returns,
@@ -78,7 +88,13 @@ func TestGateJourney(t *testing.T) {
 		{name: "allowed, the tool fails", callD: allow, resD: allow, tool: Result{IsError: true, Text: "no session"},
 			wantRun: true, wantText: []string{"no session"}, wantDecision: Allow, wantOutcome: "error"},
 		{name: "denied", callD: verdict(Deny, "no"), wantText: []string{"denied by policy (module m): m: no", "--config"}, wantDecision: Deny, wantOutcome: "not run"},
-		{name: "rate limited", callD: verdict(Deny, "rate limit: 3 calls"), wantText: []string{"rate limit"}, wantDecision: rateLimited, wantOutcome: "not run"},
+		{name: "rate limited", callD: limited(verdict(Deny, "too many: 3 calls")), wantText: []string{"too many"}, wantDecision: rateLimited, wantOutcome: "not run"},
+		// The words of a reason never make a rate limit: only the code does,
+		// from every module that denied.
+		{name: "a rate limit's words, no code", callD: verdict(Deny, "rate limit: 3 calls"), wantText: []string{"rate limit"}, wantDecision: Deny, wantOutcome: "not run"},
+		{name: "one of two denials a rate limit", callD: Decision{Decision: Deny, Reasons: []string{"m: rate limit", "n: no"}, Modules: []string{"m", "n"},
+			Trace: []Step{{Module: "m", Verdict: Deny, Code: abi.RateLimited, Mode: "enforce"}, {Module: "n", Verdict: Deny, Mode: "enforce"}}},
+			wantText: []string{"n: no"}, wantDecision: Deny, wantOutcome: "not run"},
 		{name: "unknown verdict fails closed", callD: verdict("maybe", "?"), wantText: []string{"denied by policy"}, wantDecision: "maybe", wantOutcome: "not run"},
 		{name: "approved by elicitation", callD: verdict(Approve, "a person"), resD: allow, asker: fakeAsker{answer: Approved},
 			wantRun: true, wantDecision: Approve, wantApproval: Approved, wantOutcome: "ok"},

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/opa"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -282,7 +283,7 @@ func (m *Module) evaluateOPA(inst *instance, session string, req []byte) (Respon
 
 // opaResponse reads opa_eval's result set: [] (undefined) is abstain, and
 // [{"result": V}] holds the entrypoint's value V, a decision string or an
-// object of decision, reason and result. Keys are compared exactly.
+// object of decision, reason, result and code. Keys are compared exactly.
 func opaResponse(out []byte) (Response, error) {
 	var set []map[string]json.RawMessage
 	if err := json.Unmarshal(out, &set); err != nil {
@@ -290,7 +291,7 @@ func opaResponse(out []byte) (Response, error) {
 	}
 	switch {
 	case len(set) == 0:
-		return Response{Decision: "abstain"}, nil
+		return Response{Decision: abi.Abstain}, nil
 	case len(set) > 1 || len(set[0]) != 1 || set[0]["result"] == nil:
 		return Response{}, fmt.Errorf("opa_eval's result is not one value: %q", outputText(out))
 	}
@@ -315,8 +316,10 @@ func opaResponse(out []byte) (Response, error) {
 				err = json.Unmarshal(e, &r.Reason)
 			case "result":
 				r.Result = e
+			case "code":
+				err = json.Unmarshal(e, &r.Code)
 			default:
-				return Response{}, fmt.Errorf("the decision has a key %q: the keys are decision, reason and result", k)
+				return Response{}, fmt.Errorf("the decision has a key %q: the keys are decision, reason, result and code", k)
 			}
 			if err != nil {
 				return Response{}, fmt.Errorf("the decision's %s is not a string: %s", k, outputText(e))
@@ -325,7 +328,7 @@ func opaResponse(out []byte) (Response, error) {
 	default:
 		return Response{}, fmt.Errorf("the entrypoint's value is %s: want a decision (\"allow\", \"deny\", \"approve\", \"abstain\") or an object {\"decision\", \"reason\"}", outputText(v))
 	}
-	return r, checkDecision(r.Decision)
+	return r, checkResponse(r)
 }
 
 // env.opa_abort(addr): the module gave up (a conflict, a bad builtin

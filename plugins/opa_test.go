@@ -165,7 +165,7 @@ func TestOPAFailsClosed(t *testing.T) {
 	for _, c := range []struct{ entrypoint, want string }{
 		{"guard/conflict", "module rego: opa_abort: "},
 		{"guard/bad", "module rego: the entrypoint's value is 42: want a decision"},
-		{"guard/wrong", `module rego: the decision has a key "Reason": the keys are decision, reason and result`},
+		{"guard/wrong", `module rego: the decision has a key "Reason": the keys are decision, reason, result and code`},
 	} {
 		m := mustOPA(t, bundle, c.entrypoint, `{}`)
 		r, err := m.Evaluate(context.Background(), "s1", opaRequest("call", "debugpy_evaluate", map[string]any{}, nil))

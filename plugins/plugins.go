@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/fuel"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/opa"
 	"github.com/tetratelabs/wazero"
@@ -628,6 +629,7 @@ type Response struct {
 	Decision string          `json:"decision"`
 	Reason   string          `json:"reason"`
 	Result   json.RawMessage `json:"result,omitempty"`
+	Code     string          `json:"code,omitempty"` // a reason code (abi.RateLimited), or ""
 }
 
 // Evaluate runs guard_evaluate with req (the ABI v1 request JSON) for the MCP
@@ -750,16 +752,16 @@ func parseResponse(out []byte) (Response, error) {
 	if err := json.Unmarshal(out, &r); err != nil {
 		return Response{}, fmt.Errorf("output is not a JSON response: %v: %q", err, outputText(out))
 	}
-	return r, checkDecision(r.Decision)
+	return r, checkResponse(r)
 }
 
-// checkDecision refuses a decision that is not one of the four.
-func checkDecision(d string) error {
-	switch d {
-	case "allow", "deny", "approve", "abstain":
-		return nil
+// checkResponse refuses a verdict that is not one of the four and a reason
+// code ABI v1 does not have.
+func checkResponse(r Response) error {
+	if err := abi.CheckVerdict(r.Decision); err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown decision %q (want allow, deny, approve or abstain)", d)
+	return abi.CheckCode(r.Code)
 }
 
 // call runs fn(len(input)) on the module's limits, with the host functions'

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
 var (
@@ -523,5 +524,35 @@ func TestDeadlineWhileTheGCRuns(t *testing.T) {
 	close(stop)
 	if n := <-gcs; n == 0 {
 		t.Fatal("no collection ran while the guests spun")
+	}
+}
+
+// TestResponseCodes: a response's reason code is read exactly, in both
+// ABIs; one ABI v1 does not have fails the module (closed), as an unknown
+// decision does.
+func TestResponseCodes(t *testing.T) {
+	for _, c := range []struct {
+		v1, opa   string
+		code, err string
+	}{
+		{v1: `{"decision":"deny","reason":"r","code":"rate_limited"}`, opa: `[{"result":{"decision":"deny","reason":"r","code":"rate_limited"}}]`, code: abi.RateLimited},
+		{v1: `{"decision":"deny","reason":"r"}`, opa: `[{"result":{"decision":"deny","reason":"r"}}]`},
+		{v1: `{"decision":"deny","code":"throttled"}`, opa: `[{"result":{"decision":"deny","code":"throttled"}}]`, err: `unknown code "throttled"`},
+		{v1: `{"decision":"deny","code":"Rate_Limited"}`, opa: `[{"result":{"decision":"deny","code":"Rate_Limited"}}]`, err: `unknown code "Rate_Limited"`},
+		{v1: `{"decision":"allow","code":7}`, opa: `[{"result":{"decision":"allow","code":7}}]`, err: "code"},
+	} {
+		for abiName, out := range map[string]string{"v1": c.v1, "opa": c.opa} {
+			read := parseResponse
+			if abiName == "opa" {
+				read = opaResponse
+			}
+			r, err := read([]byte(out))
+			switch {
+			case c.err == "" && (err != nil || r.Code != c.code):
+				t.Errorf("%s %s: %+v %v, want code %q", abiName, out, r, err, c.code)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Errorf("%s %s: %+v %v, want an error with %q", abiName, out, r, err, c.err)
+			}
+		}
 	}
 }

@@ -20,7 +20,11 @@
 // without reflection, calls the handler and writes the response.
 package sdk
 
-import "time"
+import (
+	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
+)
 
 // Request is one tool call (phase "call") or its result (phase "result").
 type Request struct {
@@ -123,26 +127,33 @@ func (r *Request) Time() time.Time {
 
 // Decision is a module's answer.
 type Decision struct {
-	Verdict string // allow, deny, approve or abstain
+	Verdict string // allow, deny, approve or abstain (the abi package's words)
 	Reason  string
+	Code    string // a reason code for the audit log (abi.RateLimited), or ""
 	result  *Value
 }
 
 // Allow lets the call go on.
-func Allow(reason string) Decision { return Decision{Verdict: "allow", Reason: reason} }
+func Allow(reason string) Decision { return Decision{Verdict: abi.Allow, Reason: reason} }
 
 // Deny stops the call.
-func Deny(reason string) Decision { return Decision{Verdict: "deny", Reason: reason} }
+func Deny(reason string) Decision { return Decision{Verdict: abi.Deny, Reason: reason} }
+
+// RateLimit stops the call as a rate limit: the audit log records it as
+// rate-limited (when every module that denied it says so), not as deny.
+func RateLimit(reason string) Decision {
+	return Decision{Verdict: abi.Deny, Reason: reason, Code: abi.RateLimited}
+}
 
 // Approve holds the call for a person (in phase result it counts as deny).
-func Approve(reason string) Decision { return Decision{Verdict: "approve", Reason: reason} }
+func Approve(reason string) Decision { return Decision{Verdict: abi.Approve, Reason: reason} }
 
 // Abstain leaves the call to the other modules and the defaults.
-func Abstain() Decision { return Decision{Verdict: "abstain"} }
+func Abstain() Decision { return Decision{Verdict: abi.Abstain} }
 
 // Rewrite allows the result and replaces it with v (phase result only).
 func Rewrite(reason string, v Value) Decision {
-	return Decision{Verdict: "allow", Reason: reason, result: &v}
+	return Decision{Verdict: abi.Allow, Reason: reason, result: &v}
 }
 
 // Encode is the decision as the ABI's response JSON.
@@ -153,6 +164,10 @@ func (d Decision) appendJSON(b []byte) []byte {
 	b = appendString(b, d.Verdict)
 	b = append(b, `,"reason":`...)
 	b = appendString(b, d.Reason)
+	if d.Code != "" {
+		b = append(b, `,"code":`...)
+		b = appendString(b, d.Code)
+	}
 	if d.result != nil {
 		b = append(b, `,"result":`...)
 		b = d.result.AppendJSON(b)

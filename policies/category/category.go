@@ -8,6 +8,7 @@ package category
 import (
 	"strconv"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
@@ -23,7 +24,7 @@ func Validate(s sdk.Value) error {
 	}
 	for _, k := range []string{"read", "write", "execute"} {
 		switch v := s.Get(k); v.Str() {
-		case "", "allow", "deny", "approve":
+		case "", abi.Allow, abi.Deny, abi.Approve:
 		default:
 			return bad("category: " + k + " must be allow, deny or approve, not " + v.Str())
 		}
@@ -74,16 +75,16 @@ func Decide(r *sdk.Request) sdk.Decision {
 		verdict = r.Settings().Get(cat).Str()
 	}
 	if verdict == "" {
-		verdict = map[string]string{"read": "allow", "write": "allow"}[cat]
+		verdict = map[string]string{"read": abi.Allow, "write": abi.Allow}[cat]
 		if verdict == "" {
-			verdict = "approve"
+			verdict = abi.Approve
 		}
 	}
 	return sdk.Decision{Verdict: verdict, Reason: describe(r, cat) + ": " + verdicts[verdict] + " (category " + cat + ")"}
 }
 
 // verdicts say a verdict to the person who reads the reason.
-var verdicts = map[string]string{"allow": "allowed", "deny": "denied by this config", "approve": "a person decides"}
+var verdicts = map[string]string{abi.Allow: "allowed", abi.Deny: "denied by this config", abi.Approve: "a person decides"}
 
 // describe says what the call would do, for the person who approves it or
 // reads the audit log: the code it would run, the program it would start,

@@ -8,6 +8,7 @@
 package expressions
 
 import (
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
@@ -55,14 +56,14 @@ func Decide(r *sdk.Request) sdk.Decision {
 		return sdk.Abstain()
 	}
 	rs := cache.Get(r.Settings(), readRules)
-	worst, why := "allow", "plain names, attributes, literal subscripts and comparisons"
+	worst, why := abi.Allow, "plain names, attributes, literal subscripts and comparisons"
 	for _, c := range code {
 		v, reason := judgeCode(c.Get("text").Str(), c.Get("kind").Str(), rs)
 		reason = c.Get("argument").Str() + ": " + reason
-		if v == "deny" || (v == "approve" && worst == "allow") {
+		if v == abi.Deny || (v == abi.Approve && worst == abi.Allow) {
 			worst, why = v, reason
 		}
-		if v == "deny" {
+		if v == abi.Deny {
 			break
 		}
 	}

@@ -3,6 +3,7 @@ package expressions
 import (
 	"strings"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
 
@@ -29,7 +30,7 @@ type verdict struct {
 	v, reason string
 }
 
-var rank = map[string]int{"allow": 0, "approve": 1, "deny": 2}
+var rank = map[string]int{abi.Allow: 0, abi.Approve: 1, abi.Deny: 2}
 
 func (v *verdict) add(w, reason string) {
 	if rank[w] > rank[v.v] {
@@ -39,17 +40,17 @@ func (v *verdict) add(w, reason string) {
 
 // judgeCode judges one piece of code of a kind (expression or statement).
 func judgeCode(text, kind string, r rules) (string, string) {
-	v := verdict{v: "allow", reason: "plain names, attributes, literal subscripts and comparisons"}
+	v := verdict{v: abi.Allow, reason: "plain names, attributes, literal subscripts and comparisons"}
 	tree, err := Parse(text)
 	if err != nil {
 		if kind == "expression" {
-			return "deny", "it is not a Python expression this policy can read (" + err.Error() + "): never allowed"
+			return abi.Deny, "it is not a Python expression this policy can read (" + err.Error() + "): never allowed"
 		}
 		return judgeStatements(text, r)
 	}
 	r.walk(tree, &v)
-	if kind != "expression" && v.v == "allow" {
-		v.v, v.reason = "approve", "it runs Python statements in the program, which can change it"
+	if kind != "expression" && v.v == abi.Allow {
+		v.v, v.reason = abi.Approve, "it runs Python statements in the program, which can change it"
 	}
 	return v.v, v.reason
 }
@@ -57,11 +58,11 @@ func judgeCode(text, kind string, r rules) (string, string) {
 func (r rules) name(n string, v *verdict, what string) {
 	switch {
 	case strings.HasPrefix(n, "__"):
-		v.add("deny", "it uses "+n+" (a dunder: the way from any object to the rest of the program): never allowed")
+		v.add(abi.Deny, "it uses "+n+" (a dunder: the way from any object to the rest of the program): never allowed")
 	case denyNames[n] || r.deny[n]:
-		v.add("deny", "it uses "+n+": never allowed")
+		v.add(abi.Deny, "it uses "+n+": never allowed")
 	case secrets.IsName(n, nil):
-		v.add("deny", "it reads "+what+" "+n+", a secret's name: secrets do not leave the program")
+		v.add(abi.Deny, "it reads "+what+" "+n+", a secret's name: secrets do not leave the program")
 	}
 }
 
@@ -78,31 +79,31 @@ func (r rules) walk(n *Node, v *verdict) {
 			if callee.Kind == "Name" || callee.Kind == "Attribute" {
 				what = callee.Name
 			}
-			v.add("approve", "it calls "+what+" (which may run any code): a person decides; list it in expressions.allow_calls to allow it")
+			v.add(abi.Approve, "it calls "+what+" (which may run any code): a person decides; list it in expressions.allow_calls to allow it")
 		}
 	case "Subscript":
 		key := n.Kids[1]
 		if !literal(key) {
-			v.add("approve", "it subscripts with something other than a literal: a person decides")
+			v.add(abi.Approve, "it subscripts with something other than a literal: a person decides")
 		}
 		if key.Kind == "Constant" && key.Undecoded {
-			v.add("approve", "it subscripts with a string this policy cannot decode (a \\N{...} escape): a person decides")
+			v.add(abi.Approve, "it subscripts with a string this policy cannot decode (a \\N{...} escape): a person decides")
 		}
 		if key.Kind == "Constant" && key.Str && secrets.IsName(key.Value, nil) {
-			v.add("deny", "it reads the key "+quote(key.Value)+", a secret's name: secrets do not leave the program")
+			v.add(abi.Deny, "it reads the key "+quote(key.Value)+", a secret's name: secrets do not leave the program")
 		}
 	case "JoinedStr":
-		v.add("approve", "it is an f-string (formatting runs the values' __format__): a person decides")
+		v.add(abi.Approve, "it is an f-string (formatting runs the values' __format__): a person decides")
 	case "ListComp", "SetComp", "DictComp", "GeneratorExp":
-		v.add("approve", "it is a comprehension (a loop over the program's objects): a person decides")
+		v.add(abi.Approve, "it is a comprehension (a loop over the program's objects): a person decides")
 	case "Lambda":
-		v.add("deny", "it defines a lambda: never allowed")
+		v.add(abi.Deny, "it defines a lambda: never allowed")
 	case "NamedExpr":
-		v.add("deny", "it assigns with :=: never allowed")
+		v.add(abi.Deny, "it assigns with :=: never allowed")
 	case "Await":
-		v.add("deny", "it awaits: never allowed")
+		v.add(abi.Deny, "it awaits: never allowed")
 	case "Yield", "YieldFrom":
-		v.add("deny", "it yields: never allowed")
+		v.add(abi.Deny, "it yields: never allowed")
 	}
 	for _, k := range n.Kids {
 		r.walk(k, v)
@@ -137,21 +138,21 @@ func judgeStatements(text string, r rules) (string, string) {
 	for _, line := range splitStatements(text) {
 		t, err := tokenize(line)
 		if err != nil {
-			return "deny", "it is not Python this policy can read (" + err.Error() + "): never allowed"
+			return abi.Deny, "it is not Python this policy can read (" + err.Error() + "): never allowed"
 		}
 		toks = append(toks, t...)
 	}
-	v := verdict{v: "approve", reason: "it runs Python statements in the program, which can change it"}
+	v := verdict{v: abi.Approve, reason: "it runs Python statements in the program, which can change it"}
 	for _, t := range toks {
 		switch {
 		case t.kind == tName && t.asciiWord && (t.text == "import" || t.text == "lambda" || t.text == "global" || t.text == "nonlocal"):
-			v.add("deny", "it uses the statement "+t.text+": never allowed")
+			v.add(abi.Deny, "it uses the statement "+t.text+": never allowed")
 		case t.kind == tName && !(t.asciiWord && keywords[t.text]):
 			r.name(t.text, &v, "the name")
 		case t.kind == tString && strings.Contains(t.prefix, "f"):
 			fs, err := fields(t.body, t.pos, 0, false)
 			if err != nil {
-				v.add("deny", "an f-string this policy cannot read: never allowed")
+				v.add(abi.Deny, "an f-string this policy cannot read: never allowed")
 			}
 			for _, f := range fs {
 				r.walk(f, &v)

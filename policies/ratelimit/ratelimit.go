@@ -68,7 +68,7 @@ func Decide(r *sdk.Request) sdk.Decision {
 	}
 	n := sdk.CounterAdd("calls", window)
 	if n > max {
-		return sdk.Deny("rate limit: " + strconv.FormatInt(n, 10) + " calls in " + window.String() + ", at most " + strconv.FormatInt(max, 10) + "; wait and retry")
+		return sdk.RateLimit("rate limit: " + strconv.FormatInt(n, 10) + " calls in " + window.String() + ", at most " + strconv.FormatInt(max, 10) + "; wait and retry")
 	}
 	return sdk.Abstain()
 }

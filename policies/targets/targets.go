@@ -19,6 +19,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
@@ -46,7 +47,7 @@ func Validate(s sdk.Value) error {
 		}
 	}
 	switch s.Get("files").Str() {
-	case "", "allow", "deny", "approve":
+	case "", abi.Allow, abi.Deny, abi.Approve:
 	default:
 		return bad("targets: files must be allow, deny or approve")
 	}
@@ -91,7 +92,7 @@ var cache settings.Cache[config]
 func readConfig(s sdk.Value) config {
 	c := config{allowPID: s.Get("allow_pid").Bool(), files: s.Get("files").Str()}
 	if c.files == "" {
-		c.files = "approve"
+		c.files = abi.Approve
 	}
 	if hs := s.Get("hosts"); hs.Exists() {
 		c.hosts = []host{}
@@ -146,11 +147,11 @@ func (v *verdict) add(d sdk.Decision) {
 
 func rank(verdict string) int {
 	switch verdict {
-	case "allow":
+	case abi.Allow:
 		return 1
-	case "approve":
+	case abi.Approve:
 		return 2
-	case "deny":
+	case abi.Deny:
 		return 3
 	}
 	return 0

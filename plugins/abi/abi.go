@@ -1,0 +1,49 @@
+// Package abi holds the words of ABI v1 (plugins/ABI.md) that the host,
+// the engine and the guest SDK share: the four verdicts a module answers
+// with and the reason codes it may add. It imports nothing but strconv, so
+// that a Go guest (plugins/sdk) links it at no cost; the host's reading of
+// a response (plugins) and the SDK's writing of one both check against it,
+// and nothing else spells these words.
+package abi
+
+import "strconv"
+
+// The verdicts of a module's response, and of a combined decision.
+const (
+	Allow   = "allow"   // the call may go on
+	Deny    = "deny"    // the call stops
+	Approve = "approve" // a person decides (in phase result: deny)
+	Abstain = "abstain" // no opinion: the other modules and the defaults decide
+)
+
+// Reason codes: what a deny is, for the audit log, where its reason is
+// words for a person. A module adds one in its response's "code" member;
+// the host never reads a reason's text for it.
+const (
+	// RateLimited marks a deny that is a rate limit: when every module
+	// that denied a call says so, the audit log records it as
+	// rate-limited rather than deny.
+	RateLimited = "rate_limited"
+)
+
+// CheckVerdict refuses a verdict other than the four.
+func CheckVerdict(v string) error {
+	switch v {
+	case Allow, Deny, Approve, Abstain:
+		return nil
+	}
+	return errorf("unknown decision " + strconv.Quote(v) + " (want allow, deny, approve or abstain)")
+}
+
+// CheckCode refuses a reason code ABI v1 does not have ("" is none).
+func CheckCode(code string) error {
+	switch code {
+	case "", RateLimited:
+		return nil
+	}
+	return errorf("unknown code " + strconv.Quote(code) + " (the codes are: " + RateLimited + ")")
+}
+
+type errorf string
+
+func (e errorf) Error() string { return string(e) }
