@@ -23,6 +23,17 @@ func Validate(s sdk.Value) error {
 	return settings.Check("redact", s, Settings)
 }
 
+var cache settings.Cache[map[string]bool]
+
+// readNames reads settings.names, lower-cased, once per settings.
+func readNames(s sdk.Value) map[string]bool {
+	extra := map[string]bool{}
+	for _, n := range s.Get("names").Elements() {
+		extra[strings.ToLower(n.Str())] = true
+	}
+	return extra
+}
+
 // Decide is the policy.
 func Decide(r *sdk.Request) sdk.Decision {
 	if r.Phase() != "result" {
@@ -31,10 +42,7 @@ func Decide(r *sdk.Request) sdk.Decision {
 	if !r.Result().Exists() || r.Result().Kind() == sdk.Null {
 		return sdk.Allow("no result")
 	}
-	extra := map[string]bool{}
-	for _, n := range r.Settings().Get("names").Elements() {
-		extra[strings.ToLower(n.Str())] = true
-	}
+	extra := cache.Get(r.Settings(), readNames)
 	res := r.Result()
 	n := 0
 	out, _ := walk(res, extra, &n)

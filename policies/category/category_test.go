@@ -1,0 +1,29 @@
+package category
+
+import (
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
+)
+
+func TestDecide(t *testing.T) {
+	code := `{"code":[{"argument":"condition","kind":"expression","text":"n > 3"}],"paths":[],"addresses":[]}`
+	policytest.Run(t, Decide, []policytest.Case{
+		{Name: "read by default", Tool: "debugpy_stack_trace", Want: "allow", Reason: "debugpy_stack_trace reads the paused program: allowed (category read)"},
+		{Name: "write by default", Tool: "debugpy_set_breakpoint", Category: "write", Want: "allow", Reason: "changes the debug session"},
+		{Name: "execute by default", Tool: "debugpy_launch", Category: "execute", Want: "approve", Reason: "a person decides"},
+		{Name: "write denied", Tool: "debugpy_step_over", Category: "write", Settings: `{"write":"deny"}`, Want: "deny", Reason: "denied by this config (category write)"},
+		{Name: "read approved", Tool: "debugpy_variables", Settings: `{"read":"approve"}`, Want: "approve"},
+		{Name: "the same tool, other settings", Tool: "debugpy_variables", Settings: `{"read":"deny"}`, Want: "deny"},
+		{Name: "deferred", Tool: "debugpy_evaluate", Category: "execute", Settings: `{"defer":["debugpy_evaluate"]}`, Want: "abstain"},
+		{Name: "deferred is exact", Tool: "debugpy_evaluate", Category: "execute", Settings: `{"defer":["debugpy_Evaluate","debugpy_evaluate "]}`, Want: "approve"},
+		{Name: "code says what it runs", Tool: "debugpy_set_breakpoint", Category: "execute", Derived: code, Want: "approve",
+			Reason: "debugpy_set_breakpoint would have debugpy run Python in the program (its condition: n > 3)"},
+		{Name: "a launch names its program", Tool: "debugpy_launch", Category: "execute",
+			Derived: `{"code":[],"paths":[{"argument":"program","kind":"program","given":"app.py","resolved":"/srv/app.py","session":false}],"addresses":[]}`,
+			Want:    "approve", Reason: "would start /srv/app.py on this machine"},
+		{Name: "a launch of a module", Tool: "debugpy_launch", Category: "execute", Args: `{"module":"http.server"}`, Want: "approve", Reason: "would start python -m http.server"},
+		{Name: "attach by pid", Tool: "debugpy_attach_pid", Category: "execute", Args: `{"pid":4242}`, Want: "approve", Reason: "inject the debugger into process 4242"},
+		{Name: "phase result", Phase: "result", Tool: "debugpy_stack_trace", Result: `{}`, Want: "abstain"},
+	})
+}

@@ -1,0 +1,74 @@
+// Package policytest runs a built-in policy's Decide natively on table
+// cases: the fast tier's check of each policy's logic (go test -short),
+// beside the case files that run the compiled module (policies/testdata).
+package policytest
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+)
+
+// Case is one call and the decision it must get.
+type Case struct {
+	Name     string
+	Phase    string // "call" when empty
+	Tool     string
+	Category string // read when empty
+	Args     string // the arguments' JSON ({} when empty)
+	Derived  string // the derived member's JSON (no code, paths or addresses when empty)
+	Result   string // phase result: the structured result's JSON
+	Settings string // the module's settings' JSON ({} when empty)
+
+	Want   string // the verdict
+	Reason string // a part of the reason ("" to not check it)
+	Code   string // the reason code
+	Output string // a part of the response JSON (a rewritten result, say)
+}
+
+// Request is c as the host writes it (plugins/ABI.md).
+func (c Case) Request() []byte {
+	or := func(s, def string) string {
+		if s == "" {
+			return def
+		}
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(`{"abi":1,"phase":`)
+	b.WriteString(quote(or(c.Phase, "call")))
+	b.WriteString(`,"tool":` + quote(c.Tool) + `,"category":` + quote(or(c.Category, "read")))
+	b.WriteString(`,"arguments":` + or(c.Args, "{}") + `,"result":` + or(c.Result, "null"))
+	b.WriteString(`,"session":{"id":"s-1","client":{"name":"test","version":"1"}},"debug_session":null,"time":"2026-12-03T10:00:00Z"`)
+	b.WriteString(`,"derived":` + or(c.Derived, `{"code":[],"paths":[],"addresses":[]}`))
+	b.WriteString(`,"settings":` + or(c.Settings, "{}") + `}`)
+	return []byte(b.String())
+}
+
+func quote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// Run registers decide as the SDK's handler and checks every case.
+func Run(t *testing.T, decide func(*sdk.Request) sdk.Decision, cases []Case) {
+	t.Helper()
+	sdk.Handle(decide)
+	for _, c := range cases {
+		req := c.Request()
+		if !json.Valid(req) {
+			t.Fatalf("%s: the case's request is not JSON: %s", c.Name, req)
+		}
+		out, failed := sdk.Evaluate(req)
+		var r struct{ Decision, Reason, Code string }
+		if failed || json.Unmarshal(out, &r) != nil {
+			t.Errorf("%s: %s (failed %v)", c.Name, out, failed)
+			continue
+		}
+		if r.Decision != c.Want || !strings.Contains(r.Reason, c.Reason) || r.Code != c.Code || !strings.Contains(string(out), c.Output) {
+			t.Errorf("%s: got %s\nwant %s (reason with %q, code %q, output with %q)", c.Name, out, c.Want, c.Reason, c.Code, c.Output)
+		}
+	}
+}

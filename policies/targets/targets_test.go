@@ -1,0 +1,58 @@
+package targets
+
+import (
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
+)
+
+func addr(host, address string) string {
+	return `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"` + host + `","address":"` + address + `","port":5678}]}`
+}
+
+func file(kind, resolved string, session bool) string {
+	s := "false"
+	if session {
+		s = "true"
+	}
+	return `{"code":[],"paths":[{"argument":"path","kind":"` + kind + `","given":"x","resolved":"` + resolved + `","session":` + s + `}],"addresses":[]}`
+}
+
+func TestDecide(t *testing.T) {
+	attach := "debugpy_attach"
+	policytest.Run(t, Decide, []policytest.Case{
+		{Name: "nothing to judge", Tool: "debugpy_stack_trace", Want: "abstain"},
+		{Name: "loopback", Tool: attach, Derived: addr("localhost", "127.0.0.1"), Want: "allow", Reason: "attach to localhost (127.0.0.1) is allowed"},
+		{Name: "loopback v6", Tool: attach, Derived: addr("::1", "::1"), Want: "allow"},
+		{Name: "loopback mapped in v6", Tool: attach, Derived: addr("::ffff:127.0.0.1", "::ffff:127.0.0.1"), Want: "allow"},
+		{Name: "127/8", Tool: attach, Derived: addr("127.9.9.9", "127.9.9.9"), Want: "allow"},
+		{Name: "another host", Tool: attach, Derived: addr("db", "10.0.0.5"), Want: "deny", Reason: "attach to db (10.0.0.5) is not allowed"},
+		{Name: "a zone", Tool: attach, Derived: addr("fe80::1%eth0", "fe80::1%eth0"), Settings: `{"hosts":["fe80::/10"]}`, Want: "deny"},
+		{Name: "not an address", Tool: attach, Derived: addr("x", "x"), Want: "deny"},
+		{Name: "a listed prefix", Tool: attach, Derived: addr("db", "10.0.0.5"), Settings: `{"hosts":["10.0.0.0/8"]}`, Want: "allow"},
+		{Name: "a listed address, mapped", Tool: attach, Derived: addr("db", "::ffff:10.0.0.5"), Settings: `{"hosts":["10.0.0.5"]}`, Want: "allow"},
+		{Name: "hosts replace loopback", Tool: attach, Derived: addr("localhost", "127.0.0.1"), Settings: `{"hosts":["10.0.0.5"]}`, Want: "deny"},
+		{Name: "hosts keep loopback", Tool: attach, Derived: addr("localhost", "127.0.0.1"), Settings: `{"hosts":["10.0.0.5","loopback"]}`, Want: "allow"},
+		{Name: "/proc never", Tool: "debugpy_source", Derived: file("source", "/proc/self/environ", true), Want: "deny", Reason: "is never allowed"},
+		{Name: "/dev never", Tool: "debugpy_source", Derived: file("source", "/dev/mem", false), Settings: `{"files":"allow"}`, Want: "deny"},
+		{Name: "/procfs is not /proc", Tool: "debugpy_source", Derived: file("source", "/procfs/a.py", true), Want: "allow"},
+		{Name: "a session's file", Tool: "debugpy_source", Derived: file("source", "/srv/app.py", true), Want: "allow", Reason: "belongs to the debug session"},
+		{Name: "another file", Tool: "debugpy_source", Derived: file("source", "/etc/passwd", false), Want: "approve", Reason: "could hold secrets"},
+		{Name: "another file, files deny", Tool: "debugpy_source", Derived: file("source", "/etc/passwd", false), Settings: `{"files":"deny"}`, Want: "deny"},
+		{Name: "a program, no programs set", Tool: "debugpy_launch", Derived: file("program", "/tmp/x.py", false), Want: "abstain"},
+		{Name: "a listed program", Tool: "debugpy_launch", Derived: file("program", "/srv/app.py", false), Settings: `{"programs":["/srv/*.py"]}`, Want: "allow"},
+		{Name: "an unlisted program", Tool: "debugpy_launch", Derived: file("program", "/tmp/x.py", false), Settings: `{"programs":["/srv/*.py"]}`,
+			Want: "deny", Reason: "program /tmp/x.py is not in targets.programs"},
+		{Name: "a python, programs set", Tool: "debugpy_launch", Derived: file("executable", "/usr/bin/python3", false), Settings: `{"programs":["/srv/*.py"]}`,
+			Want: "deny", Reason: "list it in targets.interpreters"},
+		{Name: "a listed python", Tool: "debugpy_launch", Derived: file("executable", "/usr/bin/python3", false), Settings: `{"interpreters":["/usr/bin/python3*"]}`, Want: "allow"},
+		{Name: "a module", Tool: "debugpy_launch", Args: `{"module":"http.server"}`, Settings: `{"programs":["-m http.*"]}`, Want: "allow"},
+		{Name: "an unlisted module", Tool: "debugpy_launch", Args: `{"module":"os"}`, Settings: `{"programs":["-m http.*"]}`, Want: "deny"},
+		{Name: "pid off", Tool: "debugpy_attach_pid", Args: `{"pid":1}`, Want: "deny", Reason: "targets.allow_pid"},
+		{Name: "pid on", Tool: "debugpy_attach_pid", Args: `{"pid":1}`, Settings: `{"allow_pid":true}`, Want: "allow"},
+		{Name: "deny beats allow", Tool: attach,
+			Derived: `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"a","address":"127.0.0.1","port":1},{"argument":"host","host":"b","address":"10.1.1.1","port":1}]}`,
+			Want:    "deny", Reason: "b (10.1.1.1)"},
+		{Name: "phase result", Phase: "result", Tool: attach, Result: `{}`, Derived: addr("db", "10.0.0.5"), Want: "abstain"},
+	})
+}
