@@ -51,6 +51,13 @@ type Engine struct {
 	loaded  chan struct{}      // closed when every module is loaded or failed
 	mu      sync.RWMutex       // held for reading by each decision, for writing by Close
 	closed  bool
+
+	// Pins keep the engine open for calls that hold it from start to end
+	// (Live.Acquire): Close waits for them (unpinned) before it closes.
+	pinMu    sync.Mutex
+	pins     int
+	retiring bool          // Close has begun: no new pin
+	unpinned chan struct{} // closed when the last pin goes, once retiring
 }
 
 type module struct {
@@ -66,7 +73,7 @@ type module struct {
 // New checks cfg and starts loading its modules; on a source that cannot be
 // read or fails its pin, it returns an error that names the file and module.
 func New(ctx context.Context, cfg *Config, opts Options) (*Engine, error) {
-	e := &Engine{cfg: cfg, modules: map[string]*module{}, loaded: make(chan struct{})}
+	e := &Engine{cfg: cfg, modules: map[string]*module{}, loaded: make(chan struct{}), unpinned: make(chan struct{})}
 	sbTimeout, _ := duration(cfg.Sandbox.Timeout, plugins.DefaultTimeout)
 	sbMemory, _ := ParseSize(cfg.Sandbox.Memory)
 	for name, mc := range cfg.Modules {
@@ -183,6 +190,16 @@ func (e *Engine) Config() *Config { return e.cfg }
 // Close stops loading, waits for the decisions in flight, and closes the
 // modules. Decisions asked for after Close are denied.
 func (e *Engine) Close(ctx context.Context) {
+	e.pinMu.Lock()
+	first, wait := !e.retiring, e.pins > 0
+	e.retiring = true
+	e.pinMu.Unlock()
+	if first && wait {
+		select { // the calls that hold it end first (ctx: shutdown cannot wait forever)
+		case <-e.unpinned:
+		case <-ctx.Done():
+		}
+	}
 	e.closing.Store(true)
 	e.cancel()
 	<-e.loaded
@@ -197,6 +214,27 @@ func (e *Engine) Close(ctx context.Context) {
 			m.m.Close(ctx)
 		}
 	}
+}
+
+// pin keeps e open until release is called, and is false once e is
+// closing. release may be called more than once.
+func (e *Engine) pin() (release func(), ok bool) {
+	e.pinMu.Lock()
+	defer e.pinMu.Unlock()
+	if e.retiring {
+		return nil, false
+	}
+	e.pins++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			e.pinMu.Lock()
+			defer e.pinMu.Unlock()
+			if e.pins--; e.pins == 0 && e.retiring {
+				close(e.unpinned)
+			}
+		})
+	}, true
 }
 
 // Chain is the modules that apply to tool in phase, in rule order, and the

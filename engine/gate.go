@@ -99,9 +99,14 @@ type Asker interface {
 	Ask(ctx context.Context, q Question) (Answer, *Result, error)
 }
 
-// Policy is what the gate needs of the engine: a decision and the config in
-// force (Live, which a reload may swap).
+// Policy is what the gate needs of the engine: the engine in force, held
+// for one call from start to end (Live.Acquire: a reload may swap it).
 type Policy interface {
+	Acquire() (Decider, func())
+}
+
+// Decider is what a call's journey asks of the engine it holds (Engine).
+type Decider interface {
 	Decide(ctx context.Context, call Call) Decision
 	Config() *Config
 }
@@ -170,7 +175,14 @@ const (
 // asked.
 func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(context.Context) Result) Result {
 	t0 := time.Now()
-	cfg := g.policy.Config()
+	eng, release := g.policy.Acquire()
+	defer release()
+	return g.guard(ctx, eng, call, asker, run, t0)
+}
+
+// guard is Guard on the one engine p of the call.
+func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker, run func(context.Context) Result, t0 time.Time) Result {
+	cfg := p.Config()
 	ec := Call{Phase: PhaseCall, Tool: call.Tool, Category: call.Category, Arguments: call.Arguments, Derived: call.Derived,
 		SessionID: call.SessionID, Client: call.Client, DebugSession: call.DebugSession, Time: time.Now()}
 	rec := audit.Entry{Kind: "decision", Call: g.prefix + strconv.FormatUint(g.calls.Add(1), 10),
@@ -190,7 +202,7 @@ func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(c
 	case cfg.Hides(call.Tool):
 		d = Decision{Decision: hidden, Reasons: []string{"the policy config hides " + call.Tool}}
 	default:
-		d = g.policy.Decide(ctx, ec)
+		d = p.Decide(ctx, ec)
 	}
 	rec.Decision, rec.Reasons, rec.Modules, rec.Monitor = d.Decision, d.Reasons, d.Modules, monitored(d)
 	g.log.Info("decision", "call", rec.Call, "tool", call.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
@@ -230,7 +242,7 @@ func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(c
 		return res
 	}
 	res := run(ctx)
-	res, outcome, monitor := g.checkResult(ctx, ec, res)
+	res, outcome, monitor := g.checkResult(ctx, p, ec, res)
 	if masked, n := g.mask(call.SessionID, res); n > 0 {
 		res = masked
 		if outcome == "ok" || outcome == "error" {
@@ -383,7 +395,7 @@ func (g *Gate) elicit(ctx context.Context, call ToolCall, asker Asker, b approva
 // checkResult runs the result phase on the structured result (or, for an
 // error result, on its text) and says what became of it, and what the
 // modules in monitor mode said.
-func (g *Gate) checkResult(ctx context.Context, ec Call, res Result) (Result, string, []audit.Verdict) {
+func (g *Gate) checkResult(ctx context.Context, p Decider, ec Call, res Result) (Result, string, []audit.Verdict) {
 	outcome := "ok"
 	if res.IsError {
 		outcome = "error"
@@ -397,7 +409,7 @@ func (g *Gate) checkResult(ctx context.Context, ec Call, res Result) (Result, st
 		return *denied(ec.Tool, "result withheld by policy", Decision{Reasons: []string{"engine: cannot encode the result: " + err.Error()}}, ""), "withheld", nil
 	}
 	ec.Phase, ec.Result = PhaseResult, raw
-	d := g.policy.Decide(ctx, ec)
+	d := p.Decide(ctx, ec)
 	g.log.Info("decision", "phase", "result", "tool", ec.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
 	monitor := monitored(d)
 	if d.Decision != Allow {

@@ -23,7 +23,8 @@ type fakePolicy struct {
 	call, result Decision
 }
 
-func (p *fakePolicy) Config() *Config { return p.cfg }
+func (p *fakePolicy) Config() *Config            { return p.cfg }
+func (p *fakePolicy) Acquire() (Decider, func()) { return p, func() {} }
 func (p *fakePolicy) Decide(_ context.Context, c Call) Decision {
 	if c.Phase == PhaseResult {
 		return p.result
@@ -284,5 +285,51 @@ func TestGateMasksSecrets(t *testing.T) {
 		func(context.Context) Result { return Result{Text: "s3cr3t'\nhunter2"} })
 	if other.Text != "s3cr3t'\nhunter2" {
 		t.Fatalf("other session: %q", other.Text)
+	}
+}
+
+// TestOneEnginePerCall: a reload while a call runs does not change the
+// engine that call is judged by: its result is decided by the config its
+// call was, and the old engine closes only once the call is done.
+func TestOneEnginePerCall(t *testing.T) {
+	const sandbox = "[sandbox]\ntimeout = \"5s\"\n[audit]\narguments = \"hash\"\n"
+	old := engineFor(t, "default = \"allow\"\n"+sandbox)
+	strict := engineFor(t, "default = \"deny\"\n"+sandbox+`
+[modules.no]
+source = "PROBE"
+settings = { verdict = "deny", reason = "not after the reload" }
+[[rules]]
+tools = ["debugpy_stack_trace"]
+call = ["no"]
+result = ["no"]
+`)
+	alog, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alog.Close()
+	live := NewLive(old)
+	g := NewGate(live, GateOptions{Audit: alog})
+	call := ToolCall{Tool: "debugpy_stack_trace", Category: "read", Arguments: json.RawMessage(`{}`), SessionID: "s"}
+	closed := make(chan struct{})
+	res := g.Guard(context.Background(), call, nil, func(ctx context.Context) Result {
+		if err := live.Replace(ctx, func(context.Context) (*Engine, error) { return strict, nil }); err != nil {
+			t.Fatal(err)
+		}
+		go func() { old.Close(context.Background()); close(closed) }()
+		select {
+		case <-closed:
+			t.Error("the old engine closed while a call held it")
+		default:
+		}
+		return Result{Text: "20 frames"}
+	})
+	if res.IsError || res.Text != "20 frames" {
+		t.Fatalf("the call's result was judged by the new config: %+v", res)
+	}
+	<-closed // the call is done: the old engine closes
+	res = g.Guard(context.Background(), call, nil, func(context.Context) Result { t.Error("ran"); return Result{} })
+	if !res.IsError || !strings.Contains(res.Text, "not after the reload") {
+		t.Fatalf("the next call is not decided by the new config: %+v", res)
 	}
 }

@@ -54,6 +54,24 @@ func (l *Live) Replace(ctx context.Context, load func(context.Context) (*Engine,
 	return nil
 }
 
+// Acquire returns the engine in force, kept open until release is called
+// even when a reload replaces it: a call's journey (its decision, a
+// person's approval, the tool's run, the decision on its result) reads one
+// config and runs on one engine. The engine in force while it closes
+// (shutdown) comes back unpinned; its decisions deny with ErrClosed.
+func (l *Live) Acquire() (Decider, func()) {
+	for {
+		e := l.cur.Load()
+		if release, ok := e.pin(); ok {
+			return e, release
+		}
+		if l.cur.Load() == e {
+			return e, func() {}
+		}
+		// Replaced while being closed: take the new one.
+	}
+}
+
 // Close closes the engine in force.
 func (l *Live) Close(ctx context.Context) { l.cur.Load().Close(ctx) }
 

@@ -389,7 +389,8 @@ func TestSharedCodeAndPool(t *testing.T) {
 
 func TestSDKSourceComplete(t *testing.T) {
 	files, _ := filepath.Glob("sdk/*.go")
-	for _, f := range files {
+	abiFiles, _ := filepath.Glob("abi/*.go")
+	for _, f := range append(files, abiFiles...) {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}

@@ -5,12 +5,14 @@ import (
 	"io/fs"
 )
 
-// The guest SDK's sources travel in the binary, so that `debugpy-guard
-// policy new` writes a project that builds with no network (GOPROXY=off).
-// TestSDKSourceComplete fails when a file of plugins/sdk is missing here.
+// The guest SDK's sources, and the abi package it imports, travel in the
+// binary, so that `debugpy-guard policy new` writes a project that builds
+// with no network (GOPROXY=off). TestSDKSourceComplete fails when a file of
+// plugins/sdk or plugins/abi is missing here.
 //
-//go:embed sdk/sdk.go sdk/json.go sdk/abi_wasip1.go sdk/abi_other.go
+//go:embed sdk/sdk.go sdk/json.go sdk/abi_wasip1.go sdk/abi_other.go abi/abi.go
 var sdkSource embed.FS
 
-// SDKSource is the guest SDK's Go files, as sdk/NAME.go.
+// SDKSource is the guest SDK's Go files and those of the package it
+// imports, as sdk/NAME.go and abi/NAME.go.
 func SDKSource() fs.FS { return sdkSource }

@@ -84,7 +84,14 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 		return fail(err)
 	}
 	live := engine.NewLive(eng)
-	defer live.Close(context.Background())
+	defer func() {
+		// A call still in flight holds its engine (Live.Acquire); its
+		// context is cancelled with the server's, so it ends soon: wait a
+		// little for it, not for ever.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		live.Close(ctx)
+	}()
 	path, err := auditPath(eng.Config())
 	if err != nil {
 		return fail(err)

@@ -101,7 +101,7 @@ func New(dir, lang string) error {
 	if err := writeAll(dir, name, files); err != nil {
 		return err
 	}
-	err := fs.WalkDir(plugins.SDKSource(), "sdk", func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(plugins.SDKSource(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
