@@ -94,10 +94,10 @@ func (e *Engine) Run(ctx context.Context, c Case, prepare Prepare) (Decision, []
 	var fails []string
 	switch {
 	case err != nil && !c.Malformed:
-		d = Decision{Decision: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
+		d = Decision{Verdict: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
 		return d, []string{fmt.Sprintf("the gate refuses these arguments before any module sees them (%v): fix the case, or add malformed = true to test that refusal", err)}
 	case err != nil:
-		d = Decision{Decision: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
+		d = Decision{Verdict: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
 	case c.Malformed:
 		return e.Decide(ctx, call), []string{"the arguments are well formed, but the case says malformed = true"}
 	default:
@@ -105,9 +105,9 @@ func (e *Engine) Run(ctx context.Context, c Case, prepare Prepare) (Decision, []
 	}
 	switch {
 	case c.Want == Abstain && !d.Default:
-		fails = append(fails, fmt.Sprintf("decision %s by %s, want abstain (no module deciding)", d.Decision, strings.Join(d.Modules, ", ")))
-	case c.Want != Abstain && d.Decision != c.Want:
-		fails = append(fails, fmt.Sprintf("decision %s, want %s", d.Decision, c.Want))
+		fails = append(fails, fmt.Sprintf("decision %s by %s, want abstain (no module deciding)", d.Verdict, strings.Join(d.Modules, ", ")))
+	case c.Want != Abstain && d.Verdict != c.Want:
+		fails = append(fails, fmt.Sprintf("decision %s, want %s", d.Verdict, c.Want))
 	}
 	reasons := strings.Join(d.Reasons, "; ")
 	if c.Reason != "" && !strings.Contains(reasons, c.Reason) {

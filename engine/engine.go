@@ -316,12 +316,12 @@ type Step struct {
 
 // Decision is the combined verdict with its trace.
 type Decision struct {
-	Decision string          `json:"decision"` // allow, deny, approve
-	Reasons  []string        `json:"reasons,omitempty"`
-	Modules  []string        `json:"modules,omitempty"` // the modules that made it
-	Default  bool            `json:"default,omitempty"` // no module decided: a default applied
-	Result   json.RawMessage `json:"result,omitempty"`  // rewritten result (phase result)
-	Trace    []Step          `json:"trace"`
+	Verdict string          `json:"decision"` // allow, deny, approve
+	Reasons []string        `json:"reasons,omitempty"`
+	Modules []string        `json:"modules,omitempty"` // the modules that made it
+	Default bool            `json:"default,omitempty"` // no module decided: a default applied
+	Result  json.RawMessage `json:"result,omitempty"`  // rewritten result (phase result)
+	Trace   []Step          `json:"trace"`
 }
 
 var rank = map[string]int{Abstain: 0, Allow: 1, Approve: 2, Deny: 3}
@@ -343,13 +343,13 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
-		return Decision{Decision: Deny, Reasons: []string{ErrClosed.Error()}, Trace: []Step{}}, false
+		return Decision{Verdict: Deny, Reasons: []string{ErrClosed.Error()}, Trace: []Step{}}, false
 	}
 	mods, ruleDefault := e.Chain(call.Tool, call.Phase)
 	d = Decision{Trace: []Step{}}
 	prefix, err := requestPrefix(call)
 	if err != nil {
-		d.Decision, d.Reasons = Deny, []string{"engine: cannot encode the request: " + err.Error()}
+		d.Verdict, d.Reasons = Deny, []string{"engine: cannot encode the request: " + err.Error()}
 		return d, true
 	}
 	best := Abstain
@@ -383,13 +383,13 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 		if err != nil && errors.Is(err, context.Canceled) && e.closing.Load() && ctx.Err() == nil {
 			// Closed (a reload) before this module finished loading: ask
 			// the engine in force instead of denying for it.
-			return Decision{Decision: Deny, Reasons: []string{ErrClosed.Error()}, Trace: []Step{}}, false
+			return Decision{Verdict: Deny, Reasons: []string{ErrClosed.Error()}, Trace: []Step{}}, false
 		}
 		if err != nil {
 			st.Verdict, st.Error = Deny, err.Error()
 			st.Reason = err.Error()
 		} else {
-			st.Verdict, st.Reason, st.Code = resp.Decision, resp.Reason, resp.Code
+			st.Verdict, st.Reason, st.Code = resp.Verdict, resp.Reason, resp.Code
 			if call.Phase == PhaseResult && st.Verdict == Approve {
 				st.Verdict = Deny
 				st.Reason = "approve in phase result counts as deny: " + st.Reason
@@ -414,7 +414,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 		// judged. The call has run; withholding its result protects nothing.
 		// (An uncovered call phase still gets the default below: before a
 		// call runs, the default is what fail-closed means.)
-		d.Default, d.Decision = true, Allow
+		d.Default, d.Verdict = true, Allow
 		d.Reasons = []string{"no rule judges the results of " + call.Tool + ": not judged"}
 		return d, true
 	}
@@ -436,7 +436,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 			best = Deny
 		}
 	}
-	d.Decision = best
+	d.Verdict = best
 	if call.Phase == PhaseResult && best == Allow && !bytes.Equal(result, call.Result) {
 		d.Result = result
 	}

@@ -132,8 +132,8 @@ func TestCombining(t *testing.T) {
 	}
 	for _, c := range cases {
 		d := e.Decide(ctx, Call{Phase: c.phase, Tool: c.tool, Category: "read", Arguments: json.RawMessage(`{"x":1}`), SessionID: "s"})
-		if d.Decision != c.want || !strings.Contains(strings.Join(d.Reasons, "; "), c.reason) || fmt.Sprint(d.Modules) != fmt.Sprint(c.modules) {
-			t.Errorf("%s/%s: got %s %v %v, want %s %q %v\ntrace %+v", c.tool, c.phase, d.Decision, d.Reasons, d.Modules, c.want, c.reason, c.modules, d.Trace)
+		if d.Verdict != c.want || !strings.Contains(strings.Join(d.Reasons, "; "), c.reason) || fmt.Sprint(d.Modules) != fmt.Sprint(c.modules) {
+			t.Errorf("%s/%s: got %s %v %v, want %s %q %v\ntrace %+v", c.tool, c.phase, d.Verdict, d.Reasons, d.Modules, c.want, c.reason, c.modules, d.Trace)
 		}
 	}
 	d := e.Decide(ctx, Call{Phase: PhaseCall, Tool: "debugpy_variables", SessionID: "s"})
@@ -142,12 +142,12 @@ func TestCombining(t *testing.T) {
 	}
 	// No rule for the tool: the top-level default.
 	d = e.Decide(ctx, Call{Phase: PhaseCall, Tool: "debugpy_unlisted"})
-	if d.Decision != Deny || !d.Default {
+	if d.Verdict != Deny || !d.Default {
 		t.Errorf("unmatched tool: %+v", d)
 	}
 	// Result rewrite.
 	d = e.Decide(ctx, Call{Phase: PhaseResult, Tool: "debugpy_variables", Result: json.RawMessage(`{"secret":"hunter2","ok":1}`)})
-	if d.Decision != Allow || string(d.Result) != `{"secret":"***","ok":1}` || !d.Trace[0].Rewrote {
+	if d.Verdict != Allow || string(d.Result) != `{"secret":"***","ok":1}` || !d.Trace[0].Rewrote {
 		t.Errorf("rewrite: %+v %s", d, d.Result)
 	}
 }
@@ -160,7 +160,7 @@ func TestConcurrentDecisions(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 30; i++ {
-				if d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate"}); d.Decision != Approve {
+				if d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate"}); d.Verdict != Approve {
 					t.Errorf("concurrent: %+v", d)
 					return
 				}
@@ -233,7 +233,7 @@ func BenchmarkDecideOneModule(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if d := e.Decide(context.Background(), call); d.Decision != Allow {
+		if d := e.Decide(context.Background(), call); d.Verdict != Allow {
 			b.Fatal(d)
 		}
 	}
@@ -273,10 +273,10 @@ call = ["yes"]
 		t.Fatalf("Wait: %v", err)
 	}
 	d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)})
-	if d.Decision != Deny || !strings.Contains(strings.Join(d.Reasons, ";"), "module picky failed to load") {
+	if d.Verdict != Deny || !strings.Contains(strings.Join(d.Reasons, ";"), "module picky failed to load") {
 		t.Fatalf("chain with the failed module: %+v", d)
 	}
-	if d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_variables", Arguments: json.RawMessage(`{}`)}); d.Decision != Allow {
+	if d := e.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_variables", Arguments: json.RawMessage(`{}`)}); d.Verdict != Allow {
 		t.Fatalf("chain without it: %+v", d)
 	}
 }
@@ -330,9 +330,9 @@ call = ["m"]
 				default:
 				}
 				d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)})
-				if d.Decision != Allow && d.Decision != Approve {
+				if d.Verdict != Allow && d.Verdict != Approve {
 					select {
-					case errs <- fmt.Sprintf("%s: %v", d.Decision, d.Reasons):
+					case errs <- fmt.Sprintf("%s: %v", d.Verdict, d.Reasons):
 					default:
 					}
 				}
@@ -343,8 +343,8 @@ call = ["m"]
 		if err := live.Replace(context.Background(), verdict(v)); err != nil {
 			t.Fatalf("replace %d: %v", i, err)
 		}
-		if d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)}); d.Decision != v {
-			t.Fatalf("after replace %d: %s, want %s", i, d.Decision, v)
+		if d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)}); d.Verdict != v {
+			t.Fatalf("after replace %d: %s, want %s", i, d.Verdict, v)
 		}
 	}
 	// A config that fails keeps the one in force.
@@ -357,8 +357,8 @@ call = ["m"]
 	for e := range errs {
 		t.Error(e)
 	}
-	if d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)}); d.Decision != Approve {
-		t.Fatalf("after a failed replace: %s", d.Decision)
+	if d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)}); d.Verdict != Approve {
+		t.Fatalf("after a failed replace: %s", d.Verdict)
 	}
 	first.mu.RLock()
 	closed := first.closed

@@ -163,7 +163,8 @@ func NewGate(p Policy, o GateOptions) *Gate {
 // ([audit] arguments = "full"); larger ones are kept as their hash.
 const maxAuditedArguments = 64 << 10
 
-// Verdicts the gate records of its own: a hidden tool, a rate limit.
+// What the audit log records of a deny that is a hidden tool or a rate
+// limit: the gate's own words for the record, never verdicts.
 const (
 	hidden      = "hidden"
 	rateLimited = "rate-limited"
@@ -196,26 +197,30 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	}
 
 	var d Decision
+	hiddenTool := cfg.Hides(call.Tool)
 	switch {
 	case call.Malformed != nil:
-		d = Decision{Decision: Deny, Reasons: []string{"malformed arguments: " + call.Malformed.Error()}}
-	case cfg.Hides(call.Tool):
-		d = Decision{Decision: hidden, Reasons: []string{"the policy config hides " + call.Tool}}
+		d = Decision{Verdict: Deny, Reasons: []string{"malformed arguments: " + call.Malformed.Error()}}
+	case hiddenTool:
+		d = Decision{Verdict: Deny, Reasons: []string{"the policy config hides " + call.Tool}}
 	default:
 		d = p.Decide(ctx, ec)
 	}
-	rec.Decision, rec.Reasons, rec.Modules, rec.Monitor = d.Decision, d.Reasons, d.Modules, monitored(d)
-	g.log.Info("decision", "call", rec.Call, "tool", call.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
+	rec.Decision, rec.Reasons, rec.Modules, rec.Monitor = d.Verdict, d.Reasons, d.Modules, monitored(d)
+	if hiddenTool && call.Malformed == nil {
+		rec.Decision = hidden
+	}
+	g.log.Info("decision", "call", rec.Call, "tool", call.Tool, "decision", d.Verdict, "reasons", strings.Join(d.Reasons, "; "))
 
 	var stop *Result // the result when the call does not run
 	switch {
 	case call.Malformed != nil:
 		stop = denied(call.Tool, "denied", d, "No tool takes arguments like these: send the arguments its inputSchema describes.")
-	case d.Decision == Allow:
-	case d.Decision == Approve:
-		stop, rec.Approval = g.approve(ctx, call, asker, d, cfg)
-	case d.Decision == hidden:
+	case hiddenTool:
 		stop = denied(call.Tool, "is hidden by the policy config", d, "A user can show it by removing it from `hide` in the policy config (--config).")
+	case d.Verdict == Allow:
+	case d.Verdict == Approve:
+		stop, rec.Approval = g.approve(ctx, call, asker, d, cfg)
 	default: // deny, and anything unexpected: fail closed
 		if isRateLimited(d) {
 			rec.Decision = rateLimited
@@ -297,7 +302,7 @@ func truncate(s string, n int) string {
 // limit (the code abi.RateLimited, as the built-in ratelimit answers) is
 // recorded as rate-limited. A reason's words are never read for it.
 func isRateLimited(d Decision) bool {
-	if d.Decision != Deny || d.Default || len(d.Modules) == 0 {
+	if d.Verdict != Deny || d.Default || len(d.Modules) == 0 {
 		return false
 	}
 	for _, name := range d.Modules {
@@ -410,9 +415,9 @@ func (g *Gate) checkResult(ctx context.Context, p Decider, ec Call, res Result) 
 	}
 	ec.Phase, ec.Result = PhaseResult, raw
 	d := p.Decide(ctx, ec)
-	g.log.Info("decision", "phase", "result", "tool", ec.Tool, "decision", d.Decision, "reasons", strings.Join(d.Reasons, "; "))
+	g.log.Info("decision", "phase", "result", "tool", ec.Tool, "decision", d.Verdict, "reasons", strings.Join(d.Reasons, "; "))
 	monitor := monitored(d)
-	if d.Decision != Allow {
+	if d.Verdict != Allow {
 		return *denied(ec.Tool, "result withheld by policy", d, "The call ran; its result is not shown. A user can change this in the policy config (--config)."), "withheld", monitor
 	}
 	if d.Result == nil {

@@ -51,7 +51,7 @@ func (a fakeAsker) Ask(_ context.Context, q Question) (Answer, *Result, error) {
 }
 
 func verdict(v string, reason string) Decision {
-	return Decision{Decision: v, Reasons: []string{"m: " + reason}, Modules: []string{"m"},
+	return Decision{Verdict: v, Reasons: []string{"m: " + reason}, Modules: []string{"m"},
 		Trace: []Step{{Module: "m", Verdict: v, Reason: reason, Mode: "enforce"}}}
 }
 
@@ -67,7 +67,7 @@ func limited(d Decision) Decision {
 // whether the tool ran, and what the audit log recorded.
 func TestGateJourney(t *testing.T) {
 	allow := verdict(Allow, "fine")
-	rewrite := Decision{Decision: Allow, Reasons: []string{"r: masked"}, Modules: []string{"r"}, Result: json.RawMessage(`{"v":"[redacted]"}`)}
+	rewrite := Decision{Verdict: Allow, Reasons: []string{"r: masked"}, Modules: []string{"r"}, Result: json.RawMessage(`{"v":"[redacted]"}`)}
 	for _, c := range []struct {
 		name          string
 		call          ToolCall
@@ -93,7 +93,7 @@ func TestGateJourney(t *testing.T) {
 		// The words of a reason never make a rate limit: only the code does,
 		// from every module that denied.
 		{name: "a rate limit's words, no code", callD: verdict(Deny, "rate limit: 3 calls"), wantText: []string{"rate limit"}, wantDecision: Deny, wantOutcome: "not run"},
-		{name: "one of two denials a rate limit", callD: Decision{Decision: Deny, Reasons: []string{"m: rate limit", "n: no"}, Modules: []string{"m", "n"},
+		{name: "one of two denials a rate limit", callD: Decision{Verdict: Deny, Reasons: []string{"m: rate limit", "n: no"}, Modules: []string{"m", "n"},
 			Trace: []Step{{Module: "m", Verdict: Deny, Code: abi.RateLimited, Mode: "enforce"}, {Module: "n", Verdict: Deny, Mode: "enforce"}}},
 			wantText: []string{"n: no"}, wantDecision: Deny, wantOutcome: "not run"},
 		{name: "unknown verdict fails closed", callD: verdict("maybe", "?"), wantText: []string{"denied by policy"}, wantDecision: "maybe", wantOutcome: "not run"},
@@ -128,7 +128,7 @@ func TestGateJourney(t *testing.T) {
 		{name: "result rewritten, the text showing it otherwise", callD: allow, resD: rewrite, wantRun: true,
 			tool:     Result{Text: "v = s3cret; w = a long value", Structured: map[string]any{"v": "s3cret", "w": "a long value"}},
 			wantText: []string{"(rewritten by policy: r: masked)\n{\"v\":\"[redacted]\"}"}, wantDecision: Allow, wantOutcome: "rewritten"},
-		{name: "result rewritten into bad JSON", callD: allow, resD: Decision{Decision: Allow, Result: json.RawMessage(`{`)}, wantRun: true,
+		{name: "result rewritten into bad JSON", callD: allow, resD: Decision{Verdict: Allow, Result: json.RawMessage(`{`)}, wantRun: true,
 			wantText: []string{"rewrote the result into invalid JSON"}, wantDecision: Allow, wantOutcome: "withheld"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

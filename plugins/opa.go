@@ -291,7 +291,7 @@ func opaResponse(out []byte) (Response, error) {
 	}
 	switch {
 	case len(set) == 0:
-		return Response{Decision: abi.Abstain}, nil
+		return Response{Verdict: abi.Abstain}, nil
 	case len(set) > 1 || len(set[0]) != 1 || set[0]["result"] == nil:
 		return Response{}, fmt.Errorf("opa_eval's result is not one value: %q", outputText(out))
 	}
@@ -299,7 +299,7 @@ func opaResponse(out []byte) (Response, error) {
 	var r Response
 	switch {
 	case len(v) > 0 && v[0] == '"':
-		if err := json.Unmarshal(v, &r.Decision); err != nil {
+		if err := json.Unmarshal(v, &r.Verdict); err != nil {
 			return Response{}, err
 		}
 	case len(v) > 0 && v[0] == '{':
@@ -311,7 +311,7 @@ func opaResponse(out []byte) (Response, error) {
 			var err error
 			switch k {
 			case "decision":
-				err = json.Unmarshal(e, &r.Decision)
+				err = json.Unmarshal(e, &r.Verdict)
 			case "reason":
 				err = json.Unmarshal(e, &r.Reason)
 			case "result":

@@ -88,7 +88,7 @@ func TestOPADecides(t *testing.T) {
 					want: "allow", reason: "rewritten", result: `{"text":"QUIET"}`},
 			} {
 				r, err := m.Evaluate(context.Background(), "s1", c.req)
-				if err != nil || r.Decision != c.want || r.Reason != c.reason || string(r.Result) != c.result {
+				if err != nil || r.Verdict != c.want || r.Reason != c.reason || string(r.Result) != c.result {
 					t.Errorf("%s: got %+v (result %s) %v; want %s %q %s", c.req, r, r.Result, err, c.want, c.reason, c.result)
 				}
 			}
@@ -102,7 +102,7 @@ func TestOPADecides(t *testing.T) {
 	}
 	// An entrypoint with no value is abstain.
 	m := mustOPA(t, bundle, "guard/undefined", `{}`)
-	if r, err := m.Evaluate(context.Background(), "s1", opaRequest("call", "debugpy_evaluate", map[string]any{}, nil)); err != nil || r.Decision != "abstain" {
+	if r, err := m.Evaluate(context.Background(), "s1", opaRequest("call", "debugpy_evaluate", map[string]any{}, nil)); err != nil || r.Verdict != "abstain" {
 		t.Errorf("undefined: %+v %v", r, err)
 	}
 }
@@ -121,7 +121,7 @@ func TestOPAEntrypointIsChecked(t *testing.T) {
 	// With one entrypoint, it needs no name.
 	m := mustOPA(t, opaFixture(t, "one.tar.gz"), "", "{}")
 	r, err := m.Evaluate(context.Background(), "s1", opaRequest("call", "debugpy_evaluate", map[string]any{}, nil))
-	if err != nil || r.Decision != "deny" || r.Reason != "debugpy_evaluate: not from Rego" {
+	if err != nil || r.Verdict != "deny" || r.Reason != "debugpy_evaluate: not from Rego" {
 		t.Errorf("one entrypoint: %+v %v", r, err)
 	}
 }
@@ -144,7 +144,7 @@ func TestOPAConcurrent(t *testing.T) {
 				switch {
 				case e != nil:
 					err = e
-				case r.Decision != want || (want == "deny" && r.Reason != expr+" is off limits (1 words)"):
+				case r.Verdict != want || (want == "deny" && r.Reason != expr+" is off limits (1 words)"):
 					err = fmt.Errorf("%s: got %+v, want %s", expr, r, want)
 				}
 			}
@@ -263,7 +263,7 @@ func TestOPAHostile(t *testing.T) {
 		}
 	}
 	m := mustOPA(t, src, "print", `{}`)
-	if r, err := m.Evaluate(context.Background(), "s1", request("x")); err != nil || r.Decision != "allow" {
+	if r, err := m.Evaluate(context.Background(), "s1", request("x")); err != nil || r.Verdict != "allow" {
 		t.Errorf("print: %+v %v", r, err)
 	}
 	// The fuel stops a spinning module too, whatever the clock.
@@ -283,7 +283,7 @@ func TestOPAHostile(t *testing.T) {
 	if _, err := m.Evaluate(context.Background(), "s1", big); err == nil || !strings.Contains(err.Error(), "hit its memory limit of 1048576 bytes") {
 		t.Errorf("big request: %v", err)
 	}
-	if r, err := m.Evaluate(context.Background(), "s1", request("x")); err != nil || r.Decision != "allow" {
+	if r, err := m.Evaluate(context.Background(), "s1", request("x")); err != nil || r.Verdict != "allow" {
 		t.Errorf("after a fault: %+v %v", r, err)
 	}
 }
@@ -442,7 +442,7 @@ func TestOPAAgreesWithOPA(t *testing.T) {
 			if err != nil {
 				t.Fatalf("opa eval's %s: %v", want[k], err)
 			}
-			same := got.Decision == w.Decision && got.Reason == w.Reason
+			same := got.Verdict == w.Verdict && got.Reason == w.Reason
 			if k == 0 { // the module read the input as Go reads it
 				same = same && reflect.DeepEqual(decodeAny(t, got.Result), decodeAny(t, w.Result)) &&
 					reflect.DeepEqual(decodeAny(t, got.Result), decodeAny(t, req))

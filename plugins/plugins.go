@@ -626,10 +626,10 @@ func (p *pool) discard(inst *instance) {
 
 // Response is a module's answer (ABI v1).
 type Response struct {
-	Decision string          `json:"decision"`
-	Reason   string          `json:"reason"`
-	Result   json.RawMessage `json:"result,omitempty"`
-	Code     string          `json:"code,omitempty"` // a reason code (abi.RateLimited), or ""
+	Verdict string          `json:"decision"`
+	Reason  string          `json:"reason"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Code    string          `json:"code,omitempty"` // a reason code (abi.RateLimited), or ""
 }
 
 // Evaluate runs guard_evaluate with req (the ABI v1 request JSON) for the MCP
@@ -758,7 +758,7 @@ func parseResponse(out []byte) (Response, error) {
 // checkResponse refuses a verdict that is not one of the four and a reason
 // code ABI v1 does not have.
 func checkResponse(r Response) error {
-	if err := abi.CheckVerdict(r.Decision); err != nil {
+	if err := abi.CheckVerdict(r.Verdict); err != nil {
 		return err
 	}
 	return abi.CheckCode(r.Code)

@@ -97,7 +97,7 @@ func TestGoModuleDecides(t *testing.T) {
 	m := load(t, "probe", probe(t), Limits{Timeout: time.Second})
 	for _, v := range []string{"allow", "deny", "approve", "abstain"} {
 		r, err := m.Evaluate(context.Background(), "s1", request(v))
-		if err != nil || r.Decision != v || r.Reason != "as asked" {
+		if err != nil || r.Verdict != v || r.Reason != "as asked" {
 			t.Fatalf("%s: %+v %v", v, r, err)
 		}
 	}
@@ -128,7 +128,7 @@ func TestCounterScopedBySession(t *testing.T) {
 func TestSandbox(t *testing.T) {
 	m := load(t, "sandbox", probe(t), Limits{Timeout: time.Second})
 	r, err := m.Evaluate(context.Background(), "s1", request("file"))
-	if err != nil || r.Decision != "deny" || !strings.Contains(r.Reason, "no file access") {
+	if err != nil || r.Verdict != "deny" || !strings.Contains(r.Reason, "no file access") {
 		t.Fatalf("file: %+v %v", r, err)
 	}
 	r, err = m.Evaluate(context.Background(), "s1", request("env"))
@@ -153,7 +153,7 @@ func TestHostileCalls(t *testing.T) {
 			t.Errorf("%s: want an error with %q, got %v", c.do, c.want, err)
 		}
 		t.Logf("%s: %v (%v)", c.do, err, time.Since(start))
-		if r, err := m.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Decision != "allow" {
+		if r, err := m.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Verdict != "allow" {
 			t.Fatalf("after %s: the next call failed: %+v %v", c.do, r, err)
 		}
 	}
@@ -163,7 +163,7 @@ func TestHostileCalls(t *testing.T) {
 	} else {
 		t.Logf("bomb: %v", err)
 	}
-	if r, err := bomb.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Decision != "allow" {
+	if r, err := bomb.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Verdict != "allow" {
 		t.Fatalf("after the bomb: %+v %v", r, err)
 	}
 	for _, name := range []string{"badjson", "unknown_decision", "out_of_bounds", "module_error"} {
@@ -241,7 +241,7 @@ func TestHammer(t *testing.T) {
 				switch {
 				case do == "panic" && err == nil:
 					errs <- fmt.Errorf("panic call succeeded")
-				case do == "allow" && (err != nil || r.Decision != "allow"):
+				case do == "allow" && (err != nil || r.Verdict != "allow"):
 					errs <- fmt.Errorf("allow call: %+v %v", r, err)
 				}
 			}
@@ -344,7 +344,7 @@ func TestCompilationCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := m2.Evaluate(context.Background(), "s", []byte(`{}`)); err != nil || r.Decision != "allow" {
+	if r, err := m2.Evaluate(context.Background(), "s", []byte(`{}`)); err != nil || r.Verdict != "allow" {
 		t.Fatalf("in-memory cache: %+v %v", r, err)
 	}
 	m2.Close(context.Background())
@@ -376,7 +376,7 @@ func TestSharedCodeAndPool(t *testing.T) {
 	}
 	a.Close(ctx)
 	for _, m := range []*Module{b, own} {
-		if r, err := m.Evaluate(ctx, "s", request("allow")); err != nil || r.Decision != "allow" {
+		if r, err := m.Evaluate(ctx, "s", request("allow")); err != nil || r.Verdict != "allow" {
 			t.Fatalf("%s after a closed: %+v %v", m.name, r, err)
 		}
 	}
@@ -420,7 +420,7 @@ func TestDeadlineStopsAnEndlessLoop(t *testing.T) {
 			t.Fatalf("%s: %d slots still held", c.m.name, n)
 		}
 	}
-	if r, err := gom.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Decision != "allow" {
+	if r, err := gom.Evaluate(context.Background(), "s1", request("allow")); err != nil || r.Verdict != "allow" {
 		t.Fatalf("after the loop: %+v %v", r, err)
 	}
 }

@@ -102,7 +102,7 @@ func TestCases(t *testing.T) {
 // traceOf is a decision's verdicts and reasons, without the durations.
 func traceOf(d engine.Decision) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %q:", d.Decision, d.Reasons)
+	fmt.Fprintf(&b, "%s %q:", d.Verdict, d.Reasons)
 	for _, st := range d.Trace {
 		fmt.Fprintf(&b, " [%s %s %q %q]", st.Module, st.Verdict, st.Reason, st.Error)
 	}
@@ -150,7 +150,7 @@ func BenchmarkDefaultChain(b *testing.B) {
 			}
 			b.ReportAllocs()
 			benchstat.Run(b, func() {
-				if d := e.Decide(context.Background(), call); d.Decision == "" {
+				if d := e.Decide(context.Background(), call); d.Verdict == "" {
 					b.Fatal(d)
 				}
 			})
@@ -193,7 +193,7 @@ func BenchmarkExpressions(b *testing.B) {
 			b.Run(which+"/"+strconv.Itoa(len(expr))+"B", func(b *testing.B) {
 				b.ReportAllocs()
 				benchstat.Run(b, func() {
-					if d := e.Decide(context.Background(), call); d.Decision == "" {
+					if d := e.Decide(context.Background(), call); d.Verdict == "" {
 						b.Fatal(d)
 					}
 				})

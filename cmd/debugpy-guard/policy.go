@@ -212,7 +212,7 @@ func policyTest(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	for _, r := range results {
 		if len(r.Fails) == 0 {
 			if *verbose {
-				fmt.Fprintf(stdout, "ok   %s: %s (%s)\n", r.File, r.Case.Name, r.Decision.Decision)
+				fmt.Fprintf(stdout, "ok   %s: %s (%s)\n", r.File, r.Case.Name, r.Decision.Verdict)
 			}
 			continue
 		}
@@ -304,7 +304,7 @@ func policyEval(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 		enc.Encode(d)
 		return 0
 	}
-	fmt.Fprintf(stdout, "%s %s %s (phase %s, config %s)\n", d.Decision, call.Tool, call.Arguments, call.Phase, e.Config().File)
+	fmt.Fprintf(stdout, "%s %s %s (phase %s, config %s)\n", d.Verdict, call.Tool, call.Arguments, call.Phase, e.Config().File)
 	for _, r := range d.Reasons {
 		fmt.Fprintf(stdout, "  because %s\n", r)
 	}

@@ -117,12 +117,12 @@ func toolRecords() ([]toolRecord, error) {
 		}
 		call.Phase, call.SessionID = engine.PhaseCall, "tools"
 		d := e.Decide(ctx, call)
-		r.Default.Decision, r.Default.Reasons = d.Decision, d.Reasons
-		r.Default.Recommended = recommended[d.Decision]
+		r.Default.Decision, r.Default.Reasons = d.Verdict, d.Reasons
+		r.Default.Recommended = recommended[d.Verdict]
 		if len(d.Modules) > 0 && !slices.Contains(d.Modules, "category") {
 			// Not decided by category alone: the verdict depends on the
 			// call's arguments.
-			r.Default.Recommended = fmt.Sprintf("judged per call by %s (on this example: %s)", strings.Join(d.Modules, ", "), d.Decision)
+			r.Default.Recommended = fmt.Sprintf("judged per call by %s (on this example: %s)", strings.Join(d.Modules, ", "), d.Verdict)
 		}
 		out = append(out, r)
 	}

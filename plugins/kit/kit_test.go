@@ -172,8 +172,8 @@ func readsJSONAsGo(t *testing.T, lang string) {
 		if err != nil {
 			t.Fatalf("%s: %v", req, err)
 		}
-		if got.Decision != want || (want == "deny" && got.Reason != reason) {
-			t.Fatalf("%s\ngot %s %q, want %s %q", req, got.Decision, got.Reason, want, reason)
+		if got.Verdict != want || (want == "deny" && got.Reason != reason) {
+			t.Fatalf("%s\ngot %s %q, want %s %q", req, got.Verdict, got.Reason, want, reason)
 		}
 	}
 }
@@ -251,8 +251,8 @@ func TestRegoTemplateAgreesWithOPA(t *testing.T) {
 			} else {
 				json.Unmarshal(w, &want)
 			}
-			if got.Decision != want.Decision || got.Reason != want.Reason {
-				t.Fatalf("round %d, words %q: %s\nthis host: %s %q, opa eval: %s %q", round, words, req, got.Decision, got.Reason, want.Decision, want.Reason)
+			if got.Verdict != want.Decision || got.Reason != want.Reason {
+				t.Fatalf("round %d, words %q: %s\nthis host: %s %q, opa eval: %s %q", round, words, req, got.Verdict, got.Reason, want.Decision, want.Reason)
 			}
 		}
 	}
