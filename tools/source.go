@@ -2,8 +2,10 @@ package tools
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // readLines reads the lines of file within n of line (all of the first 2n+1
@@ -33,4 +35,63 @@ func readLines(file string, line, n int) ([]SourceLine, error) {
 		return nil, fmt.Errorf("%s has no line %d", file, line)
 	}
 	return out, nil
+}
+
+type SourceArgs struct {
+	Target
+	File         string `json:"file,omitempty" jsonschema:"file (default: where the program stopped)"`
+	Line         int    `json:"line,omitempty" jsonschema:"line to centre on (default: the stop's line)"`
+	ContextLines *int   `json:"context_lines,omitempty" jsonschema:"lines before and after (default 10)"`
+}
+
+type SourceLine struct {
+	Line    int    `json:"line"`
+	Text    string `json:"text"`
+	Current bool   `json:"current,omitempty"`
+}
+
+type SourceResult struct {
+	File  string       `json:"file"`
+	Lines []SourceLine `json:"lines"`
+}
+
+func source(ctx context.Context, ts *Toolset, a SourceArgs) (SourceResult, string, error) {
+	file, line := a.File, a.Line
+	if file == "" || line == 0 {
+		s, err := ts.Sessions.Get(a.Session)
+		if err != nil {
+			if file == "" {
+				return SourceResult{}, "", err
+			}
+		} else if _, last := s.Stops(); last != nil {
+			if file == "" {
+				file = last.File
+			}
+			if line == 0 && file == last.File {
+				line = last.Line
+			}
+		} else if file == "" {
+			return SourceResult{}, "", fmt.Errorf("give file: %v", notStopped(s))
+		}
+	}
+	n := 10
+	if a.ContextLines != nil {
+		n = *a.ContextLines
+	}
+	if n < 0 || n > 500 {
+		return SourceResult{}, "", fmt.Errorf("context_lines %d: use 0 to 500", n)
+	}
+	lines, err := readLines(file, line, n)
+	if err != nil {
+		return SourceResult{}, "", err
+	}
+	var sb strings.Builder
+	for _, l := range lines {
+		mark := "  "
+		if l.Current {
+			mark = "->"
+		}
+		fmt.Fprintf(&sb, "%s %5d  %s\n", mark, l.Line, l.Text)
+	}
+	return SourceResult{File: file, Lines: lines}, strings.TrimRight(sb.String(), "\n"), nil
 }

@@ -1,0 +1,148 @@
+package tools
+
+// The breakpoint tools: set, remove, list, and the exception filters.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/dap"
+)
+
+type BreakpointArgs struct {
+	Target
+	File         string `json:"file" jsonschema:"source file path (on this machine)"`
+	Line         int    `json:"line" jsonschema:"1-based line"`
+	Condition    string `json:"condition,omitempty" jsonschema:"Python expression: stop only when true"`
+	HitCondition string `json:"hit_condition,omitempty" jsonschema:"stop on the Nth hit, e.g. 3, >=3, %2"`
+	LogMessage   string `json:"log_message,omitempty" jsonschema:"log this message instead of stopping; {expr} is interpolated"`
+}
+
+type BreakpointResult struct {
+	Breakpoint dap.Breakpoint `json:"breakpoint"`
+}
+
+func absFile(f string) (string, error) {
+	if f == "" {
+		return "", errors.New("file is required")
+	}
+	return filepath.Abs(f)
+}
+
+func setBreakpoint(ctx context.Context, ts *Toolset, a BreakpointArgs) (BreakpointResult, string, error) {
+	switch {
+	case a.Line == 0:
+		return BreakpointResult{}, "", errors.New("line is required: the 1-based line to stop at")
+	case a.Line < 0:
+		return BreakpointResult{}, "", fmt.Errorf("line %d: lines start at 1", a.Line)
+	}
+	s, err := ts.Sessions.Get(a.Session)
+	if err != nil {
+		return BreakpointResult{}, "", err
+	}
+	file, err := absFile(a.File)
+	if err != nil {
+		return BreakpointResult{}, "", err
+	}
+	cctx, cancel := ts.rctx(ctx)
+	defer cancel()
+	bp, err := s.AddBreakpoint(cctx, dap.Breakpoint{File: file, Line: a.Line, Condition: a.Condition,
+		HitCondition: a.HitCondition, LogMessage: a.LogMessage})
+	if err != nil {
+		return BreakpointResult{}, "", err
+	}
+	text := fmt.Sprintf("breakpoint %d at %s:%d", bp.ID, bp.File, bp.Line)
+	if bp.Verified {
+		text += fmt.Sprintf(", verified, bound to line %d", bp.BoundLine)
+	} else {
+		text += ", not verified yet"
+		if bp.Message != "" {
+			text += ": " + bp.Message
+		}
+	}
+	return BreakpointResult{Breakpoint: bp}, text, nil
+}
+
+type RemoveArgs struct {
+	Target
+	BreakpointID int    `json:"breakpoint_id,omitempty" jsonschema:"id from debugpy_set_breakpoint"`
+	File         string `json:"file,omitempty" jsonschema:"with line: remove the breakpoints there"`
+	Line         int    `json:"line,omitempty"`
+}
+
+type BreakpointList struct {
+	Breakpoints []dap.Breakpoint `json:"breakpoints"`
+}
+
+func removeBreakpoint(ctx context.Context, ts *Toolset, s *dap.Session, a RemoveArgs) (BreakpointList, string, error) {
+	var file string
+	if a.BreakpointID == 0 {
+		if a.File == "" || a.Line == 0 {
+			return BreakpointList{}, "", errors.New("give breakpoint_id, or file and line")
+		}
+		var err error
+		if file, err = absFile(a.File); err != nil {
+			return BreakpointList{}, "", err
+		}
+	}
+	cctx, cancel := ts.rctx(ctx)
+	defer cancel()
+	removed, err := s.RemoveBreakpoint(cctx, a.BreakpointID, file, a.Line)
+	if err != nil {
+		return BreakpointList{}, "", err
+	}
+	if len(removed) == 0 {
+		return BreakpointList{}, "", errors.New("no such breakpoint: call debugpy_list_breakpoints")
+	}
+	return BreakpointList{Breakpoints: removed}, fmt.Sprintf("removed %d breakpoint(s)", len(removed)), nil
+}
+
+func listBreakpoints(ctx context.Context, ts *Toolset, s *dap.Session, a Target) (BreakpointList, string, error) {
+	l := BreakpointList{Breakpoints: s.Breakpoints()}
+	if l.Breakpoints == nil {
+		l.Breakpoints = []dap.Breakpoint{}
+	}
+	var lines []string
+	for _, bp := range l.Breakpoints {
+		lines = append(lines, fmt.Sprintf("%d: %s:%d verified=%t bound=%d", bp.ID, bp.File, bp.Line, bp.Verified, bp.BoundLine))
+	}
+	if len(lines) == 0 {
+		return l, "no breakpoints", nil
+	}
+	return l, strings.Join(lines, "\n"), nil
+}
+
+type ExceptionArgs struct {
+	Target
+	Filters []string `json:"filters" jsonschema:"any of raised, uncaught, userUnhandled"`
+}
+
+type ExceptionFilters struct {
+	Filters []string `json:"filters"`
+}
+
+// checkFilters refuses an exception filter debugpy does not have.
+func checkFilters(filters []string) error {
+	for _, f := range filters {
+		if f != "raised" && f != "uncaught" && f != "userUnhandled" {
+			return fmt.Errorf("unknown exception filter %q: use raised, uncaught or userUnhandled", f)
+		}
+	}
+	return nil
+}
+
+func setExceptionBreakpoints(ctx context.Context, ts *Toolset, s *dap.Session, a ExceptionArgs) (ExceptionFilters, string, error) {
+	if err := checkFilters(a.Filters); err != nil {
+		return ExceptionFilters{}, "", err
+	}
+	cctx, cancel := ts.rctx(ctx)
+	defer cancel()
+	if err := s.SetExceptionBreakpoints(cctx, a.Filters); err != nil {
+		return ExceptionFilters{}, "", err
+	}
+	f := s.ExceptionFilters()
+	return ExceptionFilters{Filters: f}, fmt.Sprintf("exception filters: %v", f), nil
+}

@@ -1,0 +1,49 @@
+package tools
+
+// The program output tool.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/dap"
+)
+
+type OutputArgs struct {
+	Target
+	Since    uint64 `json:"since,omitempty" jsonschema:"cursor from the last call's next (default: from the start of the buffer)"`
+	Category string `json:"category,omitempty" jsonschema:"only stdout, stderr, console or important"`
+	MaxItems int    `json:"max_items,omitempty" jsonschema:"entries to return (default 200)"`
+}
+
+type OutputResult struct {
+	Entries []dap.OutputEntry `json:"entries"`
+	Next    uint64            `json:"next" jsonschema:"pass as since to read on"`
+	Dropped uint64            `json:"dropped,omitempty" jsonschema:"entries lost to the buffer's bound before they were read"`
+}
+
+func output(ctx context.Context, ts *Toolset, s *dap.Session, a OutputArgs) (OutputResult, string, error) {
+	if a.MaxItems <= 0 {
+		a.MaxItems = 200
+	}
+	e, next, dropped := s.Output().Read(a.Since, a.Category, a.MaxItems)
+	if e == nil {
+		e = []dap.OutputEntry{}
+	}
+	var sb strings.Builder
+	if dropped > 0 {
+		fmt.Fprintf(&sb, "(%d earlier entries were dropped)\n", dropped)
+	}
+	for _, x := range e {
+		fmt.Fprintf(&sb, "[%s] %s", x.Category, x.Text)
+		if !strings.HasSuffix(x.Text, "\n") {
+			sb.WriteString("\n")
+		}
+	}
+	if len(e) == 0 {
+		sb.WriteString("(no new output)\n")
+	}
+	fmt.Fprintf(&sb, "next cursor: %d", next)
+	return OutputResult{Entries: e, Next: next, Dropped: dropped}, sb.String(), nil
+}
