@@ -34,13 +34,13 @@ func TestDecodeStrictRefuses(t *testing.T) {
 		{`[]`, `must be an object`},
 		{`"x"`, `must be an object`},
 	} {
-		var a EvaluateArgs
+		var a evaluateArgs
 		_, err := decodeStrict([]byte(c.raw), &a)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.raw, err, c.want)
 		}
 	}
-	var a LaunchArgs
+	var a launchArgs
 	for _, raw := range []string{`{"program":"a","env":{"A":"1","A":"2"}}`, `{"program":"a","args":["x",1]}`,
 		`{"program":"a","stop_on_entry":"true"}`, `{"program":"a","Program":"b"}`} {
 		if _, err := decodeStrict([]byte(raw), &a); err == nil {
@@ -50,7 +50,7 @@ func TestDecodeStrictRefuses(t *testing.T) {
 }
 
 func TestDecodeStrictCanonical(t *testing.T) {
-	var a EvaluateArgs
+	var a evaluateArgs
 	got, err := decodeStrict([]byte(" {\"frame_id\" : 3, \"expression\":\"x\\u0020< \\ud83d\\ude00\"} "), &a)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
-type BreakpointArgs struct {
+type breakpointArgs struct {
 	Target
 	File         string `json:"file" jsonschema:"source file path (on this machine)"`
 	Line         int    `json:"line" jsonschema:"1-based line"`
@@ -21,7 +21,7 @@ type BreakpointArgs struct {
 	LogMessage   string `json:"log_message,omitempty" jsonschema:"log this message instead of stopping; {expr} is interpolated"`
 }
 
-type BreakpointResult struct {
+type breakpointResult struct {
 	Breakpoint dap.Breakpoint `json:"breakpoint"`
 }
 
@@ -32,27 +32,27 @@ func absFile(f string) (string, error) {
 	return filepath.Abs(f)
 }
 
-func setBreakpoint(ctx context.Context, ts *Toolset, a BreakpointArgs) (BreakpointResult, string, error) {
+func setBreakpoint(ctx context.Context, ts *Toolset, a breakpointArgs) (breakpointResult, string, error) {
 	switch {
 	case a.Line == 0:
-		return BreakpointResult{}, "", errors.New("line is required: the 1-based line to stop at")
+		return breakpointResult{}, "", errors.New("line is required: the 1-based line to stop at")
 	case a.Line < 0:
-		return BreakpointResult{}, "", fmt.Errorf("line %d: lines start at 1", a.Line)
+		return breakpointResult{}, "", fmt.Errorf("line %d: lines start at 1", a.Line)
 	}
 	s, err := ts.Sessions.Get(a.Session)
 	if err != nil {
-		return BreakpointResult{}, "", err
+		return breakpointResult{}, "", err
 	}
 	file, err := absFile(a.File)
 	if err != nil {
-		return BreakpointResult{}, "", err
+		return breakpointResult{}, "", err
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	bp, err := s.AddBreakpoint(cctx, dap.Breakpoint{File: file, Line: a.Line, Condition: a.Condition,
 		HitCondition: a.HitCondition, LogMessage: a.LogMessage})
 	if err != nil {
-		return BreakpointResult{}, "", err
+		return breakpointResult{}, "", err
 	}
 	text := fmt.Sprintf("breakpoint %d at %s:%d", bp.ID, bp.File, bp.Line)
 	if bp.Verified {
@@ -63,45 +63,45 @@ func setBreakpoint(ctx context.Context, ts *Toolset, a BreakpointArgs) (Breakpoi
 			text += ": " + bp.Message
 		}
 	}
-	return BreakpointResult{Breakpoint: bp}, text, nil
+	return breakpointResult{Breakpoint: bp}, text, nil
 }
 
-type RemoveArgs struct {
+type removeArgs struct {
 	Target
 	BreakpointID int    `json:"breakpoint_id,omitempty" jsonschema:"id from debugpy_set_breakpoint"`
 	File         string `json:"file,omitempty" jsonschema:"with line: remove the breakpoints there"`
 	Line         int    `json:"line,omitempty"`
 }
 
-type BreakpointList struct {
+type breakpointList struct {
 	Breakpoints []dap.Breakpoint `json:"breakpoints"`
 }
 
-func removeBreakpoint(ctx context.Context, ts *Toolset, s *dap.Session, a RemoveArgs) (BreakpointList, string, error) {
+func removeBreakpoint(ctx context.Context, ts *Toolset, s *dap.Session, a removeArgs) (breakpointList, string, error) {
 	var file string
 	if a.BreakpointID == 0 {
 		if a.File == "" || a.Line == 0 {
-			return BreakpointList{}, "", errors.New("give breakpoint_id, or file and line")
+			return breakpointList{}, "", errors.New("give breakpoint_id, or file and line")
 		}
 		var err error
 		if file, err = absFile(a.File); err != nil {
-			return BreakpointList{}, "", err
+			return breakpointList{}, "", err
 		}
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	removed, err := s.RemoveBreakpoint(cctx, a.BreakpointID, file, a.Line)
 	if err != nil {
-		return BreakpointList{}, "", err
+		return breakpointList{}, "", err
 	}
 	if len(removed) == 0 {
-		return BreakpointList{}, "", errors.New("no such breakpoint: call debugpy_list_breakpoints")
+		return breakpointList{}, "", errors.New("no such breakpoint: call debugpy_list_breakpoints")
 	}
-	return BreakpointList{Breakpoints: removed}, fmt.Sprintf("removed %d breakpoint(s)", len(removed)), nil
+	return breakpointList{Breakpoints: removed}, fmt.Sprintf("removed %d breakpoint(s)", len(removed)), nil
 }
 
-func listBreakpoints(ctx context.Context, ts *Toolset, s *dap.Session, a Target) (BreakpointList, string, error) {
-	l := BreakpointList{Breakpoints: s.Breakpoints()}
+func listBreakpoints(ctx context.Context, ts *Toolset, s *dap.Session, a Target) (breakpointList, string, error) {
+	l := breakpointList{Breakpoints: s.Breakpoints()}
 	if l.Breakpoints == nil {
 		l.Breakpoints = []dap.Breakpoint{}
 	}
@@ -115,12 +115,12 @@ func listBreakpoints(ctx context.Context, ts *Toolset, s *dap.Session, a Target)
 	return l, strings.Join(lines, "\n"), nil
 }
 
-type ExceptionArgs struct {
+type exceptionArgs struct {
 	Target
 	Filters []string `json:"filters" jsonschema:"any of raised, uncaught, userUnhandled"`
 }
 
-type ExceptionFilters struct {
+type exceptionFilters struct {
 	Filters []string `json:"filters"`
 }
 
@@ -134,15 +134,15 @@ func checkFilters(filters []string) error {
 	return nil
 }
 
-func setExceptionBreakpoints(ctx context.Context, ts *Toolset, s *dap.Session, a ExceptionArgs) (ExceptionFilters, string, error) {
+func setExceptionBreakpoints(ctx context.Context, ts *Toolset, s *dap.Session, a exceptionArgs) (exceptionFilters, string, error) {
 	if err := checkFilters(a.Filters); err != nil {
-		return ExceptionFilters{}, "", err
+		return exceptionFilters{}, "", err
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	if err := s.SetExceptionBreakpoints(cctx, a.Filters); err != nil {
-		return ExceptionFilters{}, "", err
+		return exceptionFilters{}, "", err
 	}
 	f := s.ExceptionFilters()
-	return ExceptionFilters{Filters: f}, fmt.Sprintf("exception filters: %v", f), nil
+	return exceptionFilters{Filters: f}, fmt.Sprintf("exception filters: %v", f), nil
 }

@@ -11,21 +11,21 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
-type ResumeArgs struct {
+type resumeArgs struct {
 	Target
 	ThreadID int      `json:"thread_id,omitempty" jsonschema:"thread (default: the one that stopped last)"`
 	WaitS    *float64 `json:"wait_s,omitempty" jsonschema:"seconds to wait for the next stop (default 10; 0 returns at once)"`
 }
 
-type RunState struct {
+type runResult struct {
 	Session  string    `json:"session"`
 	State    string    `json:"state" jsonschema:"stopped, running, exited or disconnected"`
 	Stop     *dap.Stop `json:"stop,omitempty"`
 	ExitCode *int      `json:"exit_code,omitempty"`
 }
 
-func resumeTool(kind string) func(context.Context, *Toolset, *dap.Session, ResumeArgs) (RunState, string, error) {
-	return func(ctx context.Context, ts *Toolset, s *dap.Session, a ResumeArgs) (RunState, string, error) {
+func resumeTool(kind string) func(context.Context, *Toolset, *dap.Session, resumeArgs) (runResult, string, error) {
+	return func(ctx context.Context, ts *Toolset, s *dap.Session, a resumeArgs) (runResult, string, error) {
 		thread := a.ThreadID
 		_, last := s.Stops()
 		if kind == "pause" {
@@ -37,16 +37,16 @@ func resumeTool(kind string) func(context.Context, *Toolset, *dap.Session, Resum
 				th, err := s.Threads(cctx)
 				cancel()
 				if err != nil {
-					return RunState{}, "", err
+					return runResult{}, "", err
 				}
 				if len(th) == 0 {
-					return RunState{}, "", errors.New("the program has no threads to pause")
+					return runResult{}, "", errors.New("the program has no threads to pause")
 				}
 				thread = th[0].Id
 			}
 		} else if thread == 0 {
 			if last == nil {
-				return RunState{}, "", notStopped(s)
+				return runResult{}, "", notStopped(s)
 			}
 			thread = last.ThreadID
 		}
@@ -64,10 +64,10 @@ func resumeTool(kind string) func(context.Context, *Toolset, *dap.Session, Resum
 		cancel()
 		var re *dap.ResponseError
 		if errors.As(err, &re) {
-			return RunState{}, "", fmt.Errorf("%w: is thread %d stopped? call debugpy_threads", err, thread)
+			return runResult{}, "", fmt.Errorf("%w: is thread %d stopped? call debugpy_threads", err, thread)
 		}
 		if err != nil {
-			return RunState{}, "", err
+			return runResult{}, "", err
 		}
 		wait := 10.0
 		if a.WaitS != nil {
@@ -85,9 +85,9 @@ func notStopped(s *dap.Session) error {
 	return fmt.Errorf("the program is %s, not stopped: call debugpy_session_status", in.State)
 }
 
-func runState(s *dap.Session, st *dap.Stop, err error) RunState {
+func runState(s *dap.Session, st *dap.Stop, err error) runResult {
 	in := s.Info()
-	r := RunState{Session: s.Name(), State: in.State, Stop: st, ExitCode: in.ExitCode}
+	r := runResult{Session: s.Name(), State: in.State, Stop: st, ExitCode: in.ExitCode}
 	if st != nil {
 		r.State = dap.StateStopped
 	}
@@ -95,9 +95,9 @@ func runState(s *dap.Session, st *dap.Stop, err error) RunState {
 }
 
 // awaitStop waits up to wait seconds for a stop newer than gen.
-func awaitStop(ctx context.Context, s *dap.Session, gen uint64, wait float64) (RunState, string, error) {
+func awaitStop(ctx context.Context, s *dap.Session, gen uint64, wait float64) (runResult, string, error) {
 	if wait < 0 || wait > 3600 {
-		return RunState{}, "", fmt.Errorf("wait %gs is out of range (0 to 3600)", wait)
+		return runResult{}, "", fmt.Errorf("wait %gs is out of range (0 to 3600)", wait)
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(wait*float64(time.Second)))
 	defer cancel()
@@ -116,17 +116,17 @@ func awaitStop(ctx context.Context, s *dap.Session, gen uint64, wait float64) (R
 		r := runState(s, nil, nil)
 		return r, fmt.Sprintf("the program is running (no stop within %gs): call debugpy_wait_for_stop or debugpy_pause", wait), nil
 	case errors.Is(err, dap.ErrDisconnected):
-		return RunState{}, "", fmt.Errorf("%v: the session is over; call debugpy_session_stop, then start a new one", err)
+		return runResult{}, "", fmt.Errorf("%v: the session is over; call debugpy_session_stop, then start a new one", err)
 	}
-	return RunState{}, "", err
+	return runResult{}, "", err
 }
 
-type WaitArgs struct {
+type waitArgs struct {
 	Target
 	TimeoutS *float64 `json:"timeout_s,omitempty" jsonschema:"seconds to wait (default 30)"`
 }
 
-func waitForStop(ctx context.Context, ts *Toolset, s *dap.Session, a WaitArgs) (RunState, string, error) {
+func waitForStop(ctx context.Context, ts *Toolset, s *dap.Session, a waitArgs) (runResult, string, error) {
 	if _, last := s.Stops(); last != nil {
 		return runState(s, last, nil), stopText(last), nil
 	}

@@ -30,7 +30,7 @@ const (
 	statement  = "statement"
 )
 
-func (a *EvaluateArgs) derive(context.Context, *Toolset) (*engine.Derived, error) {
+func (a *evaluateArgs) derive(context.Context, *Toolset) (*engine.Derived, error) {
 	kind := expression
 	if a.Context == "repl" {
 		// pydevd evaluates a repl input, and when that fails to compile
@@ -40,7 +40,7 @@ func (a *EvaluateArgs) derive(context.Context, *Toolset) (*engine.Derived, error
 	return &engine.Derived{Code: []engine.Code{{Argument: "expression", Kind: kind, Text: pydevdDedent(pydevdLines(a.Expression))}}}, nil
 }
 
-func (a *SetVariableArgs) derive(context.Context, *Toolset) (*engine.Derived, error) {
+func (a *setVariableArgs) derive(context.Context, *Toolset) (*engine.Derived, error) {
 	value := pydevdLines(a.Value)
 	return &engine.Derived{Code: []engine.Code{
 		{Argument: "value", Kind: expression, Text: value},
@@ -50,7 +50,7 @@ func (a *SetVariableArgs) derive(context.Context, *Toolset) (*engine.Derived, er
 	}}, nil
 }
 
-func (a *BreakpointArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+func (a *breakpointArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	d := &engine.Derived{Code: breakpointCode(nil, "", a.Condition, a.HitCondition, a.LogMessage)}
 	return d, breakpointFile(ts, a.Session, &a.File, d)
 }
@@ -71,7 +71,7 @@ func breakpointCode(code []engine.Code, prefix, condition, hitCondition, logMess
 	return code
 }
 
-func (a *RemoveArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+func (a *removeArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	d := &engine.Derived{}
 	return d, breakpointFile(ts, a.Session, &a.File, d)
 }
@@ -91,7 +91,7 @@ func breakpointFile(ts *Toolset, session string, file *string, d *engine.Derived
 	return nil
 }
 
-func (a *SourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+func (a *sourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	file := a.File
 	if file == "" {
 		// The file of the current stop: what the handler would read.
@@ -112,7 +112,7 @@ func (a *SourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 	return &engine.Derived{Paths: []engine.Path{p}}, nil
 }
 
-func (a *LaunchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+func (a *launchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	d := &engine.Derived{}
 	if a.Program != "" {
 		p, err := resolvePath(ts, "", "program", "program", a.Program)
@@ -141,7 +141,7 @@ func (a *LaunchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 	return d, nil
 }
 
-func (a *AttachPIDArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+func (a *attachPIDArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	d := &engine.Derived{}
 	if a.Python != "" {
 		p, err := resolveExecutable("python", a.Python)
@@ -165,7 +165,7 @@ var hostsFile = &net.Resolver{PreferGo: true, Dial: func(context.Context, string
 // resolveTimeout bounds the one lookup of a host name.
 const resolveTimeout = 3 * time.Second
 
-func (a *StartArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+func (a *startArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	if a.Host == "" {
 		a.Host = "127.0.0.1"
 	}

@@ -14,23 +14,23 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
-type ThreadsArgs struct {
+type threadsArgs struct {
 	Target
 	Frames int `json:"frames,omitempty" jsonschema:"top frames to include per stopped thread (default 0)"`
 }
 
-type ThreadView struct {
-	ID      int     `json:"id"`
-	Name    string  `json:"name"`
-	Stopped bool    `json:"stopped"`
-	Frames  []Frame `json:"frames,omitempty"`
+type threadView struct {
+	ID      int         `json:"id"`
+	Name    string      `json:"name"`
+	Stopped bool        `json:"stopped"`
+	Frames  []frameView `json:"frames,omitempty"`
 }
 
-type ThreadList struct {
-	Threads []ThreadView `json:"threads"`
+type threadList struct {
+	Threads []threadView `json:"threads"`
 }
 
-type Frame struct {
+type frameView struct {
 	ID       int    `json:"id"`
 	Function string `json:"function"`
 	File     string `json:"file,omitempty"`
@@ -38,10 +38,10 @@ type Frame struct {
 	Column   int    `json:"column,omitempty"`
 }
 
-func frames(fs []godap.StackFrame) []Frame {
-	out := make([]Frame, 0, len(fs))
+func frames(fs []godap.StackFrame) []frameView {
+	out := make([]frameView, 0, len(fs))
 	for _, f := range fs {
-		fr := Frame{ID: f.Id, Function: f.Name, Line: f.Line, Column: f.Column}
+		fr := frameView{ID: f.Id, Function: f.Name, Line: f.Line, Column: f.Column}
 		if f.Source != nil {
 			fr.File = f.Source.Path
 		}
@@ -50,19 +50,19 @@ func frames(fs []godap.StackFrame) []Frame {
 	return out
 }
 
-func threads(ctx context.Context, ts *Toolset, s *dap.Session, a ThreadsArgs) (ThreadList, string, error) {
+func threads(ctx context.Context, ts *Toolset, s *dap.Session, a threadsArgs) (threadList, string, error) {
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	th, err := s.Threads(cctx)
 	if err != nil {
-		return ThreadList{}, "", err
+		return threadList{}, "", err
 	}
 	stopped := s.Info().State == dap.StateStopped
-	l := ThreadList{Threads: make([]ThreadView, len(th))}
+	l := threadList{Threads: make([]threadView, len(th))}
 	// The stacks of all threads at once: one round trip, not one a thread.
 	var wg sync.WaitGroup
 	for i, t := range th {
-		l.Threads[i] = ThreadView{ID: t.Id, Name: t.Name, Stopped: stopped}
+		l.Threads[i] = threadView{ID: t.Id, Name: t.Name, Stopped: stopped}
 		if stopped && a.Frames > 0 {
 			wg.Add(1)
 			go func() {
@@ -85,17 +85,17 @@ func threads(ctx context.Context, ts *Toolset, s *dap.Session, a ThreadsArgs) (T
 	return l, strings.TrimSpace(sb.String()), nil
 }
 
-type StackArgs struct {
+type stackArgs struct {
 	Target
 	ThreadID   int `json:"thread_id,omitempty" jsonschema:"thread (default: the one that stopped last)"`
 	Levels     int `json:"levels,omitempty" jsonschema:"frames to return (default 20)"`
 	StartFrame int `json:"start_frame,omitempty" jsonschema:"index of the first frame to return"`
 }
 
-type StackResult struct {
-	ThreadID    int     `json:"thread_id"`
-	Frames      []Frame `json:"frames"`
-	TotalFrames int     `json:"total_frames"`
+type stackResult struct {
+	ThreadID    int         `json:"thread_id"`
+	Frames      []frameView `json:"frames"`
+	TotalFrames int         `json:"total_frames"`
 }
 
 // orLastStop is asked, or when it is 0 (the call names no thread or frame)
@@ -114,10 +114,10 @@ func orLastStop(s *dap.Session, asked int, by func(*dap.Stop) int) (int, error) 
 func threadOf(st *dap.Stop) int { return st.ThreadID }
 func frameOf(st *dap.Stop) int  { return st.FrameID }
 
-func stackTrace(ctx context.Context, ts *Toolset, s *dap.Session, a StackArgs) (StackResult, string, error) {
+func stackTrace(ctx context.Context, ts *Toolset, s *dap.Session, a stackArgs) (stackResult, string, error) {
 	thread, err := orLastStop(s, a.ThreadID, threadOf)
 	if err != nil {
-		return StackResult{}, "", err
+		return stackResult{}, "", err
 	}
 	if a.Levels <= 0 {
 		a.Levels = dap.PrefetchFrames // what the session fetched at the stop
@@ -126,9 +126,9 @@ func stackTrace(ctx context.Context, ts *Toolset, s *dap.Session, a StackArgs) (
 	defer cancel()
 	fs, total, err := s.StackTrace(cctx, thread, a.StartFrame, a.Levels)
 	if err != nil {
-		return StackResult{}, "", fmt.Errorf("%w: is thread %d stopped? call debugpy_threads", err, thread)
+		return stackResult{}, "", fmt.Errorf("%w: is thread %d stopped? call debugpy_threads", err, thread)
 	}
-	r := StackResult{ThreadID: thread, Frames: frames(fs), TotalFrames: total}
+	r := stackResult{ThreadID: thread, Frames: frames(fs), TotalFrames: total}
 	var sb strings.Builder
 	for i, f := range r.Frames {
 		fmt.Fprintf(&sb, "#%d %s at %s:%d (frame %d)\n", a.StartFrame+i, f.Function, f.File, f.Line, f.ID)
@@ -136,7 +136,7 @@ func stackTrace(ctx context.Context, ts *Toolset, s *dap.Session, a StackArgs) (
 	return r, strings.TrimSpace(sb.String()), nil
 }
 
-type VariablesArgs struct {
+type variablesArgs struct {
 	Target
 	FrameID            int    `json:"frame_id,omitempty" jsonschema:"frame (default: the top frame of the last stop)"`
 	Scope              string `json:"scope,omitempty" jsonschema:"locals (default) or globals"`
@@ -145,22 +145,22 @@ type VariablesArgs struct {
 	MaxItems           int    `json:"max_items,omitempty" jsonschema:"children shown per container (default 100)"`
 }
 
-type Variable struct {
-	Name               string     `json:"name"`
-	Value              string     `json:"value"`
-	Type               string     `json:"type,omitempty"`
-	EvaluateName       string     `json:"evaluate_name,omitempty"`
-	VariablesReference int        `json:"variables_reference,omitempty"`
-	Children           []Variable `json:"children,omitempty"`
-	Truncated          bool       `json:"truncated,omitempty" jsonschema:"more children than max_items"`
+type variableView struct {
+	Name               string         `json:"name"`
+	Value              string         `json:"value"`
+	Type               string         `json:"type,omitempty"`
+	EvaluateName       string         `json:"evaluate_name,omitempty"`
+	VariablesReference int            `json:"variables_reference,omitempty"`
+	Children           []variableView `json:"children,omitempty"`
+	Truncated          bool           `json:"truncated,omitempty" jsonschema:"more children than max_items"`
 }
 
-type VariablesResult struct {
-	Scope              string     `json:"scope,omitempty"`
-	FrameID            int        `json:"frame_id,omitempty"`
-	VariablesReference int        `json:"variables_reference"`
-	Variables          []Variable `json:"variables"`
-	Truncated          bool       `json:"truncated,omitempty"`
+type variablesResult struct {
+	Scope              string         `json:"scope,omitempty"`
+	FrameID            int            `json:"frame_id,omitempty"`
+	VariablesReference int            `json:"variables_reference"`
+	Variables          []variableView `json:"variables"`
+	Truncated          bool           `json:"truncated,omitempty"`
 }
 
 // debugpy's pseudo-variables that group members; listed, not expanded.
@@ -194,27 +194,27 @@ func staleHint(err error) error {
 	return err
 }
 
-func variables(ctx context.Context, ts *Toolset, s *dap.Session, a VariablesArgs) (VariablesResult, string, error) {
+func variables(ctx context.Context, ts *Toolset, s *dap.Session, a variablesArgs) (variablesResult, string, error) {
 	if a.Depth <= 0 {
 		a.Depth = 1
 	}
 	if a.Depth > 5 {
-		return VariablesResult{}, "", fmt.Errorf("depth %d: at most 5", a.Depth)
+		return variablesResult{}, "", fmt.Errorf("depth %d: at most 5", a.Depth)
 	}
 	if a.MaxItems <= 0 {
 		a.MaxItems = 100
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
-	r := VariablesResult{VariablesReference: a.VariablesReference}
+	r := variablesResult{VariablesReference: a.VariablesReference}
 	if r.VariablesReference == 0 {
 		frame, err := orLastStop(s, a.FrameID, frameOf)
 		if err != nil {
-			return VariablesResult{}, "", err
+			return variablesResult{}, "", err
 		}
 		ref, err := scopeRef(cctx, s, frame, a.Scope)
 		if err != nil {
-			return VariablesResult{}, "", err
+			return variablesResult{}, "", err
 		}
 		r.FrameID, r.VariablesReference, r.Scope = frame, ref, a.Scope
 		if r.Scope == "" {
@@ -223,7 +223,7 @@ func variables(ctx context.Context, ts *Toolset, s *dap.Session, a VariablesArgs
 	}
 	vars, more, err := expand(cctx, s, r.VariablesReference, a.Depth, a.MaxItems)
 	if err != nil {
-		return VariablesResult{}, "", staleHint(err)
+		return variablesResult{}, "", staleHint(err)
 	}
 	r.Variables, r.Truncated = vars, more
 	var sb strings.Builder
@@ -241,9 +241,9 @@ func variables(ctx context.Context, ts *Toolset, s *dap.Session, a VariablesArgs
 // A level's containers are asked for all at once (at most maxInFlight
 // requests in flight): a stopped thread answers variables requests on its
 // 10 ms poll, and one poll serves all that are waiting.
-func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variable, bool, error) {
-	root := &Variable{VariablesReference: ref}
-	level := []*Variable{root}
+func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]variableView, bool, error) {
+	root := &variableView{VariablesReference: ref}
+	level := []*variableView{root}
 	for d := 0; d < depth && len(level) > 0; d++ {
 		errs := make([]error, len(level))
 		sem := make(chan struct{}, maxInFlight)
@@ -271,9 +271,9 @@ func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variabl
 				if len(members) > max {
 					members, v.Truncated = members[:max], true
 				}
-				v.Children = make([]Variable, 0, len(members)+len(grouped))
+				v.Children = make([]variableView, 0, len(members)+len(grouped))
 				for _, c := range append(members, grouped...) {
-					v.Children = append(v.Children, Variable{Name: c.Name, Value: c.Value, Type: c.Type,
+					v.Children = append(v.Children, variableView{Name: c.Name, Value: c.Value, Type: c.Type,
 						EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
 				}
 			}()
@@ -284,7 +284,7 @@ func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variabl
 				return nil, false, err
 			}
 		}
-		var next []*Variable
+		var next []*variableView
 		for _, v := range level {
 			for i := range v.Children {
 				c := &v.Children[i]
@@ -301,7 +301,7 @@ func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]Variabl
 // maxInFlight bounds the variables requests of one expansion in flight.
 const maxInFlight = 32
 
-func writeVars(sb *strings.Builder, vs []Variable, indent int) {
+func writeVars(sb *strings.Builder, vs []variableView, indent int) {
 	for _, v := range vs {
 		ref := ""
 		if v.VariablesReference > 0 && len(v.Children) == 0 {
@@ -316,41 +316,41 @@ func writeVars(sb *strings.Builder, vs []Variable, indent int) {
 	}
 }
 
-type EvaluateArgs struct {
+type evaluateArgs struct {
 	Target
 	Expression string `json:"expression" jsonschema:"Python expression (or statement, with context repl)"`
 	FrameID    int    `json:"frame_id,omitempty" jsonschema:"frame (default: the top frame of the last stop)"`
 	Context    string `json:"context,omitempty" jsonschema:"watch (default), repl, hover or clipboard"`
 }
 
-type EvaluateResult struct {
+type evaluateResult struct {
 	Result             string `json:"result"`
 	Type               string `json:"type,omitempty"`
 	VariablesReference int    `json:"variables_reference,omitempty"`
 }
 
-func evaluate(ctx context.Context, ts *Toolset, s *dap.Session, a EvaluateArgs) (EvaluateResult, string, error) {
+func evaluate(ctx context.Context, ts *Toolset, s *dap.Session, a evaluateArgs) (evaluateResult, string, error) {
 	if a.Expression == "" {
-		return EvaluateResult{}, "", errors.New("expression is required")
+		return evaluateResult{}, "", errors.New("expression is required")
 	}
 	switch a.Context {
 	case "":
 		a.Context = "watch"
 	case "watch", "repl", "hover", "clipboard":
 	default:
-		return EvaluateResult{}, "", fmt.Errorf("context %q: use watch, repl, hover or clipboard", a.Context)
+		return evaluateResult{}, "", fmt.Errorf("context %q: use watch, repl, hover or clipboard", a.Context)
 	}
 	frame, err := orLastStop(s, a.FrameID, frameOf)
 	if err != nil {
-		return EvaluateResult{}, "", err
+		return evaluateResult{}, "", err
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	body, err := s.Evaluate(cctx, a.Expression, frame, a.Context)
 	if err != nil {
-		return EvaluateResult{}, "", ts.stuck(ctx, err)
+		return evaluateResult{}, "", ts.stuck(ctx, err)
 	}
-	r := EvaluateResult{Result: body.Result, Type: body.Type, VariablesReference: body.VariablesReference}
+	r := evaluateResult{Result: body.Result, Type: body.Type, VariablesReference: body.VariablesReference}
 	text := r.Result
 	if r.Type != "" {
 		text = r.Type + ": " + text
@@ -361,7 +361,7 @@ func evaluate(ctx context.Context, ts *Toolset, s *dap.Session, a EvaluateArgs) 
 	return r, text, nil
 }
 
-type SetVariableArgs struct {
+type setVariableArgs struct {
 	Target
 	Name               string `json:"name" jsonschema:"variable name"`
 	Value              string `json:"value" jsonschema:"new value, a Python expression"`
@@ -370,9 +370,9 @@ type SetVariableArgs struct {
 	VariablesReference int    `json:"variables_reference,omitempty" jsonschema:"container holding the variable, instead of a scope"`
 }
 
-func setVariable(ctx context.Context, ts *Toolset, s *dap.Session, a SetVariableArgs) (EvaluateResult, string, error) {
+func setVariable(ctx context.Context, ts *Toolset, s *dap.Session, a setVariableArgs) (evaluateResult, string, error) {
 	if a.Name == "" || a.Value == "" {
-		return EvaluateResult{}, "", errors.New("name and value are required")
+		return evaluateResult{}, "", errors.New("name and value are required")
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
@@ -380,36 +380,36 @@ func setVariable(ctx context.Context, ts *Toolset, s *dap.Session, a SetVariable
 	if ref == 0 {
 		frame, err := orLastStop(s, a.FrameID, frameOf)
 		if err != nil {
-			return EvaluateResult{}, "", err
+			return evaluateResult{}, "", err
 		}
 		if ref, err = scopeRef(cctx, s, frame, a.Scope); err != nil {
-			return EvaluateResult{}, "", err
+			return evaluateResult{}, "", err
 		}
 	}
 	body, err := s.SetVariable(cctx, ref, a.Name, a.Value)
 	if err != nil {
-		return EvaluateResult{}, "", ts.stuck(ctx, err)
+		return evaluateResult{}, "", ts.stuck(ctx, err)
 	}
-	return EvaluateResult{Result: body.Value, Type: body.Type, VariablesReference: body.VariablesReference},
+	return evaluateResult{Result: body.Value, Type: body.Type, VariablesReference: body.VariablesReference},
 		fmt.Sprintf("%s = %s", a.Name, body.Value), nil
 }
 
-type ExceptionInfoArgs struct {
+type exceptionInfoArgs struct {
 	Target
 	ThreadID int `json:"thread_id,omitempty" jsonschema:"thread (default: the one that stopped last)"`
 }
 
-type ExceptionInfoResult struct {
+type exceptionInfoResult struct {
 	ExceptionID string `json:"exception_id"`
 	Description string `json:"description,omitempty"`
 	BreakMode   string `json:"break_mode"`
 	StackTrace  string `json:"stack_trace,omitempty"`
 }
 
-func exceptionInfo(ctx context.Context, ts *Toolset, s *dap.Session, a ExceptionInfoArgs) (ExceptionInfoResult, string, error) {
+func exceptionInfo(ctx context.Context, ts *Toolset, s *dap.Session, a exceptionInfoArgs) (exceptionInfoResult, string, error) {
 	thread, err := orLastStop(s, a.ThreadID, threadOf)
 	if err != nil {
-		return ExceptionInfoResult{}, "", err
+		return exceptionInfoResult{}, "", err
 	}
 	// Ask debugpy only about a thread that stopped on an exception: for
 	// another, pydevd answers with nothing and prints a traceback into the
@@ -417,16 +417,16 @@ func exceptionInfo(ctx context.Context, ts *Toolset, s *dap.Session, a Exception
 	threads, _ := s.Stops()
 	for _, st := range threads {
 		if st.ThreadID == thread && st.Reason != "exception" {
-			return ExceptionInfoResult{}, "", fmt.Errorf("thread %d stopped on a %s, not on an exception: set exception breakpoints (debugpy_set_exception_breakpoints) and continue", thread, st.Reason)
+			return exceptionInfoResult{}, "", fmt.Errorf("thread %d stopped on a %s, not on an exception: set exception breakpoints (debugpy_set_exception_breakpoints) and continue", thread, st.Reason)
 		}
 	}
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	body, err := s.ExceptionInfo(cctx, thread)
 	if err != nil {
-		return ExceptionInfoResult{}, "", fmt.Errorf("%w: did thread %d stop on an exception? call debugpy_session_status", err, thread)
+		return exceptionInfoResult{}, "", fmt.Errorf("%w: did thread %d stop on an exception? call debugpy_session_status", err, thread)
 	}
-	r := ExceptionInfoResult{ExceptionID: body.ExceptionId, Description: body.Description, BreakMode: string(body.BreakMode)}
+	r := exceptionInfoResult{ExceptionID: body.ExceptionId, Description: body.Description, BreakMode: string(body.BreakMode)}
 	if body.Details != nil {
 		r.StackTrace = body.Details.StackTrace
 	}

@@ -10,20 +10,20 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
-type OutputArgs struct {
+type outputArgs struct {
 	Target
 	Since    uint64 `json:"since,omitempty" jsonschema:"cursor from the last call's next (default: from the start of the buffer)"`
 	Category string `json:"category,omitempty" jsonschema:"only stdout, stderr, console or important"`
 	MaxItems int    `json:"max_items,omitempty" jsonschema:"entries to return (default 200)"`
 }
 
-type OutputResult struct {
+type outputResult struct {
 	Entries []dap.OutputEntry `json:"entries"`
 	Next    uint64            `json:"next" jsonschema:"pass as since to read on"`
 	Dropped uint64            `json:"dropped,omitempty" jsonschema:"entries lost to the buffer's bound before they were read"`
 }
 
-func output(ctx context.Context, ts *Toolset, s *dap.Session, a OutputArgs) (OutputResult, string, error) {
+func output(ctx context.Context, ts *Toolset, s *dap.Session, a outputArgs) (outputResult, string, error) {
 	if a.MaxItems <= 0 {
 		a.MaxItems = 200
 	}
@@ -45,5 +45,5 @@ func output(ctx context.Context, ts *Toolset, s *dap.Session, a OutputArgs) (Out
 		sb.WriteString("(no new output)\n")
 	}
 	fmt.Fprintf(&sb, "next cursor: %d", next)
-	return OutputResult{Entries: e, Next: next, Dropped: dropped}, sb.String(), nil
+	return outputResult{Entries: e, Next: next, Dropped: dropped}, sb.String(), nil
 }

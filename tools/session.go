@@ -13,8 +13,8 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
-// SessionView is a session as the tools report it.
-type SessionView struct {
+// sessionView is a session as the tools report it.
+type sessionView struct {
 	dap.Info
 	Stopped          []dap.Stop       `json:"stopped_threads"`
 	Stop             *dap.Stop        `json:"stop,omitempty"`
@@ -23,9 +23,9 @@ type SessionView struct {
 	OutputNext       uint64           `json:"output_next"`
 }
 
-func view(s *dap.Session) SessionView {
+func view(s *dap.Session) sessionView {
 	threads, last := s.Stops()
-	v := SessionView{Info: s.Info(), Stopped: threads, Stop: last, Breakpoints: s.Breakpoints(),
+	v := sessionView{Info: s.Info(), Stopped: threads, Stop: last, Breakpoints: s.Breakpoints(),
 		ExceptionFilters: s.ExceptionFilters(), OutputNext: s.Output().Next()}
 	if v.Stopped == nil {
 		v.Stopped = []dap.Stop{}
@@ -36,7 +36,7 @@ func view(s *dap.Session) SessionView {
 	return v
 }
 
-func describe(v SessionView) string {
+func describe(v sessionView) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "session %q (%s) is %s", v.Name, v.Kind, v.State)
 	switch {
@@ -74,26 +74,26 @@ func stopText(st *dap.Stop) string {
 
 // --- starting and ending sessions ---
 
-type MappingArg struct {
+type mappingArg struct {
 	LocalRoot  string `json:"local_root" jsonschema:"directory on this machine"`
 	RemoteRoot string `json:"remote_root" jsonschema:"the same directory as the debuggee sees it"`
 }
 
-type StartArgs struct {
+type startArgs struct {
 	Target
 	Host         string       `json:"host,omitempty" jsonschema:"host debugpy listens on (default 127.0.0.1)"`
 	Port         int          `json:"port,omitempty" jsonschema:"port debugpy listens on (default 5678)"`
-	PathMappings []MappingArg `json:"path_mappings,omitempty" jsonschema:"local and remote roots, when the debuggee sees other paths"`
+	PathMappings []mappingArg `json:"path_mappings,omitempty" jsonschema:"local and remote roots, when the debuggee sees other paths"`
 	JustMyCode   *bool        `json:"just_my_code,omitempty" jsonschema:"step only through user code (default true)"`
 	// Set before the program is released: one started with
 	// --wait-for-client runs as soon as the attach completes.
-	Breakpoints      []StartBreakpoint `json:"breakpoints,omitempty" jsonschema:"breakpoints set before the program is released (with --wait-for-client it runs once attached)"`
+	Breakpoints      []startBreakpoint `json:"breakpoints,omitempty" jsonschema:"breakpoints set before the program is released (with --wait-for-client it runs once attached)"`
 	ExceptionFilters []string          `json:"exception_filters,omitempty" jsonschema:"raised, uncaught or userUnhandled: stop on these exceptions from the start"`
 	StopOnEntry      *bool             `json:"stop_on_entry,omitempty" jsonschema:"with --wait-for-client: stop at the program's first line (default false)"`
 }
 
-// StartBreakpoint is a breakpoint set by debugpy_session_start.
-type StartBreakpoint struct {
+// startBreakpoint is a breakpoint set by debugpy_session_start.
+type startBreakpoint struct {
 	File         string `json:"file" jsonschema:"absolute source file path (on this machine)"`
 	Line         int    `json:"line" jsonschema:"1-based line"`
 	Condition    string `json:"condition,omitempty" jsonschema:"Python expression: stop only when true"`
@@ -108,7 +108,7 @@ func sessionName(t Target) string {
 	return t.Session
 }
 
-func sessionStart(ctx context.Context, ts *Toolset, a StartArgs) (SessionView, string, error) {
+func sessionStart(ctx context.Context, ts *Toolset, a startArgs) (sessionView, string, error) {
 	if a.Host == "" {
 		a.Host = "127.0.0.1"
 	}
@@ -116,22 +116,22 @@ func sessionStart(ctx context.Context, ts *Toolset, a StartArgs) (SessionView, s
 		a.Port = 5678
 	}
 	if a.Port < 0 || a.Port > 65535 {
-		return SessionView{}, "", fmt.Errorf("port %d is not a TCP port (1-65535)", a.Port)
+		return sessionView{}, "", fmt.Errorf("port %d is not a TCP port (1-65535)", a.Port)
 	}
 	var maps []dap.PathMapping
 	for _, m := range a.PathMappings {
 		if m.LocalRoot == "" || m.RemoteRoot == "" {
-			return SessionView{}, "", errors.New("each path mapping needs local_root and remote_root")
+			return sessionView{}, "", errors.New("each path mapping needs local_root and remote_root")
 		}
 		maps = append(maps, dap.PathMapping{LocalRoot: m.LocalRoot, RemoteRoot: m.RemoteRoot})
 	}
 	if err := checkFilters(a.ExceptionFilters); err != nil {
-		return SessionView{}, "", err
+		return sessionView{}, "", err
 	}
 	var bps []dap.Breakpoint
 	for i, b := range a.Breakpoints {
 		if b.Line < 1 {
-			return SessionView{}, "", fmt.Errorf("breakpoints[%d]: line is required: the 1-based line to stop at", i)
+			return sessionView{}, "", fmt.Errorf("breakpoints[%d]: line is required: the 1-based line to stop at", i)
 		}
 		bps = append(bps, dap.Breakpoint{File: b.File, Line: b.Line, Condition: b.Condition, HitCondition: b.HitCondition, LogMessage: b.LogMessage})
 	}
@@ -145,21 +145,21 @@ func sessionStart(ctx context.Context, ts *Toolset, a StartArgs) (SessionView, s
 	}, "attached")
 }
 
-func start(ts *Toolset, name string, open func() (*dap.Session, error), verb string) (SessionView, string, error) {
+func start(ts *Toolset, name string, open func() (*dap.Session, error), verb string) (sessionView, string, error) {
 	if err := ts.Sessions.Reserve(name); err != nil {
-		return SessionView{}, "", err
+		return sessionView{}, "", err
 	}
 	s, err := open()
 	if err != nil {
 		ts.Sessions.Drop(name)
-		return SessionView{}, "", err
+		return sessionView{}, "", err
 	}
 	ts.Sessions.Add(s)
 	v := view(s)
 	return v, verb + ": " + describe(v), nil
 }
 
-type LaunchArgs struct {
+type launchArgs struct {
 	Target
 	Program     string            `json:"program,omitempty" jsonschema:"path of the Python script to run (or give module)"`
 	Module      string            `json:"module,omitempty" jsonschema:"module to run as python -m (or give program)"`
@@ -171,14 +171,14 @@ type LaunchArgs struct {
 	JustMyCode  *bool             `json:"just_my_code,omitempty" jsonschema:"step only through user code (default true)"`
 }
 
-func launch(ctx context.Context, ts *Toolset, a LaunchArgs) (SessionView, string, error) {
+func launch(ctx context.Context, ts *Toolset, a launchArgs) (sessionView, string, error) {
 	if (a.Program == "") == (a.Module == "") {
-		return SessionView{}, "", errors.New("give exactly one of program (a script path) or module")
+		return sessionView{}, "", errors.New("give exactly one of program (a script path) or module")
 	}
 	if a.Program != "" {
 		abs, err := filepath.Abs(a.Program)
 		if err != nil {
-			return SessionView{}, "", err
+			return sessionView{}, "", err
 		}
 		a.Program = abs
 	}
@@ -206,13 +206,13 @@ func launch(ctx context.Context, ts *Toolset, a LaunchArgs) (SessionView, string
 	return v, text, nil
 }
 
-type AttachPIDArgs struct {
+type attachPIDArgs struct {
 	Target
 	PID    int    `json:"pid" jsonschema:"process id of a running Python program"`
 	Python string `json:"python,omitempty" jsonschema:"Python interpreter that runs debugpy's adapter"`
 }
 
-func attachPID(ctx context.Context, ts *Toolset, a AttachPIDArgs) (SessionView, string, error) {
+func attachPID(ctx context.Context, ts *Toolset, a attachPIDArgs) (sessionView, string, error) {
 	name := sessionName(a.Target)
 	return start(ts, name, func() (*dap.Session, error) {
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -221,24 +221,24 @@ func attachPID(ctx context.Context, ts *Toolset, a AttachPIDArgs) (SessionView, 
 	}, "attached")
 }
 
-type StopArgs struct {
+type stopArgs struct {
 	Target
 	Terminate bool `json:"terminate,omitempty" jsonschema:"also end the program (default false: it runs on)"`
 }
 
-type StopResult struct {
+type stopResult struct {
 	Session    string `json:"session"`
 	Terminated bool   `json:"terminated"`
 	Warning    string `json:"warning,omitempty"`
 }
 
-func sessionStop(ctx context.Context, ts *Toolset, s *dap.Session, a StopArgs) (StopResult, string, error) {
+func sessionStop(ctx context.Context, ts *Toolset, s *dap.Session, a stopArgs) (stopResult, string, error) {
 	cctx, cancel := ts.rctx(ctx)
 	defer cancel()
 	exited := s.Info().State == dap.StateExited
 	err := s.Close(cctx, a.Terminate)
 	ts.Sessions.Drop(s.Name())
-	r := StopResult{Session: s.Name(), Terminated: a.Terminate}
+	r := stopResult{Session: s.Name(), Terminated: a.Terminate}
 	text := fmt.Sprintf("session %q ended; the program runs on", s.Name())
 	switch {
 	case exited:
@@ -253,17 +253,17 @@ func sessionStop(ctx context.Context, ts *Toolset, s *dap.Session, a StopArgs) (
 	return r, text, nil
 }
 
-func sessionStatus(ctx context.Context, ts *Toolset, s *dap.Session, a Target) (SessionView, string, error) {
+func sessionStatus(ctx context.Context, ts *Toolset, s *dap.Session, a Target) (sessionView, string, error) {
 	v := view(s)
 	return v, describe(v), nil
 }
 
-type SessionList struct {
-	Sessions []SessionView `json:"sessions"`
+type sessionList struct {
+	Sessions []sessionView `json:"sessions"`
 }
 
-func sessions(ctx context.Context, ts *Toolset, _ Target) (SessionList, string, error) {
-	l := SessionList{Sessions: []SessionView{}}
+func sessions(ctx context.Context, ts *Toolset, _ Target) (sessionList, string, error) {
+	l := sessionList{Sessions: []sessionView{}}
 	var lines []string
 	for _, s := range ts.Sessions.All() {
 		v := view(s)

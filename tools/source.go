@@ -10,7 +10,7 @@ import (
 
 // readLines reads the lines of file within n of line (all of the first 2n+1
 // lines when line is 0), marking line as current.
-func readLines(file string, line, n int) ([]SourceLine, error) {
+func readLines(file string, line, n int) ([]sourceLine, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("read source: %w (attached to a remote debuggee? set path_mappings in debugpy_session_start)", err)
@@ -20,12 +20,12 @@ func readLines(file string, line, n int) ([]SourceLine, error) {
 	if line == 0 {
 		lo, hi = 1, 2*n+1
 	}
-	var out []SourceLine
+	var out []sourceLine
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for i := 1; sc.Scan() && i <= hi; i++ {
 		if i >= lo {
-			out = append(out, SourceLine{Line: i, Text: sc.Text(), Current: i == line})
+			out = append(out, sourceLine{Line: i, Text: sc.Text(), Current: i == line})
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -37,31 +37,31 @@ func readLines(file string, line, n int) ([]SourceLine, error) {
 	return out, nil
 }
 
-type SourceArgs struct {
+type sourceArgs struct {
 	Target
 	File         string `json:"file,omitempty" jsonschema:"file (default: where the program stopped)"`
 	Line         int    `json:"line,omitempty" jsonschema:"line to centre on (default: the stop's line)"`
 	ContextLines *int   `json:"context_lines,omitempty" jsonschema:"lines before and after (default 10)"`
 }
 
-type SourceLine struct {
+type sourceLine struct {
 	Line    int    `json:"line"`
 	Text    string `json:"text"`
 	Current bool   `json:"current,omitempty"`
 }
 
-type SourceResult struct {
+type sourceResult struct {
 	File  string       `json:"file"`
-	Lines []SourceLine `json:"lines"`
+	Lines []sourceLine `json:"lines"`
 }
 
-func source(ctx context.Context, ts *Toolset, a SourceArgs) (SourceResult, string, error) {
+func source(ctx context.Context, ts *Toolset, a sourceArgs) (sourceResult, string, error) {
 	file, line := a.File, a.Line
 	if file == "" || line == 0 {
 		s, err := ts.Sessions.Get(a.Session)
 		if err != nil {
 			if file == "" {
-				return SourceResult{}, "", err
+				return sourceResult{}, "", err
 			}
 		} else if _, last := s.Stops(); last != nil {
 			if file == "" {
@@ -71,7 +71,7 @@ func source(ctx context.Context, ts *Toolset, a SourceArgs) (SourceResult, strin
 				line = last.Line
 			}
 		} else if file == "" {
-			return SourceResult{}, "", fmt.Errorf("give file: %v", notStopped(s))
+			return sourceResult{}, "", fmt.Errorf("give file: %v", notStopped(s))
 		}
 	}
 	n := 10
@@ -79,11 +79,11 @@ func source(ctx context.Context, ts *Toolset, a SourceArgs) (SourceResult, strin
 		n = *a.ContextLines
 	}
 	if n < 0 || n > 500 {
-		return SourceResult{}, "", fmt.Errorf("context_lines %d: use 0 to 500", n)
+		return sourceResult{}, "", fmt.Errorf("context_lines %d: use 0 to 500", n)
 	}
 	lines, err := readLines(file, line, n)
 	if err != nil {
-		return SourceResult{}, "", err
+		return sourceResult{}, "", err
 	}
 	var sb strings.Builder
 	for _, l := range lines {
@@ -93,5 +93,5 @@ func source(ctx context.Context, ts *Toolset, a SourceArgs) (SourceResult, strin
 		}
 		fmt.Fprintf(&sb, "%s %5d  %s\n", mark, l.Line, l.Text)
 	}
-	return SourceResult{File: file, Lines: lines}, strings.TrimRight(sb.String(), "\n"), nil
+	return sourceResult{File: file, Lines: lines}, strings.TrimRight(sb.String(), "\n"), nil
 }
