@@ -119,6 +119,12 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
+// KeyError is the error of key in the TOML file's data, at the line that
+// sets it (for the other TOML files the project reads, such as case files).
+func KeyError(file string, data []byte, key, msg string) *ConfigError {
+	return &ConfigError{File: file, Line: lineOf(data, key), Key: key, Msg: msg}
+}
+
 // LoadConfig reads and checks a TOML config file against the known tools.
 func LoadConfig(file string, tools []string) (*Config, error) {
 	data, err := os.ReadFile(file)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/engine/cases"
 	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/policies"
@@ -65,7 +66,7 @@ func TestCases(t *testing.T) {
 		if filepath.Ext(f[:len(f)-5]) == ".config" {
 			continue
 		}
-		cf, err := engine.LoadCases(f)
+		cf, err := cases.Load(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,12 +84,12 @@ func TestCases(t *testing.T) {
 		alone := newEngine(t, testRuntime(t), cfgFile, cfgData, true)
 		for _, c := range cf.Cases {
 			n++
-			d, fails := e.Run(context.Background(), c, tools.PrepareCall)
+			d, fails := cases.Run(context.Background(), e, c, tools.PrepareCall)
 			for _, fail := range fails {
 				trace, _ := json.Marshal(d.Trace)
 				t.Errorf("%s: %s: %s\ntrace: %s", filepath.Base(f), c.Name, fail, trace)
 			}
-			d2, _ := alone.Run(context.Background(), c, tools.PrepareCall)
+			d2, _ := cases.Run(context.Background(), alone, c, tools.PrepareCall)
 			if got, want := traceOf(d), traceOf(d2); got != want {
 				t.Errorf("%s: %s: batched and one by one differ:\n%s\n%s", filepath.Base(f), c.Name, got, want)
 			}

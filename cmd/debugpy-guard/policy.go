@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/engine/cases"
 	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/plugins/kit"
@@ -195,7 +196,7 @@ func policyTest(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	if fs.NArg() == 0 {
 		return fail(errors.New("give case files or directories of them"))
 	}
-	files, skipped, err := engine.CaseFiles(fs.Args())
+	files, skipped, err := cases.Files(fs.Args())
 	for _, f := range skipped {
 		fmt.Fprintf(stdout, "skipped %s: a config (modules, rules), not a case file\n", f)
 	}
@@ -204,7 +205,7 @@ func policyTest(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	results, err := engine.RunCaseFiles(ctx, files, func(cfg string) (*engine.Engine, error) { return p.engine(ctx, cfg, log) }, tools.PrepareCall)
+	results, err := cases.RunFiles(ctx, files, func(cfg string) (*engine.Engine, error) { return p.engine(ctx, cfg, log) }, tools.PrepareCall)
 	if err != nil {
 		return fail(err)
 	}

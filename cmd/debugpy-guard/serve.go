@@ -151,7 +151,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 			cancel(fmt.Errorf("policy module failed to load: %w", err))
 		}
 	}()
-	go engine.WatchFile(sctx, *config, time.Second, hup, func(why string) {
+	go watchFile(sctx, *config, time.Second, hup, func(why string) {
 		reload(sctx, why, *config, live, srv, rt, log)
 	})
 	log.Info("serving on stdio", "config", eng.Config().File, "audit", alog.Path(), "cli_approval", cli)

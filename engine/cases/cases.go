@@ -1,4 +1,8 @@
-package engine
+// Package cases runs policy test cases (`debugpy-guard policy test`): TOML
+// files of calls and the decisions they must get, against a config's
+// engine. It is engine's client, as the server is: the engine decides, this
+// package reads the files and compares.
+package cases
 
 import (
 	"context"
@@ -8,16 +12,19 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
 )
 
-// CaseFile is a file of policy test cases: TOML with an optional config (a
+// File is a file of policy test cases: TOML with an optional config (a
 // path, relative to the case file unless absolute; the caller's config when
 // absent) and [[case]] tables.
-type CaseFile struct {
+type File struct {
 	Config string `toml:"config"`
 	Cases  []Case `toml:"case"`
 }
@@ -44,13 +51,13 @@ type Case struct {
 	Malformed bool `toml:"malformed"`
 }
 
-// LoadCases reads a case file strictly.
-func LoadCases(file string) (*CaseFile, error) {
+// Load reads a case file strictly.
+func Load(file string) (*File, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	var cf CaseFile
+	var cf File
 	md, err := toml.Decode(string(data), &cf)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -59,13 +66,13 @@ func LoadCases(file string) (*CaseFile, error) {
 		if len(k) >= 2 && k[0] == "case" && (k[1] == "result" || k[1] == "arguments" || k[1] == "want_result") {
 			continue // free-form JSON values
 		}
-		return nil, &ConfigError{File: file, Line: lineOf(data, k.String()), Key: k.String(), Msg: "unknown key in a case file (name, tool, session, phase, arguments, result, want, reason, want_result, result_has, result_lacks, malformed)"}
+		return nil, engine.KeyError(file, data, k.String(), "unknown key in a case file (name, tool, session, phase, arguments, result, want, reason, want_result, result_has, result_lacks, malformed)")
 	}
 	for i, c := range cf.Cases {
-		if c.Name == "" || c.Tool == "" || !oneOf(c.Want, Allow, Deny, Approve, Abstain) {
+		if c.Name == "" || c.Tool == "" || !slices.Contains([]string{engine.Allow, engine.Deny, engine.Approve, engine.Abstain}, c.Want) {
 			return nil, fmt.Errorf("%s: case %d: name, tool and want (allow, deny, approve or abstain) are required", file, i+1)
 		}
-		if !oneOf(c.Phase, "", PhaseCall, PhaseResult) {
+		if !slices.Contains([]string{"", engine.PhaseCall, engine.PhaseResult}, c.Phase) {
 			return nil, fmt.Errorf("%s: case %q: phase %q is not call or result", file, c.Name, c.Phase)
 		}
 	}
@@ -75,38 +82,42 @@ func LoadCases(file string) (*CaseFile, error) {
 // Prepare reads a tool call's arguments as the gate does (strictly, then
 // canonically, with what the host derives from them) and returns the call
 // the modules would judge; an error is what the gate denies as malformed.
-type Prepare func(ctx context.Context, tool string, args json.RawMessage) (Call, error)
+type Prepare func(ctx context.Context, tool string, args json.RawMessage) (engine.Call, error)
 
-// Run decides c and returns the decision and what is wrong with it (nothing
-// when the case passes). prepare reads its arguments as the gate would.
-func (e *Engine) Run(ctx context.Context, c Case, prepare Prepare) (Decision, []string) {
+// Run decides c with e and returns the decision and what is wrong with it
+// (nothing when the case passes). prepare reads its arguments as the gate
+// would.
+func Run(ctx context.Context, e *engine.Engine, c Case, prepare Prepare) (engine.Decision, []string) {
 	phase := c.Phase
 	if phase == "" {
-		phase = PhaseCall
+		phase = engine.PhaseCall
 	}
-	args, _ := json.Marshal(nonNilMap(c.Arguments))
+	args, _ := json.Marshal(c.Arguments)
+	if c.Arguments == nil {
+		args = []byte("{}")
+	}
 	call, err := prepare(ctx, c.Tool, args)
 	call.Phase, call.SessionID = phase, c.Session
 	if c.Result != nil {
 		call.Result, _ = json.Marshal(c.Result)
 	}
-	var d Decision
+	var d engine.Decision
 	var fails []string
 	switch {
 	case err != nil && !c.Malformed:
-		d = Decision{Verdict: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
+		d = engine.Decision{Verdict: engine.Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []engine.Step{}}
 		return d, []string{fmt.Sprintf("the gate refuses these arguments before any module sees them (%v): fix the case, or add malformed = true to test that refusal", err)}
 	case err != nil:
-		d = Decision{Verdict: Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []Step{}}
+		d = engine.Decision{Verdict: engine.Deny, Reasons: []string{"malformed arguments: " + err.Error()}, Trace: []engine.Step{}}
 	case c.Malformed:
 		return e.Decide(ctx, call), []string{"the arguments are well formed, but the case says malformed = true"}
 	default:
 		d = e.Decide(ctx, call)
 	}
 	switch {
-	case c.Want == Abstain && !d.Default:
+	case c.Want == engine.Abstain && !d.Default:
 		fails = append(fails, fmt.Sprintf("decision %s by %s, want abstain (no module deciding)", d.Verdict, strings.Join(d.Modules, ", ")))
-	case c.Want != Abstain && d.Verdict != c.Want:
+	case c.Want != engine.Abstain && d.Verdict != c.Want:
 		fails = append(fails, fmt.Sprintf("decision %s, want %s", d.Verdict, c.Want))
 	}
 	reasons := strings.Join(d.Reasons, "; ")
@@ -139,21 +150,21 @@ func (e *Engine) Run(ctx context.Context, c Case, prepare Prepare) (Decision, []
 	return d, fails
 }
 
-// CaseResult is one case run.
-type CaseResult struct {
+// Result is one case run.
+type Result struct {
 	File     string
 	Case     Case
-	Decision Decision
+	Decision engine.Decision
 	Fails    []string
 }
 
-// CaseFiles expands paths: a file is itself, a directory gives the *.toml
+// Files expands paths: a file is itself, a directory gives the *.toml
 // files in it and below (not in hidden directories, third_party or
 // node_modules) but the *.config.toml ones and the other configs (a file
 // with modules, rules or a default, and no case), which it lists in
 // skipped: `policy test .` in a policy project finds cases/ and skips the
 // project's guard.toml.
-func CaseFiles(paths []string) (files, skipped []string, err error) {
+func Files(paths []string) (files, skipped []string, err error) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -197,7 +208,7 @@ func CaseFiles(paths []string) (files, skipped []string, err error) {
 
 // isConfig reports whether a TOML file is a config rather than a case file:
 // it has no case, and has a config's own keys. A file that does not parse
-// is left to LoadCases, which says why.
+// is left to Load, which says why.
 func isConfig(file string) bool {
 	var top map[string]any
 	if _, err := toml.DecodeFile(file, &top); err != nil {
@@ -214,15 +225,15 @@ func isConfig(file string) bool {
 	return false
 }
 
-// RunCaseFiles runs every case of files. engineFor gives the engine of a
+// RunFiles runs every case of files. engineFor gives the engine of a
 // config file ("" when the case file names none); it is asked once per
 // config, and its caller closes what it made. An error (a case file or a
 // config that does not load) stops the run.
-func RunCaseFiles(ctx context.Context, files []string, engineFor func(config string) (*Engine, error), prepare Prepare) ([]CaseResult, error) {
-	engines := map[string]*Engine{}
-	var out []CaseResult
+func RunFiles(ctx context.Context, files []string, engineFor func(config string) (*engine.Engine, error), prepare Prepare) ([]Result, error) {
+	engines := map[string]*engine.Engine{}
+	var out []Result
 	for _, f := range files {
-		cf, err := LoadCases(f)
+		cf, err := Load(f)
 		if err != nil {
 			return out, err
 		}
@@ -244,8 +255,8 @@ func RunCaseFiles(ctx context.Context, files []string, engineFor func(config str
 			engines[cfg] = e
 		}
 		for _, c := range cf.Cases {
-			d, fails := e.Run(ctx, c, prepare)
-			out = append(out, CaseResult{File: f, Case: c, Decision: d, Fails: fails})
+			d, fails := Run(ctx, e, c, prepare)
+			out = append(out, Result{File: f, Case: c, Decision: d, Fails: fails})
 		}
 	}
 	return out, nil
