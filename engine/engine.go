@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins"
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
 // Phases of a call.
@@ -287,21 +288,6 @@ type Call struct {
 	Derived      *Derived // nil: nothing derived (empty lists in the request)
 }
 
-// ClientInfo names the MCP client.
-type ClientInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
-// DebugSession describes the debug session a call is for.
-type DebugSession struct {
-	Name  string `json:"name"`
-	Host  string `json:"host,omitempty"`
-	Port  int    `json:"port,omitempty"`
-	PID   int    `json:"pid,omitempty"`
-	State string `json:"state"`
-}
-
 // Step is one module's part in a decision.
 type Step struct {
 	Module   string        `json:"module"`
@@ -554,38 +540,16 @@ func withResult(c Call, r json.RawMessage) Call {
 // module's settings complete it: the bytes are the same for every module of
 // a phase but for that last member.
 func requestPrefix(c Call) ([]byte, error) {
-	args := c.Arguments
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
-	}
-	res := c.Result
-	if len(bytes.TrimSpace(res)) == 0 {
-		res = json.RawMessage("null")
+	for _, raw := range [][]byte{c.Arguments, c.Result} {
+		if len(bytes.TrimSpace(raw)) > 0 && !json.Valid(raw) {
+			return nil, fmt.Errorf("not JSON: %.80q", raw)
+		}
 	}
 	if c.Time.IsZero() {
 		c.Time = time.Now()
 	}
-	derived := c.Derived
-	if derived == nil {
-		derived = &Derived{}
-	}
-	derived = derived.nonNil()
-	head := struct {
-		ABI          int             `json:"abi"`
-		Phase        string          `json:"phase"`
-		Tool         string          `json:"tool"`
-		Category     string          `json:"category"`
-		Arguments    json.RawMessage `json:"arguments"`
-		Result       json.RawMessage `json:"result"`
-		Session      any             `json:"session"`
-		DebugSession *DebugSession   `json:"debug_session"`
-		Time         string          `json:"time"`
-		Derived      *Derived        `json:"derived"`
-	}{1, c.Phase, c.Tool, c.Category, args, res,
-		map[string]any{"id": c.SessionID, "client": c.Client}, c.DebugSession, c.Time.UTC().Format(time.RFC3339Nano), derived}
-	b, err := json.Marshal(head)
-	if err != nil {
-		return nil, err
-	}
-	return append(b[:len(b)-1], `,"settings":`...), nil
+	r := abi.Request{Phase: c.Phase, Tool: c.Tool, Category: c.Category, Arguments: c.Arguments, Result: c.Result,
+		SessionID: c.SessionID, Client: c.Client, DebugSession: c.DebugSession,
+		Time: c.Time.UTC().Format(time.RFC3339Nano), Derived: c.Derived}
+	return r.AppendPrefix(make([]byte, 0, 512+len(c.Arguments)+len(c.Result))), nil
 }

@@ -1,9 +1,11 @@
-// Package abi holds the words of ABI v1 (plugins/ABI.md) that the host,
-// the engine and the guest SDK share: the four verdicts a module answers
-// with and the reason codes it may add. It imports nothing but strconv, so
-// that a Go guest (plugins/sdk) links it at no cost; the host's reading of
-// a response (plugins) and the SDK's writing of one both check against it,
-// and nothing else spells these words.
+// Package abi is ABI v1's wire format (plugins/ABI.md) for the host, the
+// engine and the guest SDK alike: the request as the host writes it
+// (Request), the four verdicts a module answers with and the reason codes
+// it may add, and the one JSON string encoding both sides write
+// (AppendString). It imports only strconv, bytes and unicode/utf8, so that
+// a Go guest (plugins/sdk) links it at no cost; the host's reading of a
+// response (plugins) checks against it, and nothing else spells these
+// words.
 package abi
 
 import "strconv"

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
 // Kind is the JSON type of a Value.
@@ -727,7 +729,7 @@ func (v Value) AppendJSON(b []byte) []byte {
 	case Number:
 		return append(b, v.s...)
 	case String:
-		return appendString(b, v.s)
+		return abi.AppendString(b, v.s)
 	case Array:
 		b = append(b, '[')
 		for i, e := range v.arr {
@@ -743,60 +745,10 @@ func (v Value) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, m.Key)
+			b = abi.AppendString(b, m.Key)
 			b = append(b, ':')
 			b = m.Value.AppendJSON(b)
 		}
 		return append(b, '}')
 	}
 }
-
-const hexDigits = "0123456789abcdef"
-
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		j := i // the run that needs no escape, appended at once
-		for j < len(s) && plain[s[j]] {
-			j++
-		}
-		b = append(b, s[i:j]...)
-		if i = j; i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, s[i:i+size]...)
-			}
-			i += size
-			continue
-		}
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		default: // c < 0x20 || c == '<' || c == '>' || c == '&'
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-	}
-	return append(b, '"')
-}
-
-// plain marks the bytes appendString copies as they are: ASCII but for
-// control characters, '"', '\\' and the three encoding/json escapes for HTML.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()

@@ -161,12 +161,12 @@ func (d Decision) Encode() []byte { return d.appendJSON(make([]byte, 0, 64)) }
 
 func (d Decision) appendJSON(b []byte) []byte {
 	b = append(b, `{"decision":`...)
-	b = appendString(b, d.Verdict)
+	b = abi.AppendString(b, d.Verdict)
 	b = append(b, `,"reason":`...)
-	b = appendString(b, d.Reason)
+	b = abi.AppendString(b, d.Reason)
 	if d.Code != "" {
 		b = append(b, `,"code":`...)
-		b = appendString(b, d.Code)
+		b = abi.AppendString(b, d.Code)
 	}
 	if d.result != nil {
 		b = append(b, `,"result":`...)

@@ -1,7 +1,6 @@
 package sdk
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -141,22 +140,4 @@ func checkEnds(t *testing.T, b []byte, depth int) {
 		}
 		checkEnds(t, want[i], depth+1)
 	}
-}
-
-// FuzzAppendString checks the SDK's string encoding against encoding/json:
-// the host reads back the text encoding/json would have written.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "quote \" back \\ <tag> & \n\r\t\x00\x1f", "é\u2028\xff\xfe ok", "\xed\xa0\x80"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var got, want string
-		if err := json.Unmarshal(appendString(nil, s), &got); err != nil {
-			t.Fatalf("%q: %s is not JSON: %v", s, appendString(nil, s), err)
-		}
-		enc, _ := json.Marshal(s)
-		if err := json.Unmarshal(enc, &want); err != nil || got != want {
-			t.Fatalf("%q: reads back as %q, encoding/json's as %q", s, got, want)
-		}
-	})
 }

@@ -1,0 +1,284 @@
+package abi
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Request is an ABI v1 request (plugins/ABI.md) as the host writes it: one
+// for every module of a call's phase, each completed by that module's own
+// "settings". The bytes are the ones encoding/json would write for these
+// values (a test compares them), without its reflection.
+type Request struct {
+	Phase     string
+	Tool      string
+	Category  string
+	Arguments []byte // the arguments' JSON, valid; empty is {}
+	Result    []byte // phase result: the structured result's JSON, valid; empty is null
+	SessionID string
+	Client    Client
+	// DebugSession is the debug session the call is for (nil: null).
+	DebugSession *DebugSession
+	Time         string   // RFC 3339, UTC
+	Derived      *Derived // nil: no code, paths or addresses (empty lists)
+}
+
+// Client names the MCP client.
+type Client struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// DebugSession describes the debug session a call is for.
+type DebugSession struct {
+	Name  string `json:"name"`
+	Host  string `json:"host,omitempty"`
+	Port  int    `json:"port,omitempty"`
+	PID   int    `json:"pid,omitempty"`
+	State string `json:"state"`
+}
+
+// Derived is what the host adds to a call before any module judges it: the
+// code debugpy will run, the paths the call will use and the address it will
+// dial, each as it will be used. It is the request member "derived": a
+// module judges all code of a call without knowing which tool or argument
+// carries it, and judges a path or a host by what the handler will really
+// open or dial, not by the agent's spelling of it.
+type Derived struct {
+	Code      []Code    `json:"code"`
+	Paths     []Path    `json:"paths"`
+	Addresses []Address `json:"addresses"`
+}
+
+// Code is one piece of Python that debugpy will compile and run.
+type Code struct {
+	Argument string `json:"argument"` // the argument that carries it, e.g. "condition"
+	// Kind is "expression" (compiled with eval) or "statement" (compiled
+	// with exec: an assignment, a loop, del, import ...).
+	Kind string `json:"kind"`
+	// Text is what debugpy compiles, after the transformations its pydevd
+	// applies (a hit condition's "%2" becomes "1 %2 == 0", a log message
+	// becomes a %-format expression of its {parts}, "@LINE@" a newline).
+	Text string `json:"text"`
+}
+
+// Path is a file or directory argument as the handler will use it.
+type Path struct {
+	Argument string `json:"argument"`
+	// Kind: "source" (a file the call reads and returns), "program" (a
+	// script a launch runs), "executable" (an interpreter a launch or an
+	// attach runs), "directory" (a launch's cwd) or "breakpoint" (a file a
+	// breakpoint names; it is not read).
+	Kind     string `json:"kind"`
+	Given    string `json:"given"`    // as the agent sent it
+	Resolved string `json:"resolved"` // absolute, symlinks resolved: what is used
+	// Session: the path belongs to the debug session (a file of its stack,
+	// a source debugpy reported, or under a launch's program directory or
+	// cwd, which a person approved).
+	Session bool `json:"session"`
+}
+
+// Address is a host argument as the handler will dial it.
+type Address struct {
+	Argument string `json:"argument"`
+	Host     string `json:"host"`    // as the agent sent it
+	Address  string `json:"address"` // the IP address that will be dialled, no other
+	Port     int    `json:"port"`
+}
+
+// AppendPrefix appends the request up to and with `"settings":`, so that
+// each module's settings (and a '}') complete it.
+func (r *Request) AppendPrefix(b []byte) []byte {
+	b = append(b, `{"abi":1,"phase":`...)
+	b = AppendString(b, r.Phase)
+	b = append(b, `,"tool":`...)
+	b = AppendString(b, r.Tool)
+	b = append(b, `,"category":`...)
+	b = AppendString(b, r.Category)
+	b = append(b, `,"arguments":`...)
+	b = appendRaw(b, r.Arguments, "{}")
+	b = append(b, `,"result":`...)
+	b = appendRaw(b, r.Result, "null")
+	b = append(b, `,"session":{"client":{"name":`...)
+	b = AppendString(b, r.Client.Name)
+	b = append(b, `,"version":`...)
+	b = AppendString(b, r.Client.Version)
+	b = append(b, `},"id":`...)
+	b = AppendString(b, r.SessionID)
+	b = append(b, `},"debug_session":`...)
+	if s := r.DebugSession; s == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"name":`...)
+		b = AppendString(b, s.Name)
+		if s.Host != "" {
+			b = append(b, `,"host":`...)
+			b = AppendString(b, s.Host)
+		}
+		if s.Port != 0 {
+			b = strconv.AppendInt(append(b, `,"port":`...), int64(s.Port), 10)
+		}
+		if s.PID != 0 {
+			b = strconv.AppendInt(append(b, `,"pid":`...), int64(s.PID), 10)
+		}
+		b = append(b, `,"state":`...)
+		b = AppendString(b, s.State)
+		b = append(b, '}')
+	}
+	b = append(b, `,"time":`...)
+	b = AppendString(b, r.Time)
+	d := r.Derived
+	if d == nil {
+		d = &Derived{}
+	}
+	b = append(b, `,"derived":{"code":[`...)
+	for i, c := range d.Code {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"argument":`...)
+		b = AppendString(b, c.Argument)
+		b = append(b, `,"kind":`...)
+		b = AppendString(b, c.Kind)
+		b = append(b, `,"text":`...)
+		b = AppendString(b, c.Text)
+		b = append(b, '}')
+	}
+	b = append(b, `],"paths":[`...)
+	for i, p := range d.Paths {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"argument":`...)
+		b = AppendString(b, p.Argument)
+		b = append(b, `,"kind":`...)
+		b = AppendString(b, p.Kind)
+		b = append(b, `,"given":`...)
+		b = AppendString(b, p.Given)
+		b = append(b, `,"resolved":`...)
+		b = AppendString(b, p.Resolved)
+		b = strconv.AppendBool(append(b, `,"session":`...), p.Session)
+		b = append(b, '}')
+	}
+	b = append(b, `],"addresses":[`...)
+	for i, a := range d.Addresses {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"argument":`...)
+		b = AppendString(b, a.Argument)
+		b = append(b, `,"host":`...)
+		b = AppendString(b, a.Host)
+		b = append(b, `,"address":`...)
+		b = AppendString(b, a.Address)
+		b = strconv.AppendInt(append(b, `,"port":`...), int64(a.Port), 10)
+		b = append(b, '}')
+	}
+	return append(b, `]},"settings":`...)
+}
+
+// appendRaw appends the valid JSON raw as encoding/json writes a
+// json.RawMessage: without the whitespace between tokens, and with <, >, &,
+// U+2028 and U+2029 escaped; empty is def. raw must be valid JSON (the host
+// checks it): this does not validate.
+func appendRaw(b, raw []byte, def string) []byte {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return append(b, def...)
+	}
+	inString, escaped := false, false
+	from := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && isSpace(c):
+			b = append(b, raw[from:i]...)
+			from = i + 1
+			continue
+		}
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			b = append(b, raw[from:i]...)
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			from = i + 1
+		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
+			b = append(b, raw[from:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[raw[i+2]&0xF])
+			i += 2
+			from = i + 1
+		}
+	}
+	return append(b, raw[from:]...)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string, byte for byte as encoding/json
+// writes it: <, > and & escaped, \b \f \n \r \t short, other control
+// characters as \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped. The host's requests and the Go SDK's responses use it.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	from := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plain[c] {
+				i++
+				continue
+			}
+			b = append(b, s[from:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default: // other control characters, <, >, &
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			from = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[from:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[from:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		from = i
+	}
+	return append(append(b, s[from:]...), '"')
+}
+
+// plain marks the ASCII bytes AppendString copies as they are: all but the
+// control characters, '"', '\\' and the HTML three.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
