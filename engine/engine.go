@@ -192,10 +192,10 @@ func (e *Engine) Config() *Config { return e.cfg }
 // modules. Decisions asked for after Close are denied.
 func (e *Engine) Close(ctx context.Context) {
 	e.pinMu.Lock()
-	first, wait := !e.retiring, e.pins > 0
+	wait := e.pins > 0 // every Close waits: a second one must not close it under a call
 	e.retiring = true
 	e.pinMu.Unlock()
-	if first && wait {
+	if wait {
 		select { // the calls that hold it end first (ctx: shutdown cannot wait forever)
 		case <-e.unpinned:
 		case <-ctx.Done():
