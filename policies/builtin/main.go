@@ -15,26 +15,42 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/ratelimit"
 	"github.com/debugpy-guard/debugpy-guard/policies/redact"
+	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 	"github.com/debugpy-guard/debugpy-guard/policies/targets"
 )
 
 type policy struct {
 	validate func(sdk.Value) error
-	decide   func(*sdk.Request) sdk.Decision
+	prepare  func(sdk.Value) func(*sdk.Request) sdk.Decision
 }
 
 var policies = map[string]policy{
-	"category":    {category.Validate, category.Decide},
-	"targets":     {targets.Validate, targets.Decide},
-	"ratelimit":   {ratelimit.Validate, ratelimit.Decide},
-	"expressions": {expressions.Validate, expressions.Decide},
-	"redact":      {redact.Validate, redact.Decide},
+	"category":    {category.Validate, category.Prepare},
+	"targets":     {targets.Validate, targets.Prepare},
+	"ratelimit":   {ratelimit.Validate, ratelimit.Prepare},
+	"expressions": {expressions.Validate, expressions.Prepare},
+	"redact":      {redact.Validate, redact.Prepare},
 }
 
 type unknown string
 
 func (u unknown) Error() string {
 	return "no built-in policy " + string(u) + " (category, targets, ratelimit, expressions, redact)"
+}
+
+// prepared holds each settings' policy, its settings read once: a call
+// finds it by the settings' JSON (every call of a module has the same), and
+// does not read them again (in a Go wasm guest that reading was a good part
+// of a batch's time: docs/PERFORMANCE.md).
+var prepared settings.Cache[func(*sdk.Request) sdk.Decision]
+
+func prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
+	name := s.Get("policy").Str()
+	p, ok := policies[name]
+	if !ok {
+		return func(*sdk.Request) sdk.Decision { return sdk.Deny(unknown(name).Error()) }
+	}
+	return p.prepare(s)
 }
 
 func init() {
@@ -47,12 +63,7 @@ func init() {
 		return p.validate(s) // each built-in refuses unknown settings
 	})
 	sdk.Handle(func(r *sdk.Request) sdk.Decision {
-		name := r.Settings().Get("policy").Str()
-		p, ok := policies[name]
-		if !ok {
-			return sdk.Deny(unknown(name).Error())
-		}
-		return p.decide(r)
+		return prepared.Get(r.Settings(), prepare)(r)
 	})
 }
 

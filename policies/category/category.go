@@ -45,8 +45,6 @@ type config struct {
 	deferred []string
 }
 
-var cache settings.Cache[config]
-
 func readConfig(s sdk.Value) config {
 	c := config{verdicts: map[string]string{}}
 	for _, k := range []string{"read", "write", "execute"} {
@@ -58,12 +56,20 @@ func readConfig(s sdk.Value) config {
 	return c
 }
 
+// Prepare reads the settings once and returns the policy for them: the
+// built-in module keeps it for as long as the settings stay the same.
+func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
+	c := readConfig(s)
+	return func(r *sdk.Request) sdk.Decision { return decide(r, c) }
+}
+
 // Decide is the policy.
-func Decide(r *sdk.Request) sdk.Decision {
+func Decide(r *sdk.Request) sdk.Decision { return decide(r, readConfig(r.Settings())) }
+
+func decide(r *sdk.Request, c config) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
-	c := cache.Get(r.Settings(), readConfig)
 	for _, t := range c.deferred {
 		if t == r.Tool() {
 			return sdk.Abstain()

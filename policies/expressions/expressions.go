@@ -29,8 +29,6 @@ func Validate(s sdk.Value) error {
 	return settings.Check("expressions", s, Settings)
 }
 
-var cache settings.Cache[rules]
-
 // readRules reads deny_names and allow_calls.
 func readRules(s sdk.Value) rules {
 	rs := rules{deny: map[string]bool{}, calls: map[string]bool{}}
@@ -43,11 +41,20 @@ func readRules(s sdk.Value) rules {
 	return rs
 }
 
+// Prepare reads the settings once and returns the policy for them: the
+// built-in module keeps it for as long as the settings stay the same.
+func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
+	rs := readRules(s)
+	return func(r *sdk.Request) sdk.Decision { return decide(r, rs) }
+}
+
 // Decide is the policy. It judges every piece of code the host derived from
 // the call (plugins/ABI.md, derived.code), whichever tool and argument
 // carries it: an expression to evaluate, a condition, a hit condition, a
 // log message's expression, a value, a repl statement.
-func Decide(r *sdk.Request) sdk.Decision {
+func Decide(r *sdk.Request) sdk.Decision { return decide(r, readRules(r.Settings())) }
+
+func decide(r *sdk.Request, rs rules) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
@@ -55,7 +62,6 @@ func Decide(r *sdk.Request) sdk.Decision {
 	if len(code) == 0 {
 		return sdk.Abstain()
 	}
-	rs := cache.Get(r.Settings(), readRules)
 	worst, why := abi.Allow, "plain names, attributes, literal subscripts and comparisons"
 	for _, c := range code {
 		v, reason := judgeCode(c.Get("text").Str(), c.Get("kind").Str(), rs)

@@ -49,19 +49,25 @@ type limit struct {
 	err    error
 }
 
-var cache settings.Cache[limit]
-
 func readLimit(s sdk.Value) limit {
 	max, window, err := limits(s)
 	return limit{max, window, err}
 }
 
+// Prepare reads the settings once and returns the policy for them: the
+// built-in module keeps it for as long as the settings stay the same.
+func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
+	l := readLimit(s)
+	return func(r *sdk.Request) sdk.Decision { return decide(r, l) }
+}
+
 // Decide is the policy.
-func Decide(r *sdk.Request) sdk.Decision {
+func Decide(r *sdk.Request) sdk.Decision { return decide(r, readLimit(r.Settings())) }
+
+func decide(r *sdk.Request, l limit) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
-	l := cache.Get(r.Settings(), readLimit)
 	max, window := l.max, l.window
 	if l.err != nil {
 		return sdk.Deny(l.err.Error())

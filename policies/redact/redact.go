@@ -23,8 +23,6 @@ func Validate(s sdk.Value) error {
 	return settings.Check("redact", s, Settings)
 }
 
-var cache settings.Cache[map[string]bool]
-
 // readNames reads settings.names, lower-cased, once per settings.
 func readNames(s sdk.Value) map[string]bool {
 	extra := map[string]bool{}
@@ -34,15 +32,23 @@ func readNames(s sdk.Value) map[string]bool {
 	return extra
 }
 
+// Prepare reads the settings once and returns the policy for them: the
+// built-in module keeps it for as long as the settings stay the same.
+func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
+	extra := readNames(s)
+	return func(r *sdk.Request) sdk.Decision { return decide(r, extra) }
+}
+
 // Decide is the policy.
-func Decide(r *sdk.Request) sdk.Decision {
+func Decide(r *sdk.Request) sdk.Decision { return decide(r, readNames(r.Settings())) }
+
+func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 	if r.Phase() != "result" {
 		return sdk.Abstain()
 	}
 	if !r.Result().Exists() || r.Result().Kind() == sdk.Null {
 		return sdk.Allow("no result")
 	}
-	extra := cache.Get(r.Settings(), readNames)
 	res := r.Result()
 	n := 0
 	out, _ := walk(res, extra, &n)

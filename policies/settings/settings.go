@@ -79,11 +79,12 @@ type msg string
 
 func (m msg) Error() string { return string(m) }
 
-// Cache keeps what a policy made of its settings, by the settings' JSON, so
-// that a call does not read them again: a module instance sees the same
-// few settings on every call (one for each config rule that names the
-// policy), and in a Go wasm guest reading them was a good part of a call's
-// time (docs/PERFORMANCE.md). The zero Cache is ready to use.
+// Cache keeps what was made of settings, by the settings' JSON, so that a
+// call does not read them again: a module instance sees the same few
+// settings on every call (one for each module of the config), and in a Go
+// wasm guest reading them was a good part of a call's time
+// (docs/PERFORMANCE.md). The built-in module keeps each policy prepared
+// for its settings in one. The zero Cache is ready to use.
 type Cache[T any] struct {
 	mu  sync.Mutex
 	key []byte

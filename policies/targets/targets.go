@@ -87,8 +87,6 @@ type host struct {
 	ok       bool
 }
 
-var cache settings.Cache[config]
-
 func readConfig(s sdk.Value) config {
 	c := config{allowPID: s.Get("allow_pid").Bool(), files: s.Get("files").Str()}
 	if c.files == "" {
@@ -157,12 +155,20 @@ func rank(verdict string) int {
 	return 0
 }
 
+// Prepare reads the settings once and returns the policy for them: the
+// built-in module keeps it for as long as the settings stay the same.
+func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
+	c := readConfig(s)
+	return func(r *sdk.Request) sdk.Decision { return decide(r, c) }
+}
+
 // Decide is the policy.
-func Decide(r *sdk.Request) sdk.Decision {
+func Decide(r *sdk.Request) sdk.Decision { return decide(r, readConfig(r.Settings())) }
+
+func decide(r *sdk.Request, c config) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
-	c := cache.Get(r.Settings(), readConfig)
 	var v verdict
 	for _, a := range r.Derived().Get("addresses").Elements() {
 		host, addr := a.Get("host").Str(), a.Get("address").Str()
