@@ -53,6 +53,9 @@ type Engine struct {
 	mu      sync.RWMutex       // held for reading by each decision, for writing by Close
 	closed  bool
 
+	chains  sync.Map // chainKey -> chain: Chain's answers, worked out once
+	nchains atomic.Int64
+
 	// Pins keep the engine open for calls that hold it from start to end
 	// (Live.Acquire): Close waits for them (unpinned) before it closes.
 	pinMu    sync.Mutex
@@ -240,7 +243,32 @@ func (e *Engine) pin() (release func(), ok bool) {
 
 // Chain is the modules that apply to tool in phase, in rule order, and the
 // default of the first matching rule that has one ("" when none does).
+// The caller must not change mods: the engine keeps each chain it worked
+// out (its config does not change) and hands the same one to every call.
 func (e *Engine) Chain(tool, phase string) (mods []string, def string) {
+	k := chainKey{tool, phase}
+	if c, ok := e.chains.Load(k); ok {
+		c := c.(chain)
+		return c.mods, c.def
+	}
+	mods, def = e.chain(tool, phase)
+	if e.nchains.Add(1) <= maxChains { // tools are the catalogue's: a few dozen
+		e.chains.Store(k, chain{mods, def})
+	}
+	return mods, def
+}
+
+type chainKey struct{ tool, phase string }
+
+type chain struct {
+	mods []string
+	def  string
+}
+
+// maxChains bounds the chains an engine keeps.
+const maxChains = 1024
+
+func (e *Engine) chain(tool, phase string) (mods []string, def string) {
 	seen := map[string]bool{}
 	for _, r := range e.cfg.Rules {
 		if !matches(r.Tools, tool) {

@@ -30,7 +30,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/fuel"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/opa"
 	"github.com/tetratelabs/wazero"
@@ -724,44 +723,6 @@ func evaluateBatch(ctx context.Context, session string, mods []*Module, req []by
 	}
 	m.pool.put(inst)
 	return resps, err
-}
-
-func parseResponses(out []byte, n int) ([]Response, error) {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(out, &raw); err != nil {
-		return nil, fmt.Errorf("output is not a JSON array of responses: %v: %q", err, outputText(out))
-	}
-	if len(raw) != n {
-		return nil, fmt.Errorf("%d responses for %d modules", len(raw), n)
-	}
-	resps := make([]Response, n)
-	for i, r := range raw {
-		var err error
-		if resps[i], err = parseResponse(r); err != nil {
-			return nil, fmt.Errorf("response %d: %w", i, err)
-		}
-	}
-	return resps, nil
-}
-
-func parseResponse(out []byte) (Response, error) {
-	if len(out) == 0 {
-		return Response{}, errors.New("no output: guard_evaluate returned 0 without calling guard.output")
-	}
-	var r Response
-	if err := json.Unmarshal(out, &r); err != nil {
-		return Response{}, fmt.Errorf("output is not a JSON response: %v: %q", err, outputText(out))
-	}
-	return r, checkResponse(r)
-}
-
-// checkResponse refuses a verdict that is not one of the four and a reason
-// code ABI v1 does not have.
-func checkResponse(r Response) error {
-	if err := abi.CheckVerdict(r.Verdict); err != nil {
-		return err
-	}
-	return abi.CheckCode(r.Code)
 }
 
 // call runs fn(len(input)) on the module's limits, with the host functions'
