@@ -91,6 +91,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzParseConfig -fuzztime 100000x -fuzzminimizetime 20x ./engine
 	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime 250000x -fuzzminimizetime 20x ./engine/audit
 	$(GO) test -run '^$$' -fuzz FuzzScan -fuzztime 300000x -fuzzminimizetime 20x ./plugins/sdk
+	$(GO) test -run '^$$' -fuzz FuzzRequestIndex -fuzztime 200000x -fuzzminimizetime 20x ./plugins/sdk
 	$(GO) test -run '^$$' -fuzz FuzzAppendString -fuzztime 100000x -fuzzminimizetime 20x ./plugins/abi
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 200000x -fuzzminimizetime 20x ./plugins/abi
 	$(GO) test -run '^$$' -fuzz FuzzQuickResponse -fuzztime 200000x -fuzzminimizetime 20x ./plugins

@@ -21,6 +21,7 @@
 package sdk
 
 import (
+	"bytes"
 	"sync"
 	"time"
 
@@ -33,11 +34,12 @@ type Request struct {
 	settings Value // in a batch, this entry's settings
 	batched  bool
 
-	// The request's members, found by one scan on first use: each accessor
-	// below would otherwise scan the request from its start again.
-	top     []topMember
-	topBuf  [12]topMember
-	indexed bool
+	// The request's members, indexed as a scan finds them, on first use:
+	// each accessor below would otherwise scan the request from its start
+	// again. next is where the scan goes on (0: not begun, -1: done).
+	top    []topMember
+	topBuf [16]topMember
+	next   int
 
 	// phase, tool and category, read once (a batch reads them once for
 	// all its entries: each policy asks for them).
@@ -47,24 +49,98 @@ type Request struct {
 
 type topMember struct{ key, val []byte }
 
-// get is r.get(key), from the index of members.
+// get is r.get(key), from the index of members (the first of repeated
+// keys, as Value.Get).
 func (r *Request) get(key string) Value {
-	if !r.indexed {
-		r.indexed, r.top = true, r.topBuf[:0]
-		r.v.members(func(k []byte, escaped bool, val []byte) bool {
-			if escaped {
-				k = []byte(unescape(k))
-			}
-			r.top = append(r.top, topMember{k, val})
-			return true
-		})
-	}
-	for i := range r.top { // the first of repeated keys, as Value.Get
+	for i := range r.top {
 		if string(r.top[i].key) == key {
 			return Value{raw: r.top[i].val}
 		}
 	}
-	return Value{}
+	for {
+		m, ok := r.scan("")
+		if !ok {
+			return Value{}
+		}
+		if string(m.key) == key {
+			return Value{raw: m.val}
+		}
+	}
+}
+
+// scan indexes the request's next member and returns it; ok is false at
+// the end. When the member's key is stop, it stops at the value: the member
+// is not indexed (the next scan starts at it again), and m.val is the rest
+// of the request from the value on (see batch).
+func (r *Request) scan(stop string) (m topMember, ok bool) {
+	b, i := r.v.raw, r.next
+	if i < 0 {
+		return m, false
+	}
+	if i == 0 {
+		if len(b) == 0 || b[0] != '{' {
+			r.next = -1
+			return m, false
+		}
+		i, r.top = 1, r.topBuf[:0]
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '"' {
+		r.next = -1
+		return m, false
+	}
+	ke := endString(b, i)
+	if ke > len(b) {
+		r.next = -1
+		return m, false
+	}
+	k := b[i+1 : ke-1]
+	if bytes.IndexByte(k, '\\') >= 0 {
+		k = []byte(unescape(k))
+	}
+	v := skipSpace(b, ke)
+	if v >= len(b) || b[v] != ':' {
+		r.next = -1
+		return m, false
+	}
+	v = skipSpace(b, v+1)
+	if stop != "" && string(k) == stop {
+		return topMember{k, b[v:]}, true // r.next stays at the member
+	}
+	ve := end(b, v)
+	if ve <= v {
+		r.next = -1
+		return m, false
+	}
+	m = topMember{k, b[v:ve]}
+	r.top = append(r.top, m)
+	i = skipSpace(b, ve)
+	if i < len(b) && b[i] == ',' {
+		i++
+	}
+	r.next = i
+	return m, true
+}
+
+// batch is the start of the request's "batch" array, and the rest of the
+// request after it: its elements are read up to its ']', and the array is
+// not scanned once more to index it (it is the last member the host writes,
+// and the longest).
+func (r *Request) batch() Value {
+	for i := range r.top {
+		if string(r.top[i].key) == "batch" {
+			return Value{raw: r.top[i].val}
+		}
+	}
+	for {
+		m, ok := r.scan("batch")
+		if !ok {
+			return Value{}
+		}
+		if string(m.key) == "batch" {
+			return Value{raw: m.val}
+		}
+	}
 }
 
 // Raw is the whole request.
@@ -225,8 +301,8 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 	// kilobyte) cost a Go wasm guest more than the rest of a small batch.
 	r := requests.Get().(*Request)
 	defer func() { r.v, r.settings, r.top = Value{}, Value{}, nil; requests.Put(r) }()
-	r.v, r.settings, r.batched, r.indexed, r.named = v, Value{}, true, false, false
-	batch := r.get("batch")
+	r.v, r.settings, r.batched, r.next, r.named = v, Value{}, true, 0, false
+	batch := r.batch()
 	if batch.Kind() != Array {
 		return []byte("request: no batch array"), true
 	}

@@ -141,3 +141,29 @@ func checkEnds(t *testing.T, b []byte, depth int) {
 		checkEnds(t, want[i], depth+1)
 	}
 }
+
+// FuzzRequestIndex: the request's index finds what Value.Get finds (the
+// first of repeated keys), in any order of asking, and the batch's
+// elements read from its start are those of the whole "batch" value.
+func FuzzRequestIndex(f *testing.F) {
+	f.Add([]byte(sample), "tool")
+	f.Add([]byte(`{"a":1,"batch":[{"x":"]"},[1]],"a":2,"z":"\"}"}`), "z")
+	f.Add([]byte(`{"batch":[1,2`), "batch")
+	f.Add([]byte(`{"b\u0061tch":[3],"batch":[4]}`), "a")
+	f.Fuzz(func(t *testing.T, data []byte, key string) {
+		v := view(data)
+		r := &Request{v: v}
+		b := r.batch()
+		var got, want []string
+		b.elements(func(e []byte) bool { got = append(got, string(e)); return true })
+		v.Get("batch").elements(func(e []byte) bool { want = append(want, string(e)); return true })
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("%q: batch elements %q, want %q", data, got, want)
+		}
+		for _, k := range []string{key, "batch", "a", key} {
+			if g, w := r.get(k), v.Get(k); string(g.raw) != string(w.raw) {
+				t.Fatalf("%q: get(%q) = %q, Value.Get: %q", data, k, g.raw, w.raw)
+			}
+		}
+	})
+}
