@@ -502,7 +502,11 @@ func (e *Engine) ask(ctx context.Context, session string, names []string, prefix
 			continue
 		}
 		batch := make([]*plugins.Module, 0, j-i)
-		req := append(append(make([]byte, 0, len(prefix)+256), prefix...), `null,"batch":[`...)
+		size := len(prefix) + len(`null,"batch":[]}`) + j - i
+		for k := i; k < j; k++ {
+			size += len(e.modules[names[k]].settings)
+		}
+		req := append(append(make([]byte, 0, size), prefix...), `null,"batch":[`...)
 		for k := i; k < j; k++ {
 			mk := e.modules[names[k]]
 			batch = append(batch, mk.m)

@@ -307,7 +307,7 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 		return []byte("request: no batch array"), true
 	}
 	r.names()
-	out = append(make([]byte, 0, 256), '[')
+	out = append(make([]byte, 0, 512), '[')
 	i := 0
 	batch.elements(func(raw []byte) bool {
 		entry(i)
