@@ -47,11 +47,13 @@ type limit struct {
 	max    int64
 	window time.Duration
 	err    error
+	// what every reason says of the limit: the words made once
+	atMost, in string
 }
 
 func readLimit(s sdk.Value) limit {
 	max, window, err := limits(s)
-	return limit{max, window, err}
+	return limit{max, window, err, strconv.FormatInt(max, 10), window.String()}
 }
 
 // Prepare reads the settings once and returns the policy for them: the
@@ -74,7 +76,7 @@ func decide(r *sdk.Request, l limit) sdk.Decision {
 	}
 	n := sdk.CounterAdd("calls", window)
 	if n > max {
-		return sdk.RateLimit("rate limit: " + strconv.FormatInt(n, 10) + " calls in " + window.String() + ", at most " + strconv.FormatInt(max, 10) + "; wait and retry")
+		return sdk.RateLimit("rate limit: " + strconv.FormatInt(n, 10) + " calls in " + l.in + ", at most " + l.atMost + "; wait and retry")
 	}
 	return sdk.Abstain()
 }
