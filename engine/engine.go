@@ -360,7 +360,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 		return Decision{Verdict: Deny, Reasons: []string{ErrClosed.Error()}, Trace: []Step{}}, false
 	}
 	mods, ruleDefault := e.Chain(call.Tool, call.Phase)
-	d = Decision{Trace: []Step{}}
+	d = Decision{Trace: make([]Step, 0, len(mods))}
 	prefix, err := requestPrefix(call)
 	if err != nil {
 		d.Verdict, d.Reasons = Deny, []string{"engine: cannot encode the request: " + err.Error()}
@@ -506,7 +506,14 @@ func (e *Engine) ask(ctx context.Context, session string, names []string, prefix
 		for k := i; k < j; k++ {
 			size += len(e.modules[names[k]].settings)
 		}
-		req := append(append(make([]byte, 0, size), prefix...), `null,"batch":[`...)
+		// The batch's settings go after the prefix, in its spare room when it
+		// has some: the prefix's own bytes stay as they are for the modules
+		// after, and a request is not kept once its call returns.
+		req := prefix
+		if cap(req) < size {
+			req = append(make([]byte, 0, size), prefix...)
+		}
+		req = append(req, `null,"batch":[`...)
 		for k := i; k < j; k++ {
 			mk := e.modules[names[k]]
 			batch = append(batch, mk.m)
@@ -583,5 +590,6 @@ func requestPrefix(c Call) ([]byte, error) {
 	r := abi.Request{Phase: c.Phase, Tool: c.Tool, Category: c.Category, Arguments: c.Arguments, Result: c.Result,
 		SessionID: c.SessionID, Client: c.Client, DebugSession: c.DebugSession,
 		Time: c.Time.UTC().Format(time.RFC3339Nano), Derived: c.Derived}
-	return r.AppendPrefix(make([]byte, 0, 512+len(c.Arguments)+len(c.Result))), nil
+	// Room after the prefix for a batch's settings (ask appends them there).
+	return r.AppendPrefix(make([]byte, 0, 1024+len(c.Arguments)+len(c.Result))), nil
 }
