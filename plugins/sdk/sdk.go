@@ -275,7 +275,23 @@ func Evaluate(input []byte) (out []byte, failed bool) {
 	if v.Kind() != Object {
 		return []byte("request: not a JSON object"), true
 	}
-	return handler(&Request{v: v}).Encode(), false
+	r := newRequest(v, false)
+	defer r.release()
+	return handler(r).Encode(), false
+}
+
+// newRequest is a Request for v, reused from an earlier call with its
+// fields reset one by one: zeroing one whole (a kilobyte) cost a Go wasm
+// guest more than the rest of a small call. release gives it back.
+func newRequest(v Value, batched bool) *Request {
+	r := requests.Get().(*Request)
+	r.v, r.settings, r.batched, r.next, r.named = v, Value{}, batched, 0, false
+	return r
+}
+
+func (r *Request) release() {
+	r.v, r.settings, r.top = Value{}, Value{}, nil
+	requests.Put(r)
 }
 
 var requests = sync.Pool{New: func() any { return new(Request) }}
@@ -296,12 +312,9 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 		return []byte("request: not a JSON object"), true
 	}
 	// One Request for every entry: its index of members, phase, tool and
-	// category are read once, and only the settings change. It is reused
-	// from call to call, its fields reset one by one: zeroing it whole (a
-	// kilobyte) cost a Go wasm guest more than the rest of a small batch.
-	r := requests.Get().(*Request)
-	defer func() { r.v, r.settings, r.top = Value{}, Value{}, nil; requests.Put(r) }()
-	r.v, r.settings, r.batched, r.next, r.named = v, Value{}, true, 0, false
+	// category are read once, and only the settings change.
+	r := newRequest(v, true)
+	defer r.release()
 	batch := r.batch()
 	if batch.Kind() != Array {
 		return []byte("request: no batch array"), true
