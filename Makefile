@@ -110,10 +110,15 @@ test-short:
 # cover runs the full tier with coverage: the unit tests' and the server
 # binary's (built -cover by the cmd tests when SERVER_GOCOVERDIR is set) go into
 # one directory, and it reports each package, and the gate's functions.
+# The packages make cover reports: the security path (engine, approval,
+# tools, plugins and the wire format), dap, and the built-in policies.
+M := github.com/debugpy-guard/debugpy-guard
+COVERPKGS := $(M)/engine,$(M)/engine/approval,$(M)/tools,$(M)/plugins,$(M)/plugins/abi,$(M)/plugins/sdk,$(M)/dap,$(M)/policies/category,$(M)/policies/expressions,$(M)/policies/ratelimit,$(M)/policies/redact,$(M)/policies/targets,$(M)/policies/settings,$(M)/policies/secrets
+
 cover: deps build
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	SERVER_GOCOVERDIR=$$tmp $(GO) test -count=1 -timeout 12m -cover -coverpkg=github.com/debugpy-guard/debugpy-guard/... ./... -args -test.gocoverdir=$$tmp >/dev/null && \
-	$(GO) tool covdata percent -i=$$tmp -pkg=github.com/debugpy-guard/debugpy-guard/engine,github.com/debugpy-guard/debugpy-guard/engine/approval,github.com/debugpy-guard/debugpy-guard/tools,github.com/debugpy-guard/debugpy-guard/plugins,github.com/debugpy-guard/debugpy-guard/dap && \
+	$(GO) tool covdata percent -i=$$tmp -pkg=$(COVERPKGS) && \
 	$(GO) tool covdata textfmt -i=$$tmp -o $$tmp/cover.txt && \
 	$(GO) tool cover -func=$$tmp/cover.txt | grep -E '/(engine/gate|engine/approval/[a-z]+|tools/gate)\.go' 
 

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +108,104 @@ func TestDirMustBePrivate(t *testing.T) {
 	os.Mkdir(base+"/debugpy-guard", 0o755)
 	if _, err := Dir(); err == nil || !strings.Contains(err.Error(), "0700") {
 		t.Fatalf("open dir accepted: %v", err)
+	}
+}
+
+// TestShow: what a person is shown of a call's arguments, every kind of
+// value, and what cannot be shown.
+func TestShow(t *testing.T) {
+	got, err := Show(json.RawMessage(`{"a":[1,2.5e3,true,null,{"k":"v\n"}],"b":{},"c":"x      y","d":"ｅ\u00a0"}`))
+	want := "  \"a\" = [1, 2.5e3, true, null, {\"k\": \"v\\n\"}]\n  \"b\" = {}\n  \"c\" = \"x⟨6 spaces⟩y\"\n  \"d\" = \"\\u{ff45}\\u{a0}\""
+	if err != nil || got != want {
+		t.Fatalf("Show:\n%s\nwant\n%s\n%v", got, want, err)
+	}
+	if got, err := Show(json.RawMessage(`{}`)); err != nil || got != "  (none)" {
+		t.Fatalf("no arguments: %q %v", got, err)
+	}
+	for _, bad := range []string{`[1]`, `"s"`, ``, `{"a":[1,}`} {
+		if _, err := Show(json.RawMessage(bad)); err == nil {
+			t.Errorf("Show(%s): want an error", bad)
+		}
+	}
+	long := `{"a":"` + strings.Repeat("é", MaxShown) + `"}`
+	if _, err := Show(json.RawMessage(long)); err == nil || !strings.Contains(err.Error(), "too long to approve") {
+		t.Fatalf("too long: %v", err)
+	}
+}
+
+// TestExpiryFlood: held elicitations that are never taken are forgotten
+// past a bound once expired, and cli requests once expired.
+func TestExpiryFlood(t *testing.T) {
+	now := time.Now()
+	s := NewStore()
+	s.now = func() time.Time { return now }
+	for i := 0; i < 10001; i++ {
+		s.Hold("elicitation", Bind("s", "t", []byte(`{"i":`+strconv.Itoa(i)+`}`)), nil, nil, time.Minute)
+	}
+	fresh := s.Hold("elicitation", Bind("s", "t", []byte(`{"fresh":1}`)), nil, nil, time.Hour)
+	now = now.Add(2 * time.Minute)
+	s.Hold("cli", Bind("s", "t", []byte(`{"last":1}`)), nil, nil, time.Minute) // expires the rest
+	s.mu.Lock()
+	n := len(s.byID)
+	_, kept := s.byID[fresh.ID]
+	s.mu.Unlock()
+	if n != 2 || !kept {
+		t.Fatalf("%d requests kept (the fresh one: %v), want the fresh elicitation and the new cli request", n, kept)
+	}
+}
+
+// TestSocketEdges: a socket left by a killed server is skipped and
+// removed; an unknown operation and a bad line are refused; approving works.
+func TestSocketEdges(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	ctx := context.Background()
+	if _, err := Answer(ctx, "x", true); err == nil || !strings.Contains(err.Error(), "no debugpy-guard server is running") {
+		t.Fatalf("no server: %v", err)
+	}
+	d, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(d, "serve-1.sock")
+	ln, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close() // the file stays, nobody listens: a killed server's
+	s := NewStore()
+	srv, err := Listen(s, func() time.Duration { return time.Minute }, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	r := s.Hold("cli", Bind("s", "debugpy_evaluate", []byte(`{}`)), json.RawMessage(`{}`), []string{"why"}, time.Minute)
+	l, err := List(ctx)
+	if err != nil || len(l) != 1 || l[0].ID != r.ID {
+		t.Fatalf("list with a stale socket: %+v %v", l, err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale socket is still there: %v", err)
+	}
+	for _, c := range []struct{ send, want string }{
+		{`{"op":"nope"}` + "\n", `unknown op \"nope\"`},
+		{"not json\n", "bad request"},
+		{`{"op":"approve","id":"zzzz"}` + "\n", "no pending"},
+	} {
+		conn, err := net.Dial("unix", srv.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(conn, c.send)
+		reply, _ := io.ReadAll(conn)
+		conn.Close()
+		if !strings.Contains(string(reply), c.want) {
+			t.Errorf("%q: reply %s, want %q", c.send, reply, c.want)
+		}
+	}
+	got, err := Answer(ctx, r.ID, true)
+	if err != nil || got.State != Approved {
+		t.Fatalf("approve: %+v %v", got, err)
 	}
 }

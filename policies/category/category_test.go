@@ -27,3 +27,16 @@ func TestDecide(t *testing.T) {
 		{Name: "phase result", Phase: "result", Tool: "debugpy_stack_trace", Result: `{}`, Want: "abstain"},
 	})
 }
+
+func TestValidate(t *testing.T) {
+	policytest.Validate(t, Validate, []policytest.Setting{
+		{JSON: `{"policy":"category","read":"allow","write":"approve","execute":"deny","defer":["debugpy_evaluate"]}`},
+		{JSON: `{}`},
+		{JSON: `{"read":"permit"}`, Err: "category: read must be allow, deny or approve, not permit"},
+		{JSON: `{"execute":"Allow"}`, Err: "execute must be allow, deny or approve"},
+		{JSON: `{"reed":"allow"}`, Err: `unknown setting "reed" (known: defer, execute, read, write)`},
+		{JSON: `{"defer":"debugpy_evaluate"}`, Err: `setting "defer" must be an array of strings`},
+		{JSON: `{"defer":[1]}`, Err: "must be an array of strings"},
+		{JSON: `[]`, Err: "settings must be a table"},
+	})
+}

@@ -51,3 +51,11 @@ func TestDecide(t *testing.T) {
 		{Name: "phase result", Phase: "result", Tool: eval, Result: `{}`, Derived: code("expression", "expression", "eval(s)"), Want: "abstain"},
 	})
 }
+
+func TestValidate(t *testing.T) {
+	policytest.Validate(t, Validate, []policytest.Setting{
+		{JSON: `{"allow_calls":["len"],"deny_names":["user"]}`},
+		{JSON: `{"deny_name":["user"]}`, Err: `unknown setting "deny_name"`},
+		{JSON: `{"allow_calls":"len"}`, Err: "must be an array of strings"},
+	})
+}

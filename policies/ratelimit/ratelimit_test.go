@@ -20,3 +20,16 @@ func TestDecide(t *testing.T) {
 		{Name: "a bad max fails closed", Tool: "debugpy_threads", Settings: `{"max":0}`, Want: "deny", Reason: "max must be a positive number"},
 	})
 }
+
+func TestValidate(t *testing.T) {
+	policytest.Validate(t, Validate, []policytest.Setting{
+		{JSON: `{"max":10,"window":"30s"}`},
+		{JSON: `{}`},
+		{JSON: `{"max":1.5}`, Err: `setting "max" must be an integer`},
+		{JSON: `{"max":"10"}`, Err: `must be an integer`},
+		{JSON: `{"max":-1}`, Err: "max must be a positive number of calls"},
+		{JSON: `{"window":"-1m"}`, Err: "is not a duration"},
+		{JSON: `{"window":60}`, Err: `setting "window" must be a string`},
+		{JSON: `{"windows":"1m"}`, Err: "unknown setting"},
+	})
+}

@@ -29,3 +29,11 @@ func TestDecide(t *testing.T) {
 		t.Error("no secret handed to the host")
 	}
 }
+
+func TestValidate(t *testing.T) {
+	policytest.Validate(t, Validate, []policytest.Setting{
+		{JSON: `{"names":["pin"]}`},
+		{JSON: `{"name":["pin"]}`, Err: `unknown setting "name"`},
+		{JSON: `{"names":[true]}`, Err: "must be an array of strings"},
+	})
+}

@@ -56,3 +56,14 @@ func TestDecide(t *testing.T) {
 		{Name: "phase result", Phase: "result", Tool: attach, Result: `{}`, Derived: addr("db", "10.0.0.5"), Want: "abstain"},
 	})
 }
+
+func TestValidate(t *testing.T) {
+	policytest.Validate(t, Validate, []policytest.Setting{
+		{JSON: `{"hosts":["loopback","10.0.0.0/8","::1","192.168.1.7"],"programs":["/srv/*.py","-m http.*"],"interpreters":["/usr/bin/python3*"],"allow_pid":true,"files":"deny"}`},
+		{JSON: `{"hosts":["db.internal"]}`, Err: `hosts entry "db.internal" is not "loopback", an IP address or a CIDR prefix`},
+		{JSON: `{"hosts":["fe80::1%eth0"]}`, Err: "is not"},
+		{JSON: `{"programs":["[a-"]}`, Err: "programs entry [a- is not a glob"},
+		{JSON: `{"files":"ask"}`, Err: "files must be allow, deny or approve"},
+		{JSON: `{"allow_pid":"yes"}`, Err: `setting "allow_pid" must be a boolean`},
+	})
+}

@@ -72,3 +72,27 @@ func Run(t *testing.T, decide func(*sdk.Request) sdk.Decision, cases []Case) {
 		}
 	}
 }
+
+// Setting is a module's settings and what its Validate must say of them.
+type Setting struct {
+	JSON string
+	Err  string // a part of the error ("" when the settings are good)
+}
+
+// Validate checks validate on each settings.
+func Validate(t *testing.T, validate func(sdk.Value) error, cases []Setting) {
+	t.Helper()
+	for _, c := range cases {
+		v, err := sdk.Parse([]byte(c.JSON))
+		if err != nil {
+			t.Fatalf("%s: %v", c.JSON, err)
+		}
+		err = validate(v)
+		switch {
+		case c.Err == "" && err != nil:
+			t.Errorf("%s: %v, want no error", c.JSON, err)
+		case c.Err != "" && (err == nil || !strings.Contains(err.Error(), c.Err)):
+			t.Errorf("%s: %v, want an error with %q", c.JSON, err, c.Err)
+		}
+	}
+}
