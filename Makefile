@@ -94,7 +94,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzRequestIndex -fuzztime 200000x -fuzzminimizetime 20x ./plugins/sdk
 	$(GO) test -run '^$$' -fuzz FuzzAppendString -fuzztime 100000x -fuzzminimizetime 20x ./plugins/abi
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 200000x -fuzzminimizetime 20x ./plugins/abi
-	$(GO) test -run '^$$' -fuzz FuzzQuickResponse -fuzztime 200000x -fuzzminimizetime 20x ./plugins
+	$(GO) test -run '^$$' -fuzz FuzzQuickResponse -fuzztime 200000x -fuzzminimizetime 20x ./plugins/abi
 	./$(BIN) policy test policies/testdata/cases
 	@$(MAKE) --no-print-directory check-dist
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \

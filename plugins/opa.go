@@ -287,13 +287,13 @@ func (m *Module) evaluateOPA(inst *instance, session string, req []byte) (Respon
 func opaResponse(out []byte) (Response, error) {
 	var set []map[string]json.RawMessage
 	if err := json.Unmarshal(out, &set); err != nil {
-		return Response{}, fmt.Errorf("opa_eval's result is not a result set: %v: %q", err, outputText(out))
+		return Response{}, fmt.Errorf("opa_eval's result is not a result set: %v: %q", err, abi.OutputText(out))
 	}
 	switch {
 	case len(set) == 0:
 		return Response{Verdict: abi.Abstain}, nil
 	case len(set) > 1 || len(set[0]) != 1 || set[0]["result"] == nil:
-		return Response{}, fmt.Errorf("opa_eval's result is not one value: %q", outputText(out))
+		return Response{}, fmt.Errorf("opa_eval's result is not one value: %q", abi.OutputText(out))
 	}
 	v := bytes.TrimSpace(set[0]["result"])
 	var r Response
@@ -322,13 +322,13 @@ func opaResponse(out []byte) (Response, error) {
 				return Response{}, fmt.Errorf("the decision has a key %q: the keys are decision, reason, result and code", k)
 			}
 			if err != nil {
-				return Response{}, fmt.Errorf("the decision's %s is not a string: %s", k, outputText(e))
+				return Response{}, fmt.Errorf("the decision's %s is not a string: %s", k, abi.OutputText(e))
 			}
 		}
 	default:
-		return Response{}, fmt.Errorf("the entrypoint's value is %s: want a decision (\"allow\", \"deny\", \"approve\", \"abstain\") or an object {\"decision\", \"reason\"}", outputText(v))
+		return Response{}, fmt.Errorf("the entrypoint's value is %s: want a decision (\"allow\", \"deny\", \"approve\", \"abstain\") or an object {\"decision\", \"reason\"}", abi.OutputText(v))
 	}
-	return r, checkResponse(r)
+	return r, r.Check()
 }
 
 // env.opa_abort(addr): the module gave up (a conflict, a bad builtin
@@ -339,7 +339,7 @@ func hostOPAAbort(ctx context.Context, m api.Module, stack []uint64) {
 	if err != nil {
 		abort(st, "opa_abort (its text unreadable: %v)", err)
 	}
-	abort(st, "opa_abort: %s", outputText(msg))
+	abort(st, "opa_abort: %s", abi.OutputText(msg))
 }
 
 // env.opa_println(addr): Rego's print, to the log (bounded as guard.log).
@@ -352,7 +352,7 @@ func hostOPAPrintln(ctx context.Context, m api.Module, stack []uint64) {
 	if err != nil {
 		abort(st, "opa_println: %v", err)
 	}
-	st.log.Info("policy print", "text", outputText(msg[:min(len(msg), 1024)]))
+	st.log.Info("policy print", "text", abi.OutputText(msg[:min(len(msg), 1024)]))
 }
 
 // env.opa_builtinN(id, ctx, a1..aN) -> value: one of opaBuiltins, on the

@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/fuel"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/opa"
 	"github.com/tetratelabs/wazero"
@@ -499,7 +500,7 @@ func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
 			return nil, fmt.Errorf("guard_validate: %w", err)
 		}
 		if rc != 0 {
-			msg := outputText(inst.st.output)
+			msg := abi.OutputText(inst.st.output)
 			m.pool.put(inst)
 			m.Close(ctx)
 			return nil, &SettingsError{Module: spec.Name, Msg: msg}
@@ -531,16 +532,6 @@ func (r *Runtime) pool(ctx context.Context, c *code, max int, shared bool, log *
 
 func sig(f api.FunctionDefinition, params, results []api.ValueType) bool {
 	return string(f.ParamTypes()) == string(params) && string(f.ResultTypes()) == string(results)
-}
-
-func outputText(b []byte) string {
-	if len(b) == 0 {
-		return "(the module gave no reason)"
-	}
-	if len(b) > 512 {
-		b = b[:512]
-	}
-	return string(b)
 }
 
 // instantiate makes a new instance; the caller holds a slot. A start
@@ -623,13 +614,8 @@ func (p *pool) discard(inst *instance) {
 	<-p.slot
 }
 
-// Response is a module's answer (ABI v1).
-type Response struct {
-	Verdict string          `json:"decision"`
-	Reason  string          `json:"reason"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Code    string          `json:"code,omitempty"` // a reason code (abi.RateLimited), or ""
-}
+// Response is a module's answer (ABI v1; plugins/abi reads it).
+type Response = abi.Response
 
 // Evaluate runs guard_evaluate with req (the ABI v1 request JSON) for the MCP
 // session. Any fault is an error naming the module and the cause; the
@@ -663,9 +649,9 @@ func (m *Module) evaluate(ctx context.Context, session string, req []byte) (Resp
 	}
 	var resp Response
 	if rc != 0 {
-		err = fmt.Errorf("guard_evaluate returned %d: %s", rc, outputText(inst.st.output))
+		err = fmt.Errorf("guard_evaluate returned %d: %s", rc, abi.OutputText(inst.st.output))
 	} else {
-		resp, err = parseResponse(inst.st.output)
+		resp, err = abi.ParseResponse(inst.st.output)
 	}
 	m.pool.put(inst)
 	return resp, err
@@ -717,9 +703,9 @@ func evaluateBatch(ctx context.Context, session string, mods []*Module, req []by
 	}
 	var resps []Response
 	if rc != 0 {
-		err = fmt.Errorf("guard_evaluate_batch returned %d: %s", rc, outputText(inst.st.output))
+		err = fmt.Errorf("guard_evaluate_batch returned %d: %s", rc, abi.OutputText(inst.st.output))
 	} else {
-		resps, err = parseResponses(inst.st.output, len(mods))
+		resps, err = abi.ParseResponses(inst.st.output, len(mods))
 	}
 	m.pool.put(inst)
 	return resps, err

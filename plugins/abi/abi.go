@@ -1,11 +1,12 @@
 // Package abi is ABI v1's wire format (plugins/ABI.md) for the host, the
 // engine and the guest SDK alike: the request as the host writes it
-// (Request), the four verdicts a module answers with and the reason codes
+// (Request), the response as the host reads it (Response, ParseResponse;
+// host only), the four verdicts a module answers with and the reason codes
 // it may add, and the one JSON string encoding both sides write
-// (AppendString). It imports only strconv, bytes and unicode/utf8, so that
-// a Go guest (plugins/sdk) links it at no cost; the host's reading of a
-// response (plugins) checks against it, and nothing else spells these
-// words.
+// (AppendString). What a Go guest (plugins/sdk) links of it imports only
+// strconv, bytes and unicode/utf8; the response's reading (response.go)
+// uses encoding/json and is not built for wasip1. Nothing else spells
+// these words or reads these bytes.
 package abi
 
 import "strconv"

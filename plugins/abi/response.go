@@ -1,13 +1,44 @@
-package plugins
+//go:build !wasip1
+
+package abi
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
-
-	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
+
+// Response is a module's answer (ABI v1), as the host reads it. This file
+// is the host's: a Go guest (GOOS=wasip1) does not build it, so that the
+// SDK does not link encoding/json.
+type Response struct {
+	Verdict string          `json:"decision"`
+	Reason  string          `json:"reason"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Code    string          `json:"code,omitempty"` // a reason code (RateLimited), or ""
+}
+
+// Check refuses a verdict that is not one of the four and a reason code
+// ABI v1 does not have.
+func (r Response) Check() error {
+	if err := CheckVerdict(r.Verdict); err != nil {
+		return err
+	}
+	return CheckCode(r.Code)
+}
+
+// OutputText is a module's output for an error message: at most 512
+// bytes, and words for none.
+func OutputText(b []byte) string {
+	if len(b) == 0 {
+		return "(the module gave no reason)"
+	}
+	if len(b) > 512 {
+		b = b[:512]
+	}
+	return string(b)
+}
 
 // A module's response is read by encoding/json, except in the shape almost
 // every response has, which a quick reader takes at a fraction of the cost
@@ -19,14 +50,14 @@ import (
 // encoding/json as before. FuzzQuickResponse checks that what the quick
 // reader takes, encoding/json reads the same.
 
-// parseResponses reads a batch's answer: a JSON array of n responses.
-func parseResponses(out []byte, n int) ([]Response, error) {
+// ParseResponses reads a batch's answer: a JSON array of n responses.
+func ParseResponses(out []byte, n int) ([]Response, error) {
 	if resps, ok := quickResponses(out, n); ok {
 		return resps, nil
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(out, &raw); err != nil {
-		return nil, fmt.Errorf("output is not a JSON array of responses: %v: %q", err, outputText(out))
+		return nil, fmt.Errorf("output is not a JSON array of responses: %v: %q", err, OutputText(out))
 	}
 	if len(raw) != n {
 		return nil, fmt.Errorf("%d responses for %d modules", len(raw), n)
@@ -34,35 +65,26 @@ func parseResponses(out []byte, n int) ([]Response, error) {
 	resps := make([]Response, n)
 	for i, r := range raw {
 		var err error
-		if resps[i], err = parseResponse(r); err != nil {
+		if resps[i], err = ParseResponse(r); err != nil {
 			return nil, fmt.Errorf("response %d: %w", i, err)
 		}
 	}
 	return resps, nil
 }
 
-// parseResponse reads a module's answer: a JSON response.
-func parseResponse(out []byte) (Response, error) {
+// ParseResponse reads a module's answer: a JSON response.
+func ParseResponse(out []byte) (Response, error) {
 	if len(out) == 0 {
 		return Response{}, errors.New("no output: guard_evaluate returned 0 without calling guard.output")
 	}
 	if r, end, ok := quickResponse(out, skipSpace(out, 0)); ok && skipSpace(out, end) == len(out) {
-		return r, checkResponse(r)
+		return r, r.Check()
 	}
 	var r Response
 	if err := json.Unmarshal(out, &r); err != nil {
-		return Response{}, fmt.Errorf("output is not a JSON response: %v: %q", err, outputText(out))
+		return Response{}, fmt.Errorf("output is not a JSON response: %v: %q", err, OutputText(out))
 	}
-	return r, checkResponse(r)
-}
-
-// checkResponse refuses a verdict that is not one of the four and a reason
-// code ABI v1 does not have.
-func checkResponse(r Response) error {
-	if err := abi.CheckVerdict(r.Verdict); err != nil {
-		return err
-	}
-	return abi.CheckCode(r.Code)
+	return r, r.Check()
 }
 
 // quickResponses reads out as n responses in the quick shape; ok is false
@@ -79,7 +101,7 @@ func quickResponses(out []byte, n int) ([]Response, bool) {
 	}
 	for {
 		r, end, ok := quickResponse(out, i)
-		if !ok || checkResponse(r) != nil {
+		if !ok || r.Check() != nil {
 			return nil, false
 		}
 		resps = append(resps, r)
@@ -169,16 +191,16 @@ func quickString(out []byte, i int) (s []byte, end int, ok bool) {
 // word is b as a string, the ABI's own words without an allocation.
 func word(b []byte) string {
 	switch string(b) {
-	case abi.Allow:
-		return abi.Allow
-	case abi.Deny:
-		return abi.Deny
-	case abi.Approve:
-		return abi.Approve
-	case abi.Abstain:
-		return abi.Abstain
-	case abi.RateLimited:
-		return abi.RateLimited
+	case Allow:
+		return Allow
+	case Deny:
+		return Deny
+	case Approve:
+		return Approve
+	case Abstain:
+		return Abstain
+	case RateLimited:
+		return RateLimited
 	case "":
 		return ""
 	}
