@@ -17,6 +17,9 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
+// Verdict is a module's answer and a combined decision (plugins/abi).
+type Verdict = abi.Verdict
+
 // Verdicts and combined decisions: ABI v1's words (plugins/abi).
 const (
 	Allow   = abi.Allow
@@ -27,7 +30,7 @@ const (
 
 // Config is a policy configuration (docs/POLICY_GUIDE.md).
 type Config struct {
-	Default  string                  `toml:"default"`
+	Default  Verdict                 `toml:"default"`
 	Hide     []string                `toml:"hide"`
 	Audit    AuditConfig             `toml:"audit"`
 	Approval ApprovalConfig          `toml:"approval"`
@@ -92,7 +95,7 @@ type Rule struct {
 	Tools   []string `toml:"tools"` // globs (path.Match)
 	Call    []string `toml:"call"`
 	Result  []string `toml:"result"`
-	Default string   `toml:"default"`
+	Default Verdict  `toml:"default"`
 	// Reason is what the agent reads when this rule's default decides a
 	// call (no module decided): "attach by PID is off here: ...".
 	Reason string `toml:"reason"`
@@ -158,7 +161,7 @@ func SingleModule(wasm, entrypoint string, settings map[string]any, tools []stri
 		mc.ABI = "" // the default, and an entrypoint on it is refused below, naming the key
 	}
 	c := struct {
-		Default string                  `toml:"default"`
+		Default Verdict                 `toml:"default"`
 		Modules map[string]ModuleConfig `toml:"modules"`
 		Rules   []Rule                  `toml:"rules"`
 	}{Deny, map[string]ModuleConfig{name: mc},
@@ -206,7 +209,7 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 	}
 	if c.Default == "" {
 		c.Default = Deny
-	} else if !oneOf(c.Default, Allow, Deny, Approve) {
+	} else if !slices.Contains([]Verdict{Allow, Deny, Approve}, c.Default) {
 		return nil, fail("default", "%q is not allow, deny or approve", c.Default)
 	}
 	for i, h := range c.Hide {
@@ -298,7 +301,7 @@ func ParseConfig(file string, data []byte, tools []string) (*Config, error) {
 				}
 			}
 		}
-		if r.Default != "" && !oneOf(r.Default, Allow, Deny, Approve) {
+		if r.Default != "" && !slices.Contains([]Verdict{Allow, Deny, Approve}, r.Default) {
 			return nil, fail(key+".default", "%q is not allow, deny or approve", r.Default)
 		}
 	}

@@ -245,7 +245,7 @@ func (e *Engine) pin() (release func(), ok bool) {
 // default of the first matching rule that has one ("" when none does).
 // The caller must not change mods: the engine keeps each chain it worked
 // out (its config does not change) and hands the same one to every call.
-func (e *Engine) Chain(tool, phase string) (mods []string, def string) {
+func (e *Engine) Chain(tool, phase string) (mods []string, def Verdict) {
 	k := chainKey{tool, phase}
 	if c, ok := e.chains.Load(k); ok {
 		c := c.(chain)
@@ -262,13 +262,13 @@ type chainKey struct{ tool, phase string }
 
 type chain struct {
 	mods []string
-	def  string
+	def  Verdict
 }
 
 // maxChains bounds the chains an engine keeps.
 const maxChains = 1024
 
-func (e *Engine) chain(tool, phase string) (mods []string, def string) {
+func (e *Engine) chain(tool, phase string) (mods []string, def Verdict) {
 	seen := map[string]bool{}
 	for _, r := range e.cfg.Rules {
 		if !matches(r.Tools, tool) {
@@ -319,7 +319,7 @@ type Call struct {
 // Step is one module's part in a decision.
 type Step struct {
 	Module   string        `json:"module"`
-	Verdict  string        `json:"verdict"` // deny on error
+	Verdict  Verdict       `json:"verdict"` // deny on error
 	Reason   string        `json:"reason,omitempty"`
 	Code     string        `json:"code,omitempty"` // the module's reason code (plugins/abi)
 	Mode     string        `json:"mode"`           // enforce | monitor
@@ -330,7 +330,7 @@ type Step struct {
 
 // Decision is the combined verdict with its trace.
 type Decision struct {
-	Verdict string          `json:"decision"` // allow, deny, approve
+	Verdict Verdict         `json:"decision"` // allow, deny, approve
 	Reasons []string        `json:"reasons,omitempty"`
 	Modules []string        `json:"modules,omitempty"` // the modules that made it
 	Default bool            `json:"default,omitempty"` // no module decided: a default applied
@@ -338,7 +338,7 @@ type Decision struct {
 	Trace   []Step          `json:"trace"`
 }
 
-var rank = map[string]int{Abstain: 0, Allow: 1, Approve: 2, Deny: 3}
+var rank = map[Verdict]int{Abstain: 0, Allow: 1, Approve: 2, Deny: 3}
 
 // Decide runs the chain of call.Tool for call.Phase and combines the
 // verdicts. Any module fault is a deny that names the module (fail closed).
@@ -565,7 +565,7 @@ func (m *module) evaluate(ctx context.Context, session string, req []byte) (plug
 
 func reasonOf(st Step) string {
 	if st.Reason == "" {
-		return st.Module + ": " + st.Verdict
+		return st.Module + ": " + string(st.Verdict)
 	}
 	return st.Module + ": " + st.Reason
 }

@@ -121,8 +121,10 @@ func TestCombining(t *testing.T) {
 	e := engineFor(t, combining)
 	ctx := context.Background()
 	cases := []struct {
-		tool, phase, want, reason string
-		modules                   []string
+		tool, phase string
+		want        Verdict
+		reason      string
+		modules     []string
 	}{
 		{"debugpy_evaluate", PhaseCall, Approve, "ask: a person decides", []string{"ask"}},
 		{"debugpy_evaluate", PhaseResult, Deny, "approve in phase result counts as deny", []string{"ask"}},
@@ -339,8 +341,8 @@ call = ["m"]
 			}
 		}()
 	}
-	for i, v := range []string{"approve", "allow", "approve"} {
-		if err := live.Replace(context.Background(), verdict(v)); err != nil {
+	for i, v := range []Verdict{"approve", "allow", "approve"} {
+		if err := live.Replace(context.Background(), verdict(string(v))); err != nil {
 			t.Fatalf("replace %d: %v", i, err)
 		}
 		if d := live.Decide(context.Background(), Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`)}); d.Verdict != v {

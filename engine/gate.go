@@ -206,7 +206,7 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	default:
 		d = p.Decide(ctx, ec)
 	}
-	rec.Decision, rec.Reasons, rec.Modules, rec.Monitor = d.Verdict, d.Reasons, d.Modules, monitored(d)
+	rec.Decision, rec.Reasons, rec.Modules, rec.Monitor = string(d.Verdict), d.Reasons, d.Modules, monitored(d)
 	if hiddenTool && call.Malformed == nil {
 		rec.Decision = hidden
 	}
@@ -285,7 +285,7 @@ func monitored(d Decision) []audit.Verdict {
 	var out []audit.Verdict
 	for _, st := range d.Trace {
 		if st.Mode == "monitor" {
-			out = append(out, audit.Verdict{Module: st.Module, Verdict: st.Verdict, Reason: st.Reason})
+			out = append(out, audit.Verdict{Module: st.Module, Verdict: string(st.Verdict), Reason: st.Reason})
 		}
 	}
 	return out

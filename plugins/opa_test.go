@@ -88,7 +88,7 @@ func TestOPADecides(t *testing.T) {
 					want: "allow", reason: "rewritten", result: `{"text":"QUIET"}`},
 			} {
 				r, err := m.Evaluate(context.Background(), "s1", c.req)
-				if err != nil || r.Verdict != c.want || r.Reason != c.reason || string(r.Result) != c.result {
+				if err != nil || string(r.Verdict) != c.want || r.Reason != c.reason || string(r.Result) != c.result {
 					t.Errorf("%s: got %+v (result %s) %v; want %s %q %s", c.req, r, r.Result, err, c.want, c.reason, c.result)
 				}
 			}
@@ -144,7 +144,7 @@ func TestOPAConcurrent(t *testing.T) {
 				switch {
 				case e != nil:
 					err = e
-				case r.Verdict != want || (want == "deny" && r.Reason != expr+" is off limits (1 words)"):
+				case string(r.Verdict) != want || (want == "deny" && r.Reason != expr+" is off limits (1 words)"):
 					err = fmt.Errorf("%s: got %+v, want %s", expr, r, want)
 				}
 			}

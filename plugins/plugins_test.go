@@ -97,7 +97,7 @@ func TestGoModuleDecides(t *testing.T) {
 	m := load(t, "probe", probe(t), Limits{Timeout: time.Second})
 	for _, v := range []string{"allow", "deny", "approve", "abstain"} {
 		r, err := m.Evaluate(context.Background(), "s1", request(v))
-		if err != nil || r.Verdict != v || r.Reason != "as asked" {
+		if err != nil || string(r.Verdict) != v || r.Reason != "as asked" {
 			t.Fatalf("%s: %+v %v", v, r, err)
 		}
 	}

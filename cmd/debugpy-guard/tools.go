@@ -66,19 +66,19 @@ type toolRecord struct {
 
 // defaultPolicy is what the embedded default does with a tool.
 type defaultPolicy struct {
-	Call        []string `json:"call"`   // the modules that judge a call
-	Result      []string `json:"result"` // and its result
-	Example     any      `json:"example"`
-	Decision    string   `json:"decision"` // on the example
-	Reasons     []string `json:"reasons"`
-	Recommended string   `json:"recommended"`
+	Call        []string       `json:"call"`   // the modules that judge a call
+	Result      []string       `json:"result"` // and its result
+	Example     any            `json:"example"`
+	Decision    engine.Verdict `json:"decision"` // on the example
+	Reasons     []string       `json:"reasons"`
+	Recommended string         `json:"recommended"`
 }
 
 // risk is a category's risk: a read shows the program's state, a write
 // changes it, an execute runs Python in it.
 var risk = map[string]string{"read": "low", "write": "medium", "execute": "high"}
 
-var recommended = map[string]string{
+var recommended = map[engine.Verdict]string{
 	engine.Allow:   "allow (the default policy rate-limits every call and masks secrets in results)",
 	engine.Approve: "require a person's approval",
 	engine.Deny:    "deny",

@@ -39,7 +39,7 @@ type Case struct {
 	Result    map[string]any `toml:"result"`
 	// Want is allow, deny, approve, or abstain: no module decided (the
 	// config's default then applies, and is not what is tested).
-	Want        string         `toml:"want"`
+	Want        engine.Verdict `toml:"want"`
 	Reason      string         `toml:"reason"`       // a substring of the combined reasons
 	WantResult  map[string]any `toml:"want_result"`  // the rewritten result, exactly (phase result)
 	ResultHas   []string       `toml:"result_has"`   // substrings the (rewritten) result must have
@@ -69,7 +69,7 @@ func Load(file string) (*File, error) {
 		return nil, engine.KeyError(file, data, k.String(), "unknown key in a case file (name, tool, session, phase, arguments, result, want, reason, want_result, result_has, result_lacks, malformed)")
 	}
 	for i, c := range cf.Cases {
-		if c.Name == "" || c.Tool == "" || !slices.Contains([]string{engine.Allow, engine.Deny, engine.Approve, engine.Abstain}, c.Want) {
+		if c.Name == "" || c.Tool == "" || !slices.Contains([]engine.Verdict{engine.Allow, engine.Deny, engine.Approve, engine.Abstain}, c.Want) {
 			return nil, fmt.Errorf("%s: case %d: name, tool and want (allow, deny, approve or abstain) are required", file, i+1)
 		}
 		if !slices.Contains([]string{"", engine.PhaseCall, engine.PhaseResult}, c.Phase) {

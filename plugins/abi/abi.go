@@ -11,12 +11,16 @@ package abi
 
 import "strconv"
 
-// The verdicts of a module's response, and of a combined decision.
+// Verdict is a module's answer, and a combined decision: one of the four
+// below. A string of another value is not one (CheckVerdict).
+type Verdict string
+
+// The verdicts.
 const (
-	Allow   = "allow"   // the call may go on
-	Deny    = "deny"    // the call stops
-	Approve = "approve" // a person decides (in phase result: deny)
-	Abstain = "abstain" // no opinion: the other modules and the defaults decide
+	Allow   Verdict = "allow"   // the call may go on
+	Deny    Verdict = "deny"    // the call stops
+	Approve Verdict = "approve" // a person decides (in phase result: deny)
+	Abstain Verdict = "abstain" // no opinion: the other modules and the defaults decide
 )
 
 // Reason codes: what a deny is, for the audit log, where its reason is
@@ -30,12 +34,12 @@ const (
 )
 
 // CheckVerdict refuses a verdict other than the four.
-func CheckVerdict(v string) error {
+func CheckVerdict(v Verdict) error {
 	switch v {
 	case Allow, Deny, Approve, Abstain:
 		return nil
 	}
-	return errorf("unknown decision " + strconv.Quote(v) + " (want allow, deny, approve or abstain)")
+	return errorf("unknown decision " + strconv.Quote(string(v)) + " (want allow, deny, approve or abstain)")
 }
 
 // CheckCode refuses a reason code ABI v1 does not have ("" is none).

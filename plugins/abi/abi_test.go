@@ -3,12 +3,12 @@ package abi
 import "testing"
 
 func TestChecks(t *testing.T) {
-	for _, v := range []string{Allow, Deny, Approve, Abstain} {
+	for _, v := range []Verdict{Allow, Deny, Approve, Abstain} {
 		if err := CheckVerdict(v); err != nil {
 			t.Errorf("%s: %v", v, err)
 		}
 	}
-	for _, v := range []string{"", "Allow", "ALLOW", "allow ", "permit", "rate-limited"} {
+	for _, v := range []Verdict{"", "Allow", "ALLOW", "allow ", "permit", "rate-limited"} {
 		if err := CheckVerdict(v); err == nil {
 			t.Errorf("%q: accepted", v)
 		}

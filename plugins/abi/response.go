@@ -13,7 +13,7 @@ import (
 // is the host's: a Go guest (GOOS=wasip1) does not build it, so that the
 // SDK does not link encoding/json.
 type Response struct {
-	Verdict string          `json:"decision"`
+	Verdict Verdict         `json:"decision"`
 	Reason  string          `json:"reason"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Code    string          `json:"code,omitempty"` // a reason code (RateLimited), or ""
@@ -143,7 +143,7 @@ func quickResponse(out []byte, i int) (r Response, end int, ok bool) {
 		}
 		switch string(key) {
 		case "decision":
-			r.Verdict = word(val)
+			r.Verdict = Verdict(word(val))
 		case "reason":
 			r.Reason = string(val)
 		case "code":
@@ -191,14 +191,14 @@ func quickString(out []byte, i int) (s []byte, end int, ok bool) {
 // word is b as a string, the ABI's own words without an allocation.
 func word(b []byte) string {
 	switch string(b) {
-	case Allow:
-		return Allow
-	case Deny:
-		return Deny
-	case Approve:
-		return Approve
-	case Abstain:
-		return Abstain
+	case string(Allow):
+		return string(Allow)
+	case string(Deny):
+		return string(Deny)
+	case string(Approve):
+		return string(Approve)
+	case string(Abstain):
+		return string(Abstain)
 	case RateLimited:
 		return RateLimited
 	case "":

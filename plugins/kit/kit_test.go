@@ -172,7 +172,7 @@ func readsJSONAsGo(t *testing.T, lang string) {
 		if err != nil {
 			t.Fatalf("%s: %v", req, err)
 		}
-		if got.Verdict != want || (want == "deny" && got.Reason != reason) {
+		if string(got.Verdict) != want || (want == "deny" && got.Reason != reason) {
 			t.Fatalf("%s\ngot %s %q, want %s %q", req, got.Verdict, got.Reason, want, reason)
 		}
 	}
@@ -251,7 +251,7 @@ func TestRegoTemplateAgreesWithOPA(t *testing.T) {
 			} else {
 				json.Unmarshal(w, &want)
 			}
-			if got.Verdict != want.Decision || got.Reason != want.Reason {
+			if string(got.Verdict) != want.Decision || got.Reason != want.Reason {
 				t.Fatalf("round %d, words %q: %s\nthis host: %s %q, opa eval: %s %q", round, words, req, got.Verdict, got.Reason, want.Decision, want.Reason)
 			}
 		}

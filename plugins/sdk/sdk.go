@@ -204,7 +204,7 @@ func (r *Request) Time() time.Time {
 
 // Decision is a module's answer.
 type Decision struct {
-	Verdict string // allow, deny, approve or abstain (the abi package's words)
+	Verdict abi.Verdict // allow, deny, approve or abstain
 	Reason  string
 	Code    string // a reason code for the audit log (abi.RateLimited), or ""
 	result  *Value
@@ -238,7 +238,7 @@ func (d Decision) Encode() []byte { return d.appendJSON(make([]byte, 0, 64)) }
 
 func (d Decision) appendJSON(b []byte) []byte {
 	b = append(b, `{"decision":`...)
-	b = abi.AppendString(b, d.Verdict)
+	b = abi.AppendString(b, string(d.Verdict))
 	b = append(b, `,"reason":`...)
 	b = abi.AppendString(b, d.Reason)
 	if d.Code != "" {

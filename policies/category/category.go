@@ -23,7 +23,7 @@ func Validate(s sdk.Value) error {
 		return err
 	}
 	for _, k := range []string{"read", "write", "execute"} {
-		switch v := s.Get(k); v.Str() {
+		switch v := s.Get(k); abi.Verdict(v.Str()) {
 		case "", abi.Allow, abi.Deny, abi.Approve:
 		default:
 			return bad("category: " + k + " must be allow, deny or approve, not " + v.Str())
@@ -41,14 +41,14 @@ var does = map[string]string{
 
 // config is what Decide reads of a module's settings.
 type config struct {
-	verdicts map[string]string // read, write, execute: as set ("" when not)
+	verdicts map[string]abi.Verdict // read, write, execute: as set ("" when not)
 	deferred []string
 }
 
 func readConfig(s sdk.Value) config {
-	c := config{verdicts: map[string]string{}}
+	c := config{verdicts: map[string]abi.Verdict{}}
 	for _, k := range []string{"read", "write", "execute"} {
-		c.verdicts[k] = s.Get(k).Str()
+		c.verdicts[k] = abi.Verdict(s.Get(k).Str())
 	}
 	for _, t := range s.Get("defer").Elements() {
 		c.deferred = append(c.deferred, t.Str())
@@ -78,10 +78,10 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 	cat := r.Category()
 	verdict, ok := c.verdicts[cat]
 	if !ok { // not a category the host sends: read as before
-		verdict = r.Settings().Get(cat).Str()
+		verdict = abi.Verdict(r.Settings().Get(cat).Str())
 	}
 	if verdict == "" {
-		verdict = map[string]string{"read": abi.Allow, "write": abi.Allow}[cat]
+		verdict = map[string]abi.Verdict{"read": abi.Allow, "write": abi.Allow}[cat]
 		if verdict == "" {
 			verdict = abi.Approve
 		}
@@ -90,7 +90,7 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 }
 
 // verdicts say a verdict to the person who reads the reason.
-var verdicts = map[string]string{abi.Allow: "allowed", abi.Deny: "denied by this config", abi.Approve: "a person decides"}
+var verdicts = map[abi.Verdict]string{abi.Allow: "allowed", abi.Deny: "denied by this config", abi.Approve: "a person decides"}
 
 // describe says what the call would do, for the person who approves it or
 // reads the audit log: the code it would run, the program it would start,

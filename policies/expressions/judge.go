@@ -27,19 +27,20 @@ type rules struct {
 }
 
 type verdict struct {
-	v, reason string
+	v      abi.Verdict
+	reason string
 }
 
-var rank = map[string]int{abi.Allow: 0, abi.Approve: 1, abi.Deny: 2}
+var rank = map[abi.Verdict]int{abi.Allow: 0, abi.Approve: 1, abi.Deny: 2}
 
-func (v *verdict) add(w, reason string) {
+func (v *verdict) add(w abi.Verdict, reason string) {
 	if rank[w] > rank[v.v] {
 		v.v, v.reason = w, reason
 	}
 }
 
 // judgeCode judges one piece of code of a kind (expression or statement).
-func judgeCode(text, kind string, r rules) (string, string) {
+func judgeCode(text, kind string, r rules) (abi.Verdict, string) {
 	v := verdict{v: abi.Allow, reason: "plain names, attributes, literal subscripts and comparisons"}
 	tree, err := Parse(text)
 	if err != nil {
@@ -133,7 +134,7 @@ func quote(s string) string { return "'" + s + "'" }
 // judgeStatements judges code that is not an expression (a repl input of
 // statements): never allowed without a person, and denied when any of its
 // names would be denied in an expression, or it imports.
-func judgeStatements(text string, r rules) (string, string) {
+func judgeStatements(text string, r rules) (abi.Verdict, string) {
 	var toks []token
 	for _, line := range splitStatements(text) {
 		t, err := tokenize(line)

@@ -65,7 +65,7 @@ func TestJudge(t *testing.T) {
 		{"x = f'{().__class__}'", "statement", "deny", "__class__"},
 	} {
 		v, reason := judgeCode(c.code, c.kind, rules{})
-		if v != c.want || !strings.Contains(reason, c.reason) {
+		if string(v) != c.want || !strings.Contains(reason, c.reason) {
 			t.Errorf("%s %q: %s (%s), want %s with %q", c.kind, c.code, v, reason, c.want, c.reason)
 		}
 	}

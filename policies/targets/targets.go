@@ -46,7 +46,7 @@ func Validate(s sdk.Value) error {
 			}
 		}
 	}
-	switch s.Get("files").Str() {
+	switch abi.Verdict(s.Get("files").Str()) {
 	case "", abi.Allow, abi.Deny, abi.Approve:
 	default:
 		return bad("targets: files must be allow, deny or approve")
@@ -77,7 +77,7 @@ type config struct {
 	interps   []string
 	interpSet bool
 	allowPID  bool
-	files     string
+	files     abi.Verdict
 }
 
 // host is a hosts entry: loopback, or a prefix (ok false: not one).
@@ -88,7 +88,7 @@ type host struct {
 }
 
 func readConfig(s sdk.Value) config {
-	c := config{allowPID: s.Get("allow_pid").Bool(), files: s.Get("files").Str()}
+	c := config{allowPID: s.Get("allow_pid").Bool(), files: abi.Verdict(s.Get("files").Str())}
 	if c.files == "" {
 		c.files = abi.Approve
 	}
@@ -143,7 +143,7 @@ func (v *verdict) add(d sdk.Decision) {
 	}
 }
 
-func rank(verdict string) int {
+func rank(verdict abi.Verdict) int {
 	switch verdict {
 	case abi.Allow:
 		return 1

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 )
 
@@ -31,7 +32,7 @@ func init() {
 				res.Set(r.Settings().Get("field").Str(), sdk.StringValue("***"))
 				return sdk.Rewrite("masked "+r.Settings().Get("field").Str(), res)
 			}
-			return sdk.Decision{Verdict: v, Reason: r.Settings().Get("reason").Str()}
+			return sdk.Decision{Verdict: abi.Verdict(v), Reason: r.Settings().Get("reason").Str()}
 		}
 		switch r.Arg("do").Str() {
 		case "loop":
@@ -66,7 +67,7 @@ func init() {
 			res.Set("secret", sdk.StringValue("***"))
 			return sdk.Rewrite("masked", res)
 		}
-		return sdk.Decision{Verdict: r.Arg("do").Str(), Reason: "as asked"}
+		return sdk.Decision{Verdict: abi.Verdict(r.Arg("do").Str()), Reason: "as asked"}
 	})
 }
 
