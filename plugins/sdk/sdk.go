@@ -257,7 +257,10 @@ var (
 	validator func(settings Value) error
 )
 
-// Handle registers the policy. Call it from init.
+// Handle registers the policy. Call it from init. The *Request it is given
+// is valid during the call only: the SDK reuses it for the next call, so
+// keep what you need of it (a string, a Value built with the constructors),
+// never the Request or a Value read from it.
 func Handle(fn func(*Request) Decision) { handler = fn }
 
 // Validate registers a check of the module's settings, run once at load; an
