@@ -309,7 +309,7 @@ type Call struct {
 	Category     string
 	Arguments    json.RawMessage
 	Result       json.RawMessage // phase result only
-	SessionID    string
+	MCPSession   string
 	Client       ClientInfo
 	DebugSession *DebugSession
 	Time         time.Time
@@ -370,7 +370,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 	result := call.Result
 	var asked []answer // the call phase's answers, asked in batches
 	if call.Phase == PhaseCall {
-		asked = e.ask(ctx, call.SessionID, mods, prefix)
+		asked = e.ask(ctx, call.MCPSession, mods, prefix)
 	}
 	for i, name := range mods {
 		m := e.modules[name]
@@ -391,7 +391,7 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 				}
 			}
 			t0 := time.Now()
-			resp, err = m.evaluate(ctx, call.SessionID, m.request(req))
+			resp, err = m.evaluate(ctx, call.MCPSession, m.request(req))
 			st.Duration = time.Since(t0)
 		}
 		if err != nil && errors.Is(err, context.Canceled) && e.closing.Load() && ctx.Err() == nil {
@@ -470,7 +470,7 @@ func (e *Engine) EvaluateModule(ctx context.Context, name string, call Call) (pl
 	if err != nil {
 		return plugins.Response{}, err
 	}
-	return m.evaluate(ctx, call.SessionID, m.request(prefix))
+	return m.evaluate(ctx, call.MCPSession, m.request(prefix))
 }
 
 // answer is one module's part of a batch.
@@ -588,7 +588,7 @@ func requestPrefix(c Call) ([]byte, error) {
 		c.Time = time.Now()
 	}
 	r := abi.Request{Phase: c.Phase, Tool: c.Tool, Category: c.Category, Arguments: c.Arguments, Result: c.Result,
-		SessionID: c.SessionID, Client: c.Client, DebugSession: c.DebugSession,
+		MCPSession: c.MCPSession, Client: c.Client, DebugSession: c.DebugSession,
 		Time: c.Time.UTC().Format(time.RFC3339Nano), Derived: c.Derived}
 	// Room after the prefix for a batch's settings (ask appends them there).
 	return r.AppendPrefix(make([]byte, 0, 1024+len(c.Arguments)+len(c.Result))), nil

@@ -133,12 +133,12 @@ func TestCombining(t *testing.T) {
 		{"debugpy_stack_trace", PhaseCall, Allow, "no module decided: default allow", nil},
 	}
 	for _, c := range cases {
-		d := e.Decide(ctx, Call{Phase: c.phase, Tool: c.tool, Category: "read", Arguments: json.RawMessage(`{"x":1}`), SessionID: "s"})
+		d := e.Decide(ctx, Call{Phase: c.phase, Tool: c.tool, Category: "read", Arguments: json.RawMessage(`{"x":1}`), MCPSession: "s"})
 		if d.Verdict != c.want || !strings.Contains(strings.Join(d.Reasons, "; "), c.reason) || fmt.Sprint(d.Modules) != fmt.Sprint(c.modules) {
 			t.Errorf("%s/%s: got %s %v %v, want %s %q %v\ntrace %+v", c.tool, c.phase, d.Verdict, d.Reasons, d.Modules, c.want, c.reason, c.modules, d.Trace)
 		}
 	}
-	d := e.Decide(ctx, Call{Phase: PhaseCall, Tool: "debugpy_variables", SessionID: "s"})
+	d := e.Decide(ctx, Call{Phase: PhaseCall, Tool: "debugpy_variables", MCPSession: "s"})
 	if len(d.Trace) != 3 || d.Trace[1].Module != "watch" || d.Trace[1].Mode != "monitor" || d.Trace[1].Verdict != Deny {
 		t.Errorf("trace does not show the monitor module: %+v", d.Trace)
 	}
@@ -231,7 +231,7 @@ func BenchmarkDecideOneModule(b *testing.B) {
 	if err := e.Wait(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	call := Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Category: "execute", Arguments: json.RawMessage(`{"expression":"user.name","frame_id":3}`), SessionID: "s"}
+	call := Call{Phase: PhaseCall, Tool: "debugpy_evaluate", Category: "execute", Arguments: json.RawMessage(`{"expression":"user.name","frame_id":3}`), MCPSession: "s"}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -39,7 +39,7 @@ type ToolCall struct {
 	Arguments    json.RawMessage
 	Malformed    error    // why the arguments were refused before any module saw them
 	Derived      *Derived // code, paths and addresses, as they will be used
-	SessionID    string   // the MCP session
+	MCPSession   string   // the MCP session
 	Client       ClientInfo
 	DebugSession *DebugSession
 }
@@ -185,9 +185,9 @@ func (g *Gate) Guard(ctx context.Context, call ToolCall, asker Asker, run func(c
 func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker, run func(context.Context) Result, t0 time.Time) Result {
 	cfg := p.Config()
 	ec := Call{Phase: PhaseCall, Tool: call.Tool, Category: call.Category, Arguments: call.Arguments, Derived: call.Derived,
-		SessionID: call.SessionID, Client: call.Client, DebugSession: call.DebugSession, Time: time.Now()}
+		MCPSession: call.MCPSession, Client: call.Client, DebugSession: call.DebugSession, Time: time.Now()}
 	rec := audit.Entry{Kind: "decision", Call: g.prefix + strconv.FormatUint(g.calls.Add(1), 10),
-		Session: call.SessionID, Client: call.Client.Name, Tool: call.Tool, Category: call.Category}
+		Session: call.MCPSession, Client: call.Client.Name, Tool: call.Tool, Category: call.Category}
 	switch mode := cfg.Audit.Arguments; {
 	case mode == "full" && len(call.Arguments) <= maxAuditedArguments:
 		rec.Arguments = call.Arguments
@@ -248,7 +248,7 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	}
 	res := run(ctx)
 	res, outcome, monitor := g.checkResult(ctx, p, ec, res)
-	if masked, n := g.mask(call.SessionID, res); n > 0 {
+	if masked, n := g.mask(call.MCPSession, res); n > 0 {
 		res = masked
 		if outcome == "ok" || outcome == "error" {
 			outcome = "masked"
@@ -327,7 +327,7 @@ func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decisi
 	if err != nil {
 		return denied(call.Tool, "cannot be put to a person", d, err.Error()+". Send shorter arguments."), &audit.Approval{Channel: "none", State: approval.Denied}
 	}
-	b := approval.Bind(call.SessionID, call.Tool, call.Arguments)
+	b := approval.Bind(call.MCPSession, call.Tool, call.Arguments)
 	channels := cfg.Approval.Channels
 	if slices.Contains(channels, "elicitation") && asker != nil {
 		res, rec, ok := g.elicit(ctx, call, asker, b, shown, d, timeout)

@@ -227,7 +227,7 @@ func TestGateCLIApprovalRunsOnce(t *testing.T) {
 	store := approval.NewStore()
 	cfg := &Config{Audit: AuditConfig{Arguments: "none"}, Approval: ApprovalConfig{Channels: []string{"cli"}}}
 	g := NewGate(&fakePolicy{cfg: cfg, call: verdict(Approve, "a person"), result: verdict(Allow, "")}, GateOptions{Audit: alog, Approvals: store, CLI: true})
-	call := ToolCall{Tool: "debugpy_launch", Category: "execute", Arguments: json.RawMessage(`{"program":"/x.py"}`), SessionID: "s"}
+	call := ToolCall{Tool: "debugpy_launch", Category: "execute", Arguments: json.RawMessage(`{"program":"/x.py"}`), MCPSession: "s"}
 	runs := 0
 	run := func(context.Context) Result { runs++; return Result{Text: "ran"} }
 	first := g.Guard(context.Background(), call, nil, run)
@@ -266,7 +266,7 @@ func TestGateMasksSecrets(t *testing.T) {
 	cfg := &Config{Audit: AuditConfig{Arguments: "none"}}
 	g := NewGate(&fakePolicy{cfg: cfg, call: verdict(Allow, ""), result: verdict(Allow, "")}, GateOptions{Audit: alog, Secrets: secrets})
 	type inner struct{ Value string }
-	res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_output", SessionID: "s", Arguments: json.RawMessage(`{}`)}, nil,
+	res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_output", MCPSession: "s", Arguments: json.RawMessage(`{}`)}, nil,
 		func(context.Context) Result {
 			return Result{Text: "printed s3cr3t'\nhunter2 and 2retnuh\n't3rc3s and 's3cr3t\\'\\nhunter2'",
 				Structured: map[string]any{"entries": []any{inner{"x s3cr3t'\nhunter2"}}, "s3cr3t'\nhunter2": 1}}
@@ -281,7 +281,7 @@ func TestGateMasksSecrets(t *testing.T) {
 		t.Fatalf("text %q", res.Text)
 	}
 	// Another MCP session has seen nothing: its results are as they are.
-	other := g.Guard(context.Background(), ToolCall{Tool: "debugpy_output", SessionID: "t", Arguments: json.RawMessage(`{}`)}, nil,
+	other := g.Guard(context.Background(), ToolCall{Tool: "debugpy_output", MCPSession: "t", Arguments: json.RawMessage(`{}`)}, nil,
 		func(context.Context) Result { return Result{Text: "s3cr3t'\nhunter2"} })
 	if other.Text != "s3cr3t'\nhunter2" {
 		t.Fatalf("other session: %q", other.Text)
@@ -310,7 +310,7 @@ result = ["no"]
 	defer alog.Close()
 	live := NewLive(old)
 	g := NewGate(live, GateOptions{Audit: alog})
-	call := ToolCall{Tool: "debugpy_stack_trace", Category: "read", Arguments: json.RawMessage(`{}`), SessionID: "s"}
+	call := ToolCall{Tool: "debugpy_stack_trace", Category: "read", Arguments: json.RawMessage(`{}`), MCPSession: "s"}
 	closed := make(chan struct{})
 	res := g.Guard(context.Background(), call, nil, func(ctx context.Context) Result {
 		if err := live.Replace(ctx, func(context.Context) (*Engine, error) { return strict, nil }); err != nil {

@@ -126,7 +126,7 @@ func TestBuiltinsAndDefault(t *testing.T) {
 // calls run on it too, in the same run.
 func BenchmarkDefaultChain(b *testing.B) {
 	call := engine.Call{Phase: engine.PhaseCall, Tool: "debugpy_stack_trace", Category: tools.Read,
-		Arguments: json.RawMessage(`{"thread_id":1,"levels":20}`), SessionID: "bench"}
+		Arguments: json.RawMessage(`{"thread_id":1,"levels":20}`), MCPSession: "bench"}
 	for _, which := range []string{"embedded", "peer"} {
 		load := policies.Builtin
 		if which == "peer" {
@@ -190,7 +190,7 @@ func BenchmarkExpressions(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			call.Phase, call.SessionID = engine.PhaseCall, "bench"
+			call.Phase, call.MCPSession = engine.PhaseCall, "bench"
 			b.Run(which+"/"+strconv.Itoa(len(expr))+"B", func(b *testing.B) {
 				b.ReportAllocs()
 				benchstat.Run(b, func() {

@@ -38,7 +38,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	tc := engine.ToolCall{Tool: call.Tool, Category: call.Category, Arguments: call.Arguments,
 		Malformed: call.Malformed, Derived: call.Derived}
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
-		tc.SessionID = cs.SessionID()
+		tc.MCPSession = cs.SessionID()
 		if ci, ok := cs.(server.SessionWithClientInfo); ok {
 			info := ci.GetClientInfo()
 			tc.Client = engine.ClientInfo{Name: info.Name, Version: info.Version}

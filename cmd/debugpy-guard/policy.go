@@ -278,7 +278,7 @@ func policyEval(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	if err != nil {
 		return fail(fmt.Errorf("--args: the gate would deny this call as malformed: %w", err))
 	}
-	call.Phase, call.SessionID = *phase, *session
+	call.Phase, call.MCPSession = *phase, *session
 	switch *phase {
 	case engine.PhaseCall:
 	case engine.PhaseResult:
@@ -429,7 +429,7 @@ func policyBench(args []string, stdout, stderr io.Writer, log *slog.Logger) int 
 		start := time.Now()
 		for i := range lat {
 			c := t.call
-			c.SessionID = fmt.Sprint("bench-", i)
+			c.MCPSession = fmt.Sprint("bench-", i)
 			t0 := time.Now()
 			if err := t.run(c); err != nil {
 				return fail(fmt.Errorf("%s: %w", t.label, err))

@@ -115,7 +115,7 @@ func toolRecords() ([]toolRecord, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: its example: %w", name, err)
 		}
-		call.Phase, call.SessionID = engine.PhaseCall, "tools"
+		call.Phase, call.MCPSession = engine.PhaseCall, "tools"
 		d := e.Decide(ctx, call)
 		r.Default.Decision, r.Default.Reasons = d.Verdict, d.Reasons
 		r.Default.Recommended = recommended[d.Verdict]

@@ -97,7 +97,7 @@ func Run(ctx context.Context, e *engine.Engine, c Case, prepare Prepare) (engine
 		args = []byte("{}")
 	}
 	call, err := prepare(ctx, c.Tool, args)
-	call.Phase, call.SessionID = phase, c.Session
+	call.Phase, call.MCPSession = phase, c.Session
 	if c.Result != nil {
 		call.Result, _ = json.Marshal(c.Result)
 	}

@@ -11,13 +11,13 @@ import (
 // "settings". The bytes are the ones encoding/json would write for these
 // values (a test compares them), without its reflection.
 type Request struct {
-	Phase     string
-	Tool      string
-	Category  string
-	Arguments []byte // the arguments' JSON, valid; empty is {}
-	Result    []byte // phase result: the structured result's JSON, valid; empty is null
-	SessionID string
-	Client    Client
+	Phase      string
+	Tool       string
+	Category   string
+	Arguments  []byte // the arguments' JSON, valid; empty is {}
+	Result     []byte // phase result: the structured result's JSON, valid; empty is null
+	MCPSession string
+	Client     Client
 	// DebugSession is the debug session the call is for (nil: null).
 	DebugSession *DebugSession
 	Time         string   // RFC 3339, UTC
@@ -105,7 +105,7 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 	b = append(b, `,"version":`...)
 	b = AppendString(b, r.Client.Version)
 	b = append(b, `},"id":`...)
-	b = AppendString(b, r.SessionID)
+	b = AppendString(b, r.MCPSession)
 	b = append(b, `},"debug_session":`...)
 	if s := r.DebugSession; s == nil {
 		b = append(b, "null"...)

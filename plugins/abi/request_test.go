@@ -41,7 +41,7 @@ func reference(r *Request) ([]byte, error) {
 		Time         string          `json:"time"`
 		Derived      *Derived        `json:"derived"`
 	}{1, r.Phase, r.Tool, r.Category, args, res,
-		map[string]any{"id": r.SessionID, "client": r.Client}, r.DebugSession, r.Time, &d}
+		map[string]any{"id": r.MCPSession, "client": r.Client}, r.DebugSession, r.Time, &d}
 	b, err := json.Marshal(head)
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func TestRequestAsEncodingJSON(t *testing.T) {
 	for i, s := range tricky {
 		for j, raw := range raws {
 			r := &Request{Phase: "call", Tool: s, Category: tricky[(i+1)%len(tricky)], Arguments: []byte(raw), Result: []byte(raws[(j+3)%len(raws)]),
-				SessionID: tricky[(i+2)%len(tricky)], Client: Client{Name: s, Version: tricky[(i+3)%len(tricky)]}, Time: s}
+				MCPSession: tricky[(i+2)%len(tricky)], Client: Client{Name: s, Version: tricky[(i+3)%len(tricky)]}, Time: s}
 			if i%2 == 0 {
 				r.DebugSession = &DebugSession{Name: s, Host: tricky[(i+4)%len(tricky)], Port: i * 100, PID: j, State: s}
 			}
@@ -93,7 +93,7 @@ func FuzzRequest(f *testing.F) {
 		if !json.Valid(raw) && len(bytes.TrimSpace(raw)) > 0 {
 			return // the host refuses it before (engine)
 		}
-		r := &Request{Phase: a, Tool: b, Category: a + b, Arguments: raw, SessionID: b, Client: Client{Name: a, Version: b}, Time: a}
+		r := &Request{Phase: a, Tool: b, Category: a + b, Arguments: raw, MCPSession: b, Client: Client{Name: a, Version: b}, Time: a}
 		if flag {
 			r.Result = raw
 			r.DebugSession = &DebugSession{Name: b, Host: a, Port: n, PID: -n, State: a}
