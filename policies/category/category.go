@@ -56,15 +56,11 @@ func readConfig(s sdk.Value) config {
 	return c
 }
 
-// Prepare reads the settings once and returns the policy for them: the
-// built-in module keeps it for as long as the settings stay the same.
-func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
-	c := readConfig(s)
-	return func(r *sdk.Request) sdk.Decision { return decide(r, c) }
-}
-
 // Decide is the policy.
-func Decide(r *sdk.Request) sdk.Decision { return decide(r, readConfig(r.Settings())) }
+//
+// Prepare is the same policy with its settings read once (the built-in
+// module keeps it while the settings stay the same).
+var Prepare, Decide = settings.Prepared(readConfig, decide)
 
 func decide(r *sdk.Request, c config) sdk.Decision {
 	if r.Phase() != "call" {

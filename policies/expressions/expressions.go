@@ -41,18 +41,14 @@ func readRules(s sdk.Value) rules {
 	return rs
 }
 
-// Prepare reads the settings once and returns the policy for them: the
-// built-in module keeps it for as long as the settings stay the same.
-func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
-	rs := readRules(s)
-	return func(r *sdk.Request) sdk.Decision { return decide(r, rs) }
-}
-
 // Decide is the policy. It judges every piece of code the host derived from
 // the call (plugins/ABI.md, derived.code), whichever tool and argument
 // carries it: an expression to evaluate, a condition, a hit condition, a
 // log message's expression, a value, a repl statement.
-func Decide(r *sdk.Request) sdk.Decision { return decide(r, readRules(r.Settings())) }
+//
+// Prepare is the same policy with its settings read once (the built-in
+// module keeps it while the settings stay the same).
+var Prepare, Decide = settings.Prepared(readRules, decide)
 
 func decide(r *sdk.Request, rs rules) sdk.Decision {
 	if r.Phase() != "call" {

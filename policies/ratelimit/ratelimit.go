@@ -56,15 +56,11 @@ func readLimit(s sdk.Value) limit {
 	return limit{max, window, err, strconv.FormatInt(max, 10), window.String()}
 }
 
-// Prepare reads the settings once and returns the policy for them: the
-// built-in module keeps it for as long as the settings stay the same.
-func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
-	l := readLimit(s)
-	return func(r *sdk.Request) sdk.Decision { return decide(r, l) }
-}
-
 // Decide is the policy.
-func Decide(r *sdk.Request) sdk.Decision { return decide(r, readLimit(r.Settings())) }
+//
+// Prepare is the same policy with its settings read once (the built-in
+// module keeps it while the settings stay the same).
+var Prepare, Decide = settings.Prepared(readLimit, decide)
 
 func decide(r *sdk.Request, l limit) sdk.Decision {
 	if r.Phase() != "call" {

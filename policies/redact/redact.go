@@ -32,15 +32,11 @@ func readNames(s sdk.Value) map[string]bool {
 	return extra
 }
 
-// Prepare reads the settings once and returns the policy for them: the
-// built-in module keeps it for as long as the settings stay the same.
-func Prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
-	extra := readNames(s)
-	return func(r *sdk.Request) sdk.Decision { return decide(r, extra) }
-}
-
 // Decide is the policy.
-func Decide(r *sdk.Request) sdk.Decision { return decide(r, readNames(r.Settings())) }
+//
+// Prepare is the same policy with its settings read once (the built-in
+// module keeps it while the settings stay the same).
+var Prepare, Decide = settings.Prepared(readNames, decide)
 
 func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 	if r.Phase() != "result" {

@@ -109,3 +109,18 @@ func (c *Cache[T]) Get(s sdk.Value, read func(sdk.Value) T) T {
 	c.m[string(c.key)] = t
 	return t
 }
+
+// Prepared makes a built-in policy's two entry points from how it reads its
+// settings and how it decides with them: prepare reads the settings once
+// and returns the policy for them (the built-in module keeps it while the
+// settings stay the same); decideOne reads each request's own settings
+// (for a policy's tests).
+func Prepared[C any](read func(sdk.Value) C, decide func(*sdk.Request, C) sdk.Decision) (
+	prepare func(sdk.Value) func(*sdk.Request) sdk.Decision, decideOne func(*sdk.Request) sdk.Decision) {
+	prepare = func(s sdk.Value) func(*sdk.Request) sdk.Decision {
+		c := read(s)
+		return func(r *sdk.Request) sdk.Decision { return decide(r, c) }
+	}
+	decideOne = func(r *sdk.Request) sdk.Decision { return decide(r, read(r.Settings())) }
+	return prepare, decideOne
+}
