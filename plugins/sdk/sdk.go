@@ -51,14 +51,18 @@ type topMember struct{ key, val []byte }
 
 // get is r.get(key), from the index of members (the first of repeated
 // keys, as Value.Get).
-func (r *Request) get(key string) Value {
+func (r *Request) get(key string) Value { return r.find(key, "") }
+
+// find is the value of the first member key, from the index and then by
+// scanning on; a scan stops at a member named stop (see scan).
+func (r *Request) find(key, stop string) Value {
 	for i := range r.top {
 		if string(r.top[i].key) == key {
 			return Value{raw: r.top[i].val}
 		}
 	}
 	for {
-		m, ok := r.scan("")
+		m, ok := r.scan(stop)
 		if !ok {
 			return Value{}
 		}
@@ -126,22 +130,7 @@ func (r *Request) scan(stop string) (m topMember, ok bool) {
 // request after it: its elements are read up to its ']', and the array is
 // not scanned once more to index it (it is the last member the host writes,
 // and the longest).
-func (r *Request) batch() Value {
-	for i := range r.top {
-		if string(r.top[i].key) == "batch" {
-			return Value{raw: r.top[i].val}
-		}
-	}
-	for {
-		m, ok := r.scan("batch")
-		if !ok {
-			return Value{}
-		}
-		if string(m.key) == "batch" {
-			return Value{raw: m.val}
-		}
-	}
-}
+func (r *Request) batch() Value { return r.find("batch", "batch") }
 
 // Raw is the whole request.
 func (r *Request) Raw() Value { return r.v }
