@@ -150,6 +150,7 @@ func FuzzRequestIndex(f *testing.F) {
 	f.Add([]byte(`{"a":1,"batch":[{"x":"]"},[1]],"a":2,"z":"\"}"}`), "z")
 	f.Add([]byte(`{"batch":[1,2`), "batch")
 	f.Add([]byte(`{"b\u0061tch":[3],"batch":[4]}`), "a")
+	f.Add([]byte(`{"Batch":[9],"BATCH":[8],"batch":[1],"Tool":"x","tool":"debugpy_evaluate"}`), "tool")
 	f.Fuzz(func(t *testing.T, data []byte, key string) {
 		v := view(data)
 		r := &Request{v: v}
