@@ -109,6 +109,9 @@ func (h *harness) callRaw(tool string, args any) *mcp.CallToolResult {
 	if err != nil {
 		h.t.Fatalf("%s: protocol error: %v", tool, err)
 	}
+	if !res.IsError {
+		conforms(h.t, tool, res)
+	}
 	return res
 }
 

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -11,6 +13,11 @@ import (
 // left out), required and additionalProperties. Clients compile output
 // schemas to validate structuredContent; the reference TypeScript client
 // spent ~200 ms on the full ones at every tools/list (docs/PERFORMANCE.md).
+//
+// Each schema also carries an $id named by its content: that client (and
+// ajv, which it uses) keeps a schema with an $id compiled, so tools with the
+// same result shape share one validator and a later tools/list compiles
+// nothing. Named by content, an $id never stands for two schemas.
 func shallowOutput(t *mcp.Tool) {
 	raw := t.RawOutputSchema
 	if raw == nil {
@@ -43,6 +50,11 @@ func shallowOutput(t *mcp.Tool) {
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
+		return
+	}
+	sum := sha256.Sum256(b)
+	out["$id"] = "urn:debugpy-guard:result:" + hex.EncodeToString(sum[:8])
+	if b, err = json.Marshal(out); err != nil {
 		return
 	}
 	t.OutputSchema, t.RawOutputSchema = mcp.ToolOutputSchema{}, b
