@@ -35,6 +35,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/opa"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -147,12 +148,9 @@ func (r *Runtime) runtime(ctx context.Context, pages uint32) (wazero.Runtime, er
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(r.cache).
-		WithMemoryLimitPages(pages).
-		// Reserve the limit up front: without it, each memory.grow copies
-		// the whole memory to a larger buffer, which cost a Go guest calls
-		// of 10-450 ms as its heap grew. The reservation is address space;
-		// pages count in RSS once the guest touches them.
-		WithMemoryCapacityFromMax(true))
+		// Each instance's memory is reserved up to this limit by
+		// linearMemory (memory.go), outside the Go heap.
+		WithMemoryLimitPages(pages))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
 		return nil, err
@@ -542,7 +540,7 @@ func (p *pool) instantiate(ctx context.Context, l Limits) (*instance, error) {
 		WithStdout(&logWriter{log: p.log, stream: "stdout"}).WithStderr(&logWriter{log: p.log, stream: "stderr"}).
 		WithStartFunctions() // _initialize is called below, on its budget
 	inst := &instance{}
-	inst.ctx = withState(context.WithoutCancel(ctx), &inst.st)
+	inst.ctx = withState(experimental.WithMemoryAllocator(context.WithoutCancel(ctx), linearMemory), &inst.st)
 	mod, err := p.code.rt.InstantiateModule(inst.ctx, p.code.compiled, cfg)
 	if err != nil {
 		// A start function runs here, on the fuel the module starts with;

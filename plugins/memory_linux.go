@@ -1,0 +1,64 @@
+package plugins
+
+import (
+	"math"
+	"runtime"
+	"syscall"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// allocateMemory backs a guest's linear memory with an anonymous mapping of
+// its whole limit, outside the Go heap: the guest's pages count in RSS once
+// it touches them, memory.grow only lengthens the slice, and the Go
+// runtime's heap is what the host itself allocates.
+//
+// Why not a Go []byte of that capacity (wazero's own way, with
+// WithMemoryCapacityFromMax): its bytes count toward the Go heap the
+// collector paces itself by. One instance's 32 MiB reservation doubled the
+// heap goal, so for a second or more after a start (longer with the
+// default chain's instances) the collector did not run, and the garbage of
+// each call landed on pages never touched before: page faults on every
+// call, ~40-60 µs of a denied call's round trip (docs/PERFORMANCE.md).
+//
+// When the mapping cannot be made (an address-space limit, say), the
+// memory is a Go []byte as before.
+func allocateMemory(capacity, max uint64) experimental.LinearMemory {
+	if max == 0 || max > math.MaxInt {
+		return newHeapMemory(capacity, max)
+	}
+	b, err := syscall.Mmap(-1, 0, int(max), syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
+	if err != nil {
+		return newHeapMemory(capacity, max)
+	}
+	m := &mappedMemory{buf: b}
+	// wazero frees a module's memory when the module closes; a module
+	// that fails between its memory and its start is not closed, so the
+	// mapping also goes when nothing refers to it any more.
+	m.cleanup = runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, b)
+	return m
+}
+
+type mappedMemory struct {
+	buf     []byte // the whole mapping; nil once freed
+	cleanup runtime.Cleanup
+}
+
+// Reallocate returns the first size bytes (their capacity, too: nothing
+// beyond the guest's memory is reachable through the slice).
+func (m *mappedMemory) Reallocate(size uint64) []byte {
+	if size > uint64(len(m.buf)) {
+		return nil
+	}
+	return m.buf[:size:size]
+}
+
+func (m *mappedMemory) Free() {
+	if m.buf == nil {
+		return
+	}
+	m.cleanup.Stop()
+	syscall.Munmap(m.buf)
+	m.buf = nil
+}

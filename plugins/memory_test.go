@@ -1,0 +1,68 @@
+package plugins
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// heapInUse is the Go heap's bytes in spans in use, after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	return s.HeapInuse
+}
+
+// A guest's memory is reserved up to its limit and grows in place, with
+// nothing beyond its length reachable; freeing it twice is harmless.
+func TestLinearMemory(t *testing.T) {
+	for name, m := range map[string]interface {
+		Reallocate(uint64) []byte
+		Free()
+	}{"allocated": allocateMemory(0, 4*pageSize), "heap": newHeapMemory(0, 4*pageSize)} {
+		b := m.Reallocate(pageSize)
+		if len(b) != pageSize || cap(b) != pageSize {
+			t.Fatalf("%s: one page is len %d cap %d", name, len(b), cap(b))
+		}
+		b[pageSize-1] = 7
+		g := m.Reallocate(4 * pageSize)
+		if len(g) != 4*pageSize || &g[0] != &b[0] || g[pageSize-1] != 7 {
+			t.Fatalf("%s: grown memory moved or lost a byte", name)
+		}
+		g[4*pageSize-1] = 1
+		if m.Reallocate(4*pageSize+1) != nil {
+			t.Fatalf("%s: grew past its maximum", name)
+		}
+		m.Free()
+		m.Free()
+	}
+}
+
+// Instances' memories are not the Go heap's (on Linux): a module loaded
+// with a 512 MiB limit, its instances at work, leaves the heap the
+// collector paces itself by as it was, give or take a few MiB. With the
+// memory in the Go heap, each instance added its whole limit.
+func TestGuestMemoryOutsideTheGoHeap(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("guest memory is mapped outside the Go heap on Linux only (memory_other.go)")
+	}
+	before := heapInUse()
+	m := load(t, "probe", probe(t), Limits{Timeout: 5 * time.Second, Memory: 512 << 20, MaxInstances: 2})
+	done := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := m.Evaluate(context.Background(), "s1", request("allow"))
+			done <- err
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if grew := int64(heapInUse()) - int64(before); grew > 64<<20 {
+		t.Fatalf("the Go heap grew by %d MiB with the module's instances", grew>>20)
+	}
+}
