@@ -25,7 +25,8 @@ build:
 # library (the Rust one), the AssemblyScript compiler from npm and OPA's
 # opa (the Rego one, and the OPA fixtures' check) when they are missing:
 # the tests talk to a real debugpy and run real WASM modules built from
-# source.
+# source. It also installs the reference TypeScript MCP client (npm ci in
+# tools/testdata/tslist), which a test drives the binary with.
 deps:
 	@need=""; \
 	for p in python3 python /usr/bin/python3; do \
@@ -37,9 +38,12 @@ deps:
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \
 	command -v wasm-ld >/dev/null 2>&1 || need="$$need lld"; \
 	ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libcore-*.rlib >/dev/null 2>&1 || need="$$need rustc libstd-rust-dev-wasm32"; \
+	command -v npm >/dev/null 2>&1 || need="$$need nodejs npm"; \
 	if [ -n "$$need" ]; then echo "installing:$$need"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi; \
 	command -v asc >/dev/null 2>&1 || { echo "installing: assemblyscript (npm)"; $(SUDO) npm install -g -s assemblyscript@0.28.20; }
+	@[ -f tools/testdata/tslist/node_modules/@modelcontextprotocol/sdk/package.json ] || { echo "installing: the reference TypeScript MCP client (npm ci in tools/testdata/tslist)"; \
+	  cd tools/testdata/tslist && npm ci -s --no-audit --no-fund; }
 	@$(MAKE) --no-print-directory opa
 
 # opa installs OPA's command from the Go module proxy when none is on PATH
@@ -159,7 +163,7 @@ check-dist: dist
 # bench-tslist times the reference TypeScript MCP client's tools/list
 # against serve (it compiles every output schema): docs/PERFORMANCE.md.
 bench-tslist: build
-	cd tools/testdata/tslist && npm install -s --no-audit --no-fund && \
+	cd tools/testdata/tslist && npm ci -s --no-audit --no-fund && \
 	for i in 1 2 3 4 5; do node list.mjs $(CURDIR)/$(BIN) serve; done
 
 clean:
