@@ -33,32 +33,36 @@ func allocateMemory(capacity, max uint64) experimental.LinearMemory {
 		return newHeapMemory(capacity, max)
 	}
 	m := &mappedMemory{buf: b}
-	// wazero frees a module's memory when the module closes; a module
-	// that fails between its memory and its start is not closed, so the
-	// mapping also goes when nothing refers to it any more.
-	m.cleanup = runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, b)
+	runtime.AddCleanup(m, func(b []byte) { syscall.Munmap(b) }, b)
 	return m
 }
 
+// mappedMemory is one mapping. Free gives its pages back at once
+// (madvise), but the mapping itself goes only when nothing refers to the
+// memory any more (a cleanup): wazero frees a module's memory when the
+// module is closed, and a module can be closed while a call of it is
+// still running (the runtime closed at shutdown under a call past its
+// wait); that call's accesses then find zero pages, never an unmapped
+// address. The instance that owns the memory keeps it reachable
+// (instance.mem), and so does every call on it.
 type mappedMemory struct {
-	buf     []byte // the whole mapping; nil once freed
-	cleanup runtime.Cleanup
+	buf   []byte // the whole mapping
+	freed bool
 }
 
 // Reallocate returns the first size bytes (their capacity, too: nothing
 // beyond the guest's memory is reachable through the slice).
 func (m *mappedMemory) Reallocate(size uint64) []byte {
-	if size > uint64(len(m.buf)) {
+	if m.freed || size > uint64(len(m.buf)) {
 		return nil
 	}
 	return m.buf[:size:size]
 }
 
 func (m *mappedMemory) Free() {
-	if m.buf == nil {
+	if m.freed {
 		return
 	}
-	m.cleanup.Stop()
-	syscall.Munmap(m.buf)
-	m.buf = nil
+	m.freed = true
+	syscall.Madvise(m.buf, syscall.MADV_DONTNEED)
 }

@@ -2,9 +2,16 @@ package plugins
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // heapInUse is the Go heap's bytes in spans in use, after a collection.
@@ -37,6 +44,60 @@ func TestLinearMemory(t *testing.T) {
 		}
 		m.Free()
 		m.Free()
+		// A call still running when its module is closed writes on:
+		// zero pages, never an unmapped address.
+		g[4*pageSize-1] = 2
+		if g[pageSize-1] != 0 && name == "allocated" {
+			t.Fatalf("%s: a freed page kept its byte", name)
+		}
+		runtime.KeepAlive(m)
+	}
+}
+
+// A mapping goes once nothing refers to its memory: freed or not (a module
+// that failed before wazero could close it is never freed).
+func TestMappingUnmappedWhenUnreachable(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("guest memory is mapped on Linux only (memory_other.go)")
+	}
+	mapped := func(addr uintptr) bool {
+		maps, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(maps), "\n") {
+			var lo, hi uintptr
+			if _, err := fmt.Sscanf(l, "%x-%x", &lo, &hi); err == nil && lo <= addr && addr < hi {
+				return true
+			}
+		}
+		return false
+	}
+	for _, free := range []bool{true, false} {
+		m := allocateMemory(0, 64*pageSize)
+		if _, ok := m.(*mappedMemory); !ok {
+			t.Fatalf("allocateMemory made a %T, not a mapping", m)
+		}
+		addr := uintptr(unsafe.Pointer(unsafe.SliceData(m.Reallocate(pageSize))))
+		if !mapped(addr) {
+			t.Fatalf("memory at %#x is not in /proc/self/maps", addr)
+		}
+		if free {
+			m.Free()
+			if !mapped(addr) {
+				t.Fatalf("Free unmapped the memory while it is still referred to")
+			}
+		}
+		m = nil
+		// Cleanups run after a collection, on a goroutine of their own:
+		// collect until it has run (a bounded number of times, not a time).
+		for i := 0; i < 1000 && mapped(addr); i++ {
+			runtime.GC()
+			runtime.Gosched()
+		}
+		if mapped(addr) {
+			t.Fatalf("free=%v: the mapping at %#x outlived every reference to it", free, addr)
+		}
 	}
 }
 
@@ -64,5 +125,45 @@ func TestGuestMemoryOutsideTheGoHeap(t *testing.T) {
 	}
 	if grew := int64(heapInUse()) - int64(before); grew > 64<<20 {
 		t.Fatalf("the Go heap grew by %d MiB with the module's instances", grew>>20)
+	}
+}
+
+// signal is a log handler's writer that says when a line holds a word.
+type signal struct {
+	word string
+	seen chan struct{}
+}
+
+func (s *signal) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), s.word) {
+		select {
+		case s.seen <- struct{}{}:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+// The runtime closed while a call runs (shutdown, after its wait for the
+// calls in flight) frees the module's memory under it: the call runs on
+// over zero pages until its deadline, and the process goes on. Were the
+// memory unmapped on Free, the guest's next store would crash it.
+func TestCloseUnderARunningCall(t *testing.T) {
+	sig := &signal{word: "spinning", seen: make(chan struct{}, 1)}
+	r := NewRuntime(Options{CacheDir: t.TempDir(), Log: slog.New(slog.NewTextHandler(sig, nil))})
+	m, err := r.Load(context.Background(), Spec{Name: "spin_store", Wasm: wat(t, "spin_store"), Settings: json.RawMessage(`{}`),
+		Limits: Limits{Timeout: 2 * time.Second, Fuel: math.MaxInt64 / 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Evaluate(context.Background(), "s1", []byte("{}"))
+		done <- err
+	}()
+	<-sig.seen // the guest is in its loop
+	r.Close(context.Background())
+	if err := <-done; err == nil {
+		t.Fatal("the call ended without an error")
 	}
 }

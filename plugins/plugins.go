@@ -357,7 +357,8 @@ type instance struct {
 	st    callState
 	stack [1]uint64
 	dog   watchdog
-	opa   *opaInstance // an OPA module's: its exports, entrypoint and data
+	opa   *opaInstance              // an OPA module's: its exports, entrypoint and data
+	mem   experimental.LinearMemory // its memory (memory.go), reachable while the instance is
 }
 
 // Module is a loaded policy module: a name, its limits, and the pool of
@@ -540,7 +541,11 @@ func (p *pool) instantiate(ctx context.Context, l Limits) (*instance, error) {
 		WithStdout(&logWriter{log: p.log, stream: "stdout"}).WithStderr(&logWriter{log: p.log, stream: "stderr"}).
 		WithStartFunctions() // _initialize is called below, on its budget
 	inst := &instance{}
-	inst.ctx = withState(experimental.WithMemoryAllocator(context.WithoutCancel(ctx), linearMemory), &inst.st)
+	alloc := experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+		inst.mem = allocateMemory(capacity, max)
+		return inst.mem
+	})
+	inst.ctx = withState(experimental.WithMemoryAllocator(context.WithoutCancel(ctx), alloc), &inst.st)
 	mod, err := p.code.rt.InstantiateModule(inst.ctx, p.code.compiled, cfg)
 	if err != nil {
 		// A start function runs here, on the fuel the module starts with;
