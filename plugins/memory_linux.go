@@ -3,6 +3,7 @@ package plugins
 import (
 	"math"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -46,23 +47,24 @@ func allocateMemory(capacity, max uint64) experimental.LinearMemory {
 // address. The instance that owns the memory keeps it reachable
 // (instance.mem), and so does every call on it.
 type mappedMemory struct {
-	buf   []byte // the whole mapping
-	freed bool
+	buf   []byte      // the whole mapping
+	freed atomic.Bool // by the goroutine that closes the module, maybe under a call
 }
 
 // Reallocate returns the first size bytes (their capacity, too: nothing
 // beyond the guest's memory is reachable through the slice).
 func (m *mappedMemory) Reallocate(size uint64) []byte {
-	if m.freed || size > uint64(len(m.buf)) {
+	if m.freed.Load() || size > uint64(len(m.buf)) {
 		return nil
 	}
 	return m.buf[:size:size]
 }
 
+// Free gives the pages back (best effort: a failed madvise leaves them to
+// the cleanup). A memory.grow after it fails, as at the limit.
 func (m *mappedMemory) Free() {
-	if m.freed {
+	if m.freed.Swap(true) {
 		return
 	}
-	m.freed = true
 	syscall.Madvise(m.buf, syscall.MADV_DONTNEED)
 }

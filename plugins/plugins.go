@@ -149,7 +149,7 @@ func (r *Runtime) runtime(ctx context.Context, pages uint32) (wazero.Runtime, er
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(r.cache).
 		// Each instance's memory is reserved up to this limit by
-		// linearMemory (memory.go), outside the Go heap.
+		// allocateMemory (memory_linux.go), outside the Go heap.
 		WithMemoryLimitPages(pages))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
