@@ -557,3 +557,19 @@ func TestResponseCodes(t *testing.T) {
 		}
 	}
 }
+
+// Precheck refuses a module whose bytes are not the pinned ones at once,
+// before any compilation; without a pin it hashes nothing and passes.
+func TestPrecheckPin(t *testing.T) {
+	w := probe(t)
+	sum := sha256.Sum256(w)
+	for _, c := range []struct{ pin, want string }{
+		{"", ""}, {hex.EncodeToString(sum[:]), ""}, {strings.ToUpper(hex.EncodeToString(sum[:])), ""},
+		{strings.Repeat("ab", 32), "sha256 is " + hex.EncodeToString(sum[:]) + ", the config pins abab"},
+	} {
+		err := Precheck(Spec{Name: "p", Wasm: w, SHA256: c.pin})
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("pin %q: %v, want %q", c.pin, err, c.want)
+		}
+	}
+}
