@@ -334,13 +334,7 @@ func benchProgram(b *testing.B) (string, int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for i, l := range strings.Split(mustReadB(b, prog), "\n") {
-		if strings.HasSuffix(l, "# LINE: bench") {
-			return prog, i + 1
-		}
-	}
-	b.Fatalf("%s has no line marked # LINE: bench", prog)
-	return "", 0
+	return prog, progLine(b, prog, "bench")
 }
 
 // BenchmarkGateShare times debugpy_stack_trace right after a stop (the

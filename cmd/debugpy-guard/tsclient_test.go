@@ -14,7 +14,7 @@ import (
 )
 
 // progLine is the line of dap/testdata/prog.py marked `# LINE: name`.
-func progLine(t *testing.T, prog, name string) int {
+func progLine(t testing.TB, prog, name string) int {
 	t.Helper()
 	b, err := os.ReadFile(prog)
 	if err != nil {
