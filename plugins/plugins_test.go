@@ -111,6 +111,29 @@ func TestGoModuleDecides(t *testing.T) {
 	}
 }
 
+
+// deny_evaluate.wat, the module without a runtime of the round-trip
+// benchmark, decides on the request as the host writes it: evaluate is
+// denied, any other tool left to others, whatever its arguments say.
+func TestDenyEvaluateWAT(t *testing.T) {
+	m := load(t, "deny_evaluate", wat(t, "deny_evaluate"), Limits{Timeout: time.Second})
+	for _, c := range []struct{ tool, args, want string }{
+		{"debugpy_evaluate", `{"expression":"__import__('os')"}`, "deny"},
+		{"debugpy_stack_trace", `{}`, "abstain"},
+		{"debugpy_stack_trace", `{"x":"\",\"tool\":\"debugpy_evaluate\""}`, "abstain"},
+		{"debugpy_evaluated", `{}`, "abstain"},
+	} {
+		r := abi.Request{Phase: "call", Tool: c.tool, Category: "read", Arguments: []byte(c.args)}
+		req := append(r.AppendPrefix(nil), "null}"...)
+		if !json.Valid(req) {
+			t.Fatalf("not JSON: %s", req)
+		}
+		got, err := m.Evaluate(context.Background(), "s1", req)
+		if err != nil || string(got.Verdict) != c.want {
+			t.Errorf("%s %s: %+v %v, want %s", c.tool, c.args, got, err, c.want)
+		}
+	}
+}
 func TestCounterScopedBySession(t *testing.T) {
 	m := load(t, "counter", probe(t), Limits{Timeout: time.Second})
 	for i := 1; i <= 3; i++ {

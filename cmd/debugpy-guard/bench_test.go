@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -242,11 +243,22 @@ func mustReadB(b *testing.B, f string) string {
 	return string(data)
 }
 
+// watModule assembles plugins/testdata/wat/NAME.wat into dir and returns
+// the module's path.
+func watModule(b *testing.B, dir, name string) string {
+	out := filepath.Join(dir, name+".wasm")
+	if msg, err := exec.Command("wat2wasm", "../../plugins/testdata/wat/"+name+".wat", "-o", out).CombinedOutput(); err != nil {
+		b.Fatalf("wat2wasm (make deps installs wabt): %v\n%s", err, msg)
+	}
+	return out
+}
+
 // BenchmarkDeniedVsIntercept times a denied debugpy_evaluate over stdio,
 // byte for byte from one client (the raw one of the attack tests: a line
-// out, a line in), through debugpy-guard with one module, with the default
-// chain, and through PolicyLayer's Intercept denying the same call with an
-// `action: "deny"` rule in front of debugpy-guard. The three take turns,
+// out, a line in), through debugpy-guard with no module, with one module
+// (the expressions policy), with the default chain, with a module without a
+// runtime, and through PolicyLayer's Intercept denying the same call with an
+// `action: "deny"` rule in front of debugpy-guard. They take turns,
 // one call each, so that the shared machine's noise falls on all of them
 // alike. Intercept is not on the Go module proxy: build it from its source
 // (github.com/PolicyLayer/Intercept, `go build .`) and set INTERCEPT to the
@@ -283,6 +295,17 @@ tools = ["debugpy_evaluate"]
 call = ["expressions"]
 `}, "denied by policy"},
 		{"guard-default", rawOpts{config: mustReadB(b, benchConfig(b, dir))}, "denied by policy"},
+		// A module without a runtime (WebAssembly text, no SDK) that reads
+		// the request and denies: the host's cost of a module, apart from
+		// what a Go guest's code costs.
+		{"guard-wat", rawOpts{config: `
+default = "allow"
+[modules.deny]
+source = "` + watModule(b, dir, "deny_evaluate") + `"
+[[rules]]
+tools = ["debugpy_evaluate"]
+call = ["deny"]
+`}, "denied by policy"},
 		{"intercept", rawOpts{config: "default = \"allow\"\n", wrap: []string{icpt, "-c", policy, "--"},
 			env: []string{"HOME=" + dir}}, "evaluate is not allowed"},
 	}
