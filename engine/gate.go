@@ -55,8 +55,22 @@ type Result struct {
 	// ReadMore says how to read the rest of a result the gate cut
 	// (GateOptions.MaxResult): an offset, a narrower request.
 	ReadMore string
+	// Seen are results the server read on its own for the call and never
+	// shows (the variables of the frame the call reads): the result phase
+	// reads each before the call's own result, so that the secrets they
+	// hold under their names are learned and masked in what is shown.
+	Seen []Seen
 
 	encoded []byte // Structured as JSON, when the gate has encoded it
+}
+
+// Seen is a result read for a call, as a result of Tool (of Category) with
+// Arguments.
+type Seen struct {
+	Tool       string
+	Category   string
+	Arguments  json.RawMessage
+	Structured any
 }
 
 // Errorf is an isError result.
@@ -109,6 +123,7 @@ type Policy interface {
 type Decider interface {
 	Decide(ctx context.Context, call Call) Decision
 	Config() *Config
+	Chain(tool, phase string) (mods []string, def Verdict)
 }
 
 // Gate runs every call's journey. It is safe for concurrent use.
@@ -247,6 +262,10 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		return res
 	}
 	res := run(ctx)
+	for _, seen := range res.Seen {
+		g.learn(ctx, p, ec, seen)
+	}
+	res.Seen = nil
 	res, outcome, monitor := g.checkResult(ctx, p, ec, res)
 	if masked, n := g.mask(call.MCPSession, res); n > 0 {
 		res = masked
@@ -259,6 +278,29 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	}
 	g.outcome(rec, outcome, res, t0, monitor...)
 	return res
+}
+
+// Learns reports whether the result phase of tool has modules: whether a
+// result of tool read for a call (Seen) would teach them anything.
+func (g *Gate) Learns(tool string) bool {
+	p, release := g.policy.Acquire()
+	defer release()
+	mods, _ := p.Chain(tool, PhaseResult)
+	return len(mods) > 0
+}
+
+// learn runs the result phase on a result the agent will not see, for
+// what the modules learn of it (the secrets they hand to the host); their
+// verdict decides nothing.
+func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) {
+	raw, err := json.Marshal(seen.Structured)
+	if err != nil {
+		g.log.Warn("a result read for the secrets it holds cannot be encoded", "tool", seen.Tool, "err", err)
+		return
+	}
+	ec.Phase, ec.Tool, ec.Category, ec.Arguments, ec.Result, ec.Derived = PhaseResult, seen.Tool, seen.Category, seen.Arguments, raw, nil
+	d := p.Decide(ctx, ec)
+	g.log.Debug("read for its secrets", "tool", seen.Tool, "decision", d.Verdict)
 }
 
 // outcome records what became of a call (and what monitor-mode modules said

@@ -23,7 +23,10 @@ type fakePolicy struct {
 	call, result Decision
 }
 
-func (p *fakePolicy) Config() *Config            { return p.cfg }
+func (p *fakePolicy) Config() *Config { return p.cfg }
+func (p *fakePolicy) Chain(tool, phase string) ([]string, Verdict) {
+	return []string{"m"}, ""
+}
 func (p *fakePolicy) Acquire() (Decider, func()) { return p, func() {} }
 func (p *fakePolicy) Decide(_ context.Context, c Call) Decision {
 	if c.Phase == PhaseResult {
@@ -331,5 +334,49 @@ result = ["no"]
 	res = g.Guard(context.Background(), call, nil, func(context.Context) Result { t.Error("ran"); return Result{} })
 	if !res.IsError || !strings.Contains(res.Text, "not after the reload") {
 		t.Fatalf("the next call is not decided by the new config: %+v", res)
+	}
+}
+
+// learning is a policy whose result phase learns a secret from what the
+// server read on its own (as redact does through guard.secret), and denies
+// it: a verdict on a Seen result decides nothing.
+type learning struct {
+	fakePolicy
+	secrets *plugins.Secrets
+	seen    []Call
+}
+
+func (p *learning) Acquire() (Decider, func()) { return p, func() {} }
+func (p *learning) Decide(ctx context.Context, c Call) Decision {
+	if c.Phase == PhaseResult && c.Tool == "debugpy_variables" {
+		p.seen = append(p.seen, c)
+		p.secrets.Add(c.MCPSession, "local-s3cret-value")
+		return verdict(Deny, "not this")
+	}
+	return p.fakePolicy.Decide(ctx, c)
+}
+
+func TestGateLearnsFromSeenResults(t *testing.T) {
+	alog, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alog.Close()
+	secrets := plugins.NewSecrets()
+	p := &learning{fakePolicy: fakePolicy{cfg: &Config{}, call: verdict(Allow, ""), result: verdict(Allow, "")}, secrets: secrets}
+	g := NewGate(p, GateOptions{Audit: alog, Secrets: secrets})
+	res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_evaluate", Category: "execute", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"alias"}`)}, nil,
+		func(context.Context) Result {
+			return Result{Text: "str: 'local-s3cret-value'", Structured: map[string]any{"result": "'local-s3cret-value'"},
+				Seen: []Seen{{Tool: "debugpy_variables", Category: "read", Arguments: json.RawMessage(`{"scope":"locals"}`),
+					Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}}}}}
+		})
+	raw, _ := json.Marshal(res.Structured)
+	if res.IsError || strings.Contains(res.Text, "s3cret") || strings.Contains(string(raw), "s3cret") || !strings.Contains(res.Text, plugins.Mask) {
+		t.Fatalf("the call's result: %+v %s", res, raw)
+	}
+	if len(p.seen) != 1 || p.seen[0].Category != "read" || string(p.seen[0].Arguments) != `{"scope":"locals"}` ||
+		!strings.Contains(string(p.seen[0].Result), `"name":"password"`) || p.seen[0].Derived != nil {
+		t.Fatalf("the result phase saw %+v", p.seen)
 	}
 }

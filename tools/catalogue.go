@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -157,6 +158,11 @@ var catalogue = []Spec{
 	def("debugpy_exception_info", "Exception info", "The exception a thread stopped on: type, message, break mode and traceback.", Read, readOnly, withSession(exceptionInfo)),
 }
 
+// unansweredKey marks, in a call's context, that debugpy did not answer a
+// request of the call in time (stuck): the program is busy running code,
+// and the gate asks nothing more of it for the call (PolicyGate).
+type unansweredKey struct{}
+
 func (ts *Toolset) rctx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, cmp.Or(ts.RequestTimeout, DefaultRequestTimeout))
 }
@@ -165,6 +171,9 @@ func (ts *Toolset) rctx(ctx context.Context) (context.Context, context.CancelFun
 // runs (an evaluate, a value, a condition) may never return.
 func (ts *Toolset) stuck(ctx context.Context, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		if f, ok := ctx.Value(unansweredKey{}).(*atomic.Bool); ok {
+			f.Store(true)
+		}
 		return fmt.Errorf("debugpy did not answer within %v: the code may be stuck in the program (an endless loop?), which keeps it from answering anything else. End it with debugpy_session_stop and terminate=true; debugpy_session_status says what state it is in", cmp.Or(ts.RequestTimeout, DefaultRequestTimeout))
 	}
 	return staleHint(err)

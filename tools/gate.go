@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/engine/approval"
 )
@@ -18,12 +21,16 @@ import (
 // person by MCP elicitation, and MCP results.
 type PolicyGate struct {
 	gate     *engine.Gate
+	ts       *Toolset
 	sessions *Sessions
+
+	mu    sync.Mutex
+	lists map[*dap.Session]*stopList // each session's latest stop's listing (stops.go)
 }
 
 // NewPolicyGate makes the gate for the tools of ts.
 func NewPolicyGate(ts *Toolset, g *engine.Gate) *PolicyGate {
-	return &PolicyGate{gate: g, sessions: ts.Sessions}
+	return &PolicyGate{gate: g, ts: ts, sessions: ts.Sessions, lists: map[*dap.Session]*stopList{}}
 }
 
 // Bounds on a call's arguments: beyond them the call is refused before any
@@ -56,8 +63,21 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		asker = elicitor{req: call.Request}
 	}
 	res := g.gate.Guard(ctx, tc, asker, func(ctx context.Context) engine.Result {
-		r := fromMCP(run(ctx))
+		seen, err := g.stopsSeen(ctx, call, true) // before the call: the stop it reads (stops.go)
+		if err != nil {
+			return engine.Errorf("%s did not run: the variables of the stopped frame, read first to learn the secrets they hold, could not be read (%v). Try the call again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
+		}
+		var unanswered atomic.Bool // the program is stuck: its answer is ours, with no value of it
+		r := fromMCP(run(context.WithValue(ctx, unansweredKey{}, &unanswered)))
 		r.ReadMore = readMore[call.Tool]
+		if unanswered.Load() {
+			return r
+		}
+		after, err := g.stopsSeen(ctx, call, false) // the stops with an exception's text, the call's own among them
+		if err != nil {
+			return engine.Errorf("%s ran, but its result is withheld: the variables of the stopped frame, read to learn the secrets they hold, could not be read (%v). Try the call again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
+		}
+		r.Seen = append(seen, after...)
 		return r
 	})
 	return toMCP(res)

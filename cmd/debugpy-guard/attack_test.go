@@ -589,6 +589,7 @@ settings = {"db_password": "dict-s3cret-value", "port": 5432}
 def main():
     password = "local-s3cret-value"
     alias = password
+    entry = settings["db_password"]
     print("connecting with", DB_PASSWORD, flush=True)
     n = 1  # BREAK
     return n + len(alias)
@@ -602,6 +603,75 @@ AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY
 DATABASE_URL=postgres://app:db-url-pa55word@db:5432/orders
 STRIPE_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOp
 `
+
+// A secret's first read may come through an innocent name, before any
+// result has shown it under its own: the program's output, an alias, a
+// reversed alias, an alias of a dict's entry, an exception's text. The gate
+// reads the stopped frame's variables first, so these are masked too.
+func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
+	t.Run("alias", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{})
+		prog := filepath.Join(r.dir, "app.py")
+		os.WriteFile(prog, []byte(secretsProgram), 0o644)
+		line := strings.Count(secretsProgram[:strings.Index(secretsProgram, "# BREAK")], "\n") + 1
+		r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+		r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
+		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+			t.Fatalf("continue: %s", text)
+		}
+		if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "connecting with") {
+			t.Fatalf("output: %s", text)
+		}
+		r.ok("debugpy_evaluate", `{"expression":"alias"}`)
+		r.ok("debugpy_evaluate", `{"expression":"alias[::-1]"}`)
+		r.ok("debugpy_evaluate", `{"expression":"entry"}`)
+		seen := r.seen.String()
+		for _, secret := range []string{"s3cr3t-hunter2", "local-s3cret-value", "eulav-terc3s-lacol", "dict-s3cret-value"} {
+			if i := strings.Index(seen, secret); i >= 0 {
+				t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+			}
+		}
+		if !strings.Contains(seen, "[redacted]") {
+			t.Fatalf("nothing masked: %s", seen)
+		}
+	})
+	// An exception's text is shown by the continue that stops on it.
+	t.Run("exception", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{})
+		prog := filepath.Join(r.dir, "raise.py")
+		os.WriteFile(prog, []byte("def check():\n    api_token = 'exc-s3cret-value'\n    raise ValueError('rejected ' + api_token)\n\n\ncheck()\n"), 0o644)
+		r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+		r.ok("debugpy_set_exception_breakpoints", `{"filters":["raised"]}`)
+		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (exception)") || !strings.Contains(text, "rejected") {
+			t.Fatalf("continue: %s", text)
+		}
+		r.ok("debugpy_exception_info", `{}`)
+		if seen := r.seen.String(); strings.Contains(seen, "exc-s3cret-value") {
+			i := strings.Index(seen, "exc-s3cret-value")
+			t.Errorf("the exception's secret reached the agent: …%s…", seen[max(0, i-200):min(len(seen), i+50)])
+		}
+	})
+	// A listing that cannot be read (a __repr__ slower than the request
+	// timeout) leaves the secrets unknown: the call does not run, and
+	// nothing is shown unmasked. (The __repr__ returns soon after, so that
+	// the program ends quickly with the server.)
+	t.Run("listing fails", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=1s"}})
+		prog := filepath.Join(r.dir, "slow.py")
+		os.WriteFile(prog, []byte("import time\n\n\nclass Slow:\n    def __repr__(self):\n        time.sleep(3)\n        return 'slow'\n\n\n"+
+			"slow = Slow()\npassword = 'slow-s3cret-value'\nalias = password\nn = 1  # BREAK\n"), 0o644)
+		r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+		r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":13}`, q(prog)))
+		r.ok("debugpy_continue", `{}`)
+		r.refused("debugpy_evaluate", `{"expression":"alias"}`, "did not run", "could not be read")
+		if seen := r.seen.String(); strings.Contains(seen, "slow-s3cret-value") {
+			t.Errorf("a secret reached the agent past a listing that failed: %s", seen)
+		}
+	})
+}
 
 // Secrets stay secret: reads of secret names anywhere in an expression are
 // refused, and every value seen under a secret name, by any route, is

@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/dap"
+	"github.com/debugpy-guard/debugpy-guard/engine"
+)
+
+// The secrets of a stop. A secret is masked once a result has shown it
+// under its name (the result phase hands it to the host). An agent that
+// reads it first through an innocent name (alias = password; a print of a
+// secret-named global; an exception's text) would get it in clear, so the
+// gate lists the stopped frame's locals and globals itself, and the result
+// phase reads that listing before the call's own result (engine.Seen;
+// docs/SECURITY.md, "secrets by value"). A listing runs the variables'
+// __repr__ in the program, as a debugger's own view of a stop does.
+//
+// Each stop is listed once, in the background as soon as a call finds the
+// session stopped there, so that it is ready when a call needs it: a
+// stopped thread answers on its poll, and a listing asked for only then
+// would add two polls to that call. The first call that needs the listing
+// takes it for its result phase.
+
+// readsValues are the tools whose results can carry the program's values:
+// an innocent name's, what the program printed. The listing of their
+// session's stop is read before they run.
+var readsValues = map[string]bool{
+	"debugpy_evaluate": true, "debugpy_set_variable": true, "debugpy_variables": true,
+	"debugpy_output": true, "debugpy_exception_info": true,
+}
+
+// listing is the tool whose results the listings are.
+const listing = "debugpy_variables"
+
+// stopList is the listing of one stop. seen and err are written before
+// done is closed; taken is guarded by PolicyGate.mu.
+type stopList struct {
+	gen   uint64
+	done  chan struct{}
+	seen  []engine.Seen
+	err   error
+	taken bool
+}
+
+// stopsSeen returns the listings a call's result phase must read. With
+// own, before the call: its session's stop, when the call reads values
+// (readsValues). Else, after the call: every session's stop that carries
+// an exception's text, which every result that shows a stop shows (a step,
+// a launch, the status, the list of sessions); and it starts the listing
+// of any stop not listed yet. Nothing is listed when no module reads a
+// variables result (the config has no result phase for it). A listing that
+// failed is an error (fail closed: what it would have masked is unknown),
+// and the next call lists the stop again.
+func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engine.Seen, error) {
+	sessions := g.sessions.All()
+	if own {
+		if !readsValues[call.Tool] {
+			return nil, nil
+		}
+		s, err := g.sessions.Get(call.Session)
+		if err != nil {
+			return nil, nil // the call says so itself
+		}
+		sessions = []*dap.Session{s}
+	}
+	var seen []engine.Seen
+	var errs []error
+	learns := 0 // unknown yet: asked once, when a session is stopped
+	for _, s := range sessions {
+		_, last := s.Stops()
+		if last == nil {
+			continue
+		}
+		if learns == 0 {
+			if learns = -1; g.gate.Learns(listing) {
+				learns = 1
+			}
+		}
+		if learns < 0 {
+			return nil, nil
+		}
+		l := g.listing(s, last)
+		if !own && last.Text == "" {
+			continue // started: ready for a later call
+		}
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		g.mu.Lock()
+		switch {
+		case l.err != nil:
+			if g.lists[s] == l {
+				delete(g.lists, s)
+			}
+			g.ts.log.Warn("the stopped frame's variables could not be read for the secrets they hold", "session", s.Name(), "err", l.err)
+			errs = append(errs, fmt.Errorf("session %s: %w", s.Name(), l.err))
+		case !l.taken:
+			l.taken = true
+			seen = append(seen, l.seen...)
+		}
+		g.mu.Unlock()
+	}
+	return seen, errors.Join(errs...)
+}
+
+// listing returns the listing of s's stop last, started now when there is
+// none yet.
+func (g *PolicyGate) listing(s *dap.Session, last *dap.Stop) *stopList {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	l, known := g.lists[s]
+	if known && l.gen == last.Gen {
+		return l
+	}
+	if !known {
+		for o := range g.lists { // forget the sessions that ended
+			if cur, err := g.sessions.Get(o.Name()); err != nil || cur != o {
+				delete(g.lists, o)
+			}
+		}
+	}
+	l = &stopList{gen: last.Gen, done: make(chan struct{})}
+	g.lists[s] = l
+	go func() { // bounded by the request timeout (listFrame)
+		defer close(l.done)
+		l.seen, l.err = g.listFrame(context.Background(), s, last.FrameID)
+	}()
+	return l
+}
+
+// listFrame lists frame's locals and globals as debugpy_variables would
+// (depth 1, at most 500 each).
+func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
+	ctx, cancel := g.ts.rctx(ctx)
+	defer cancel()
+	scs, err := s.Scopes(ctx, frame)
+	if err != nil {
+		return nil, err
+	}
+	var seen []engine.Seen
+	for _, sc := range scs {
+		scope := strings.ToLower(sc.Name)
+		if sc.PresentationHint == "locals" {
+			scope = "locals"
+		}
+		if scope != "locals" && scope != "globals" {
+			continue
+		}
+		a := variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame, Scope: scope, MaxItems: 500}
+		r := variablesResult{FrameID: frame, Scope: scope, VariablesReference: sc.VariablesReference}
+		if r.Variables, r.Truncated, err = expand(ctx, s, r.VariablesReference, 1, a.MaxItems); err != nil {
+			return nil, err
+		}
+		args, _ := json.Marshal(a)
+		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r})
+	}
+	return seen, nil
+}
