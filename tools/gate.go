@@ -75,7 +75,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		}
 		after, err := g.stopsSeen(ctx, call, false) // the stops with an exception's text, the call's own among them
 		if err != nil {
-			return engine.Errorf("%s ran, but its result is withheld: the variables of the stopped frame, read to learn the secrets they hold, could not be read (%v). Try the call again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
+			return engine.Errorf("%s ran, but its result is withheld: the variables of the stopped frame, read to learn the secrets they hold, could not be read (%v). The next call reads them again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
 		}
 		r.Seen = append(seen, after...)
 		return r

@@ -20,11 +20,12 @@ import (
 // docs/SECURITY.md, "secrets by value"). A listing runs the variables'
 // __repr__ in the program, as a debugger's own view of a stop does.
 //
-// Each stop is listed once, in the background as soon as a call finds the
-// session stopped there, so that it is ready when a call needs it: a
-// stopped thread answers on its poll, and a listing asked for only then
-// would add two polls to that call. The first call that needs the listing
-// takes it for its result phase.
+// Each stop is listed once, when a call first needs it, and that call's
+// result phase takes it; calls that need it at once share it. Not sooner:
+// a listing started in the background as soon as the session stopped held
+// up the next continue by ~40 ms when it came before the listing was done
+// (pydevd serves a stopped thread's requests on its poll), and a run of
+// steps needs no listing (docs/PERFORMANCE.md).
 
 // readsValues are the tools whose results can carry the program's values:
 // an innocent name's, what the program printed. The listing of their
@@ -51,9 +52,9 @@ type stopList struct {
 // own, before the call: its session's stop, when the call reads values
 // (readsValues). Else, after the call: every session's stop that carries
 // an exception's text, which every result that shows a stop shows (a step,
-// a launch, the status, the list of sessions); and it starts the listing
-// of any stop not listed yet. Nothing is listed when no module reads a
-// variables result (the config has no result phase for it). A listing that
+// a launch, the status, the list of sessions). Nothing is listed when no
+// module reads a variables result (the config has no result phase for
+// it). A listing that
 // failed is an error (fail closed: what it would have masked is unknown),
 // and the next call lists the stop again.
 func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engine.Seen, error) {
@@ -70,24 +71,22 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 	}
 	var seen []engine.Seen
 	var errs []error
-	learns := 0 // unknown yet: asked once, when a session is stopped
+	asked := false // whether a module reads listings: asked once, when a session is stopped
 	for _, s := range sessions {
 		_, last := s.Stops()
 		if last == nil {
 			continue
 		}
-		if learns == 0 {
-			if learns = -1; g.gate.Learns(listing) {
-				learns = 1
+		if !asked {
+			if !g.gate.Learns(listing) {
+				return nil, nil
 			}
+			asked = true
 		}
-		if learns < 0 {
-			return nil, nil
+		if !own && last.Text == "" {
+			continue
 		}
 		l := g.listing(s, last)
-		if !own && last.Text == "" {
-			continue // started: ready for a later call
-		}
 		select {
 		case <-l.done:
 		case <-ctx.Done():
@@ -111,7 +110,7 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 }
 
 // listing returns the listing of s's stop last, started now when there is
-// none yet.
+// none yet (in a goroutine, so that calls that need it at once share it).
 func (g *PolicyGate) listing(s *dap.Session, last *dap.Stop) *stopList {
 	g.mu.Lock()
 	defer g.mu.Unlock()

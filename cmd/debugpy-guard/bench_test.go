@@ -175,9 +175,7 @@ func BenchmarkRSS(b *testing.B) {
 // launch mode, stopped at a breakpoint of dap/testdata/prog.py (bench mode:
 // four threads, nested locals), with the one-write fix on and off.
 // "repeat" asks the same again while stopped; "fresh" asks right after a
-// new stop (the continue that makes it is not timed), "settled" 200 ms
-// after it, as an agent would (the stop's listing for the secrets it
-// holds, which starts with the stop, is done by then: tools/stops.go).
+// new stop (the continue that makes it is not timed).
 func BenchmarkDebugCalls(b *testing.B) {
 	prog, line := benchProgram(b)
 	for _, fix := range []string{"on", "off"} {
@@ -218,15 +216,12 @@ func BenchmarkDebugCalls(b *testing.B) {
 				{"evaluate", "debugpy_evaluate", map[string]any{"expression": "user.profile"}},
 				{"threads_4", "debugpy_threads", map[string]any{"frames": 1}},
 			} {
-				for _, mode := range []string{"repeat", "fresh", "settled"} {
+				for _, mode := range []string{"repeat", "fresh"} {
 					b.Run(k.name+"/"+mode, func(b *testing.B) {
 						lat := make([]time.Duration, 0, b.N)
 						for i := 0; i < b.N; i++ {
-							if mode != "repeat" {
+							if mode == "fresh" {
 								call("debugpy_continue", nil) // to the next stop
-							}
-							if mode == "settled" { // an agent's pause before its next call
-								time.Sleep(200 * time.Millisecond)
 							}
 							t0 := time.Now()
 							call(k.tool, k.args)
@@ -365,8 +360,8 @@ func benchProgram(b *testing.B) (string, int) {
 	return prog, progLine(b, prog, "bench")
 }
 
-// BenchmarkGateShare times debugpy_stack_trace right after a stop (the
-// continue that makes the stop is not timed), a call that reaches debugpy,
+// BenchmarkGateShare times debugpy_stack_trace right after a stop (and,
+// apart, the continue that makes the stop), a call that reaches debugpy,
 // through three servers that take turns, one call each: the default policy
 // (rate limit raised) with its audit log on disk, no module (`default =
 // "allow"`) with the log on disk, and no module with the log on tmpfs
