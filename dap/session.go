@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	godap "github.com/google/go-dap"
@@ -663,6 +664,22 @@ func (s *Session) Breakpoints() []Breakpoint {
 	return all
 }
 
+// kill ends a program we launched whose adapter did not answer the
+// disconnect that terminates it: a program stuck in code it runs for us
+// (an evaluate's endless loop) keeps debugpy from ending it, and the
+// adapter then outlives us, and the program with it. Not a program we
+// attached to: it was running before us, and runs on.
+func (s *Session) kill() {
+	s.mu.Lock()
+	pid, kind := s.info.PID, s.info.Kind
+	s.mu.Unlock()
+	if kind == "launch" && pid > 0 {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			s.log.Warn("the program did not answer its end, and cannot be killed", "pid", pid, "err", err)
+		}
+	}
+}
+
 // Close disconnects from debugpy. With terminate, the debuggee is ended too;
 // without it, the program runs on and another client may attach.
 func (s *Session) Close(ctx context.Context, terminate bool) error {
@@ -672,6 +689,9 @@ func (s *Session) Close(ctx context.Context, terminate bool) error {
 			Arguments: &godap.DisconnectArguments{TerminateDebuggee: terminate}}, nil)
 		if errors.Is(err, ErrDisconnected) {
 			err = nil // the adapter may hang up before it answers
+		}
+		if err != nil && terminate {
+			s.kill()
 		}
 	}
 	s.c.Close()

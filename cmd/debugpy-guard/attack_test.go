@@ -536,6 +536,20 @@ func TestNothingOutlivesTheServer(t *testing.T) {
 		r.ok("debugpy_session_stop", `{"terminate":true}`)
 		gone(t, pid)
 	})
+	// A stuck program kept debugpy from answering the disconnect that ends
+	// it once a second request had gone unanswered: the adapter, and the
+	// program with it, outlived the server. The server now kills it.
+	t.Run("stuck", func(t *testing.T) {
+		r := startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=3s"}})
+		r.stopped()
+		pid := debuggeePID(t, r)
+		text, _ := r.call("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`)
+		r.cli("approve", id(t, text))
+		r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck")
+		r.refused("debugpy_variables", `{}`, "no response from debugpy")
+		r.in.Close()
+		gone(t, pid)
+	})
 }
 
 func debuggeePID(t *testing.T, r *raw) int {
