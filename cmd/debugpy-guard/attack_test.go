@@ -503,15 +503,14 @@ call = ["category"]
 func TestNothingOutlivesTheServer(t *testing.T) {
 	for _, how := range []string{"stdin closed", "SIGTERM", "SIGKILL"} {
 		t.Run(how, func(t *testing.T) {
-			r := startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=3s"}})
-			r.stopped()
-			pid := debuggeePID(t, r)
+			var r *raw
+			var pid int
 			if how == "SIGKILL" {
-				// First a repl input that never returns: approved, it
-				// answers that the program is stuck, and how to end it.
-				text, _ := r.call("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`)
-				r.cli("approve", id(t, text))
-				r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck", "terminate=true")
+				r, pid = stuck(t)
+			} else {
+				r = startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=3s"}})
+				r.stopped()
+				pid = debuggeePID(t, r)
 			}
 			switch how {
 			case "stdin closed":
@@ -527,12 +526,7 @@ func TestNothingOutlivesTheServer(t *testing.T) {
 	// session_stop ends a stuck program. (A short name: the approval socket
 	// lives in the test's directory, and a unix socket path has 108 bytes.)
 	t.Run("stop", func(t *testing.T) {
-		r := startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=3s"}})
-		r.stopped()
-		pid := debuggeePID(t, r)
-		text, _ := r.call("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`)
-		r.cli("approve", id(t, text))
-		r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck")
+		r, pid := stuck(t)
 		r.ok("debugpy_session_stop", `{"terminate":true}`)
 		gone(t, pid)
 	})
@@ -540,16 +534,24 @@ func TestNothingOutlivesTheServer(t *testing.T) {
 	// it once a second request had gone unanswered: the adapter, and the
 	// program with it, outlived the server. The server now kills it.
 	t.Run("stuck", func(t *testing.T) {
-		r := startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=3s"}})
-		r.stopped()
-		pid := debuggeePID(t, r)
-		text, _ := r.call("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`)
-		r.cli("approve", id(t, text))
-		r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck")
+		r, pid := stuck(t)
 		r.refused("debugpy_variables", `{}`, "no response from debugpy")
 		r.in.Close()
 		gone(t, pid)
 	})
+}
+
+// stuck starts a server stopped in its program, and has the program run a
+// repl input that never returns: approved, it answers that the program is
+// stuck, and how to end it.
+func stuck(t *testing.T) (*raw, int) {
+	r := startRaw(t, rawOpts{env: []string{"DEBUGPY_GUARD_REQUEST_TIMEOUT=3s"}})
+	r.stopped()
+	pid := debuggeePID(t, r)
+	text, _ := r.call("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`)
+	r.cli("approve", id(t, text))
+	r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck", "terminate=true")
+	return r, pid
 }
 
 func debuggeePID(t *testing.T, r *raw) int {
