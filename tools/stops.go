@@ -20,8 +20,10 @@ import (
 // docs/SECURITY.md, "secrets by value"). A listing runs the variables'
 // __repr__ in the program, as a debugger's own view of a stop does.
 //
-// Each stop is listed once, when a call first needs it, and that call's
-// result phase takes it; calls that need it at once share it. Not sooner:
+// Each stop is listed once, when a call first needs it, and the result
+// phase of every call that needs it reads it (again: a call that came at
+// the same time must not show its result before the secrets are known,
+// and the modules learn the same values twice at no harm). Not sooner:
 // a listing started in the background as soon as the session stopped held
 // up the next continue by ~40 ms when it came before the listing was done
 // (pydevd serves a stopped thread's requests on its poll), and a run of
@@ -39,13 +41,12 @@ var readsValues = map[string]bool{
 const listing = "debugpy_variables"
 
 // stopList is the listing of one stop. seen and err are written before
-// done is closed; taken is guarded by PolicyGate.mu.
+// done is closed.
 type stopList struct {
-	gen   uint64
-	done  chan struct{}
-	seen  []engine.Seen
-	err   error
-	taken bool
+	gen  uint64
+	done chan struct{}
+	seen []engine.Seen
+	err  error
 }
 
 // stopsSeen returns the listings a call's result phase must read. With
@@ -54,9 +55,8 @@ type stopList struct {
 // an exception's text, which every result that shows a stop shows (a step,
 // a launch, the status, the list of sessions). Nothing is listed when no
 // module reads a variables result (the config has no result phase for
-// it). A listing that
-// failed is an error (fail closed: what it would have masked is unknown),
-// and the next call lists the stop again.
+// it). A listing that failed is an error (fail closed: what it would have
+// masked is unknown), and the next call lists the stop again.
 func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engine.Seen, error) {
 	sessions := g.sessions.All()
 	if own {
@@ -92,19 +92,17 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		g.mu.Lock()
-		switch {
-		case l.err != nil:
+		if l.err != nil {
+			g.mu.Lock()
 			if g.lists[s] == l {
 				delete(g.lists, s)
 			}
+			g.mu.Unlock()
 			g.ts.log.Warn("the stopped frame's variables could not be read for the secrets they hold", "session", s.Name(), "err", l.err)
 			errs = append(errs, fmt.Errorf("session %s: %w", s.Name(), l.err))
-		case !l.taken:
-			l.taken = true
-			seen = append(seen, l.seen...)
+			continue
 		}
-		g.mu.Unlock()
+		seen = append(seen, l.seen...)
 	}
 	return seen, errors.Join(errs...)
 }
