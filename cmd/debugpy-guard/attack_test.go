@@ -104,6 +104,7 @@ func startRaw(t testing.TB, o rawOpts) *raw {
 			<-done
 		}
 		syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL) // a wrapper's helpers
+		killUnder(r.dir) // a program left running by a test that failed mid-way
 		if t.Failed() {
 			t.Logf("serve stderr:\n%s", r.stderr)
 		}
@@ -552,6 +553,23 @@ func stuck(t *testing.T) (*raw, int) {
 	r.cli("approve", id(t, text))
 	r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck", "terminate=true")
 	return r, pid
+}
+
+// killUnder kills every process whose command line names a path under
+// dir: the programs a test started from its own directory, which live in
+// process groups of their own (debugpy's launcher makes one), so that a
+// test that failed before its program ended leaves none spinning.
+func killUnder(dir string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range procs {
+		cmdline, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(cmdline), dir+"/") {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 func debuggeePID(t *testing.T, r *raw) int {
