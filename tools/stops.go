@@ -71,10 +71,10 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 	}
 	var seen []engine.Seen
 	var errs []error
-	asked := false // whether a module reads listings: asked once, when a session is stopped
+	asked := false // whether a module reads listings: asked once, when a stop needs listing
 	for _, s := range sessions {
 		_, last := s.Stops()
-		if last == nil {
+		if last == nil || !own && last.Text == "" {
 			continue
 		}
 		if !asked {
@@ -82,9 +82,6 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 				return nil, nil
 			}
 			asked = true
-		}
-		if !own && last.Text == "" {
-			continue
 		}
 		l := g.listing(s, last)
 		select {
