@@ -136,11 +136,7 @@ func TestGateJourney(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			alog, err := audit.Open(filepath.Join(dir, "audit.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer alog.Close()
+			alog := openAudit(t, dir)
 			cfg := &Config{Default: Deny, Audit: AuditConfig{Arguments: "hash"}, Approval: ApprovalConfig{Channels: []string{"elicitation", "cli"}}}
 			if c.hide {
 				cfg.Hide = []string{"debugpy_evaluate"}
@@ -222,11 +218,7 @@ func journey(t *testing.T, alog *audit.Log) (dec, out audit.Entry) {
 // An approval given on the cli channel runs the same call once: the retry
 // runs, the one after it is held again.
 func TestGateCLIApprovalRunsOnce(t *testing.T) {
-	alog, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alog.Close()
+	alog := openAudit(t, t.TempDir())
 	store := approval.NewStore()
 	cfg := &Config{Audit: AuditConfig{Arguments: "none"}, Approval: ApprovalConfig{Channels: []string{"cli"}}}
 	g := NewGate(&fakePolicy{cfg: cfg, call: verdict(Approve, "a person"), result: verdict(Allow, "")}, GateOptions{Audit: alog, Approvals: store, CLI: true})
@@ -259,11 +251,7 @@ func TestGateCLIApprovalRunsOnce(t *testing.T) {
 // The host masks every value the session has seen under a secret's name,
 // in every form, in the text and in every string of the structured result.
 func TestGateMasksSecrets(t *testing.T) {
-	alog, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alog.Close()
+	alog := openAudit(t, t.TempDir())
 	secrets := plugins.NewSecrets()
 	secrets.Add("s", "s3cr3t'\nhunter2")
 	cfg := &Config{Audit: AuditConfig{Arguments: "none"}}
@@ -306,11 +294,7 @@ tools = ["debugpy_stack_trace"]
 call = ["no"]
 result = ["no"]
 `)
-	alog, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alog.Close()
+	alog := openAudit(t, t.TempDir())
 	live := NewLive(old)
 	g := NewGate(live, GateOptions{Audit: alog})
 	call := ToolCall{Tool: "debugpy_stack_trace", Category: "read", Arguments: json.RawMessage(`{}`), MCPSession: "s"}
@@ -357,11 +341,7 @@ func (p *learning) Decide(ctx context.Context, c Call) Decision {
 }
 
 func TestGateLearnsFromSeenResults(t *testing.T) {
-	alog, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alog.Close()
+	alog := openAudit(t, t.TempDir())
 	secrets := plugins.NewSecrets()
 	p := &learning{fakePolicy: fakePolicy{cfg: &Config{}, call: verdict(Allow, ""), result: verdict(Allow, "")}, secrets: secrets}
 	g := NewGate(p, GateOptions{Audit: alog, Secrets: secrets})
@@ -379,4 +359,15 @@ func TestGateLearnsFromSeenResults(t *testing.T) {
 		!strings.Contains(string(p.seen[0].Result), `"name":"password"`) || p.seen[0].Derived != nil {
 		t.Fatalf("the result phase saw %+v", p.seen)
 	}
+}
+
+// openAudit opens an audit log in dir, closed when the test ends.
+func openAudit(t testing.TB, dir string) *audit.Log {
+	t.Helper()
+	alog, err := audit.Open(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { alog.Close() })
+	return alog
 }

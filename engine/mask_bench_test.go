@@ -3,11 +3,9 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 )
 
@@ -28,11 +26,7 @@ func BenchmarkMask(b *testing.B) {
 	for i := 0; i < 10; i++ {
 		secrets.Add("s", fmt.Sprintf("secret-value-%d-xyz", i))
 	}
-	alog, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer alog.Close()
+	alog := openAudit(b, b.TempDir())
 	g := NewGate(&fakePolicy{cfg: &Config{}}, GateOptions{Audit: alog, Secrets: secrets})
 	b.Logf("result: %d bytes of JSON, %d of text", len(raw), len(res.Text))
 	hit := res
