@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
@@ -130,26 +129,20 @@ func (g *PolicyGate) listing(s *dap.Session, last *dap.Stop) *stopList {
 }
 
 // listFrame lists frame's locals and globals as debugpy_variables would
-// (depth 1, at most 500 each).
+// (depth 1, at most 500 each). The second scopeRef is answered from the
+// session's snapshot.
 func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
 	ctx, cancel := g.ts.rctx(ctx)
 	defer cancel()
-	scs, err := s.Scopes(ctx, frame)
-	if err != nil {
-		return nil, err
-	}
 	var seen []engine.Seen
-	for _, sc := range scs {
-		scope := strings.ToLower(sc.Name)
-		if sc.PresentationHint == "locals" {
-			scope = "locals"
-		}
-		if scope != "locals" && scope != "globals" {
-			continue
+	for _, scope := range []string{"locals", "globals"} {
+		ref, err := scopeRef(ctx, s, frame, scope)
+		if err != nil {
+			return nil, err
 		}
 		a := variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame, Scope: scope, MaxItems: 500}
-		r := variablesResult{FrameID: frame, Scope: scope, VariablesReference: sc.VariablesReference}
-		if r.Variables, r.Truncated, err = expand(ctx, s, r.VariablesReference, 1, a.MaxItems); err != nil {
+		r := variablesResult{FrameID: frame, Scope: scope, VariablesReference: ref}
+		if r.Variables, r.Truncated, err = expand(ctx, s, ref, 1, a.MaxItems); err != nil {
 			return nil, err
 		}
 		args, _ := json.Marshal(a)
