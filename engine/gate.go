@@ -71,6 +71,10 @@ type Seen struct {
 	Category   string
 	Arguments  json.RawMessage
 	Structured any
+	// Values, for a listing of variables, are the text shown for each
+	// name's value. The result phase of a call with code is told which of
+	// them hold a secret once the listing is learned (derived.holders).
+	Values map[string]string
 }
 
 // Errorf is an isError result.
@@ -265,6 +269,13 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	for _, seen := range res.Seen {
 		g.learn(ctx, p, ec, seen)
 	}
+	if ec.Derived != nil && len(ec.Derived.Code) > 0 {
+		if h := g.holders(call.MCPSession, res.Seen); len(h) > 0 {
+			d := *ec.Derived
+			d.Holders = h
+			ec.Derived = &d
+		}
+	}
 	res.Seen = nil
 	res, outcome, monitor := g.checkResult(ctx, p, ec, res)
 	if masked, n := g.mask(call.MCPSession, res); n > 0 {
@@ -301,6 +312,28 @@ func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) {
 	ec.Phase, ec.Tool, ec.Category, ec.Arguments, ec.Result, ec.Derived = PhaseResult, seen.Tool, seen.Category, seen.Arguments, raw, nil
 	d := p.Decide(ctx, ec)
 	g.log.Debug("read for its secrets", "tool", seen.Tool, "decision", d.Verdict)
+}
+
+// holders are the names in the listings seen whose values hold a secret of
+// the MCP session (plugins/ABI.md, derived.holders), sorted.
+func (g *Gate) holders(session string, seen []Seen) []string {
+	if g.secrets == nil || len(seen) == 0 {
+		return nil
+	}
+	m := g.secrets.Masker(session)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range seen {
+		for name, v := range s.Values {
+			if m.InString(v) {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // outcome records what became of a call (and what monitor-mode modules said

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -328,6 +329,7 @@ type learning struct {
 	fakePolicy
 	secrets *plugins.Secrets
 	seen    []Call
+	calls   []Call // the calls' own phases
 }
 
 func (p *learning) Acquire() (Decider, func()) { return p, func() {} }
@@ -337,6 +339,7 @@ func (p *learning) Decide(ctx context.Context, c Call) Decision {
 		p.secrets.Add(c.MCPSession, "local-s3cret-value")
 		return verdict(Deny, "not this")
 	}
+	p.calls = append(p.calls, c)
 	return p.fakePolicy.Decide(ctx, c)
 }
 
@@ -345,11 +348,14 @@ func TestGateLearnsFromSeenResults(t *testing.T) {
 	secrets := plugins.NewSecrets()
 	p := &learning{fakePolicy: fakePolicy{cfg: &Config{}, call: verdict(Allow, ""), result: verdict(Allow, "")}, secrets: secrets}
 	g := NewGate(p, GateOptions{Audit: alog, Secrets: secrets})
-	res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_evaluate", Category: "execute", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"alias"}`)}, nil,
+	derived := &Derived{Code: []Code{{Argument: "expression", Kind: "expression", Text: "alias"}}}
+	res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_evaluate", Category: "execute", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"alias"}`),
+		Derived: derived}, nil,
 		func(context.Context) Result {
 			return Result{Text: "str: 'local-s3cret-value'", Structured: map[string]any{"result": "'local-s3cret-value'"},
 				Seen: []Seen{{Tool: "debugpy_variables", Category: "read", Arguments: json.RawMessage(`{"scope":"locals"}`),
-					Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}}}}}
+					Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}},
+					Values:     map[string]string{"password": "'local-s3cret-value'", "n": "1", "alias": "'local-s3cret-value'", "rev": "'eulav-terc3s-lacol'"}}}}
 		})
 	raw, _ := json.Marshal(res.Structured)
 	if res.IsError || strings.Contains(res.Text, "s3cret") || strings.Contains(string(raw), "s3cret") || !strings.Contains(res.Text, plugins.Mask) {
@@ -358,6 +364,13 @@ func TestGateLearnsFromSeenResults(t *testing.T) {
 	if len(p.seen) != 1 || p.seen[0].Category != "read" || string(p.seen[0].Arguments) != `{"scope":"locals"}` ||
 		!strings.Contains(string(p.seen[0].Result), `"name":"password"`) || p.seen[0].Derived != nil {
 		t.Fatalf("the result phase saw %+v", p.seen)
+	}
+	// The call's own result phase is told the names that hold the secret
+	// just learned (derived.holders); its call phase was not, and the
+	// call's derived facts are not changed under it.
+	if len(p.calls) != 2 || p.calls[0].Derived != derived || p.calls[1].Phase != PhaseResult ||
+		!slices.Equal(p.calls[1].Derived.Holders, []string{"alias", "password", "rev"}) || derived.Holders != nil {
+		t.Fatalf("the call's phases saw %+v", p.calls)
 	}
 }
 

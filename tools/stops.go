@@ -146,7 +146,11 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 			return nil, err
 		}
 		args, _ := json.Marshal(a)
-		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r})
+		values := make(map[string]string, len(r.Variables))
+		for _, v := range r.Variables {
+			values[v.Name] = v.Value
+		}
+		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r, Values: values})
 	}
 	return seen, nil
 }

@@ -658,7 +658,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 			t.Fatalf("output: %s", text)
 		}
 		r.ok("debugpy_evaluate", `{"expression":"alias"}`)
-		r.ok("debugpy_evaluate", `{"expression":"alias[::-1]"}`)
+		r.ok("debugpy_evaluate", `{"expression":"[alias]"}`)
 		r.ok("debugpy_evaluate", `{"expression":"entry"}`)
 		seen := r.seen.String()
 		for _, secret := range []string{"s3cr3t-hunter2", "local-s3cret-value", "eulav-terc3s-lacol", "dict-s3cret-value"} {
@@ -668,6 +668,38 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		}
 		if !strings.Contains(seen, "[redacted]") {
 			t.Fatalf("nothing masked: %s", seen)
+		}
+	})
+	// Read in part, an alias shows the secret in pieces no mask finds: a
+	// slice, every other character, a comparison a bit at a time. The result phase is told which names
+	// hold a secret (derived.holders) and withholds those results, from
+	// the first call after the stop. Read whole, the alias is masked.
+	t.Run("in part", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{})
+		prog := filepath.Join(r.dir, "app.py")
+		os.WriteFile(prog, []byte(secretsProgram), 0o644)
+		line := strings.Count(secretsProgram[:strings.Index(secretsProgram, "# BREAK")], "\n") + 1
+		r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+		r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
+		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+			t.Fatalf("continue: %s", text)
+		}
+		for _, e := range []string{"alias[1:]", "alias[::2]", "alias[0:3]", "alias < 'm'", "entry[1:]", "(1, alias[:-1])",
+			"[*alias]", "alias[0] == 'l'", "ａｌｉａｓ[1:]", "alias[\f1:]", "cfg and alias[1:]"} {
+			r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "result withheld by policy", "in part")
+		}
+		if text := r.ok("debugpy_evaluate", `{"expression":"(alias, 1)"}`); !strings.Contains(text, "[redacted]") {
+			t.Fatalf("a whole read of the alias, masked: %s", text)
+		}
+		if text := r.ok("debugpy_evaluate", `{"expression":"cfg.name[1:]"}`); !strings.Contains(text, "rod") {
+			t.Fatalf("the control, a part of a name that holds no secret: %s", text)
+		}
+		seen := r.seen.String()
+		for _, secret := range []string{"s3cr3t", "cal-s3c", "ocal", "lclsce", "ict-s3c"} {
+			if i := strings.Index(seen, secret); i >= 0 {
+				t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+			}
 		}
 	})
 	// An exception's text is shown by the continue that stops on it.
@@ -735,14 +767,14 @@ func TestAttackSecrets(t *testing.T) {
 	r.refused("debugpy_evaluate", `{"expression":"print\f('x')"}`, "needs a person's approval")
 	// Every route by which a secret can come back: listings (an alias
 	// included), the source, the .env beside it, the program's output, an
-	// innocent name, a reversed copy, a dict's repr.
+	// innocent name, a dict's repr (a reversed copy is a part: withheld).
 	r.ok("debugpy_variables", `{"depth":2}`)
 	r.ok("debugpy_variables", `{"scope":"globals","depth":2}`)
 	r.ok("debugpy_source", `{"context_lines":40}`)
 	r.ok("debugpy_source", `{"file":`+q(filepath.Join(r.dir, ".env"))+`}`)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_evaluate", `{"expression":"alias"}`)
-	r.ok("debugpy_evaluate", `{"expression":"alias[::-1]"}`)
+	r.refused("debugpy_evaluate", `{"expression":"alias[::-1]"}`, "result withheld by policy") // a part, reversed: withheld (derived.holders)
 	r.ok("debugpy_evaluate", `{"expression":"settings"}`)
 	r.ok("debugpy_evaluate", `{"expression":"cfg.name"}`)
 	seen := r.seen.String()

@@ -21,7 +21,7 @@ type Request struct {
 	// DebugSession is the debug session the call is for (nil: null).
 	DebugSession *DebugSession
 	Time         string   // RFC 3339, UTC
-	Derived      *Derived // nil: no code, paths or addresses (empty lists)
+	Derived      *Derived // nil: no code, paths, addresses or holders (empty lists)
 }
 
 // Client names the MCP client.
@@ -49,6 +49,14 @@ type Derived struct {
 	Code      []Code    `json:"code"`
 	Paths     []Path    `json:"paths"`
 	Addresses []Address `json:"addresses"`
+	// Holders, in the result phase of a call with code, are the names of
+	// the stopped frame (its locals and globals) whose values, as the
+	// host listed them for the call, hold a secret the MCP session has
+	// seen (guard.secret): alias = password. The host masks such a value
+	// where it shows whole; code that reads a holder in part (alias[1:],
+	// alias < 'm') would show it in pieces no mask finds. Sorted; empty in
+	// the call phase.
+	Holders []string `json:"holders"`
 }
 
 // Code is one piece of Python that debugpy will compile and run.
@@ -174,6 +182,13 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 		b = AppendString(b, a.Address)
 		b = strconv.AppendInt(append(b, `,"port":`...), int64(a.Port), 10)
 		b = append(b, '}')
+	}
+	b = append(b, `],"holders":[`...)
+	for i, h := range d.Holders {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, h)
 	}
 	return append(b, `]},"settings":`...)
 }

@@ -16,7 +16,7 @@ func reference(r *Request) ([]byte, error) {
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = json.RawMessage("null")
 	}
-	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}}
+	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Holders: []string{}}
 	if r.Derived != nil {
 		d = *r.Derived
 		if d.Code == nil {
@@ -27,6 +27,9 @@ func reference(r *Request) ([]byte, error) {
 		}
 		if d.Addresses == nil {
 			d.Addresses = []Address{}
+		}
+		if d.Holders == nil {
+			d.Holders = []string{}
 		}
 	}
 	head := struct {
@@ -66,6 +69,9 @@ func TestRequestAsEncodingJSON(t *testing.T) {
 				r.Derived = &Derived{Code: []Code{{Argument: s, Kind: "expression", Text: tricky[(i+5)%len(tricky)]}},
 					Paths:     []Path{{Argument: "file", Kind: "source", Given: s, Resolved: tricky[(i+6)%len(tricky)], Session: j%2 == 0}, {}},
 					Addresses: []Address{{Argument: "host", Host: s, Address: "::1", Port: -j}}}
+				if j%2 == 0 {
+					r.Derived.Holders = []string{s, tricky[(i+7)%len(tricky)]}
+				}
 			}
 			compare(t, r)
 		}
@@ -97,7 +103,7 @@ func FuzzRequest(f *testing.F) {
 		if flag {
 			r.Result = raw
 			r.DebugSession = &DebugSession{Name: b, Host: a, Port: n, PID: -n, State: a}
-			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag}}, Addresses: []Address{{b, a, b, n}}}
+			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag}}, Addresses: []Address{{b, a, b, n}}, Holders: []string{b, a}}
 		}
 		compare(t, r)
 	})

@@ -173,8 +173,10 @@ func (r *Request) DebugSession() Value { return r.get("debug_session") }
 
 // Derived is what the host derived from the arguments (plugins/ABI.md):
 // "code" (each piece of Python debugpy will run: argument, kind, text),
-// "paths" (argument, kind, given, resolved, session) and "addresses"
-// (argument, host, address, port). Judge these, not the arguments' spelling.
+// "paths" (argument, kind, given, resolved, session), "addresses"
+// (argument, host, address, port) and, in the result phase, "holders" (the
+// stopped frame's names whose values hold a secret). Judge these, not the
+// arguments' spelling.
 func (r *Request) Derived() Value { return r.get("derived") }
 
 // Settings are the module's settings from the TOML config.

@@ -21,6 +21,8 @@ type summary struct {
 	Attrs      []string `json:"attrs"`
 	Calls      int      `json:"calls"`
 	Subscripts int      `json:"subscripts"`
+	// Parts are the names read other than whole somewhere (holders.go).
+	Parts []string `json:"parts"`
 }
 
 func summarize(n *Node, s *summary) {
@@ -42,12 +44,17 @@ func summarize(n *Node, s *summary) {
 func ours(src string) summary {
 	n, err := Parse(src)
 	if err != nil {
-		return summary{Names: []string{}, Attrs: []string{}}
+		return summary{Names: []string{}, Attrs: []string{}, Parts: []string{}}
 	}
-	s := summary{OK: true, Names: []string{}, Attrs: []string{}}
+	s := summary{OK: true, Names: []string{}, Attrs: []string{}, Parts: []string{}}
 	summarize(n, &s)
 	slices.Sort(s.Names)
 	slices.Sort(s.Attrs)
+	for _, name := range slices.Compact(slices.Clone(s.Names)) {
+		if partRead(n, true, map[string]bool{name: true}) != "" {
+			s.Parts = append(s.Parts, name)
+		}
+	}
 	return s
 }
 
@@ -59,7 +66,7 @@ const cpython = `
 import ast, json, sys
 for line in sys.stdin:
     src = json.loads(line)
-    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0}
+    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "parts": []}
     try:
         tree = ast.parse(src, mode="eval")
         out["ok"] = True
@@ -69,6 +76,15 @@ for line in sys.stdin:
             elif isinstance(n, ast.Call): out["calls"] += 1
             elif isinstance(n, ast.Subscript): out["subscripts"] += 1
         out["names"].sort(); out["attrs"].sort()
+        parts = set()
+        def read(n, whole):
+            if isinstance(n, ast.Name):
+                if not whole: parts.add(n.id)
+                return
+            whole = whole and isinstance(n, (ast.Tuple, ast.List, ast.Set, ast.Dict))
+            for k in ast.iter_child_nodes(n): read(k, whole)
+        read(tree.body, True)
+        out["parts"] = sorted(parts)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         pass
     print(json.dumps(out), flush=True)
@@ -88,7 +104,8 @@ func python3(t testing.TB) string {
 // TestParserAgreesWithCPython runs a corpus of generated and adversarial
 // expressions through CPython and this parser and fails on any difference
 // in whether it compiles, the names, the attributes, the calls and the
-// subscripts each sees.
+// subscripts each sees, and which names it reads other than whole (the
+// reads of a holder that show part of it: holders.go).
 func TestParserAgreesWithCPython(t *testing.T) {
 	corpus := append(adversarial(), generated(2500, 1)...)
 	corpus = append(corpus, mutated(corpus, 1500, 2)...)
@@ -107,7 +124,7 @@ func TestParserAgreesWithCPython(t *testing.T) {
 			continue
 		}
 		if mine.OK != theirs[i].OK || mine.OK && (!slices.Equal(mine.Names, theirs[i].Names) || !slices.Equal(mine.Attrs, theirs[i].Attrs) ||
-			mine.Calls != theirs[i].Calls || mine.Subscripts != theirs[i].Subscripts) {
+			mine.Calls != theirs[i].Calls || mine.Subscripts != theirs[i].Subscripts || !slices.Equal(mine.Parts, theirs[i].Parts)) {
 			diffs++
 			if diffs <= 25 {
 				_, err := Parse(src)

@@ -1,6 +1,9 @@
 // Package redact masks secrets in results (phase result): the value of a variable
 // whose name looks like a secret (password, token, api_key ...) and, in any
 // string, JWTs, PEM blocks and AWS access keys. settings.names adds names.
+// It withholds the result of code that reads part of a name whose value
+// holds a secret (derived.holders): alias[1:] after alias = password would
+// show the secret in pieces that no mask finds.
 package redact
 
 import (
@@ -8,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 )
@@ -42,6 +46,9 @@ func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 	if r.Phase() != "result" {
 		return sdk.Abstain()
 	}
+	if d, part := partRead(r); part {
+		return d
+	}
 	if !r.Result().Exists() || r.Result().Kind() == sdk.Null {
 		return sdk.Allow("no result")
 	}
@@ -59,6 +66,29 @@ func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 		return sdk.Allow("nothing to redact")
 	}
 	return sdk.Rewrite("redacted "+strconv.Itoa(n)+" secret value(s)", out)
+}
+
+// partRead denies the result of code that reads part of a holder
+// (expressions.ReadsPart), error results included: an exception's text
+// can quote the part (KeyError: 'h').
+func partRead(r *sdk.Request) (sdk.Decision, bool) {
+	d := r.Derived()
+	hs := d.Get("holders").Elements()
+	if len(hs) == 0 {
+		return sdk.Decision{}, false
+	}
+	holders := make(map[string]bool, len(hs))
+	for _, h := range hs {
+		holders[h.Str()] = true
+	}
+	for _, c := range d.Get("code").Elements() {
+		if h := expressions.ReadsPart(c.Get("text").Str(), c.Get("kind").Str(), holders); h != "" {
+			return sdk.Deny("its " + c.Get("argument").Str() + " reads " + h + " in part, and " + h +
+				" holds a secret the session has seen: a part of it would show unmasked. Read " + h +
+				" whole (it is shown masked), or the other variables with debugpy_variables"), true
+		}
+	}
+	return sdk.Decision{}, false
 }
 
 func isSecretName(name string, extra map[string]bool) bool { return secrets.IsName(name, extra) }

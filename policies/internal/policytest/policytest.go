@@ -42,7 +42,7 @@ func (c Case) Request() []byte {
 	b.WriteString(`,"tool":` + quote(c.Tool) + `,"category":` + quote(or(c.Category, "read")))
 	b.WriteString(`,"arguments":` + or(c.Args, "{}") + `,"result":` + or(c.Result, "null"))
 	b.WriteString(`,"session":{"id":"s-1","client":{"name":"test","version":"1"}},"debug_session":null,"time":"2026-12-03T10:00:00Z"`)
-	b.WriteString(`,"derived":` + or(c.Derived, `{"code":[],"paths":[],"addresses":[]}`))
+	b.WriteString(`,"derived":` + or(c.Derived, `{"code":[],"paths":[],"addresses":[],"holders":[]}`))
 	b.WriteString(`,"settings":` + or(c.Settings, "{}") + `}`)
 	return []byte(b.String())
 }
