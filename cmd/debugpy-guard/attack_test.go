@@ -739,6 +739,68 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 	})
 }
 
+// reprsProgram holds its secrets in the containers Python programs use,
+// which show them in their reprs, under the secret's name but inside a
+// value an innocent name holds: a dataclass, a namedtuple, a dict with bytes
+// keys, an OrderedDict, a list of header pairs; and it prints a config
+// after an apostrophe.
+const reprsProgram = `import collections, dataclasses
+
+
+@dataclasses.dataclass
+class Config:
+    user: str
+    password: str
+
+
+Creds = collections.namedtuple("Creds", "user api_key")
+
+
+def main():
+    cfg = Config("app", "dc-s3cret-'quoted'")
+    creds = Creds("app", "nt-s3cret-value")
+    raw = {b"db_password": b"bytes-s3cret-value", "port": 5432}
+    ordered = collections.OrderedDict([("client_secret", "od-s3cret-value")])
+    headers = [("Authorization", "Bearer hdr-s3cret-value")]
+    print("can't connect with", {"token": "out-s3cret-value"}, flush=True)
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// Secrets in reprs: a value shown under an innocent name holds a secret
+// under its own name, in the repr Python writes for it (a dataclass's
+// password='...', a namedtuple's, a bytes key's, a pair's). redact reads
+// those reprs as Python writes them: every listing, evaluate and output
+// shows them masked.
+func TestAttackSecretsInReprs(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	prog := filepath.Join(r.dir, "app.py")
+	os.WriteFile(prog, []byte(reprsProgram), 0o644)
+	line := strings.Count(reprsProgram[:strings.Index(reprsProgram, "# BREAK")], "\n") + 1
+	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+		t.Fatalf("continue: %s", text)
+	}
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_variables", `{}`)
+	for _, e := range []string{"cfg", "creds", "raw", "ordered", "headers", "[cfg, creds]"} {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	seen := r.seen.String()
+	for _, secret := range []string{"dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret"} {
+		if i := strings.Index(seen, secret); i >= 0 {
+			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+		}
+	}
+	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") {
+		t.Fatalf("the control: the rest of each value is shown: %s", seen)
+	}
+}
+
 // Secrets stay secret: reads of secret names anywhere in an expression are
 // refused, and every value seen under a secret name, by any route, is
 // masked in every later result, in every form. No secret byte reaches the

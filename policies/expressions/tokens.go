@@ -526,3 +526,37 @@ func normNewlines(s string) string {
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
+
+// Literal is a str or bytes literal read by ReadLiteral.
+type Literal struct {
+	BodyStart, BodyEnd int    // its body (between the quotes), as written
+	End                int    // the offset after its closing quote
+	Value              string // decoded, as Python decodes it
+	Known              bool   // Value is known (false for an unknown \N{...})
+}
+
+// ReadLiteral reads the str or bytes literal that starts at src[i] (with
+// its prefix: r, b, u, in any case and order Python takes) as CPython's
+// tokenizer reads it; redact reads the strings of a repr with it. It
+// reports false when no literal starts at i or when it does not end (an
+// f-string is not a literal: it is code). A literal whose escapes do not
+// decode (a syntax error to Python) is read with Known false.
+func ReadLiteral(src string, i int) (Literal, bool) {
+	j := i
+	for j < len(src) && j-i < 2 && strings.IndexByte("rRbBuU", src[j]) >= 0 {
+		j++
+	}
+	if j >= len(src) || src[j] != '\'' && src[j] != '"' || j > i && !isPrefix(src[i:j]) {
+		return Literal{}, false
+	}
+	// Where it ends does not depend on the prefix (a backslash keeps the
+	// next character in, raw or not): read it raw, then decode it.
+	tok, end, err := readString(src, i, "r", j)
+	if err != nil {
+		return Literal{}, false
+	}
+	p := strings.ToLower(src[i:j])
+	v, known, err := decodeString(tok.body, strings.Contains(p, "r"), strings.Contains(p, "b"), i)
+	q := (end - j - len(tok.body)) / 2 // the quotes' length: 1 or 3
+	return Literal{BodyStart: j + q, BodyEnd: j + q + len(tok.body), End: end, Value: v, Known: known && err == nil}, true
+}

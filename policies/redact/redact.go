@@ -1,6 +1,8 @@
 // Package redact masks secrets in results (phase result): the value of a variable
-// whose name looks like a secret (password, token, api_key ...) and, in any
-// string, JWTs, PEM blocks and AWS access keys. settings.names adds names.
+// whose name looks like a secret (password, token, api_key ...), in any
+// string the value of a pair with such a name (a dict's, a keyword's, in a
+// repr read as Python writes it: pairs.go), and JWTs, PEM blocks and AWS
+// access keys. settings.names adds names.
 // It withholds the result of code that reads part of a name whose value
 // holds a secret (derived.holders): alias[1:] after alias = password would
 // show the secret in pieces that no mask finds.
@@ -122,7 +124,7 @@ func valueOf(display string) string {
 func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
-		s, pairs := maskReprPairs(v.Str(), remember)
+		s, pairs := maskPairs(v.Str(), extra, remember)
 		s, assigned := maskAssignments(s, remember)
 		s, shapes := maskShapes(s, remember)
 		if !pairs && !assigned && !shapes {

@@ -1,0 +1,161 @@
+package redact
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMaskPairs(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{"{'db_password': 's3cr3t', 'port': 5432}", "{'db_password': '[redacted]', 'port': 5432}", "s3cr3t"},
+		{`{"API_KEY": "k-1", "name": "x"}`, `{"API_KEY": "[redacted]", "name": "x"}`, "k-1"},
+		{"{'token':'a', 'secret' : \"b\"}", "{'token':'[redacted]', 'secret' : \"[redacted]\"}", "a"},
+		{"{b'api_key': b'k\\x00ey'}", "{b'api_key': b'[redacted]'}", "k\x00ey"},
+		{"{'password': 'it\\'s'}", "{'password': '[redacted]'}", "it's"},
+		{`{'password': "it's"}`, `{'password': "[redacted]"}`, "it's"},
+		{"{'pass\\x77ord': 'x1'}", "{'pass\\x77ord': '[redacted]'}", "x1"},
+		{"{'pin_password': 12345678}", "{'pin_password': [redacted]}", "12345678"},
+		{"Config(user='bob', password='hunter2')", "Config(user='bob', password='[redacted]')", "hunter2"},
+		{"namespace(name='n', token='t0k')", "namespace(name='n', token='[redacted]')", "t0k"},
+		{"OrderedDict([('password', 'pw'), ('user', 'u')])", "OrderedDict([('password', '[redacted]'), ('user', 'u')])", "pw"},
+		{"[('Authorization', 'Bearer abc')]", "[('Authorization', '[redacted]')]", "Bearer abc"},
+		{"Settings(api_key=SecretStr('k-1'))", "Settings(api_key=SecretStr('[redacted]'))", "k-1"},
+		{"<Conn password=hunter2 host=db>", "<Conn password=[redacted] host=db>", "hunter2"},
+		{"{'password': 'cut short by the debugger...", "{'password': '[redacted]", "cut short by the debugger..."},
+		{"{'password': 'cut\nnext': 'line'}", "{'password': '[redacted]\nnext': 'line'}", "cut"},
+		// In prose: apostrophes, a literal Python would refuse.
+		{"can't connect, it's {'password': 'x1y2'}", "can't connect, it's {'password': '[redacted]'}", "x1y2"},
+		{"the user's password='x1y2'", "the user's password='[redacted]'", "x1y2"},
+		{"b'\u00e9' b'é' {'password': 'x1y2'}", "b'\u00e9' b'é' {'password': '[redacted]'}", "x1y2"},
+		// Not pairs: kept.
+		{"{'user': 'ada', 'tags': ['a']}", "{'user': 'ada', 'tags': ['a']}", ""},
+		{"it's a 'password': list", "it's a 'password': list", ""},
+		{"if password == 'x1': pass", "if password == 'x1': pass", ""},
+		{"ok = password != 'x1'", "ok = password != 'x1'", ""},
+		{"connect(password=pw)", "connect(password=pw)", ""}, // a name in code, not a value
+		{"['password', 'email']", "['password', 'email']", ""},
+		{"('password', 'email', 'x')", "('password', 'email', 'x')", ""},
+		{"{'password': {'a': 'b'}}", "{'password': {'a': 'b'}}", ""},
+		{"xpassword'abc'", "xpassword'abc'", ""},
+	} {
+		var found []string
+		got, _ := maskPairs(c.in, nil, func(v string) { found = append(found, v) })
+		if got != c.want {
+			t.Errorf("maskPairs(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if c.found != "" && !slices.Contains(found, c.found) || c.found == "" && len(found) > 0 {
+			t.Errorf("maskPairs(%q) handed over %q, want %q", c.in, found, c.found)
+		}
+	}
+	if got, _ := maskPairs("{'ssn': '123-45'}", map[string]bool{"ssn": true}, nil); got != "{'ssn': '[redacted]'}" {
+		t.Errorf("settings.names: %q", got)
+	}
+}
+
+// reprs writes, with CPython, the reprs of the containers a program holds
+// secrets in (dicts with str and bytes keys, dataclasses, namedtuples,
+// SimpleNamespace, argparse's Namespace, OrderedDict, lists of pairs,
+// nested ones, and reprs cut short as a debugger cuts them), each with
+// random values full of quotes, escapes and Unicode: which values are
+// secrets, and which must stay.
+const reprs = `
+import argparse, collections, dataclasses, json, random, sys, types
+rnd = random.Random(int(sys.argv[1]))
+ALPHA = "ab\'\"\\\n\t\x00\x7fé日本🙂\u2028 :=,()[]{}<>xyz0123"
+KEYS = ["password", "db_password", "API_KEY", "client_secret", "refresh_token", "Authorization", "authToken", "PASSWD"]
+def val(tag):
+    return tag + str(rnd.randrange(10**6)) + "".join(rnd.choice(ALPHA) for _ in range(rnd.randrange(1, 12)))
+@dataclasses.dataclass
+class Config:
+    user: str
+    password: str
+    port: int = 5432
+Creds = collections.namedtuple("Creds", ["user", "api_key"])
+for i in range(int(sys.argv[2])):
+    s, k = val("S3c"), val("K3p")
+    key = rnd.choice(KEYS)
+    shape = rnd.randrange(11)
+    secrets, keep = [s], [k]
+    if shape == 0: o = {key: s, "user": k}
+    elif shape == 1: o = {"user": k, key.encode(): s.encode("utf-8", "backslashreplace")}; secrets = [s.encode("utf-8", "backslashreplace")]
+    elif shape == 2: o = Config(k, s)
+    elif shape == 3: o = Creds(k, s)
+    elif shape == 4: o = types.SimpleNamespace(**{"user": k, key: s})
+    elif shape == 5: o = argparse.Namespace(**{key: s, "user": k})
+    elif shape == 6: o = collections.OrderedDict([(key, s), ("user", k)])
+    elif shape == 7: o = [("user", k), (key, s)]
+    elif shape == 8: o = {"cfg": [Config(k, s), {key: s}], "n": (k,)}
+    elif shape == 9: n = rnd.randrange(1000, 10**9); o = {key: n, "user": k}; secrets = [n]
+    else: o = {"user": k, key: s}
+    r = repr(o)
+    forms = [repr(x)[2:-1] if isinstance(x, bytes) else repr(x)[1:-1] if isinstance(x, str) else repr(x) for x in secrets]
+    kept = [repr(x)[1:-1] for x in keep]
+    values = [x.decode() if isinstance(x, bytes) else str(x) for x in secrets]
+    cut = None
+    if shape == 10:
+        # as a debugger cuts a long repr: inside the secret
+        at = r.index(forms[0]) + rnd.randrange(4, len(forms[0]))
+        cut, r = r[r.index(forms[0]):at], r[:at]
+        forms, values = [], []
+    print(json.dumps({"repr": r, "forms": forms, "kept": kept, "values": values, "cut": cut, "shape": shape}), flush=True)
+`
+
+// TestMaskReprs masks the reprs CPython writes (reprs above) and checks
+// that no secret is left in any form, cut short or not, that each is handed
+// to the host as the program holds it, and that the other values stay.
+func TestMaskReprs(t *testing.T) {
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		py = "python3"
+	}
+	script := filepath.Join(t.TempDir(), "reprs.py")
+	os.WriteFile(script, []byte(reprs), 0o644)
+	out, err := exec.Command(py, script, "1", "1500").Output()
+	if err != nil {
+		t.Fatalf("python3: %v (make deps installs it)", err)
+	}
+	n := 0
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var c struct {
+			Repr                string
+			Forms, Kept, Values []string
+			Cut                 *string
+			Shape               int
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("python3 said %q", sc.Text())
+		}
+		n++
+		var found []string
+		got, _ := maskPairs(c.Repr, nil, func(v string) { found = append(found, v) })
+		for _, f := range c.Forms {
+			if strings.Contains(got, f) {
+				t.Errorf("shape %d: %q left in %q", c.Shape, f, got)
+			}
+		}
+		if c.Cut != nil && strings.Contains(got, *c.Cut) {
+			t.Errorf("shape %d, cut: %q left in %q", c.Shape, *c.Cut, got)
+		}
+		for _, k := range c.Kept {
+			if !strings.Contains(got, k) {
+				t.Errorf("shape %d: %q masked in %q", c.Shape, k, got)
+			}
+		}
+		for _, v := range c.Values {
+			if !slices.Contains(found, v) {
+				t.Errorf("shape %d: %q not handed over (%q) from %q", c.Shape, v, found, c.Repr)
+			}
+		}
+	}
+	if n != 1500 {
+		t.Fatalf("python3 wrote %d reprs", n)
+	}
+}
