@@ -159,6 +159,56 @@ func BenchmarkDefaultChain(b *testing.B) {
 	}
 }
 
+// BenchmarkRedact is one result-phase decision with default.toml (redact)
+// on a variables listing of a stop: 40 variables, most of them plain, a
+// dict and a dataclass that hold a secret. With DEBUGPY_GUARD_PEER_BUILTIN
+// naming another build of builtin.wasm, the same calls run on it too.
+func BenchmarkRedact(b *testing.B) {
+	var vars []map[string]any
+	for i := range 36 {
+		vars = append(vars, map[string]any{"name": "v" + strconv.Itoa(i), "type": "str",
+			"value": fmt.Sprintf("'a value of some length, number %d'", i)})
+	}
+	vars = append(vars,
+		map[string]any{"name": "order", "type": "Order", "value": "<app.models.Order object at 0x7f3a2c1d9e80>"},
+		map[string]any{"name": "items", "type": "list", "value": "['item-1', 'item-2', 'item-3', 'item-4']"},
+		map[string]any{"name": "settings", "type": "dict", "value": "{'host': 'db', 'port': 5432, 'db_password': 's3cr3t-value', 'debug': False}"},
+		map[string]any{"name": "cfg", "type": "Config", "value": "Config(user='app', password='dc-s3cret-value', port=5432)"})
+	result, _ := json.Marshal(map[string]any{"scope": "locals", "variables_reference": 7, "variables": vars})
+	call := engine.Call{Phase: engine.PhaseResult, Tool: "debugpy_variables", Category: tools.Read,
+		Arguments: json.RawMessage(`{"scope":"locals"}`), Result: result, MCPSession: "bench"}
+	for _, which := range []string{"embedded", "peer"} {
+		load := policies.Builtin
+		if which == "peer" {
+			peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
+			if peer == "" {
+				continue
+			}
+			load = func(string) ([]byte, error) { return os.ReadFile(peer) }
+		}
+		b.Run(which, func(b *testing.B) {
+			c, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close(context.Background())
+			if err := e.Wait(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			benchstat.Run(b, func() {
+				if d := e.Decide(context.Background(), call); d.Verdict != engine.Allow || d.Result == nil {
+					b.Fatal(d)
+				}
+			})
+		})
+	}
+}
+
 // BenchmarkExpressions is one call-phase decision by the expressions policy
 // alone on an evaluate, read by the parser. With DEBUGPY_GUARD_PEER_BUILTIN
 // naming another build of builtin.wasm (an earlier commit's, say), the same

@@ -375,16 +375,17 @@ func readNumber(src string, i int) (int, error) {
 // readString reads a string literal whose prefix starts at start and whose
 // quote is at q.
 func readString(src string, start int, prefix string, q int) (token, int, error) {
+	qc := src[q]
 	quote := src[q : q+1]
-	if strings.HasPrefix(src[q:], strings.Repeat(quote, 3)) {
-		quote = strings.Repeat(quote, 3)
+	if q+2 < len(src) && src[q+1] == qc && src[q+2] == qc {
+		quote = src[q : q+3]
 	}
 	i := q + len(quote)
 	for {
 		if i >= len(src) {
 			return token{}, 0, errAt(start, "unterminated string")
 		}
-		if strings.HasPrefix(src[i:], quote) {
+		if src[i] == qc && (len(quote) == 1 || strings.HasPrefix(src[i:], quote)) {
 			break
 		}
 		switch src[i] {
@@ -402,9 +403,12 @@ func readString(src string, start int, prefix string, q int) (token, int, error)
 		return token{}, 0, errAt(start, "unterminated string")
 	}
 	body := src[q+len(quote) : i]
-	p := strings.ReplaceAll(strings.ReplaceAll(prefix, "u", ""), "rb", "br")
-	if p == "rf" {
-		p = "fr"
+	p := prefix
+	if len(p) > 1 || p == "u" {
+		p = strings.ReplaceAll(strings.ReplaceAll(prefix, "u", ""), "rb", "br")
+		if p == "rf" {
+			p = "fr"
+		}
 	}
 	tok := token{kind: tString, prefix: p, body: body, pos: start}
 	if !strings.Contains(p, "f") {

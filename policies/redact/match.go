@@ -144,26 +144,33 @@ var tokenPrefixes = []struct {
 	{"glpat-", 20}, {"npm_", 30}, {"AIza", 35},
 }
 
-// prefixed finds a token that starts with one of tokenPrefixes.
+// prefixed finds a token that starts with one of tokenPrefixes: the first
+// in s, in one pass (a pass per prefix cost ~20 scans of every string).
 func prefixed(s string, from int) (start, end int, ok bool) {
-	best := -1
-	for _, t := range tokenPrefixes {
-		for f := from; f < len(s); {
-			i := strings.Index(s[f:], t.prefix)
-			if i < 0 {
-				break
+	for st := from; st < len(s); st++ {
+		for _, t := range prefixesByFirst[s[st]] {
+			if !strings.HasPrefix(s[st:], t.prefix) {
+				continue
 			}
-			st := f + i
 			n := run(s, st+len(t.prefix), isB64URL)
-			if n >= t.min && (st == 0 || !isB64URL(s[st-1])) && (best < 0 || st < best) {
-				best, end = st, st+len(t.prefix)+n
-				break
+			if n >= t.min && (st == 0 || !isB64URL(s[st-1])) {
+				return st, st + len(t.prefix) + n, true
 			}
-			f = st + 1
 		}
 	}
-	return best, end, best >= 0
+	return 0, 0, false
 }
+
+// prefixesByFirst are tokenPrefixes by their first byte.
+var prefixesByFirst = func() (t [256][]struct {
+	prefix string
+	min    int
+}) {
+	for _, p := range tokenPrefixes {
+		t[p.prefix[0]] = append(t[p.prefix[0]], p)
+	}
+	return t
+}()
 
 // urlPassword finds the password of a URL: scheme://user:PASSWORD@host.
 func urlPassword(s string, from int) (start, end int, ok bool) {

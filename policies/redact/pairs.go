@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
@@ -21,77 +22,115 @@ import (
 // short, to the end of its line), a word with a digit in it (a number, a
 // bare token: <Conn password=hunter2>), or the string a call wraps
 // (Secret('s3cr3t')). A word of letters alone is left: in code it is a name
-// (connect(password=pw)). Each value masked is handed to found. TestMaskReprs
-// checks it against the reprs CPython writes.
+// (connect(password=pw)). Each value masked is handed to found.
+//
+// A pair is looked for from every quote and word of each line, not only
+// where a reading of the whole text says a token starts: text that is not
+// Python (prose's apostrophes, a Windows path's 'C:\') would otherwise
+// shift the reading off the pair. TestMaskReprs checks it against the
+// reprs CPython writes, FuzzMaskPairs against any text before a pair.
 func maskPairs(s string, extra map[string]bool, found func(string)) (string, bool) {
 	if !strings.ContainsAny(s, ":=,") {
 		return s, false
 	}
-	var spans [][2]int // to mask, in order
-	hide := func(from, to int, value string) {
+	var spans [][2]int // to mask
+	hide := func(from, to int) {
 		spans = append(spans, [2]int{from, to})
 		if found != nil {
-			found(value)
+			found(s[from:to])
 		}
 	}
-	// A literal's body is masked; the host is handed it as written and
-	// as decoded (it masks each in its forms).
-	hideLit := func(l expressions.Literal) {
-		hide(l.BodyStart, l.BodyEnd, s[l.BodyStart:l.BodyEnd])
-		if l.Known && l.Value != s[l.BodyStart:l.BodyEnd] && found != nil {
-			found(l.Value)
+	for line := 0; line < len(s); {
+		end := line + strings.IndexAny(s[line:], "\n\r")
+		if end < line {
+			end = len(s)
 		}
-	}
-	var p1, p2, p3 piece // the last three pieces read
-	sc := scanner{s: s}
-	for i := 0; ; {
-		cur, ok := sc.next(i)
-		if !ok {
-			break
+		if !secrets.Mentions(s[line:end], extra) { // most lines of a long text
+			line = end + 1
+			continue
 		}
-		i = cur.end
-		pair := p1.kind == '=' && lone(s, p1) && p2.kind == 'w' && secretKey(s, p2, extra) || // keyword
-			p1.kind == ':' && p2.kind == 's' && secretKey(s, p2, extra) // dict
-		if !pair && cur.kind == 's' && p1.kind == ',' && p2.kind == 's' && p3.kind == '(' && secretKey(s, p2, extra) {
-			next, ok := sc.next(cur.end)
-			pair = ok && next.kind == ')'
-		}
-		if pair {
-			switch v := cur; v.kind {
-			case 's':
-				hideLit(v.lit)
-			case 'q': // a string that does not end: cut short
-				end := strings.IndexAny(s[v.end:], "\n\r")
-				if end < 0 {
-					end = len(s) - v.end
+		sc := scanner{s: s[:end]} // no literal runs past its line
+		for i := line; i < end; i++ {
+			c := s[i]
+			switch {
+			case c == '(': // ('password', 'value')
+				k, ok := sc.next(i + 1)
+				if !ok || k.kind != 's' || !secretKey(s, k, extra) {
+					continue
 				}
-				hide(v.end, v.end+end, s[v.end:v.end+end])
-				i = v.end + end
-			case 'w':
-				if open, ok := sc.next(v.end); ok && open.kind == '(' {
-					if inner, ok := sc.next(open.end); ok && inner.kind == 's' {
-						hideLit(inner.lit)
-						i = inner.end
+				if comma, ok := sc.next(k.end); ok && comma.kind == ',' {
+					if v, ok := sc.next(comma.end); ok && v.kind == 's' {
+						if close, ok := sc.next(v.end); ok && close.kind == ')' {
+							sc.hideValue(v, hide, found)
+						}
 					}
-				} else if w := s[v.start:v.end]; strings.ContainsAny(w, "0123456789") {
-					hide(v.start, v.end, w)
+				}
+			case c == '\'' || c == '"' || isWordByte(c) && (i == line || !isWordByte(s[i-1])):
+				k, ok := sc.next(i)
+				if !ok || k.kind != 's' && k.kind != 'w' || !secretKey(s, k, extra) {
+					continue
+				}
+				sep, ok := sc.next(k.end)
+				if !ok || !(sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep)) {
+					continue
+				}
+				if v, ok := sc.next(sep.end); ok {
+					sc.hideValue(v, hide, found)
 				}
 			}
 		}
-		p3, p2, p1 = p2, p1, cur
+		line = end + 1
 	}
 	if len(spans) == 0 {
 		return s, false
 	}
+	// Spans found from different starts may nest or repeat: merge them.
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
 	var b strings.Builder
 	last := 0
 	for _, sp := range spans {
-		b.WriteString(s[last:sp[0]])
-		b.WriteString(mask)
+		if sp[1] <= last {
+			continue
+		}
+		b.WriteString(s[last:max(last, sp[0])])
+		if sp[0] >= last {
+			b.WriteString(mask)
+		}
 		last = sp[1]
 	}
 	b.WriteString(s[last:])
 	return b.String(), true
+}
+
+// hideValue masks the value v of a pair: a literal's body (the host is
+// handed it as written and as decoded: it masks each in its forms), a
+// string cut short to the end of its line, the string a call wraps, or a
+// word with a digit in it.
+func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string)) {
+	s := sc.s
+	lit := func(p piece) {
+		l, _ := expressions.ReadLiteral(s, p.start)
+		hide(l.BodyStart, l.BodyEnd)
+		if l.Known && l.Value != s[l.BodyStart:l.BodyEnd] && found != nil {
+			found(l.Value)
+		}
+	}
+	switch v.kind {
+	case 's':
+		lit(v)
+	case 'q':
+		if v.end < len(s) {
+			hide(v.end, len(s))
+		}
+	case 'w':
+		if open, ok := sc.next(v.end); ok && open.kind == '(' {
+			if inner, ok := sc.next(open.end); ok && inner.kind == 's' {
+				lit(inner)
+			}
+		} else if strings.ContainsAny(s[v.start:v.end], "0123456789") {
+			hide(v.start, v.end)
+		}
+	}
 }
 
 // piece is a token of a text read as a repr: a string literal ('s'), a
@@ -100,37 +139,43 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 type piece struct {
 	kind       byte
 	start, end int
-	lit        expressions.Literal // kind 's'
 }
 
 const punctuation = "()[]{}<>,:;="
 
-// scanner reads pieces. A quote that opened no literal means no later
-// quote of its kind on its line does (each one after it is escaped), so
-// those are not read again: text full of apostrophes is read in one pass.
+// endsWord: the bytes before which a word ends.
+var endsWord = func() (t [256]bool) {
+	for _, c := range []byte(punctuation + "'\" \t\n\r") {
+		t[c] = true
+	}
+	return t
+}()
+
+// scanner reads the pieces of one line (s ends with it). A quote that
+// opened no literal means no later quote of its kind on the line does (each
+// one after it is escaped: a scan from it sees what the first one's saw),
+// so those are not read again: a line full of apostrophes is read once. A
+// triple quote that opened none says nothing of a single one.
 type scanner struct {
 	s       string
-	opensNo [2]int // for ' and ": the end of the line where a quote opened no literal
+	opensNo [2]int // for ' and ": 1 + the first quote of the kind that opened no literal (0: none)
 }
 
 func (sc *scanner) next(i int) (piece, bool) {
 	s := sc.s
-	i += run(s, i, isSpace)
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
 	if i >= len(s) {
 		return piece{}, false
 	}
-	// A quote right after a letter or digit is an apostrophe (don't, it's):
-	// Python never writes a string there, prose does.
-	if q := quoteAt(s, i); q >= 0 && i >= sc.opensNo[q] && (i == 0 || !isWordByte(s[i-1])) {
+	if q := quoteAt(s, i); q >= 0 && (sc.opensNo[q] == 0 || i < sc.opensNo[q]) {
 		if lit, ok := expressions.ReadLiteral(s, i); ok {
-			return piece{kind: 's', start: i, end: lit.End, lit: lit}, true
+			return piece{kind: 's', start: i, end: lit.End}, true
 		}
-		if s[i] == '\'' || s[i] == '"' {
-			end := strings.IndexAny(s[i:], "\n\r")
-			if end < 0 {
-				end = len(s) - i
-			}
-			sc.opensNo[q] = i + end
+		if j := i + strings.IndexAny(s[i:], "'\""); !strings.HasPrefix(s[j:], s[j:j+1]+s[j:j+1]+s[j:j+1]) &&
+			(sc.opensNo[q] == 0 || j+1 < sc.opensNo[q]) {
+			sc.opensNo[q] = j + 1 // a quote that opens none: nor does any after it
 		}
 	}
 	switch c := s[i]; {
@@ -142,7 +187,7 @@ func (sc *scanner) next(i int) (piece, bool) {
 	// A word ends before a space, a punctuation byte or a quote (a string
 	// prefix, b or r, was read with its literal above).
 	j := i + 1
-	for j < len(s) && !isSpace(s[j]) && strings.IndexByte(punctuation, s[j]) < 0 && s[j] != '\'' && s[j] != '"' {
+	for j < len(s) && !endsWord[s[j]] {
 		j++
 	}
 	return piece{kind: 'w', start: i, end: j}, true
@@ -159,8 +204,8 @@ func quoteAt(s string, i int) int {
 			return 0
 		case '"':
 			return 1
-		}
-		if strings.IndexByte("rRbBuU", s[j]) < 0 {
+		case 'r', 'R', 'b', 'B', 'u', 'U':
+		default:
 			return -1
 		}
 	}
@@ -169,12 +214,16 @@ func quoteAt(s string, i int) int {
 
 // secretKey: k is a string or a word that is a secret's name.
 func secretKey(s string, k piece, extra map[string]bool) bool {
+	if !secrets.Mentions(s[k.start:k.end], extra) { // most keys: at once
+		return false
+	}
 	switch k.kind {
 	case 's':
-		if !k.lit.Known { // as written, then
-			return secrets.IsName(s[k.lit.BodyStart:k.lit.BodyEnd], extra)
+		l, _ := expressions.ReadLiteral(s, k.start)
+		if !l.Known { // as written, then
+			return secrets.IsName(s[l.BodyStart:l.BodyEnd], extra)
 		}
-		return secrets.IsName(k.lit.Value, extra)
+		return secrets.IsName(l.Value, extra)
 	case 'w':
 		return secrets.IsName(s[k.start:k.end], extra)
 	}

@@ -159,3 +159,45 @@ func TestMaskReprs(t *testing.T) {
 		t.Fatalf("python3 wrote %d reprs", n)
 	}
 }
+
+// benchText is a listing's strings as redact reads them: reprs of dicts,
+// objects, lists and strings, and a line of prose; with one secret pair at
+// its end, and without.
+var benchText = strings.Repeat(`{'user': 'ada', 'port': 5432, 'tags': ['a', 'b', "it's"], 'when': datetime.datetime(2026, 12, 3, 10, 0)} `+
+	`<app.models.Order object at 0x7f3a2c1d9e80> ['item-1', 'item-2', 'item-3'] 'a plain string value of some length' `+
+	`can't connect to db:5432 (retry 3 of 5) Config(host='db', port=5432, debug=False) `, 20)
+
+// BenchmarkMaskPairs: one pass of the pair masking over benchText (~6 KB
+// on one line). With a secret's word on the line, the worst case: the line
+// is read from each of its quotes and words; without, it is skipped.
+func BenchmarkMaskPairs(b *testing.B) {
+	for _, c := range []struct {
+		name, text string
+		masks      bool
+	}{{"a pair", benchText + `{'db_password': 's3cr3t'}`, true}, {"no name", benchText, false}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.text)))
+			for b.Loop() {
+				if _, ok := maskPairs(c.text, nil, nil); ok != c.masks {
+					b.Fatal(ok)
+				}
+			}
+		})
+	}
+}
+
+// FuzzMaskPairs: any text is read without a panic, and a pair put into it
+// after a separator is masked, whatever came before (an apostrophe, a
+// quote that opens no literal, a broken escape).
+func FuzzMaskPairs(f *testing.F) {
+	for _, s := range []string{"", "'", "it's", "b'\\xff", "'''", "x = '\\", "{'a': 'b'", "password=", "(('token',"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, prefix string) {
+		maskPairs(prefix, nil, nil)
+		s := prefix + "\n{'db_password': 'S3cretV4lue'}"
+		if got, _ := maskPairs(s, nil, nil); strings.Contains(got, "S3cretV4lue") && !strings.Contains(prefix, "S3cretV4lue") {
+			t.Fatalf("%q: the pair after it is not masked: %q", prefix, got)
+		}
+	})
+}

@@ -22,6 +22,9 @@ var parts = map[string]bool{"pwd": true, "auth": true, "authorization": true, "c
 // IsName reports whether name, folded to NFKC, is a secret's name, or one
 // of extra (lower-cased).
 func IsName(name string, extra map[string]bool) bool {
+	if !Mentions(name, extra) { // most names, at once (FuzzMentions)
+		return false
+	}
 	n := name
 	if !ascii(n) {
 		n = norm.NFKC.String(name)
@@ -64,3 +67,45 @@ func ascii(s string) bool {
 	}
 	return true
 }
+
+// Mentions reports whether text may hold a secret's name (IsName) in some
+// part of it, read as it is written or decoded: false only when none of the
+// words and parts IsName looks for, nor a name of extra, occurs in it, in
+// any case. Text with a byte that is not ASCII or with a backslash (a name
+// folded to NFKC, or escaped, spells them otherwise) may always. It lets a
+// scan of a long text for names skip the texts that hold none.
+func Mentions(text string, extra map[string]bool) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 0x80 || c == '\\' {
+			return true
+		}
+		for _, w := range byFirst[c|0x20] {
+			// every word and part has two letters or more: the second
+			// letter rules most places out before EqualFold is asked
+			if len(text)-i >= len(w) && text[i+1]|0x20 == w[1] && strings.EqualFold(text[i:i+len(w)], w) {
+				return true
+			}
+		}
+	}
+	if len(extra) > 0 {
+		l := strings.ToLower(text)
+		for n := range extra {
+			if strings.Contains(l, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// byFirst are the words and parts by their first letter.
+var byFirst = func() (t [256][]string) {
+	for _, w := range words {
+		t[w[0]] = append(t[w[0]], w)
+	}
+	for p := range parts {
+		t[p[0]] = append(t[p[0]], p)
+	}
+	return t
+}()

@@ -1,0 +1,59 @@
+package secrets
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// FuzzMentions: every name IsName calls a secret's, in any text, is
+// mentioned: a scan that skips texts Mentions rejects never skips a name.
+func FuzzMentions(f *testing.F) {
+	for _, s := range []string{"password", "DB_PASSWORD", "myAuth", "X-Auth-Token", "ｐａｓｓｗｏｒｄ", "pass\\x77ord", "otp_code", "Cookie", "ssn", "user"} {
+		f.Add(s)
+	}
+	extra := map[string]bool{"ssn": true}
+	f.Fuzz(func(t *testing.T, name string) {
+		if IsName(name, extra) && !Mentions("{'"+name+"': 1}", extra) {
+			t.Fatalf("%q is a secret's name, and not mentioned", name)
+		}
+	})
+}
+
+// TestMentions: random names from the words and parts, in any case, with
+// other letters around them; and texts that hold none are not mentioned.
+func TestMentions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var all []string
+	for _, w := range byFirst {
+		all = append(all, w...)
+	}
+	letters := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-.0123456789"
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(3) {
+			b.WriteByte(letters[rng.IntN(len(letters))])
+		}
+		w := all[rng.IntN(len(all))]
+		for _, c := range w {
+			if rng.IntN(2) == 0 {
+				c = []rune(strings.ToUpper(string(c)))[0]
+			}
+			b.WriteRune(c)
+		}
+		for range rng.IntN(3) {
+			b.WriteByte(letters[rng.IntN(len(letters))])
+		}
+		if n := b.String(); IsName(n, nil) && !Mentions(n, nil) {
+			t.Fatalf("%q is a secret's name, and not mentioned", n)
+		}
+	}
+	for _, s := range []string{"{'user': 'ada', 'port': 5432}", "Config(host='db', debug=False)", ""} {
+		if Mentions(s, nil) {
+			t.Errorf("%q mentions no secret's name", s)
+		}
+	}
+	if !Mentions("{'SSN': 1}", map[string]bool{"ssn": true}) {
+		t.Error("extra names are mentioned")
+	}
+}
