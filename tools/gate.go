@@ -70,6 +70,9 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		var unanswered atomic.Bool // the program is stuck: its answer is ours, with no value of it
 		r := fromMCP(run(context.WithValue(ctx, unansweredKey{}, &unanswered)))
 		r.ReadMore = readMore[call.Tool]
+		if changesVariables(call) {
+			g.forget(call.Session) // the next call that reads values lists the stop again (stops.go)
+		}
 		if unanswered.Load() {
 			return r
 		}

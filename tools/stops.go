@@ -103,6 +103,35 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 	return seen, errors.Join(errs...)
 }
 
+// changesVariables reports whether call can bind a name of the stopped
+// frame: a set_variable, or statements (x = alias in a repl). After it, the
+// stop's listing is stale: a name just bound to a secret would not be known
+// to hold one (derived.holders).
+func changesVariables(call Call) bool {
+	if call.Tool == "debugpy_set_variable" {
+		return true
+	}
+	if call.Derived != nil {
+		for _, c := range call.Derived.Code {
+			if c.Kind == "statement" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// forget drops the listing of a session's stop.
+func (g *PolicyGate) forget(session string) {
+	s, err := g.sessions.Get(session)
+	if err != nil {
+		return
+	}
+	g.mu.Lock()
+	delete(g.lists, s)
+	g.mu.Unlock()
+}
+
 // listing returns the listing of s's stop last, started now when there is
 // none yet (in a goroutine, so that calls that need it at once share it).
 func (g *PolicyGate) listing(s *dap.Session, last *dap.Stop) *stopList {

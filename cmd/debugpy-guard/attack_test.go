@@ -687,7 +687,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		}
 		for _, e := range []string{"alias[1:]", "alias[::2]", "alias[0:3]", "alias < 'm'", "entry[1:]", "(1, alias[:-1])",
 			"[*alias]", "alias[0] == 'l'", "ａｌｉａｓ[1:]", "alias[\f1:]", "cfg and alias[1:]"} {
-			r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "result withheld by policy", "in part")
+			r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "result withheld by policy", "other than whole")
 		}
 		if text := r.ok("debugpy_evaluate", `{"expression":"(alias, 1)"}`); !strings.Contains(text, "[redacted]") {
 			t.Fatalf("a whole read of the alias, masked: %s", text)
@@ -695,6 +695,20 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		if text := r.ok("debugpy_evaluate", `{"expression":"cfg.name[1:]"}`); !strings.Contains(text, "rod") {
 			t.Fatalf("the control, a part of a name that holds no secret: %s", text)
 		}
+		// A name bound to the secret after the stop's listing (by calls a
+		// person approved, who was not told that alias holds a secret) is
+		// known to hold it: such a call makes the stop be listed again.
+		// (Their own results are withheld too: statements name alias.)
+		for _, c := range [][2]string{{"debugpy_set_variable", `{"name":"n","value":"alias"}`},
+			{"debugpy_evaluate", `{"expression":"m = entry","context":"repl"}`}} {
+			text := r.refused(c[0], c[1], "needs a person's approval")
+			if out, err := r.cli("approve", id(t, text)); err != nil {
+				t.Fatalf("approve: %v\n%s", err, out)
+			}
+			r.refused(c[0], c[1], "result withheld by policy")
+		}
+		r.refused("debugpy_evaluate", `{"expression":"n[1:]"}`, "result withheld by policy", "reads n other than whole")
+		r.refused("debugpy_evaluate", `{"expression":"m[1:]"}`, "result withheld by policy", "reads m other than whole")
 		seen := r.seen.String()
 		for _, secret := range []string{"s3cr3t", "cal-s3c", "ocal", "lclsce", "ict-s3c"} {
 			if i := strings.Index(seen, secret); i >= 0 {

@@ -85,7 +85,7 @@ func partRead(r *sdk.Request) (sdk.Decision, bool) {
 	}
 	for _, c := range d.Get("code").Elements() {
 		if h := expressions.ReadsPart(c.Get("text").Str(), c.Get("kind").Str(), holders); h != "" {
-			return sdk.Deny("its " + c.Get("argument").Str() + " reads " + h + " in part, and " + h +
+			return sdk.Deny("its " + c.Get("argument").Str() + " reads " + h + " other than whole, and " + h +
 				" holds a secret the session has seen: a part of it would show unmasked. Read " + h +
 				" whole (it is shown masked), or the other variables with debugpy_variables"), true
 		}
