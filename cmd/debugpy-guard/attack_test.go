@@ -756,8 +756,8 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 // reprsProgram holds its secrets in the containers Python programs use,
 // which show them in their reprs, under the secret's name but inside a
 // value an innocent name holds: a dataclass, a namedtuple, a dict with bytes
-// keys, an OrderedDict, a list of header pairs; and it prints a config
-// after an apostrophe.
+// keys, an OrderedDict, a list of header pairs, a dict of HTTP headers; and
+// it prints a config after an apostrophe, and an authorization header.
 const reprsProgram = `import collections, dataclasses
 
 
@@ -776,7 +776,9 @@ def main():
     raw = {b"db_password": b"bytes-s3cret-value", "port": 5432}
     ordered = collections.OrderedDict([("client_secret", "od-s3cret-value")])
     headers = [("Authorization", "Bearer hdr-s3cret-value")]
+    api_headers = {"X-Api-Key": "xak-s3cret-value"}
     print("can't connect with", {"token": "out-s3cret-value"}, flush=True)
+    print("GET /v1 Authorization: Bearer brr-s3cret-value42", flush=True)
     n = 1  # BREAK
     return n
 
@@ -801,11 +803,11 @@ func TestAttackSecretsInReprs(t *testing.T) {
 	}
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"cfg", "creds", "raw", "ordered", "headers", "[cfg, creds]"} {
+	for _, e := range []string{"cfg", "creds", "raw", "ordered", "headers", "api_headers", "[cfg, creds]"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	for _, secret := range []string{"dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret"} {
+	for _, secret := range []string{"dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret"} {
 		if i := strings.Index(seen, secret); i >= 0 {
 			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
 		}

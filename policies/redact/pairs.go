@@ -17,6 +17,9 @@ import (
 //	a keyword's    Config(user='bob', password='s3cr3t'): dataclasses,
 //	               namedtuples, attrs, SimpleNamespace, argparse, pydantic
 //	a pair's       OrderedDict([('password', 's3cr3t')]), headers.items()
+//	an element's   <password>s3cr3t</password>
+//	a flag's       --token s3cr3t (and --token=s3cr3t, a keyword's)
+//	a scheme's     Authorization: Bearer s3cr3t, Basic dXNlcjpwYXNz
 //
 // A value is a string literal (its body is masked; one the debugger cut
 // short, to the end of its line), a word with a digit in it (a number, a
@@ -30,9 +33,6 @@ import (
 // shift the reading off the pair. TestMaskReprs checks it against the
 // reprs CPython writes, FuzzMaskPairs against any text before a pair.
 func maskPairs(s string, extra map[string]bool, found func(string)) (string, bool) {
-	if !strings.ContainsAny(s, ":=,") {
-		return s, false
-	}
 	var spans [][2]int // to mask
 	hide := func(from, to int) {
 		spans = append(spans, [2]int{from, to})
@@ -67,15 +67,34 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				}
 			case c == '\'' || c == '"' || isWordByte(c) && (i == line || !isWordByte(s[i-1])):
 				k, ok := sc.next(i)
-				if !ok || k.kind != 's' && k.kind != 'w' || !secretKey(s, k, extra) {
+				if !ok || k.kind != 's' && k.kind != 'w' {
+					continue
+				}
+				if k.kind == 'w' && scheme(s[k.start:k.end]) { // Authorization: Bearer TOKEN
+					v := k.end + run(s[:end], k.end, func(c byte) bool { return c == ' ' || c == '\t' })
+					n := run(s[:end], v, isToken68)
+					n += run(s[:end], v+n, func(c byte) bool { return c == '=' })
+					if v > k.end && credential(s[v:v+n]) {
+						hide(v, v+n)
+						continue
+					}
+				}
+				if !secretKey(s, k, extra) {
 					continue
 				}
 				sep, ok := sc.next(k.end)
-				if !ok || !(sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep)) {
-					continue
-				}
-				if v, ok := sc.next(sep.end); ok {
-					sc.hideValue(v, hide, found)
+				switch {
+				case !ok:
+				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
+					if v, ok := sc.next(sep.end); ok {
+						sc.hideValue(v, hide, found)
+					}
+				case sep.kind == '>' && k.kind == 'w' && k.start > 0 && s[k.start-1] == '<': // <password>VALUE</password>
+					if e := strings.IndexByte(s[sep.end:end], '<'); e > 0 {
+						hide(sep.end, sep.end+e)
+					}
+				case k.kind == 'w' && k.start > 0 && s[k.start-1] == '-' && sep.start > k.end && (sep.kind == 'w' || sep.kind == 's'): // --token VALUE
+					sc.hideValue(sep, hide, found)
 				}
 			}
 		}
@@ -210,6 +229,40 @@ func quoteAt(s string, i int) int {
 		}
 	}
 	return -1
+}
+
+// scheme: an HTTP authorization scheme, whose credentials follow it after
+// a space (Authorization: Bearer TOKEN, Basic B64).
+func scheme(w string) bool {
+	return strings.EqualFold(w, "bearer") || strings.EqualFold(w, "basic") || strings.EqualFold(w, "token")
+}
+
+// isToken68: a byte of an HTTP credential (RFC 7235's token68, but its
+// trailing '=').
+func isToken68(c byte) bool {
+	return isB64URL(c) || c == '.' || c == '~' || c == '+' || c == '/'
+}
+
+// credential: w looks like one, not like a word of prose (Bearer of bad
+// news): 8 bytes or more, with a digit, a symbol, or both cases in it.
+func credential(w string) bool {
+	if len(w) < 8 {
+		return false
+	}
+	var digit, symbol, upper, lower bool
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case '0' <= c && c <= '9':
+			digit = true
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		default:
+			symbol = true
+		}
+	}
+	return digit || symbol || upper && lower
 }
 
 // secretKey: k is a string or a word that is a secret's name.

@@ -29,6 +29,15 @@ func TestMaskPairs(t *testing.T) {
 		{"<Conn password=hunter2 host=db>", "<Conn password=[redacted] host=db>", "hunter2"},
 		{"{'password': 'cut short by the debugger...", "{'password': '[redacted]", "cut short by the debugger..."},
 		{"{'password': 'cut\nnext': 'line'}", "{'password': '[redacted]\nnext': 'line'}", "cut"},
+		// Headers, files and command lines.
+		{"Authorization: Bearer abc123def456", "Authorization: Bearer [redacted]", "abc123def456"},
+		{"sending headers authorization: Basic dXNlcjpwYXNz== now", "sending headers authorization: Basic [redacted] now", "dXNlcjpwYXNz=="},
+		{"{'X-Api-Key': 'k3y-value'}", "{'X-Api-Key': '[redacted]'}", "k3y-value"},
+		{"  <password>hunter2 x</password>", "  <password>[redacted]</password>", "hunter2 x"},
+		{"mysql --password=hunter2 -h db", "mysql --password=[redacted] -h db", "hunter2"},
+		{"app --token hunter2 --verbose", "app --token [redacted] --verbose", "hunter2"},
+		{"app --api-key 'k3y'", "app --api-key '[redacted]'", "k3y"},
+		{"the token expired; a Bearer of bad news; see the --password option", "the token expired; a Bearer of bad news; see the --password option", ""},
 		// In prose: apostrophes, a literal Python would refuse.
 		{"can't connect, it's {'password': 'x1y2'}", "can't connect, it's {'password': '[redacted]'}", "x1y2"},
 		{"the user's password='x1y2'", "the user's password='[redacted]'", "x1y2"},

@@ -33,6 +33,8 @@ func IsName(name string, extra map[string]bool) bool {
 	if extra[l] {
 		return true
 	}
+	// api-key is api_key (an HTTP header's X-Api-Key, a dict's 'api-key')
+	l = strings.ReplaceAll(l, "-", "_")
 	for _, w := range words {
 		if strings.Contains(l, w) {
 			return true
@@ -82,8 +84,8 @@ func Mentions(text string, extra map[string]bool) bool {
 		}
 		for _, w := range byFirst[c|0x20] {
 			// every word and part has two letters or more: the second
-			// letter rules most places out before EqualFold is asked
-			if len(text)-i >= len(w) && text[i+1]|0x20 == w[1] && strings.EqualFold(text[i:i+len(w)], w) {
+			// letter rules most places out before the rest is compared
+			if len(text)-i >= len(w) && text[i+1]|0x20 == w[1] && foldEqual(text[i:i+len(w)], w) {
 				return true
 			}
 		}
@@ -97,6 +99,23 @@ func Mentions(text string, extra map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// foldEqual: t is w (lower-case) in any case, a '-' standing for a '_'.
+func foldEqual(t, w string) bool {
+	for k := 0; k < len(w); k++ {
+		c := t[k]
+		switch {
+		case c == '-' && w[k] == '_':
+		case 'A' <= c && c <= 'Z':
+			if c+'a'-'A' != w[k] {
+				return false
+			}
+		case c != w[k]:
+			return false
+		}
+	}
+	return true
 }
 
 // byFirst are the words and parts by their first letter.

@@ -9,7 +9,7 @@ import (
 // FuzzMentions: every name IsName calls a secret's, in any text, is
 // mentioned: a scan that skips texts Mentions rejects never skips a name.
 func FuzzMentions(f *testing.F) {
-	for _, s := range []string{"password", "DB_PASSWORD", "myAuth", "X-Auth-Token", "ｐａｓｓｗｏｒｄ", "pass\\x77ord", "otp_code", "Cookie", "ssn", "user"} {
+	for _, s := range []string{"password", "DB_PASSWORD", "myAuth", "X-Auth-Token", "ｐａｓｓｗｏｒｄ", "pass\\x77ord", "otp_code", "Cookie", "ssn", "user", "X-Api-Key", "private-key"} {
 		f.Add(s)
 	}
 	extra := map[string]bool{"ssn": true}
@@ -35,6 +35,9 @@ func TestMentions(t *testing.T) {
 			b.WriteByte(letters[rng.IntN(len(letters))])
 		}
 		w := all[rng.IntN(len(all))]
+		if rng.IntN(2) == 0 {
+			w = strings.ReplaceAll(w, "_", "-")
+		}
 		for _, c := range w {
 			if rng.IntN(2) == 0 {
 				c = []rune(strings.ToUpper(string(c)))[0]
