@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/engine/cases"
@@ -155,6 +156,51 @@ func BenchmarkDefaultChain(b *testing.B) {
 					b.Fatal(d)
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkExpressionsCold is BenchmarkExpressions's deny of
+// __import__('os') with the caches cooled between decisions, as a server's
+// are between two calls (the client, the kernel and the rest of the server
+// run in between): before each decision, one write to every cache line of
+// "other" memory (not timed). A Go guest touches much memory a decision (its
+// heap, its code), so it pays more for cold caches than a decision in a loop
+// shows (docs/PERFORMANCE.md).
+func BenchmarkExpressionsCold(b *testing.B) {
+	const cfg = "[modules.expressions]\nsource = \"builtin:expressions\"\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"expressions\"]\n"
+	c, err := engine.ParseConfig("bench.toml", []byte(cfg), tools.Names())
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: policies.Builtin})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	if err := e.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	call, err := tools.PrepareCall(context.Background(), "debugpy_evaluate", json.RawMessage(`{"expression":"__import__('os')"}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	call.Phase, call.MCPSession = engine.PhaseCall, "bench"
+	other := make([]byte, 32<<20)
+	for _, mb := range []int{0, 4, 16, 32} {
+		b.Run("other="+strconv.Itoa(mb)+"MB", func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				for j := 0; j < mb<<20; j += 64 {
+					other[j]++
+				}
+				t0 := time.Now()
+				if d := e.Decide(context.Background(), call); d.Verdict != engine.Deny {
+					b.Fatal(d)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			benchstat.Report(b, lat)
 		})
 	}
 }
