@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -168,18 +169,9 @@ func BenchmarkDefaultChain(b *testing.B) {
 // heap, its code), so it pays more for cold caches than a decision in a loop
 // shows (docs/PERFORMANCE.md).
 func BenchmarkExpressionsCold(b *testing.B) {
-	const cfg = "[modules.expressions]\nsource = \"builtin:expressions\"\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"expressions\"]\n"
-	c, err := engine.ParseConfig("bench.toml", []byte(cfg), tools.Names())
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: policies.Builtin})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close(context.Background())
-	if err := e.Wait(context.Background()); err != nil {
-		b.Fatal(err)
+	wat := filepath.Join(b.TempDir(), "deny_evaluate.wasm")
+	if msg, err := exec.Command("wat2wasm", "../plugins/testdata/wat/deny_evaluate.wat", "-o", wat).CombinedOutput(); err != nil {
+		b.Fatalf("wat2wasm (make deps installs wabt): %v\n%s", err, msg)
 	}
 	call, err := tools.PrepareCall(context.Background(), "debugpy_evaluate", json.RawMessage(`{"expression":"__import__('os')"}`))
 	if err != nil {
@@ -187,21 +179,36 @@ func BenchmarkExpressionsCold(b *testing.B) {
 	}
 	call.Phase, call.MCPSession = engine.PhaseCall, "bench"
 	other := make([]byte, 32<<20)
-	for _, mb := range []int{0, 4, 16, 32} {
-		b.Run("other="+strconv.Itoa(mb)+"MB", func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			for b.Loop() {
-				for j := 0; j < mb<<20; j += 64 {
-					other[j]++
+	for _, m := range []struct{ name, source string }{{"expressions", "builtin:expressions"}, {"wat", wat}} {
+		cfg := "[modules.m]\nsource = " + strconv.Quote(m.source) + "\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"m\"]\n"
+		c, err := engine.ParseConfig("bench.toml", []byte(cfg), tools.Names())
+		if err != nil {
+			b.Fatal(err)
+		}
+		e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: policies.Builtin})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close(context.Background())
+		if err := e.Wait(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		for _, mb := range []int{0, 4, 16, 32} {
+			b.Run(m.name+"/other="+strconv.Itoa(mb)+"MB", func(b *testing.B) {
+				lat := make([]time.Duration, 0, b.N)
+				for b.Loop() {
+					for j := 0; j < mb<<20; j += 64 {
+						other[j]++
+					}
+					t0 := time.Now()
+					if d := e.Decide(context.Background(), call); d.Verdict != engine.Deny {
+						b.Fatal(d)
+					}
+					lat = append(lat, time.Since(t0))
 				}
-				t0 := time.Now()
-				if d := e.Decide(context.Background(), call); d.Verdict != engine.Deny {
-					b.Fatal(d)
-				}
-				lat = append(lat, time.Since(t0))
-			}
-			benchstat.Report(b, lat)
-		})
+				benchstat.Report(b, lat)
+			})
+		}
 	}
 }
 
