@@ -129,36 +129,7 @@ func TestBuiltinsAndDefault(t *testing.T) {
 func BenchmarkDefaultChain(b *testing.B) {
 	call := engine.Call{Phase: engine.PhaseCall, Tool: "debugpy_stack_trace", Category: tools.Read,
 		Arguments: json.RawMessage(`{"thread_id":1,"levels":20}`), MCPSession: "bench"}
-	for _, which := range []string{"embedded", "peer"} {
-		load := policies.Builtin
-		if which == "peer" {
-			peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
-			if peer == "" {
-				continue
-			}
-			load = func(string) ([]byte, error) { return os.ReadFile(peer) }
-		}
-		b.Run(which, func(b *testing.B) {
-			c, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
-			if err != nil {
-				b.Fatal(err)
-			}
-			e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Close(context.Background())
-			if err := e.Wait(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			benchstat.Run(b, func() {
-				if d := e.Decide(context.Background(), call); d.Verdict == "" {
-					b.Fatal(d)
-				}
-			})
-		})
-	}
+	benchDefault(b, call, func(d engine.Decision) bool { return d.Verdict != "" })
 }
 
 // BenchmarkExpressionsCold is BenchmarkExpressions's deny of
@@ -230,36 +201,7 @@ func BenchmarkRedact(b *testing.B) {
 	result, _ := json.Marshal(map[string]any{"scope": "locals", "variables_reference": 7, "variables": vars})
 	call := engine.Call{Phase: engine.PhaseResult, Tool: "debugpy_variables", Category: tools.Read,
 		Arguments: json.RawMessage(`{"scope":"locals"}`), Result: result, MCPSession: "bench"}
-	for _, which := range []string{"embedded", "peer"} {
-		load := policies.Builtin
-		if which == "peer" {
-			peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
-			if peer == "" {
-				continue
-			}
-			load = func(string) ([]byte, error) { return os.ReadFile(peer) }
-		}
-		b.Run(which, func(b *testing.B) {
-			c, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
-			if err != nil {
-				b.Fatal(err)
-			}
-			e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Close(context.Background())
-			if err := e.Wait(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			benchstat.Run(b, func() {
-				if d := e.Decide(context.Background(), call); d.Verdict != engine.Allow || d.Result == nil {
-					b.Fatal(d)
-				}
-			})
-		})
-	}
+	benchDefault(b, call, func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil })
 }
 
 // BenchmarkExpressions is one call-phase decision by the expressions policy
@@ -304,5 +246,41 @@ func BenchmarkExpressions(b *testing.B) {
 			})
 		}
 		e.Close(context.Background())
+	}
+}
+
+// benchDefault times one decision of call with default.toml, on the
+// embedded builtin.wasm and, with DEBUGPY_GUARD_PEER_BUILTIN naming another
+// build of it, on that one too, in the same run; ok checks each decision.
+func benchDefault(b *testing.B, call engine.Call, ok func(engine.Decision) bool) {
+	for _, which := range []string{"embedded", "peer"} {
+		load := policies.Builtin
+		if which == "peer" {
+			peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
+			if peer == "" {
+				continue
+			}
+			load = func(string) ([]byte, error) { return os.ReadFile(peer) }
+		}
+		b.Run(which, func(b *testing.B) {
+			c, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close(context.Background())
+			if err := e.Wait(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			benchstat.Run(b, func() {
+				if d := e.Decide(context.Background(), call); !ok(d) {
+					b.Fatal(d)
+				}
+			})
+		})
 	}
 }

@@ -197,6 +197,21 @@ func (r *raw) refused(tool, args string, want ...string) string {
 	return text
 }
 
+// stopAtBreak launches src as app.py in r's directory (a person approves
+// the launch), with a breakpoint at its line marked "# BREAK", and
+// continues to it.
+func (r *raw) stopAtBreak(src string) {
+	r.t.Helper()
+	prog := filepath.Join(r.dir, "app.py")
+	os.WriteFile(prog, []byte(src), 0o644)
+	line := strings.Count(src[:strings.Index(src, "# BREAK")], "\n") + 1
+	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+		r.t.Fatalf("continue: %s", text)
+	}
+}
+
 // approved runs a call that needs a person, approving it with the cli.
 func (r *raw) approved(tool, args string) string {
 	r.t.Helper()
@@ -646,14 +661,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 	t.Run("alias", func(t *testing.T) {
 		t.Parallel()
 		r := startRaw(t, rawOpts{})
-		prog := filepath.Join(r.dir, "app.py")
-		os.WriteFile(prog, []byte(secretsProgram), 0o644)
-		line := strings.Count(secretsProgram[:strings.Index(secretsProgram, "# BREAK")], "\n") + 1
-		r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
-		r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
-		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
-			t.Fatalf("continue: %s", text)
-		}
+		r.stopAtBreak(secretsProgram)
 		if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "connecting with") {
 			t.Fatalf("output: %s", text)
 		}
@@ -677,14 +685,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 	t.Run("in part", func(t *testing.T) {
 		t.Parallel()
 		r := startRaw(t, rawOpts{})
-		prog := filepath.Join(r.dir, "app.py")
-		os.WriteFile(prog, []byte(secretsProgram), 0o644)
-		line := strings.Count(secretsProgram[:strings.Index(secretsProgram, "# BREAK")], "\n") + 1
-		r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
-		r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
-		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
-			t.Fatalf("continue: %s", text)
-		}
+		r.stopAtBreak(secretsProgram)
 		for _, e := range []string{"alias[1:]", "alias[::2]", "alias[0:3]", "alias < 'm'", "entry[1:]", "(1, alias[:-1])",
 			"[*alias]", "alias[0] == 'l'", "ａｌｉａｓ[1:]", "alias[\f1:]", "cfg and alias[1:]"} {
 			r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "result withheld by policy", "other than whole")
@@ -793,14 +794,7 @@ main()
 // shows them masked.
 func TestAttackSecretsInReprs(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	prog := filepath.Join(r.dir, "app.py")
-	os.WriteFile(prog, []byte(reprsProgram), 0o644)
-	line := strings.Count(reprsProgram[:strings.Index(reprsProgram, "# BREAK")], "\n") + 1
-	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
-	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
-	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
-		t.Fatalf("continue: %s", text)
-	}
+	r.stopAtBreak(reprsProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_variables", `{}`)
 	for _, e := range []string{"cfg", "creds", "raw", "ordered", "headers", "api_headers", "[cfg, creds]"} {
@@ -823,15 +817,8 @@ func TestAttackSecretsInReprs(t *testing.T) {
 // agent, and none of the code ran.
 func TestAttackSecrets(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	prog := filepath.Join(r.dir, "app.py")
-	os.WriteFile(prog, []byte(secretsProgram), 0o644)
 	os.WriteFile(filepath.Join(r.dir, ".env"), []byte(secretsEnv), 0o600)
-	line := strings.Count(secretsProgram[:strings.Index(secretsProgram, "# BREAK")], "\n") + 1
-	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
-	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), line))
-	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
-		t.Fatalf("continue: %s", text)
-	}
+	r.stopAtBreak(secretsProgram)
 	marker := filepath.Join(r.dir, "ran")
 	run := `('os').system('touch ` + marker + `')`
 	for _, e := range []string{
