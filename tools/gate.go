@@ -10,7 +10,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/engine/approval"
 )
@@ -25,12 +24,12 @@ type PolicyGate struct {
 	sessions *Sessions
 
 	mu    sync.Mutex
-	lists map[*dap.Session]*stopList // each session's latest stop's listing (stops.go)
+	lists map[listKey]*stopList // the listings of each session's latest stop (stops.go)
 }
 
 // NewPolicyGate makes the gate for the tools of ts.
 func NewPolicyGate(ts *Toolset, g *engine.Gate) *PolicyGate {
-	return &PolicyGate{gate: g, ts: ts, sessions: ts.Sessions, lists: map[*dap.Session]*stopList{}}
+	return &PolicyGate{gate: g, ts: ts, sessions: ts.Sessions, lists: map[listKey]*stopList{}}
 }
 
 // Bounds on a call's arguments: beyond them the call is refused before any

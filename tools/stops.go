@@ -14,7 +14,8 @@ import (
 // under its name (the result phase hands it to the host). An agent that
 // reads it first through an innocent name (alias = password; a print of a
 // secret-named global; an exception's text) would get it in clear, so the
-// gate lists the stopped frame's locals and globals itself, and the result
+// gate lists the locals and globals of the frame the call reads (the
+// stopped frame, or the one its frame_id names) itself, and the result
 // phase reads that listing before the call's own result (engine.Seen;
 // docs/SECURITY.md, "secrets by value"). A listing runs the variables'
 // __repr__ in the program, as a debugger's own view of a stop does.
@@ -82,7 +83,17 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 			}
 			asked = true
 		}
-		l := g.listing(s, last)
+		frame := last.FrameID
+		if own {
+			var a struct {
+				FrameID int `json:"frame_id"`
+			}
+			if json.Unmarshal(call.Arguments, &a) == nil && a.FrameID > 0 {
+				frame = a.FrameID // a caller's frame: what the call reads
+			}
+		}
+		k := listKey{s, frame}
+		l := g.listing(k, last)
 		select {
 		case <-l.done:
 		case <-ctx.Done():
@@ -90,8 +101,8 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 		}
 		if l.err != nil {
 			g.mu.Lock()
-			if g.lists[s] == l {
-				delete(g.lists, s)
+			if g.lists[k] == l {
+				delete(g.lists, k)
 			}
 			g.mu.Unlock()
 			g.ts.log.Warn("the stopped frame's variables could not be read for the secrets they hold", "session", s.Name(), "err", l.err)
@@ -121,38 +132,49 @@ func changesVariables(call Call) bool {
 	return false
 }
 
-// forget drops the listing of a session's stop.
+// forget drops the listings of a session's stop.
 func (g *PolicyGate) forget(session string) {
 	s, err := g.sessions.Get(session)
 	if err != nil {
 		return
 	}
 	g.mu.Lock()
-	delete(g.lists, s)
+	for k := range g.lists {
+		if k.s == s {
+			delete(g.lists, k)
+		}
+	}
 	g.mu.Unlock()
 }
 
-// listing returns the listing of s's stop last, started now when there is
+// listKey names a listing: a session's frame (its stop's top frame, or
+// the frame a call names).
+type listKey struct {
+	s     *dap.Session
+	frame int
+}
+
+// listing returns the listing of k's frame at the stop last, started now when there is
 // none yet (in a goroutine, so that calls that need it at once share it).
-func (g *PolicyGate) listing(s *dap.Session, last *dap.Stop) *stopList {
+func (g *PolicyGate) listing(k listKey, last *dap.Stop) *stopList {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	l, known := g.lists[s]
+	l, known := g.lists[k]
 	if known && l.gen == last.Gen {
 		return l
 	}
 	if !known {
-		for o := range g.lists { // forget the sessions that ended
-			if cur, err := g.sessions.Get(o.Name()); err != nil || cur != o {
+		for o, ol := range g.lists { // forget the sessions that ended, and the stops gone
+			if cur, err := g.sessions.Get(o.s.Name()); err != nil || cur != o.s || o.s == k.s && ol.gen != last.Gen {
 				delete(g.lists, o)
 			}
 		}
 	}
 	l = &stopList{gen: last.Gen, done: make(chan struct{})}
-	g.lists[s] = l
+	g.lists[k] = l
 	go func() { // bounded by the request timeout (listFrame)
 		defer close(l.done)
-		l.seen, l.err = g.listFrame(context.Background(), s, last.FrameID)
+		l.seen, l.err = g.listFrame(context.Background(), k.s, k.frame)
 	}()
 	return l
 }

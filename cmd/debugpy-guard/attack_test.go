@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,7 +105,7 @@ func startRaw(t testing.TB, o rawOpts) *raw {
 			<-done
 		}
 		syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL) // a wrapper's helpers
-		killUnder(r.dir) // a program left running by a test that failed mid-way
+		killUnder(r.dir)                                  // a program left running by a test that failed mid-way
 		if t.Failed() {
 			t.Logf("serve stderr:\n%s", r.stderr)
 		}
@@ -715,6 +716,26 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 			if i := strings.Index(seen, secret); i >= 0 {
 				t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
 			}
+		}
+	})
+	// An evaluate in a caller's frame reads that frame's names: its
+	// secrets are listed for it, not the top frame's only.
+	t.Run("caller", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{})
+		r.stopAtBreak("def inner():\n    n = 1  # BREAK\n    return n\n\n\ndef outer():\n    password = 'caller-s3cret-value'\n" +
+			"    alias = password\n    return inner() + len(alias)\n\n\nouter()\n")
+		m := regexp.MustCompile(`outer at .*\(frame (\d+)\)`).FindStringSubmatch(r.ok("debugpy_stack_trace", `{}`))
+		if m == nil {
+			t.Fatal("no frame of outer in the stack")
+		}
+		if text := r.ok("debugpy_evaluate", `{"expression":"alias","frame_id":`+m[1]+`}`); !strings.Contains(text, "[redacted]") {
+			t.Fatalf("the caller's alias: %s", text)
+		}
+		r.refused("debugpy_evaluate", `{"expression":"alias[1:]","frame_id":`+m[1]+`}`, "result withheld by policy", "other than whole")
+		if seen := r.seen.String(); strings.Contains(seen, "s3cret-value") {
+			i := strings.Index(seen, "s3cret-value")
+			t.Errorf("the caller's secret reached the agent: …%s…", seen[max(0, i-200):min(len(seen), i+50)])
 		}
 	})
 	// An exception's text is shown by the continue that stops on it.
