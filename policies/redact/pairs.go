@@ -17,6 +17,7 @@ import (
 //	a keyword's    Config(user='bob', password='s3cr3t'): dataclasses,
 //	               namedtuples, attrs, SimpleNamespace, argparse, pydantic
 //	a pair's       OrderedDict([('password', 's3cr3t')]), headers.items()
+//	an item's      settings['password'] = 's3cr3t', os.environ["API_KEY"] = "k1"
 //	an element's   <password>s3cr3t</password>
 //	a flag's       --token s3cr3t (and --token=s3cr3t, a keyword's)
 //	a scheme's     Authorization: Bearer s3cr3t, Basic dXNlcjpwYXNz
@@ -88,6 +89,12 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
 					if v, ok := sc.next(sep.end); ok {
 						sc.hideValue(v, hide, found)
+					}
+				case sep.kind == ']' && k.kind == 's': // settings['password'] = VALUE
+					if eq, ok := sc.next(sep.end); ok && eq.kind == '=' && lone(s, eq) {
+						if v, ok := sc.next(eq.end); ok {
+							sc.hideValue(v, hide, found)
+						}
 					}
 				case sep.kind == '>' && k.kind == 'w' && k.start > 0 && s[k.start-1] == '<': // <password>VALUE</password>
 					if e := strings.IndexByte(s[sep.end:end], '<'); e > 0 {

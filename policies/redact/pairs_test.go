@@ -29,6 +29,11 @@ func TestMaskPairs(t *testing.T) {
 		{"<Conn password=hunter2 host=db>", "<Conn password=[redacted] host=db>", "hunter2"},
 		{"{'password': 'cut short by the debugger...", "{'password': '[redacted]", "cut short by the debugger..."},
 		{"{'password': 'cut\nnext': 'line'}", "{'password': '[redacted]\nnext': 'line'}", "cut"},
+		// Source lines.
+		{"settings['db_password'] = 'hunter2'", "settings['db_password'] = '[redacted]'", "hunter2"},
+		{`os.environ["API_KEY"] = "k3y"  # set`, `os.environ["API_KEY"] = "[redacted]"  # set`, "k3y"},
+		{`pw = os.getenv("DB_PASSWORD", "fallback-pw")`, `pw = os.getenv("DB_PASSWORD", "[redacted]")`, "fallback-pw"},
+		{"if settings['password'] == 'x1': pass", "if settings['password'] == 'x1': pass", ""},
 		// Headers, files and command lines.
 		{"Authorization: Bearer abc123def456", "Authorization: Bearer [redacted]", "abc123def456"},
 		{"sending headers authorization: Basic dXNlcjpwYXNz== now", "sending headers authorization: Basic [redacted] now", "dXNlcjpwYXNz=="},
