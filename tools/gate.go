@@ -64,7 +64,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	res := g.gate.Guard(ctx, tc, asker, func(ctx context.Context) engine.Result {
 		seen, err := g.stopsSeen(ctx, call, true) // before the call: the stop it reads (stops.go)
 		if err != nil {
-			return engine.Errorf("%s did not run: the variables of the stopped frame, read first to learn the secrets they hold, could not be read (%v). Try the call again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
+			return engine.Errorf("%s did not run: the variables of the frame it reads, read first to learn the secrets they hold, could not be read (%v). Check its frame_id (debugpy_stack_trace lists the frames), then try again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
 		}
 		var unanswered atomic.Bool // the program is stuck: its answer is ours, with no value of it
 		r := fromMCP(run(context.WithValue(ctx, unansweredKey{}, &unanswered)))

@@ -733,6 +733,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 			t.Fatalf("the caller's alias: %s", text)
 		}
 		r.refused("debugpy_evaluate", `{"expression":"alias[1:]","frame_id":`+m[1]+`}`, "result withheld by policy", "other than whole")
+		r.refused("debugpy_evaluate", `{"expression":"alias","frame_id":999999}`, "did not run", "Wrong ID", "frame_id")
 		if seen := r.seen.String(); strings.Contains(seen, "s3cret-value") {
 			i := strings.Index(seen, "s3cret-value")
 			t.Errorf("the caller's secret reached the agent: …%s…", seen[max(0, i-200):min(len(seen), i+50)])
