@@ -116,10 +116,13 @@ func (s *stdio) read(ctx context.Context) {
 			}
 		case err == nil && head.Method == "" && head.ID != nil:
 			s.answer(head.ID, response{result: head.Result, err: head.Error})
-		case err == nil && (head.ID == nil || string(head.ID) == "null"):
-			s.serve(ctx, line) // a notification: quick, and in order
-		default: // a request, or JSON that is not one (mcp-go says why)
-			if !s.serveFirst(ctx, line) {
+		default:
+			if !s.begin() {
+				continue // closing: nothing more is served
+			}
+			if err == nil && (head.ID == nil || string(head.ID) == "null") {
+				s.serve(ctx, line) // a notification: quick, and in order
+			} else if !s.serveFirst(ctx, line) { // a request, or JSON that is not one (mcp-go says why)
 				return // another goroutine reads now
 			}
 		}
@@ -130,7 +133,7 @@ func (s *stdio) read(ctx context.Context) {
 // another goroutine takes up the reading.
 const handOver = time.Millisecond
 
-// serveFirst serves a request on the reading goroutine, and reports
+// serveFirst serves a request (begun) on the reading goroutine, and reports
 // whether this goroutine is still the reader when the request is done. A
 // request served within handOver (a denied call, a quick read) costs no
 // goroutine and no hand-over; one that takes longer (a debuggee's answer,
@@ -149,15 +152,23 @@ func (s *stdio) serveFirst(ctx context.Context, line []byte) bool {
 	return state.CompareAndSwap(serving, done)
 }
 
-// serve answers one message, unless the server is closing.
-func (s *stdio) serve(ctx context.Context, line []byte) {
+// begin counts a message read as being served, unless the server is
+// closing. It is called by the reader before a request can be handed over:
+// a reader that takes over and finds the end of input then cannot close the
+// server before a request read earlier is answered (it is cancelled, and
+// answered so).
+func (s *stdio) begin() bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.closing {
-		s.mu.Unlock()
-		return
+		return false
 	}
 	s.serving.Add(1)
-	s.mu.Unlock()
+	return true
+}
+
+// serve answers one message (begun).
+func (s *stdio) serve(ctx context.Context, line []byte) {
 	defer s.serving.Done()
 	if res := s.srv.HandleMessage(ctx, line); res != nil {
 		s.write(res)
