@@ -50,8 +50,8 @@ type Derived struct {
 	Paths     []Path    `json:"paths"`
 	Addresses []Address `json:"addresses"`
 	// Holders, in the result phase of a call with code, are the names of
-	// the stopped frame (its locals and globals) whose values, as the
-	// host listed them for the call, hold a secret the MCP session has
+	// the frame the call reads (its locals and globals) whose values, as
+	// the host listed them for the call, hold a secret the MCP session has
 	// seen (guard.secret): alias = password. The host masks such a value
 	// where it shows whole; code that reads a holder in part (alias[1:],
 	// alias < 'm') would show it in pieces no mask finds. Sorted; empty in
