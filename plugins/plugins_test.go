@@ -111,7 +111,6 @@ func TestGoModuleDecides(t *testing.T) {
 	}
 }
 
-
 // deny_evaluate.wat, the module without a runtime of the round-trip
 // benchmark, decides on the request as the host writes it: evaluate is
 // denied, any other tool left to others, whatever its arguments say.
