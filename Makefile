@@ -55,12 +55,13 @@ opa:
 vet:
 	$(GO) vet ./...
 
-# lint runs staticcheck (from the Go module proxy, into $(GOBIN_DIR)) with
-# its default checks.
+# lint runs gofmt -l on every package and staticcheck (from the Go module
+# proxy, into $(GOBIN_DIR)) with its default checks.
 STATICCHECK_VERSION := v0.8.2
 lint:
 	@[ -x $(GOBIN_DIR)/staticcheck ] && $(GOBIN_DIR)/staticcheck -version | grep -q $(STATICCHECK_VERSION:v%=%) || \
 	  { echo "installing: staticcheck $(STATICCHECK_VERSION)"; GOBIN=$(GOBIN_DIR) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); }
+	@unformatted=$$(gofmt -l $$($(GO) list -f '{{.Dir}}' ./...)); [ -z "$$unformatted" ] || { echo "gofmt -w these: $$unformatted"; exit 1; }
 	$(GOBIN_DIR)/staticcheck ./...
 
 # policies rebuilds the built-in module's committed .wasm from its sources
