@@ -135,13 +135,16 @@ func TestDenyEvaluateWAT(t *testing.T) {
 }
 func TestCounterScopedBySession(t *testing.T) {
 	m := load(t, "counter", probe(t), Limits{Timeout: time.Second})
+	// The runtime and its counters are shared by the tests of the process:
+	// sessions of their own, so that a run of go test -count=N counts anew.
+	a, b := fmt.Sprint("a-", time.Now().UnixNano()), fmt.Sprint("b-", time.Now().UnixNano())
 	for i := 1; i <= 3; i++ {
-		r, err := m.Evaluate(context.Background(), "a", request("count"))
+		r, err := m.Evaluate(context.Background(), a, request("count"))
 		if err != nil || r.Reason != fmt.Sprintf("count=%d", i) {
 			t.Fatalf("session a call %d: %+v %v", i, r, err)
 		}
 	}
-	r, _ := m.Evaluate(context.Background(), "b", request("count"))
+	r, _ := m.Evaluate(context.Background(), b, request("count"))
 	if r.Reason != "count=1" {
 		t.Fatalf("session b: %+v", r)
 	}

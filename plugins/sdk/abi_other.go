@@ -35,6 +35,14 @@ func TakeSecrets() []string {
 	return out
 }
 
+// ResetCounters forgets every counter: for a policy's own tests, outside
+// wasm, so that each run of a test starts from none (go test -count=N).
+func ResetCounters() {
+	mu.Lock()
+	defer mu.Unlock()
+	clear(counters)
+}
+
 // CounterAdd adds one to the sliding-window counter key and returns the
 // count in the window. In wasm the host keeps it; here, this process does.
 func CounterAdd(key string, window time.Duration) int64 {

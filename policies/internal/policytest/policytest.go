@@ -56,6 +56,7 @@ func quote(s string) string {
 func Run(t *testing.T, decide func(*sdk.Request) sdk.Decision, cases []Case) {
 	t.Helper()
 	sdk.Handle(decide)
+	sdk.ResetCounters() // each run of the cases counts from none
 	for _, c := range cases {
 		req := c.Request()
 		if !json.Valid(req) {
