@@ -105,7 +105,7 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 				delete(g.lists, k)
 			}
 			g.mu.Unlock()
-			g.ts.log.Warn("the stopped frame's variables could not be read for the secrets they hold", "session", s.Name(), "err", l.err)
+			g.ts.log.Warn("a frame's variables could not be read for the secrets they hold", "session", s.Name(), "frame", frame, "err", l.err)
 			errs = append(errs, fmt.Errorf("session %s: %w", s.Name(), l.err))
 			continue
 		}
@@ -154,8 +154,9 @@ type listKey struct {
 	frame int
 }
 
-// listing returns the listing of k's frame at the stop last, started now when there is
-// none yet (in a goroutine, so that calls that need it at once share it).
+// listing returns the listing of k's frame at the stop last, started now
+// when there is none yet (in a goroutine, so that calls that need it at
+// once share it).
 func (g *PolicyGate) listing(k listKey, last *dap.Stop) *stopList {
 	g.mu.Lock()
 	defer g.mu.Unlock()

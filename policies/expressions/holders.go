@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// A holder is a name of the stopped frame whose value holds a secret the
-// session has seen (plugins/ABI.md, derived.holders): alias = password. The
+// A holder is a name of the frame a call reads whose value holds a secret
+// the session has seen (plugins/ABI.md, derived.holders): alias = password. The
 // host masks a secret wherever it shows whole, so reading a holder whole is
 // safe: alias, (alias, 1), {'k': alias}. Any other read shows it in pieces
 // that no mask can find: alias[1:], alias[::2], alias[0], alias < 'm' (one
@@ -15,14 +15,14 @@ import (
 //
 // A holder read whole is a name at the top of the code, or an element of a
 // tuple, list, set or dict display (a key, a value, a **mapping) that is
-// itself read whole. Everything else reads part of it. The test compares
-// what this reads as whole with CPython's ast (TestWholeReadsAgreeWithCPython).
+// itself read whole. Everything else reads part of it. TestParserAgreesWithCPython
+// compares the names read other than whole with CPython's ast.
 
 // ReadsPart returns the first holder that code (of a kind, as in
 // derived.code) reads other than whole, or "" when it reads none so.
-// Statements (a repl input) read every holder they name in part, and code
-// that does not tokenize reads in part every holder: what it would do is
-// not known (Python refuses such code, so it shows no value).
+// Statements (a repl input) read every holder they name other than whole,
+// and code that does not tokenize reads every holder so: what it would do
+// is not known (Python refuses such code, so it shows no value).
 func ReadsPart(text, kind string, holders map[string]bool) string {
 	if len(holders) == 0 {
 		return ""
