@@ -171,7 +171,7 @@ const punctuation = "()[]{}<>,:;="
 
 // endsWord: the bytes before which a word ends.
 var endsWord = func() (t [256]bool) {
-	for _, c := range []byte(punctuation + "'\" \t\n\r") {
+	for _, c := range []byte(punctuation + "&'\" \t\n\r") { // & ends a URL query's value
 		t[c] = true
 	}
 	return t

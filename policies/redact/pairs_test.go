@@ -35,6 +35,7 @@ func TestMaskPairs(t *testing.T) {
 		{`pw = os.getenv("DB_PASSWORD", "fallback-pw")`, `pw = os.getenv("DB_PASSWORD", "[redacted]")`, "fallback-pw"},
 		{"if settings['password'] == 'x1': pass", "if settings['password'] == 'x1': pass", ""},
 		// Headers, files and command lines.
+		{"GET /v1?api_key=abc123def&x=1", "GET /v1?api_key=[redacted]&x=1", "abc123def"},
 		{"Authorization: Bearer abc123def456", "Authorization: Bearer [redacted]", "abc123def456"},
 		{"sending headers authorization: Basic dXNlcjpwYXNz== now", "sending headers authorization: Basic [redacted] now", "dXNlcjpwYXNz=="},
 		{"{'X-Api-Key': 'k3y-value'}", "{'X-Api-Key': '[redacted]'}", "k3y-value"},
