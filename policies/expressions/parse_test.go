@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
 
 // summary is what a reader of an expression sees that matters to the
@@ -90,17 +92,6 @@ for line in sys.stdin:
     print(json.dumps(out), flush=True)
 `
 
-// python3 is the CPython of the tests: Debian's, which also runs debugpy.
-func python3(t testing.TB) string {
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	t.Fatal("no python3: the differential test needs CPython (make deps installs it)")
-	return ""
-}
-
 // TestParserAgreesWithCPython runs a corpus of generated and adversarial
 // expressions through CPython and this parser and fails on any difference
 // in whether it compiles, the names, the attributes, the calls and the
@@ -148,7 +139,7 @@ func runCPython(t *testing.T, corpus []string) []summary {
 		in.Write(b)
 		in.WriteByte('\n')
 	}
-	cmd := exec.Command(python3(t), script)
+	cmd := exec.Command(policytest.Python3(t), script)
 	cmd.Stdin = strings.NewReader(in.String())
 	out, err := cmd.Output()
 	if err != nil {

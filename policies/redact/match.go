@@ -228,12 +228,12 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 			}
 			j++
 		}
-		j += run(line, j, func(c byte) bool { return c == ' ' || c == '\t' })
+		j += run(line, j, isBlank)
 		if j >= len(line) || (line[j] != '=' && line[j] != ':') || strings.HasPrefix(line[j:], "==") || !secrets.IsName(name, nil) {
 			continue
 		}
 		j++
-		j += run(line, j, func(c byte) bool { return c == ' ' || c == '\t' })
+		j += run(line, j, isBlank)
 		var vs, ve int
 		if j < len(line) && (line[j] == '"' || line[j] == '\'') {
 			e := strings.IndexByte(line[j+1:], line[j])
@@ -264,5 +264,8 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 	}
 	return strings.Join(lines, ""), true
 }
+
+// isBlank: a space or a tab (within a line).
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

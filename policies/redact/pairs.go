@@ -72,7 +72,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					continue
 				}
 				if k.kind == 'w' && scheme(s[k.start:k.end]) { // Authorization: Bearer TOKEN
-					v := k.end + run(s[:end], k.end, func(c byte) bool { return c == ' ' || c == '\t' })
+					v := k.end + run(s[:end], k.end, isBlank)
 					n := run(s[:end], v, isToken68)
 					n += run(s[:end], v+n, func(c byte) bool { return c == '=' })
 					if v > k.end && credential(s[v:v+n]) {

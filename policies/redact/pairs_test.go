@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
 
 func TestMaskPairs(t *testing.T) {
@@ -125,15 +127,11 @@ for i in range(int(sys.argv[2])):
 // that no secret is left in any form, cut short or not, that each is handed
 // to the host as the program holds it, and that the other values stay.
 func TestMaskReprs(t *testing.T) {
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		py = "python3"
-	}
 	script := filepath.Join(t.TempDir(), "reprs.py")
 	os.WriteFile(script, []byte(reprs), 0o644)
-	out, err := exec.Command(py, script, "1", "1500").Output()
+	out, err := exec.Command(policytest.Python3(t), script, "1", "1500").Output()
 	if err != nil {
-		t.Fatalf("python3: %v (make deps installs it)", err)
+		t.Fatalf("python3: %v", err)
 	}
 	n := 0
 	sc := bufio.NewScanner(strings.NewReader(string(out)))

@@ -5,6 +5,7 @@ package policytest
 
 import (
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -96,4 +97,17 @@ func Validate(t *testing.T, validate func(sdk.Value) error, cases []Setting) {
 			t.Errorf("%s: %v, want an error with %q", c.JSON, err, c.Err)
 		}
 	}
+}
+
+// Python3 is the CPython of the differential tests: Debian's, which also
+// runs debugpy (make deps installs it).
+func Python3(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	t.Fatal("no python3: the differential test needs CPython (make deps installs it)")
+	return ""
 }
