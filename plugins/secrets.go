@@ -1,8 +1,11 @@
 package plugins
 
 import (
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -118,24 +121,25 @@ func (s *Secrets) Masker(session string) *Masker {
 	return set.masker
 }
 
-// forms are the spellings of a value a result may carry it in: as it is,
-// as Python's repr writes it inside the quotes, as JSON writes it inside
-// the quotes, and each of those reversed.
+// forms are the spellings of a value a result may carry it in: as it is;
+// inside the quotes of Python's repr, single- or double-quoted (a listing
+// or an evaluate shows a str so; a backslash, a tab, a no-break space are
+// escaped there); inside the quotes of a JSON string as Go's encoding/json
+// and Python's json.dumps write it (a program's JSON output); and each of
+// those reversed. TestFormsAgreeWithCPython holds the Python ones to
+// CPython's repr and json.dumps.
 func forms(v string) []string {
 	out := []string{v}
 	add := func(f string) {
-		for _, o := range out {
-			if o == f {
-				return
-			}
-		}
-		if utf8.RuneCountInString(f) >= MinSecret {
+		if utf8.RuneCountInString(f) >= MinSecret && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
-	add(reprInner(v))
-	add(jsonInner(v))
-	for _, f := range append([]string(nil), out...) {
+	add(reprInner(v, '\''))
+	add(reprInner(v, '"'))
+	add(jsonInner(v, false))
+	add(jsonInner(v, true))
+	for _, f := range slices.Clone(out) {
 		add(reverse(f))
 	}
 	return out
@@ -143,18 +147,19 @@ func forms(v string) []string {
 
 func reverse(s string) string {
 	r := []rune(s)
-	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-		r[i], r[j] = r[j], r[i]
-	}
+	slices.Reverse(r)
 	return string(r)
 }
 
-// reprInner is Python's repr of s without its quotes (single-quoted form).
-func reprInner(s string) string {
+// reprInner is Python's repr of s without its quotes, quoted with q: a
+// backslash and q escaped, \t \n \r, and every character Python does not
+// print (str.isprintable: categories C* and Z* but the space; Go's
+// unicode.IsPrint is the same set) as \xhh, \uhhhh or \Uhhhhhhhh.
+func reprInner(s string, q rune) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
-		case r == '\\' || r == '\'':
+		case r == '\\' || r == q:
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		case r == '\n':
@@ -163,17 +168,27 @@ func reprInner(s string) string {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\x` + hex2(byte(r)))
-		default:
+		case unicode.IsPrint(r):
 			b.WriteRune(r)
+		case r < 0x100:
+			b.WriteString(`\x`)
+			writeHex(&b, uint32(r), 2)
+		case r < 0x10000:
+			b.WriteString(`\u`)
+			writeHex(&b, uint32(r), 4)
+		default:
+			b.WriteString(`\U`)
+			writeHex(&b, uint32(r), 8)
 		}
 	}
 	return b.String()
 }
 
-// jsonInner is encoding/json's string encoding of s without its quotes.
-func jsonInner(s string) string {
+// jsonInner is a JSON string's encoding of s without its quotes: as Go's
+// encoding/json writes it, or (ascii) as Python's json.dumps does by
+// default, every character past ASCII as \uhhhh (a pair of them past the
+// first plane).
+func jsonInner(s string, ascii bool) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -186,12 +201,20 @@ func jsonInner(s string) string {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r == 0x2028:
-			b.WriteString(`\u2028`)
-		case r == 0x2029:
-			b.WriteString(`\u2029`)
-		case r < 0x20 || r == '<' || r == '>' || r == '&':
-			b.WriteString(`\u00` + hex2(byte(r)))
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20, ascii && r >= 0x7f && r < 0x10000,
+			!ascii && (r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029):
+			b.WriteString(`\u`)
+			writeHex(&b, uint32(r), 4)
+		case ascii && r >= 0x10000:
+			hi, lo := utf16.EncodeRune(r)
+			b.WriteString(`\u`)
+			writeHex(&b, uint32(hi), 4)
+			b.WriteString(`\u`)
+			writeHex(&b, uint32(lo), 4)
 		default:
 			b.WriteRune(r)
 		}
@@ -199,7 +222,10 @@ func jsonInner(s string) string {
 	return b.String()
 }
 
-func hex2(c byte) string {
+// writeHex writes v as n lower-case hex digits.
+func writeHex(b *strings.Builder, v uint32, n int) {
 	const digits = "0123456789abcdef"
-	return string([]byte{digits[c>>4], digits[c&15]})
+	for i := n - 1; i >= 0; i-- {
+		b.WriteByte(digits[v>>(4*i)&15])
+	}
 }

@@ -877,3 +877,48 @@ func TestAttackSecrets(t *testing.T) {
 	}
 	noFile(t, marker, "an expression")
 }
+
+// spellingsProgram holds secrets whose repr is not how the program holds
+// them (a backslash, a tab, a line end, a no-break space, a zero-width
+// space are escaped in a repr), and prints them after the stop, as they
+// are and in JSON.
+const spellingsProgram = `import json
+
+
+def main():
+    password = "bk\\sl-s3cret\u00a0nbsp\u200bzw"
+    api_token = "tab\there-s3cret\nline2"
+    alias = password
+    n = 1  # BREAK
+    print("out:", alias, flush=True)
+    print("json:", json.dumps({"v": api_token, "w": alias}), flush=True)
+    return n
+
+
+main()
+`
+
+// A secret learned from a listing is masked in every spelling a later
+// result can show it in: the repr the listing showed, the value the
+// program prints, its JSON (json.dumps escapes what repr does not).
+func TestAttackSecretSpellings(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(spellingsProgram)
+	for _, c := range []string{"watch", "clipboard"} {
+		if text := r.ok("debugpy_evaluate", `{"expression":"alias","context":"`+c+`"}`); !strings.Contains(text, "[redacted]") {
+			t.Fatalf("alias, context %s: %s", c, text)
+		}
+	}
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "exited") {
+		t.Fatalf("continue: %s", text)
+	}
+	if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "out:") || !strings.Contains(text, `json: {`) {
+		t.Fatalf("output: %s", text)
+	}
+	seen := r.seen.String()
+	for _, secret := range []string{"sl-s3cret", "here-s3cret", "line2"} {
+		if i := strings.Index(seen, secret); i >= 0 {
+			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+		}
+	}
+}

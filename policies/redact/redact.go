@@ -99,22 +99,30 @@ func isSecretName(name string, extra map[string]bool) bool { return secrets.IsNa
 // result of the session from then on (sdk.Secret).
 func remember(v string) { sdk.Secret(v) }
 
-// valueOf is the secret in a variable's displayed value: a string's repr
-// without its quotes; nothing for None, booleans, and containers or objects
-// (whose parts are judged on their own).
-func valueOf(display string) string {
+// rememberShown hands the host the secret in a variable's displayed value
+// (a repr): as shown, and as the program holds it, decoded as Python reads
+// the repr (a backslash, a tab or a no-break space is escaped in the repr
+// but not when the program prints the value). Nothing for None, booleans,
+// and containers or objects, whose parts are judged on their own.
+func rememberShown(display string) {
 	switch display {
-	case "", "None", "True", "False":
-		return ""
+	case "", "None", "True", "False", mask:
+		return
 	}
-	if n := len(display); n >= 2 && (display[0] == '\'' || display[0] == '"') && display[n-1] == display[0] {
-		return display[1 : n-1]
+	if l, ok := expressions.ReadLiteral(display, 0); ok && l.End == len(display) {
+		if shown := display[l.BodyStart:l.BodyEnd]; shown != "" && shown != mask {
+			remember(shown)
+			if l.Known && l.Value != shown {
+				remember(l.Value)
+			}
+		}
+		return
 	}
 	switch display[0] {
 	case '<', '{', '[', '(':
-		return ""
+		return
 	}
-	return display
+	remember(display)
 }
 
 // walk returns v with secrets masked, counting the masks in n, and whether
@@ -153,18 +161,14 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		for _, m := range ms {
 			switch {
 			case secret && (m.Key == "value" || m.Key == "result"):
-				if v := valueOf(m.Value.Str()); v != "" && v != mask {
-					remember(v)
-				}
+				rememberShown(m.Value.Str())
 				*n++
 				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
 			case secret && m.Key == "children":
 				any = true // dropped: the parts of a secret are secret too
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
-				if v := valueOf(m.Value.Str()); v != "" && v != mask {
-					remember(v)
-				}
+				rememberShown(m.Value.Str())
 				*n++
 				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})

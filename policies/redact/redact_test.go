@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -36,4 +37,21 @@ func TestValidate(t *testing.T) {
 		{JSON: `{"name":["pin"]}`, Err: `unknown setting "name"`},
 		{JSON: `{"names":[true]}`, Err: "must be an array of strings"},
 	})
+}
+
+// A secret's repr is handed to the host as shown and as the program holds
+// it: a backslash, a tab, a no-break space are escaped in the repr, not in
+// what the program prints. A bytes repr likewise; a number as it is.
+func TestHandsOverShownAndDecoded(t *testing.T) {
+	sdk.ResetCounters()
+	sdk.TakeSecrets()
+	res := `{"variables":[{"name":"password","value":"'bk\\\\sl\\xa0x\\ty'"},{"name":"api_key","value":"b'by\\x00tes'"},` +
+		`{"name":"pin_secret","value":"12345678"},{"name":"token","value":"None"}]}`
+	policytest.Run(t, Decide, []policytest.Case{{Name: "reprs", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow",
+		Reason: "redacted 4 secret value(s)"}})
+	got := sdk.TakeSecrets()
+	want := []string{`bk\\sl\xa0x\ty`, "bk\\sl\u00a0x\ty", `by\x00tes`, "by\x00tes", "12345678"}
+	if !slices.Equal(got, want) {
+		t.Errorf("handed over %q, want %q", got, want)
+	}
 }

@@ -1,0 +1,119 @@
+package plugins
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestFormsAgreeWithCPython holds the forms a secret is masked in to the
+// spellings CPython writes: repr (inside its quotes) and json.dumps, for
+// every character Unicode has and for strings that mix quotes and
+// escapes; and the Go JSON form to encoding/json. The one disagreement
+// allowed is a character this Python's Unicode tables do not have yet
+// (category Cn there, assigned in Go's): repr escapes it, as an older
+// Python would, while forms prints it.
+func TestFormsAgreeWithCPython(t *testing.T) {
+	python := "/usr/bin/python3"
+	if _, err := exec.LookPath(python); err != nil {
+		if python, err = exec.LookPath("python3"); err != nil {
+			t.Fatal("no python3: the differential test needs CPython (make deps installs it)")
+		}
+	}
+	var in []string
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if utf8.ValidRune(r) { // not a surrogate: no Go string holds one
+			in = append(in, string(r))
+		}
+	}
+	extra := []string{`it's`, `say "hi"`, `it's "both"`, `back\slash`, "tab\there\nnew\r", "nb\u00a0sp zw\u200bj",
+		"astral \U0001F600 \U000E0001", "ctl \x00\x1b\x7f\u0085 end", `<&>`, "sep\u2028\u2029", "\b\f", "é's \"q\" \\"}
+	in = append(in, extra...)
+	// Python makes the same characters, then reads the extra values (a
+	// JSON string a line); it answers a line a value: repr's quote, the
+	// rest of repr, json.dumps and whether a character is unknown to its
+	// tables (Cn), tab-separated (repr and json.dumps escape tabs and
+	// line ends).
+	var src bytes.Buffer
+	for _, s := range extra {
+		b, _ := json.Marshal(s)
+		src.Write(b)
+		src.WriteByte('\n')
+	}
+	cmd := exec.Command(python, "-c", `
+import json, sys, unicodedata
+def line(s):
+    r = repr(s)
+    cn = any(unicodedata.category(c) == "Cn" for c in s)
+    return "%s\t%s\t%s\t%d" % (r[0], r[1:-1], json.dumps(s)[1:-1], cn)
+chars = (chr(c) for c in range(0x110000) if not 0xd800 <= c < 0xe000)
+extra = (json.loads(l) for l in sys.stdin.read().split("\n") if l)
+sys.stdout.buffer.write(("\n".join(line(s) for s in (*chars, *extra)) + "\n").encode())
+`)
+	cmd.Stdin = &src
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(string(outb), "\n"), "\n")
+	if len(lines) != len(in) {
+		t.Fatalf("python answered %d of %d values", len(lines), len(in))
+	}
+	newer, bad := 0, 0
+	for i, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 4 {
+			t.Fatalf("python's line %d: %q", i, l)
+		}
+		s, q, repr, dumps, cn := in[i], f[0], f[1], f[2], f[3] == "1"
+		if mine := reprInner(s, rune(q[0])); mine != repr {
+			if cn {
+				newer++
+			} else if bad++; bad <= 10 {
+				t.Errorf("repr of %q: CPython %s%s%s, forms %s%s%s", s, q, repr, q, q, mine, q)
+			}
+		}
+		if mine := jsonInner(s, true); mine != dumps {
+			if bad++; bad <= 10 {
+				t.Errorf("json.dumps of %q: CPython %q, forms %q", s, dumps, mine)
+			}
+		}
+		b, _ := json.Marshal(s)
+		if mine, want := jsonInner(s, false), string(b[1:len(b)-1]); mine != want {
+			if bad++; bad <= 10 {
+				t.Errorf("encoding/json of %q: %q, forms %q", s, want, mine)
+			}
+		}
+	}
+	t.Logf("%d values; %d characters newer than this Python's Unicode tables", len(in), newer)
+}
+
+// A secret is masked in every spelling a result can show it in: a
+// listing's repr, the program's print and its JSON, reversed.
+func TestSecretsMaskEveryForm(t *testing.T) {
+	s := NewSecrets()
+	secret := "bk\\sl-s3cret\u00a0nbsp\u200bzw 'q' \"d\""
+	if !s.Add("a", secret) {
+		t.Fatal("not kept")
+	}
+	m := s.Masker("a")
+	for _, shown := range []string{
+		secret, // printed
+		`'bk\\sl-s3cret\xa0nbsp\u200bzw \'q\' "d"'`,           // repr
+		`"bk\\sl-s3cret\u00a0nbsp\u200bzw 'q' \"d\""`,         // json.dumps
+		"\"bk\\\\sl-s3cret\u00a0nbsp\u200bzw 'q' \\\"d\\\"\"", // encoding/json
+		reverse(secret),
+	} {
+		if got := m.Replace(shown); strings.Contains(got, "s3cret") || strings.Contains(got, "terc3s") || !m.InString(shown) {
+			t.Errorf("shown as %s: masked to %s", shown, got)
+		}
+	}
+	if s.Masker("b") != nil {
+		t.Error("another session's masker has the secret")
+	}
+}
