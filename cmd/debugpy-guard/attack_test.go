@@ -922,3 +922,43 @@ func TestAttackSecretSpellings(t *testing.T) {
 		}
 	}
 }
+
+// connProgram keeps credentials the way programs do besides password:
+// short names (DB_PASS, smtp_pw), connection strings (ODBC's, libpq's)
+// under innocent names, and prints one.
+const connProgram = `def main():
+    DB_PASS = "dbpass-s3cret"
+    settings = {"smtp_pw": "smtp-s3cret"}
+    conn_str = "Driver={ODBC Driver 18};Server=db;UID=sa;PWD=odbcSecretValue;"
+    pg_opts = "host=db user=app password=libpqSecretValue dbname=orders"
+    print("connecting:", conn_str, flush=True)
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// Secrets under short names and inside connection strings: the names are
+// refused in expressions and masked in listings; a connection string's
+// password is masked wherever it is shown.
+func TestAttackSecretNamesAndConnections(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(connProgram)
+	r.refused("debugpy_evaluate", `{"expression":"DB_PASS"}`, "denied by policy", "secret's name")
+	r.refused("debugpy_evaluate", `{"expression":"settings['smtp_pw']"}`, "denied by policy", "secret's name")
+	r.ok("debugpy_variables", `{}`)
+	for _, e := range []string{"settings", "conn_str", "pg_opts"} {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	r.ok("debugpy_output", `{}`)
+	seen := r.seen.String()
+	for _, secret := range []string{"dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue"} {
+		if i := strings.Index(seen, secret); i >= 0 {
+			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+		}
+	}
+	if !strings.Contains(seen, "Server=db;UID=sa;PWD=[redacted]") || !strings.Contains(seen, "dbname=orders") {
+		t.Fatalf("the control: the rest of each value is shown: %s", seen)
+	}
+}

@@ -229,7 +229,8 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 			j++
 		}
 		j += run(line, j, isBlank)
-		if j >= len(line) || (line[j] != '=' && line[j] != ':') || strings.HasPrefix(line[j:], "==") || !secrets.IsName(name, nil) {
+		if j >= len(line) || (line[j] != '=' && line[j] != ':') || strings.HasPrefix(line[j:], "==") || strings.HasPrefix(line[j:], ":=") ||
+			!secrets.IsName(name, nil) {
 			continue
 		}
 		j++
@@ -248,6 +249,16 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 			})
 			if ve < len(line) && (line[ve] == '(' || line[ve] == '[' || line[ve] == '{') {
 				continue // code, not a value
+			}
+			// An INI or YAML value runs to the line's end (or its
+			// comment): password = two words. Not past code.
+			if rest := strings.TrimRight(line[ve:], " \t\r\n"); ve < len(line) && isBlank(line[ve]) && rest != "" {
+				if c := strings.Index(rest, " #"); c >= 0 {
+					rest = rest[:c]
+				}
+				if rest = strings.TrimRight(rest, " \t"); rest != "" && !strings.ContainsAny(rest, "()[]{}=,;'\"") {
+					ve += len(rest)
+				}
 			}
 		}
 		if ve <= vs || line[vs:ve] == mask {
@@ -269,3 +280,111 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// toSemicolon is the ';' that ends a value with blanks in it, from i (a
+// blank), or i: none comes before a quote, a line's end, '&' or another
+// pair (a blank, then key=).
+func toSemicolon(s string, i int) int {
+	for k := i; k < len(s); k++ {
+		switch c := s[k]; {
+		case c == ';':
+			return k
+		case strings.IndexByte("'\"\n\r&", c) >= 0:
+			return i
+		case c == '=':
+			ks := k
+			for ks > i && (isB64URL(s[ks-1]) || s[ks-1] == '.') {
+				ks--
+			}
+			if ks < k && isBlank(s[ks-1]) {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// maskKeyValues masks the value of each key=value pair, with a secret's
+// name for key, of a connection string or an option list, in any text:
+// ODBC's and ADO's Server=db;PWD=s3cr3t; (a {braced} value may hold a ';'),
+// libpq's host=db password=s3cr3t dbname=app, a query's password=s3cr3t&x.
+// A pair that a ';' stands before or after is a connection string's: its
+// value runs to the next ';'. Any other pair starts a line or a string, or
+// follows a blank, '&' or '?', and its value runs to the next blank, '&',
+// ';' or quote, and is left when it holds ',', '(' or ')': that is code (a
+// call's keyword argument f(a, password=pw)), not a value.
+func maskKeyValues(s string, extra map[string]bool, found func(string)) (string, bool) {
+	if strings.IndexByte(s, '=') < 0 || !secrets.Mentions(s, extra) {
+		return s, false
+	}
+	var spans [][2]int
+	for i := 0; i < len(s); i++ {
+		if s[i] != '=' || i > 0 && strings.IndexByte("=!<>:", s[i-1]) >= 0 {
+			continue
+		}
+		ks := i
+		for ks > 0 && (isB64URL(s[ks-1]) || s[ks-1] == '.') {
+			ks--
+		}
+		if ks == i || !secrets.IsName(s[ks:i], extra) {
+			continue
+		}
+		before := byte('\n')
+		if ks > 0 {
+			before = s[ks-1]
+		}
+		if i+1 < len(s) && s[i+1] == '=' && before != ';' {
+			continue // a comparison, password == x; but ;Password==x; holds "=x"
+		}
+		vs := i + 1
+		ve, conn := vs, before == ';'
+		switch {
+		case vs < len(s) && s[vs] == '{': // ODBC: {a;b}, a '}' doubled inside
+			ve = vs + 1
+			for ve < len(s) && (s[ve] != '}' || ve+1 < len(s) && s[ve+1] == '}') {
+				if s[ve] == '}' {
+					ve++
+				}
+				ve++
+			}
+			ve = min(ve+1, len(s))
+			conn = true
+		default:
+			for ve < len(s) && !strings.ContainsRune(";&'\"\n\r", rune(s[ve])) && (conn || !isBlank(s[ve])) {
+				ve++
+			}
+			// a value with blanks in it, then ';': Password=a b;Server=x
+			if !conn && ve < len(s) && isBlank(s[ve]) {
+				ve = toSemicolon(s, ve)
+			}
+			if ve < len(s) && s[ve] == ';' {
+				conn = true
+			}
+		}
+		if !conn {
+			if strings.IndexByte(" \t&?'\"\n\r", before) < 0 || strings.ContainsAny(s[vs:ve], ",()") {
+				continue
+			}
+		}
+		if ve <= vs || strings.HasPrefix(s[vs:], mask) {
+			continue
+		}
+		spans = append(spans, [2]int{vs, ve})
+		i = ve - 1
+	}
+	if len(spans) == 0 {
+		return s, false
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		if found != nil {
+			found(s[sp[0]:sp[1]])
+		}
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(mask)
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
+}

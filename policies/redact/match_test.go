@@ -25,12 +25,13 @@ func TestMaskShapes(t *testing.T) {
 }
 
 func TestSecretNames(t *testing.T) {
-	for _, n := range []string{"password", "DB_PASSWORD", "passwd", "apiKey", "api_key", "client_secret", "auth_header", "refresh_token", "privateKey"} {
+	for _, n := range []string{"password", "DB_PASSWORD", "passwd", "apiKey", "api_key", "client_secret", "auth_header", "refresh_token", "privateKey",
+		"pass", "DB_PASS", "smtp_pw"} {
 		if !isSecretName(n, nil) {
 			t.Errorf("%s is a secret's name", n)
 		}
 	}
-	for _, n := range []string{"user", "items", "pass", "keys", strings.Repeat("x", 100)} {
+	for _, n := range []string{"user", "items", "bypass", "keys", strings.Repeat("x", 100)} {
 		if isSecretName(n, nil) {
 			t.Errorf("%s is not a secret's name", n)
 		}
@@ -50,6 +51,10 @@ func TestMaskAssignments(t *testing.T) {
 		{"DB_PASSWORD = os.environ['DB_PASSWORD']", "DB_PASSWORD = os.environ['DB_PASSWORD']", ""},
 		{"if password == other:", "if password == other:", ""},
 		{"author = 'Ada'", "author = 'Ada'", ""},
+		{"password = hunter two words", "password = [redacted]", "hunter two words"},
+		{"token: x y z  # rotated", "token: [redacted]  # rotated", "x y z"},
+		{"password := read()", "password := read()", ""},
+		{"password = a if b else f(c)", "password = [redacted] if b else f(c)", "a"},
 	} {
 		var got []string
 		out, _ := maskAssignments(c.in, func(v string) { got = append(got, v) })
@@ -74,4 +79,47 @@ func TestMaskTokenShapes(t *testing.T) {
 			t.Errorf("maskShapes(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+func TestMaskKeyValues(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{"Driver={ODBC};Server=db;UID=sa;PWD=Hunter;", "Driver={ODBC};Server=db;UID=sa;PWD=[redacted];", "Hunter"},
+		{"'Server=db;User Id=sa;Password=Hunter'", "'Server=db;User Id=sa;Password=[redacted]'", "Hunter"},
+		{"Password=two words;Server=x", "Password=[redacted];Server=x", "two words"},
+		{"PWD={a;b}}c};Server=y", "PWD=[redacted];Server=y", "{a;b}}c}"},
+		{"host=db user=app password=Hunter dbname=x", "host=db user=app password=[redacted] dbname=x", "Hunter"},
+		{"GET /x?user=a&token=Hunter&y=1", "GET /x?user=a&token=[redacted]&y=1", "Hunter"},
+		{"DB_PASS=Hunter", "DB_PASS=[redacted]", "Hunter"},
+		// Code, not values: keyword arguments, comparisons, other names.
+		{"f(a, password=pw)", "f(a, password=pw)", ""},
+		{"x = dict(token=tok, n=1)", "x = dict(token=tok, n=1)", ""},
+		{"if password=='abc': pass", "if password=='abc': pass", ""},
+		{"user=ada;port=5432", "user=ada;port=5432", ""},
+		{"password=[redacted];", "password=[redacted];", ""},
+	} {
+		var got []string
+		out, _ := maskKeyValues(c.in, nil, func(v string) { got = append(got, v) })
+		if out != c.want || strings.Join(got, ",") != c.found {
+			t.Errorf("maskKeyValues(%q) = %q %q, want %q %q", c.in, out, got, c.want, c.found)
+		}
+	}
+}
+
+// FuzzMaskKeyValues: a connection string's secret, after any text, is
+// masked and handed over; no text makes it fail.
+func FuzzMaskKeyValues(f *testing.F) {
+	f.Add("Server=db;", "Hunter two")
+	f.Add("{'x': 'a=b", "s3cr3t")
+	f.Fuzz(func(t *testing.T, before, secret string) {
+		maskKeyValues(before+secret, nil, nil)
+		if secret == "" || strings.ContainsAny(secret, ";'\"\n\r&{}") {
+			return
+		}
+		s := before + ";Password=" + secret + ";Server=x"
+		out, _ := maskKeyValues(s, nil, nil)
+		// masked whole, or inside an earlier value that runs to the end
+		if !strings.HasSuffix(out, "=[redacted];Server=x") && !strings.HasSuffix(out, "[redacted]") {
+			t.Fatalf("maskKeyValues(%q) = %q", s, out)
+		}
+	})
 }

@@ -150,7 +150,9 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 		}
 	case 'w':
 		if open, ok := sc.next(v.end); ok && open.kind == '(' {
-			if inner, ok := sc.next(open.end); ok && inner.kind == 's' {
+			// Secret('s3cr3t'), but not os.getenv('DB_PASSWORD'): a
+			// string that is itself a secret's name names one.
+			if inner, ok := sc.next(open.end); ok && inner.kind == 's' && !secretKey(s, inner, nil) {
 				lit(inner)
 			}
 		} else if strings.ContainsAny(s[v.start:v.end], "0123456789") {

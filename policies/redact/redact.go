@@ -133,9 +133,10 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
 		s, pairs := maskPairs(v.Str(), extra, remember)
+		s, listed := maskKeyValues(s, extra, remember)
 		s, assigned := maskAssignments(s, remember)
 		s, shapes := maskShapes(s, remember)
-		if !pairs && !assigned && !shapes {
+		if !pairs && !listed && !assigned && !shapes {
 			return v, false
 		}
 		*n++

@@ -10,14 +10,15 @@ import (
 )
 
 // words make a name a secret's wherever they stand in it (lower-cased).
-var words = []string{"password", "passwd", "passphrase", "secret", "token", "api_key", "apikey",
-	"private_key", "privatekey", "access_key", "accesskey", "credential", "session_key", "signing_key"}
+var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "token", "api_key", "apikey",
+	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
+	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key"}
 
 // parts make a name a secret's when they are a whole part of it (split at
 // underscores, digits, dashes, dots and lower-to-upper case changes):
-// "auth" is, "author" is not.
-var parts = map[string]bool{"pwd": true, "auth": true, "authorization": true, "cookie": true,
-	"dsn": true, "jwt": true, "bearer": true, "otp": true}
+// "auth" is, "author" is not; DB_PASS and smtp_pw are, bypass is not.
+var parts = map[string]bool{"pwd": true, "pw": true, "pass": true, "auth": true, "authorization": true, "cookie": true,
+	"dsn": true, "jwt": true, "bearer": true, "otp": true, "totp": true, "psk": true}
 
 // IsName reports whether name, folded to NFKC, is a secret's name, or one
 // of extra (lower-cased).
@@ -40,7 +41,7 @@ func IsName(name string, extra map[string]bool) bool {
 			return true
 		}
 	}
-	if len(l) < 3 {
+	if len(l) < 2 {
 		return false
 	}
 	start := 0

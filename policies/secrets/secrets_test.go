@@ -60,3 +60,22 @@ func TestMentions(t *testing.T) {
 		t.Error("extra names are mentioned")
 	}
 }
+
+// TestIsName: the names programs keep credentials under, in the
+// spellings they use; and names that only look like them.
+func TestIsName(t *testing.T) {
+	for _, n := range []string{"password", "DB_PASSWORD", "db_pass", "DB_PASS", "SMTP_PW", "smtpPass", "pw", "admin_pwd",
+		"passcode", "api_key", "X-Api-Key", "apiKey", "client_secret", "ENCRYPTION_KEY", "fernet_key", "APP_KEY", "hmac_key",
+		"master_key", "priv_key", "privkey", "totp_seed", "wifi_psk", "Authorization", "auth", "session_key", "ｐａｓｓｗｏｒｄ",
+		"refresh_token", "credentials", "jwt", "dsn", "Cookie"} {
+		if !IsName(n, nil) {
+			t.Errorf("%q is a secret's name", n)
+		}
+	}
+	for _, n := range []string{"user", "author", "bypass", "compass", "passenger", "passed", "power",
+		"pwm", "keyboard", "primary_key", "sort_key", "otpx", "sessions", "name", "port"} {
+		if IsName(n, nil) {
+			t.Errorf("%q is not a secret's name", n)
+		}
+	}
+}
