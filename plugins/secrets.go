@@ -4,9 +4,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 )
 
 // Secrets are the values each MCP session has seen under a secret's name,
@@ -126,8 +127,8 @@ func (s *Secrets) Masker(session string) *Masker {
 // or an evaluate shows a str so; a backslash, a tab, a no-break space are
 // escaped there); inside the quotes of a JSON string as Go's encoding/json
 // and Python's json.dumps write it (a program's JSON output); and each of
-// those reversed. TestFormsAgreeWithCPython holds the Python ones to
-// CPython's repr and json.dumps.
+// those reversed. pyrepr's tests hold repr's spelling to CPython's,
+// TestFormsAgreeWithCPython the JSON ones to json.dumps and encoding/json.
 func forms(v string) []string {
 	out := []string{v}
 	add := func(f string) {
@@ -135,8 +136,8 @@ func forms(v string) []string {
 			out = append(out, f)
 		}
 	}
-	add(reprInner(v, '\''))
-	add(reprInner(v, '"'))
+	add(pyrepr.Body(v, '\''))
+	add(pyrepr.Body(v, '"'))
 	add(jsonInner(v, false))
 	add(jsonInner(v, true))
 	for _, f := range slices.Clone(out) {
@@ -149,39 +150,6 @@ func reverse(s string) string {
 	r := []rune(s)
 	slices.Reverse(r)
 	return string(r)
-}
-
-// reprInner is Python's repr of s without its quotes, quoted with q: a
-// backslash and q escaped, \t \n \r, and every character Python does not
-// print (str.isprintable: categories C* and Z* but the space; Go's
-// unicode.IsPrint is the same set) as \xhh, \uhhhh or \Uhhhhhhhh.
-func reprInner(s string, q rune) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\\' || r == q:
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			b.WriteString(`\x`)
-			writeHex(&b, uint32(r), 2)
-		case r < 0x10000:
-			b.WriteString(`\u`)
-			writeHex(&b, uint32(r), 4)
-		default:
-			b.WriteString(`\U`)
-			writeHex(&b, uint32(r), 8)
-		}
-	}
-	return b.String()
 }
 
 // jsonInner is a JSON string's encoding of s without its quotes: as Go's
@@ -208,24 +176,16 @@ func jsonInner(s string, ascii bool) string {
 		case r < 0x20, ascii && r >= 0x7f && r < 0x10000,
 			!ascii && (r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029):
 			b.WriteString(`\u`)
-			writeHex(&b, uint32(r), 4)
+			pyrepr.Hex(&b, uint32(r), 4)
 		case ascii && r >= 0x10000:
 			hi, lo := utf16.EncodeRune(r)
 			b.WriteString(`\u`)
-			writeHex(&b, uint32(hi), 4)
+			pyrepr.Hex(&b, uint32(hi), 4)
 			b.WriteString(`\u`)
-			writeHex(&b, uint32(lo), 4)
+			pyrepr.Hex(&b, uint32(lo), 4)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
-}
-
-// writeHex writes v as n lower-case hex digits.
-func writeHex(b *strings.Builder, v uint32, n int) {
-	const digits = "0123456789abcdef"
-	for i := n - 1; i >= 0; i-- {
-		b.WriteByte(digits[v>>(4*i)&15])
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 )
 
 // Derived facts (docs/SECURITY.md): each argument type that carries code, a
@@ -456,7 +457,7 @@ func logMessageCode(msg string) string {
 			}
 		}
 		if j >= len(rs) {
-			return pyRepr("Unbalanced braces in: " + msg)
+			return pyrepr.Repr("Unbalanced braces in: " + msg)
 		}
 		if part := pyStrip(string(rs[i+1 : j])); part != "" {
 			text = append(text, '%', 's')
@@ -465,9 +466,9 @@ func logMessageCode(msg string) string {
 		i = j
 	}
 	if len(parts) == 0 {
-		return pyRepr(string(text))
+		return pyrepr.Repr(string(text))
 	}
-	return pyRepr(string(text)) + " % (" + strings.Join(parts, ", ") + ",)"
+	return pyrepr.Repr(string(text)) + " % (" + strings.Join(parts, ", ") + ",)"
 }
 
 // pyIsSpace is Python's str.isspace for one character: Unicode White_Space
@@ -475,36 +476,3 @@ func logMessageCode(msg string) string {
 func pyIsSpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f }
 
 func pyStrip(s string) string { return strings.TrimFunc(s, pyIsSpace) }
-
-// pyRepr is Python's repr of a str.
-func pyRepr(s string) string {
-	q := '\''
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteRune(q)
-	for _, r := range s {
-		switch {
-		case r == q || r == '\\':
-			b.WriteRune('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == ' ' || unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteRune(q)
-	return b.String()
-}

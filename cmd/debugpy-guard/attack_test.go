@@ -962,3 +962,32 @@ func TestAttackSecretNamesAndConnections(t *testing.T) {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}
 }
+
+// nestedProgram keeps its settings in a module the stop's listing shows
+// as <module 'cfgmod'>, so that no listing has shown its secrets first.
+const nestedProgram = `import types
+
+cfgmod = types.ModuleType("cfgmod")
+cfgmod.SETTINGS = {"password": "nestedSecretValue", "api_key": "it's a \"nested\" k3y", "user": "ada"}
+n = 1  # BREAK
+`
+
+// A dict's repr inside a str's repr, and deeper: repr(repr(x)) is
+// allowed (repr is), and shows the dict's pairs with their quotes
+// escaped. redact reads the strings inside strings as Python decodes them.
+func TestAttackSecretsNested(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(nestedProgram)
+	for _, e := range []string{"repr(repr(cfgmod.SETTINGS))", "repr(repr(repr(cfgmod.SETTINGS)))", "[repr(cfgmod.SETTINGS)]",
+		"repr((repr(cfgmod.SETTINGS), 1))", "str(repr(cfgmod.SETTINGS))"} {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "ada") {
+			t.Fatalf("%s: %s", e, text)
+		}
+	}
+	seen := r.seen.String()
+	for _, secret := range []string{"nestedSecretValue", "nested\\", "k3y"} {
+		if i := strings.Index(seen, secret); i >= 0 {
+			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
@@ -296,4 +297,67 @@ func secretKey(s string, k piece, extra map[string]bool) bool {
 // code is not a pair).
 func lone(s string, p piece) bool {
 	return (p.start == 0 || strings.IndexByte("=!<>:", s[p.start-1]) < 0) && (p.end >= len(s) || s[p.end] != '=')
+}
+
+// nestedDepth bounds how deep maskNested reads strings inside strings.
+const nestedDepth = 6
+
+// maskNested masks the secrets of the strings a string holds, read as
+// Python decodes them: repr(repr(settings)) shows a dict's repr inside a
+// str's repr, its quotes escaped, where no pair reading of the outer text
+// finds its pairs; json.dumps of json.dumps likewise. It reads the
+// literals of s one after another from its first quote; one that holds a
+// quote and may hold a secret's name (secrets.Mentions) is decoded, masked
+// as any text is (and its own literals, depth levels deep), and written
+// back as repr writes it (internal/pyrepr). A raw literal (r'...') cannot
+// be written back so: its whole body is masked.
+func maskNested(s string, extra map[string]bool, found func(string), depth int) (string, bool) {
+	if depth == 0 || !strings.ContainsAny(s, `'"`) || !secrets.Mentions(s, extra) {
+		return s, false
+	}
+	changed := false
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\'' && s[i] != '"' {
+			continue
+		}
+		start := i
+		for start > 0 && i-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
+			start--
+		}
+		l, ok := expressions.ReadLiteral(s, start)
+		if !ok && start != i {
+			start = i
+			l, ok = expressions.ReadLiteral(s, i)
+		}
+		if !ok {
+			continue
+		}
+		v := l.Value
+		if !l.Known || !strings.ContainsAny(v, `'"`) || !secrets.Mentions(v, extra) {
+			i = l.End - 1
+			continue
+		}
+		v, c1 := maskNested(v, extra, found, depth-1)
+		v, c2 := maskPairs(v, extra, found)
+		v, c3 := maskKeyValues(v, extra, found)
+		v, c4 := maskAssignments(v, found)
+		if !c1 && !c2 && !c3 && !c4 {
+			i = l.End - 1
+			continue
+		}
+		prefix, q := strings.ToLower(s[start:l.BodyStart]), s[l.BodyStart-1]
+		var body string
+		switch {
+		case strings.Contains(prefix, "r"):
+			body = mask
+		case strings.Contains(prefix, "b"):
+			body = pyrepr.BytesBody(v, q)
+		default:
+			body = pyrepr.Body(v, q)
+		}
+		s = s[:l.BodyStart] + body + s[l.BodyEnd:]
+		changed = true
+		i = l.BodyStart + len(body) + (l.End - l.BodyEnd) - 1
+	}
+	return s, changed
 }

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -211,6 +212,115 @@ func FuzzMaskPairs(f *testing.F) {
 		s := prefix + "\n{'db_password': 'S3cretV4lue'}"
 		if got, _ := maskPairs(s, nil, nil); strings.Contains(got, "S3cretV4lue") && !strings.Contains(prefix, "S3cretV4lue") {
 			t.Fatalf("%q: the pair after it is not masked: %q", prefix, got)
+		}
+	})
+}
+
+// nested writes secrets inside strings inside strings, as CPython writes
+// them: repr of repr (to four levels), json.dumps of json.dumps, a dict's
+// repr as bytes, in a list, in a tuple; a JSON line a text.
+const nested = `
+import json
+secrets = ["nestSecretValue", "it's \"q\" k3y", "back\\slash\u00e9\u200bx", "tab\there"]
+for s in secrets:
+    d = {"password": s, "api_key": s, "user": "ada"}
+    x = d
+    for k in range(4):
+        x = repr(x)
+        print(json.dumps(x))
+    j = d
+    for k in range(3):
+        j = json.dumps(j)
+        print(json.dumps(repr(j)))
+    print(json.dumps(repr(str(d).encode())))
+    print(json.dumps(repr([str(d), 1])))
+    print(json.dumps(repr((repr(d), 2))))
+`
+
+// checkNested decodes each masked text as Python does, level by level
+// (ast.literal_eval, json.loads), and fails on a secret left at any level,
+// or on a text that no longer decodes, or that lost its other values.
+const checkNested = `
+import ast, json, sys
+secrets = ["nestSecretValue", "it's \"q\" k3y", "back\\slash\u00e9\u200bx", "tab\there"]
+bad = 0
+def walk(x, depth):
+    global bad
+    if isinstance(x, bytes):
+        x = x.decode("utf-8", "replace")
+    if isinstance(x, str):
+        for s in secrets:
+            if s in x:
+                print("secret left: %r" % (x,)); bad += 1
+        if depth < 8:
+            for parse in (ast.literal_eval, json.loads):
+                try:
+                    y = parse(x)
+                except Exception:
+                    continue
+                if y != x:
+                    walk(y, depth + 1)
+                break
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            walk(k, depth); walk(v, depth)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            walk(v, depth)
+for line in sys.stdin:
+    text = json.loads(line)
+    walk(text, 0)
+    if "ada" not in text or "[redacted]" not in text:
+        print("lost its values: %r" % (text,)); bad += 1
+    try:
+        ast.literal_eval(text)
+    except Exception as e:
+        print("no longer Python: %r (%s)" % (text, e)); bad += 1
+sys.exit(1 if bad else 0)
+`
+
+// TestMaskNested: secrets in strings inside strings, CPython's spellings,
+// masked at every level; CPython decodes what is shown and finds none.
+func TestMaskNested(t *testing.T) {
+	python := policytest.Python3(t)
+	out, err := exec.Command(python, "-c", nested).Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	var masked bytes.Buffer
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var s string
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("python3 said %q", line)
+		}
+		s, _ = maskNested(s, nil, nil, nestedDepth)
+		s, _ = maskPairs(s, nil, nil)
+		b, _ := json.Marshal(s)
+		masked.Write(b)
+		masked.WriteByte('\n')
+		n++
+	}
+	cmd := exec.Command(python, "-c", checkNested)
+	cmd.Stdin = &masked
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("CPython read the %d masked texts: %v\n%s", n, err, out)
+	}
+}
+
+// FuzzMaskNested: no text makes maskNested fail, and what it masks in a
+// string's repr stays masked when the repr is read again.
+func FuzzMaskNested(f *testing.F) {
+	f.Add(`'{\'password\': \'x1\', "u": 1}'`)
+	f.Add(`b"{'token': 'it\\'s'}"`)
+	f.Add(`r'{\'api_key\': \'k\'}' '''{"secret": "v"}'''`)
+	f.Fuzz(func(t *testing.T, s string) {
+		out, changed := maskNested(s, nil, nil, nestedDepth)
+		if !changed && out != s {
+			t.Fatalf("unchanged, yet %q became %q", s, out)
+		}
+		if again, _ := maskNested(out, nil, nil, nestedDepth); changed && strings.Count(again, mask) < strings.Count(out, mask) {
+			t.Fatalf("%q: masks lost on a second reading: %q then %q", s, out, again)
 		}
 	})
 }

@@ -132,11 +132,12 @@ func rememberShown(display string) {
 func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
-		s, pairs := maskPairs(v.Str(), extra, remember)
+		s, nested := maskNested(v.Str(), extra, remember, nestedDepth)
+		s, pairs := maskPairs(s, extra, remember)
 		s, listed := maskKeyValues(s, extra, remember)
 		s, assigned := maskAssignments(s, remember)
 		s, shapes := maskShapes(s, remember)
-		if !pairs && !listed && !assigned && !shapes {
+		if !nested && !pairs && !listed && !assigned && !shapes {
 			return v, false
 		}
 		*n++
