@@ -78,7 +78,8 @@ check-policies:
 	echo "policies: the committed builtin.wasm matches its sources"
 
 # test runs every test; fuzzes briefly the policy gate with malformed and
-# hostile arguments, the expression parser, the fuel rewriter, the OPA
+# hostile arguments, the expression parser (alone, and against CPython's),
+# redact's readings of text, the fuel rewriter, the OPA
 # memory rewrite, the config parser and audit verify (their seed corpora
 # also run in the plain go test), each for a number of inputs rather than
 # a time: Go's fuzzer can fail a time-bounded run with a bare "context
@@ -97,7 +98,10 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime 250000x -fuzzminimizetime 20x ./engine/audit
 	$(GO) test -run '^$$' -fuzz FuzzScan -fuzztime 300000x -fuzzminimizetime 20x ./plugins/sdk
 	$(GO) test -run '^$$' -fuzz FuzzRequestIndex -fuzztime 200000x -fuzzminimizetime 20x ./plugins/sdk
+	$(GO) test -run '^$$' -fuzz FuzzParserAgreesWithCPython -fuzztime 100000x -fuzzminimizetime 20x ./policies/expressions
 	$(GO) test -run '^$$' -fuzz FuzzMaskPairs -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskKeyValues -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskNested -fuzztime 50000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 200000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzAppendString -fuzztime 100000x -fuzzminimizetime 20x ./plugins/abi
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 200000x -fuzzminimizetime 20x ./plugins/abi

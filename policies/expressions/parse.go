@@ -16,6 +16,7 @@ type Node struct {
 	// Constant: Str is set for a str or bytes constant whose value is
 	// known (Value), for subscript keys and secret names.
 	Str       bool
+	Bytes     bool // a bytes constant (Value holds its bytes)
 	Value     string
 	Undecoded bool // a str constant with a \N{...} escape: its value is not known
 	Kids      []*Node
@@ -835,7 +836,7 @@ func (p *parser) strings() (*Node, error) {
 		fstring = fstring || strings.Contains(t.prefix, "f")
 	}
 	if !fstring {
-		n := &Node{Kind: "Constant", Str: true}
+		n := &Node{Kind: "Constant", Str: true, Bytes: bytes}
 		known := true
 		var b strings.Builder
 		for _, t := range parts {

@@ -3,13 +3,16 @@ package expressions
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
@@ -25,7 +28,21 @@ type summary struct {
 	Subscripts int      `json:"subscripts"`
 	// Parts are the names read other than whole somewhere (holders.go).
 	Parts []string `json:"parts"`
+	// Kinds are the nodes the policy judges by kind alone (judge.go):
+	// lambdas, :=, comprehensions, f-strings, await, yield.
+	Kinds []string `json:"kinds"`
+	// Keys are the str and bytes constants that subscript (bytes read as
+	// Latin-1): the policy denies a secret's name among them.
+	Keys []string `json:"keys"`
+	// Exec is CPython's reading, as statements, of what does not compile
+	// as an expression: "expression" (one expression statement, summed up
+	// above), "statements", or "" (neither compiles).
+	Exec string `json:"exec"`
 }
+
+// judgedKinds are the kinds summary.Kinds counts.
+var judgedKinds = map[string]bool{"Lambda": true, "NamedExpr": true, "ListComp": true, "SetComp": true, "DictComp": true,
+	"GeneratorExp": true, "JoinedStr": true, "Await": true, "Yield": true, "YieldFrom": true}
 
 func summarize(n *Node, s *summary) {
 	switch n.Kind {
@@ -37,21 +54,47 @@ func summarize(n *Node, s *summary) {
 		s.Calls++
 	case "Subscript":
 		s.Subscripts++
+		if k := n.Kids[1]; k.Kind == "Constant" && (k.Str || k.Undecoded) {
+			v := k.Value
+			if k.Bytes {
+				v = latin1(v)
+			}
+			if k.Undecoded {
+				v = "\\N?" // not known here (TestParserAgreesWithCPython)
+			}
+			s.Keys = append(s.Keys, v)
+		}
+	}
+	if judgedKinds[n.Kind] {
+		s.Kinds = append(s.Kinds, n.Kind)
 	}
 	for _, k := range n.Kids {
 		summarize(k, s)
 	}
 }
 
+// latin1 reads the bytes of b each as its own character, as Python's
+// bytes.decode("latin-1") does.
+func latin1(b string) string {
+	r := make([]rune, len(b))
+	for i := 0; i < len(b); i++ {
+		r[i] = rune(b[i])
+	}
+	return string(r)
+}
+
 func ours(src string) summary {
 	n, err := Parse(src)
 	if err != nil {
-		return summary{Names: []string{}, Attrs: []string{}, Parts: []string{}}
+		return summary{Names: []string{}, Attrs: []string{}, Parts: []string{}, Kinds: []string{}, Keys: []string{}}
 	}
-	s := summary{OK: true, Names: []string{}, Attrs: []string{}, Parts: []string{}}
+	s := summary{OK: true, Names: []string{}, Attrs: []string{}, Parts: []string{}, Kinds: []string{}, Keys: []string{}}
 	summarize(n, &s)
 	slices.Sort(s.Names)
 	slices.Sort(s.Attrs)
+	slices.Sort(s.Kinds)
+	s.Kinds = slices.Compact(s.Kinds) // which kinds, not how many: CPython nests a JoinedStr for a format spec
+	slices.Sort(s.Keys)
 	for _, name := range slices.Compact(slices.Clone(s.Names)) {
 		if partRead(n, true, map[string]bool{name: true}) != "" {
 			s.Parts = append(s.Parts, name)
@@ -66,29 +109,47 @@ func ours(src string) summary {
 // comprehension's variable, never runs; the parser reads it all the same.)
 const cpython = `
 import ast, json, sys
+KINDS = {"Lambda", "NamedExpr", "ListComp", "SetComp", "DictComp", "GeneratorExp", "JoinedStr", "Await", "Yield", "YieldFrom"}
+ERRORS = (SyntaxError, ValueError, MemoryError, RecursionError)
+def summarize(tree, out):
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name): out["names"].append(n.id)
+        elif isinstance(n, ast.Attribute): out["attrs"].append(n.attr)
+        elif isinstance(n, ast.Call): out["calls"] += 1
+        elif isinstance(n, ast.Subscript):
+            out["subscripts"] += 1
+            k = n.slice
+            if isinstance(k, ast.Constant) and isinstance(k.value, (str, bytes)):
+                out["keys"].append(k.value.decode("latin-1") if isinstance(k.value, bytes) else k.value)
+        if type(n).__name__ in KINDS: out["kinds"].append(type(n).__name__)
+    out["names"].sort(); out["attrs"].sort(); out["kinds"] = sorted(set(out["kinds"])); out["keys"].sort()
+    parts = set()
+    def read(n, whole):
+        if isinstance(n, ast.Name):
+            if not whole: parts.add(n.id)
+            return
+        whole = whole and isinstance(n, (ast.Tuple, ast.List, ast.Set, ast.Dict))
+        for k in ast.iter_child_nodes(n): read(k, whole)
+    read(tree.body, True)
+    out["parts"] = sorted(parts)
 for line in sys.stdin:
     src = json.loads(line)
-    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "parts": []}
+    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "parts": [], "kinds": [], "keys": [], "exec": ""}
     try:
-        tree = ast.parse(src, mode="eval")
+        summarize(ast.parse(src, mode="eval"), out)
         out["ok"] = True
-        for n in ast.walk(tree):
-            if isinstance(n, ast.Name): out["names"].append(n.id)
-            elif isinstance(n, ast.Attribute): out["attrs"].append(n.attr)
-            elif isinstance(n, ast.Call): out["calls"] += 1
-            elif isinstance(n, ast.Subscript): out["subscripts"] += 1
-        out["names"].sort(); out["attrs"].sort()
-        parts = set()
-        def read(n, whole):
-            if isinstance(n, ast.Name):
-                if not whole: parts.add(n.id)
-                return
-            whole = whole and isinstance(n, (ast.Tuple, ast.List, ast.Set, ast.Dict))
-            for k in ast.iter_child_nodes(n): read(k, whole)
-        read(tree.body, True)
-        out["parts"] = sorted(parts)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        pass
+    except ERRORS:
+        # What a repl input that does not compile as an expression runs
+        # (pydevd execs it): one expression statement, or other statements.
+        try:
+            m = ast.parse(src, mode="exec")
+            if len(m.body) == 1 and isinstance(m.body[0], ast.Expr):
+                summarize(ast.Expression(m.body[0].value), out)
+                out["exec"] = "expression"
+            else:
+                out["exec"] = "statements"
+        except ERRORS:
+            pass
     print(json.dumps(out), flush=True)
 `
 
@@ -114,8 +175,7 @@ func TestParserAgreesWithCPython(t *testing.T) {
 			// allows a key it cannot decode (TestJudge).
 			continue
 		}
-		if mine.OK != theirs[i].OK || mine.OK && (!slices.Equal(mine.Names, theirs[i].Names) || !slices.Equal(mine.Attrs, theirs[i].Attrs) ||
-			mine.Calls != theirs[i].Calls || mine.Subscripts != theirs[i].Subscripts || !slices.Equal(mine.Parts, theirs[i].Parts)) {
+		if !agree(src, mine, theirs[i]) {
 			diffs++
 			if diffs <= 25 {
 				_, err := Parse(src)
@@ -127,6 +187,17 @@ func TestParserAgreesWithCPython(t *testing.T) {
 		t.Fatalf("%d of %d expressions read differently", diffs, len(corpus))
 	}
 	t.Logf("%d expressions, CPython and the parser agree on each", len(corpus))
+}
+
+// agree: the two summaries of src are the same. A key with a \N{...}
+// escape is known to CPython only (the parser has no names table).
+func agree(src string, mine, theirs summary) bool {
+	if mine.OK != theirs.OK {
+		return false
+	}
+	keys := slices.Equal(mine.Keys, theirs.Keys) || strings.Contains(src, `\N{`) && len(mine.Keys) == len(theirs.Keys)
+	return !mine.OK || slices.Equal(mine.Names, theirs.Names) && slices.Equal(mine.Attrs, theirs.Attrs) && mine.Calls == theirs.Calls &&
+		mine.Subscripts == theirs.Subscripts && slices.Equal(mine.Parts, theirs.Parts) && slices.Equal(mine.Kinds, theirs.Kinds) && keys
 }
 
 func runCPython(t *testing.T, corpus []string) []summary {
@@ -302,5 +373,80 @@ func FuzzParse(f *testing.F) {
 		}
 		judgeCode(src, "expression", rules{})
 		judgeCode(src, "statement", rules{})
+	})
+}
+
+// cpythonProc is one CPython reading expressions for a fuzzing process (a
+// line out, a summary back), started at its first use.
+var cpythonProc struct {
+	sync.Mutex
+	in  io.Writer
+	out *bufio.Scanner
+}
+
+func cpythonSummary(t *testing.T, src string) summary {
+	p := &cpythonProc
+	p.Lock()
+	defer p.Unlock()
+	if p.out == nil {
+		script := filepath.Join(os.TempDir(), "debugpy-guard-read.py")
+		os.WriteFile(script, []byte(cpython), 0o644)
+		cmd := exec.Command(policytest.Python3(t), script)
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("python3: %v", err)
+		}
+		p.in, p.out = in, bufio.NewScanner(out)
+		p.out.Buffer(make([]byte, 1<<20), 1<<24)
+	}
+	b, _ := json.Marshal(src)
+	if _, err := p.in.Write(append(b, '\n')); err != nil || !p.out.Scan() {
+		p.out = nil
+		t.Fatalf("python3 stopped reading (%v) at %q", err, src)
+	}
+	var s summary
+	if err := json.Unmarshal(p.out.Bytes(), &s); err != nil {
+		t.Fatalf("python3 said %q", p.out.Text())
+	}
+	return s
+}
+
+// FuzzParserAgreesWithCPython is TestParserAgreesWithCPython guided by
+// coverage: any input the fuzzer makes that the parser reads is read by
+// CPython too, and the two summaries must agree (go test -fuzz finds
+// inputs the corpus has not thought of).
+func FuzzParserAgreesWithCPython(f *testing.F) {
+	for _, s := range adversarial() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if !utf8.ValidString(src) {
+			return // no evaluate carries it: the MCP request is JSON, and JSON's strings are UTF-8
+		}
+		mine := ours(src)
+		if !mine.OK {
+			// What the parser refuses is denied (fail closed), whatever
+			// CPython makes of it: a number that runs into a keyword
+			// (0x0or 1), which 3.8-3.11 take with a warning, say.
+			return
+		}
+		theirs := cpythonSummary(t, src)
+		if !theirs.OK && strings.Contains(src, `\N{`) {
+			return // a \N{NAME} CPython does not know (TestParserAgreesWithCPython)
+		}
+		switch {
+		case !theirs.OK && theirs.Exec == "":
+			return // nothing runs: debugpy answers a syntax error
+		case !theirs.OK && theirs.Exec == "expression":
+			// pydevd runs a repl input as statements when it does not
+			// compile as an expression ("0\n " does not): the one
+			// expression it holds must be what the parser read.
+			theirs.OK = true
+		}
+		if !agree(src, mine, theirs) {
+			_, err := Parse(src)
+			t.Fatalf("%q:\n  CPython %+v\n  ours    %+v (%v)", src, theirs, mine, err)
+		}
 	})
 }
