@@ -102,6 +102,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzMaskPairs -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskKeyValues -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskNested -fuzztime 50000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskSource -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 200000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzAppendString -fuzztime 100000x -fuzzminimizetime 20x ./plugins/abi
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 200000x -fuzzminimizetime 20x ./plugins/abi

@@ -991,3 +991,37 @@ func TestAttackSecretsNested(t *testing.T) {
 		}
 	}
 }
+
+// sourceProgram writes its secrets in source over several lines: a value
+// in brackets, a triple-quoted string, an annotation, a concatenation.
+const sourceProgram = `from typing import Optional
+
+DB_PASSWORD = (
+    "paren-s3cret-"
+    "value"
+)
+PRIVATE_KEY = """
+tq-s3cret-line
+"""
+api_token: Optional[str] = "annot-s3cret"
+SECRET = "a" + "concat-s3cret"
+user = "ada"
+n = 1  # BREAK
+`
+
+// The program's source read as Python: an assignment to a secret's name
+// is masked over its whole logical line.
+func TestAttackSecretsInSource(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(sourceProgram)
+	text := r.ok("debugpy_source", `{"context_lines":20}`)
+	seen := r.seen.String()
+	for _, secret := range []string{"paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`} {
+		if i := strings.Index(seen, secret); i >= 0 {
+			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+		}
+	}
+	if !strings.Contains(text, `user = "ada"`) || strings.Count(text, "\n") < 12 {
+		t.Fatalf("the control: the rest of the source is shown, line by line: %s", text)
+	}
+}

@@ -123,3 +123,42 @@ func FuzzMaskKeyValues(f *testing.F) {
 		}
 	})
 }
+
+func TestMaskSource(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{"PASSWORD = (\n    \"abc-s3cret\"\n    \"Def s3cret\"\n)\nx = 'ok'\n", "PASSWORD = (\n    \"[redacted]\"\n    \"[redacted]\"\n)\nx = 'ok'\n", "abc-s3cret,Def s3cret"},
+		{"password = \"\"\"\nmulti s3cret\n\nline\n\"\"\"\n", "password = \"\"\"\n[redacted]\n\n[redacted]\n\"\"\"\n", "\nmulti s3cret\n\nline\n"},
+		{"password: Optional[str] = 'annot-s3cret'\n", "password: Optional[str] = '[redacted]'\n", "annot-s3cret"},
+		{"PASSWORD = 'a' + 'concat-s3cret'  # note\n", "PASSWORD = '[redacted]' + '[redacted]'  # note\n", "a,concat-s3cret"},
+		{"PASSWORD = \\\n    'cont-s3cret'\n", "PASSWORD = \\\n    '[redacted]'\n", "cont-s3cret"},
+		{"self.api_key = f'{x}key'\ncfg['password'] = b'item'\n", "self.api_key = f'[redacted]'\ncfg['password'] = b'[redacted]'\n", "{x}key,item"},
+		{"password = os.environ.get('DB_PASSWORD', 'MySecretPassword1')\n", "password = os.environ.get('DB_PASSWORD', '[redacted]')\n", "MySecretPassword1"},
+		{"a = password = 'chain'\nif ok: token = 'one-line'\n", "a = password = '[redacted]'\nif ok: token = '[redacted]'\n", "chain,one-line"},
+		// Not a secret's assignment: a comparison, a keyword argument, another name.
+		{"if password == 'x': pass\nf(password='kw')\nuser = 'ada'\nx = {'a': 'b'}\n", "", ""},
+		{"password := 'walrus'\n", "", ""},
+		{"PASSWORD = 'cut short", "PASSWORD = '[redacted]", "cut short"},
+	} {
+		var got []string
+		out, changed := maskSource(c.in, nil, func(v string) { got = append(got, v) })
+		want := c.want
+		if want == "" {
+			want = c.in
+		}
+		if out != want || changed != (c.want != "") || strings.Join(got, ",") != c.found {
+			t.Errorf("maskSource(%q) = %q %v %q, want %q %q", c.in, out, changed, got, want, c.found)
+		}
+	}
+}
+
+// FuzzMaskSource: no source makes maskSource fail, and it keeps the lines.
+func FuzzMaskSource(f *testing.F) {
+	f.Add("PASSWORD = (\n 'a'\n 'b')\n")
+	f.Add("password = '''x\ny'''\nz = 1")
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := maskSource(s, nil, nil)
+		if strings.Count(out, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("maskSource(%q) = %q: the lines changed", s, out)
+		}
+	})
+}

@@ -153,7 +153,7 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 		if open, ok := sc.next(v.end); ok && open.kind == '(' {
 			// Secret('s3cr3t'), but not os.getenv('DB_PASSWORD'): a
 			// string that is itself a secret's name names one.
-			if inner, ok := sc.next(open.end); ok && inner.kind == 's' && !secretKey(s, inner, nil) {
+			if inner, ok := sc.next(open.end); ok && inner.kind == 's' && !namesSecret(literalValue(s, inner), nil) {
 				lit(inner)
 			}
 		} else if strings.ContainsAny(s[v.start:v.end], "0123456789") {
@@ -360,4 +360,14 @@ func maskNested(s string, extra map[string]bool, found func(string), depth int) 
 		i = l.BodyStart + len(body) + (l.End - l.BodyEnd) - 1
 	}
 	return s, changed
+}
+
+// literalValue is the value of the literal p, decoded (as written when it
+// does not decode).
+func literalValue(s string, p piece) string {
+	l, _ := expressions.ReadLiteral(s, p.start)
+	if !l.Known {
+		return s[l.BodyStart:l.BodyEnd]
+	}
+	return l.Value
 }

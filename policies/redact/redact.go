@@ -56,6 +56,9 @@ func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 	}
 	res := r.Result()
 	n := 0
+	if r.Tool() == "debugpy_source" {
+		res = sourceMasked(res, extra, &n)
+	}
 	out, _ := walk(res, extra, &n)
 	// An evaluate result carries no name: judge it by the expression.
 	if r.Tool() == "debugpy_evaluate" && isSecretName(lastName(r.Arg("expression").Str()), extra) && out.Get("result").Exists() {
@@ -193,4 +196,42 @@ func lastName(e string) string {
 	e = strings.TrimRight(strings.TrimSpace(e), "'\"])")
 	i := strings.LastIndexAny(e, ".['\" ")
 	return e[i+1:]
+}
+
+// sourceMasked masks a debugpy_source result's lines read together as
+// Python (maskSource): an assignment's value can run over several lines.
+func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
+	lines := res.Get("lines").Elements()
+	texts := make([]string, len(lines))
+	for i, l := range lines {
+		texts[i] = l.Get("text").Str()
+		if strings.ContainsAny(texts[i], "\n\r") {
+			return res // not lines of a file: left to the line masks
+		}
+	}
+	masked, changed := maskSource(strings.Join(texts, "\n"), extra, remember)
+	if !changed {
+		return res
+	}
+	after := strings.Split(masked, "\n")
+	if len(after) != len(lines) {
+		return res // cannot happen: maskSource keeps line ends
+	}
+	out := make([]sdk.Value, len(lines))
+	for i, l := range lines {
+		out[i] = l
+		if after[i] == texts[i] {
+			continue
+		}
+		*n++
+		ms := l.Members()
+		for k := range ms {
+			if ms[k].Key == "text" {
+				ms[k].Value = sdk.StringValue(after[i])
+			}
+		}
+		out[i] = sdk.ObjectValue(ms...)
+	}
+	res.Set("lines", sdk.ArrayValue(out...))
+	return res
 }
