@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
 )
 
 // TestFormsAgreeWithCPython holds the JSON forms a secret is masked in to
@@ -14,12 +16,7 @@ import (
 // strings that mix quotes and escapes, and to encoding/json's. (repr's
 // spelling is internal/pyrepr's, and its tests hold it to CPython's.)
 func TestFormsAgreeWithCPython(t *testing.T) {
-	python := "/usr/bin/python3"
-	if _, err := exec.LookPath(python); err != nil {
-		if python, err = exec.LookPath("python3"); err != nil {
-			t.Fatal("no python3: the differential test needs CPython (make deps installs it)")
-		}
-	}
+	python := cpython.Path(t)
 	var in []string
 	for r := rune(0); r <= utf8.MaxRune; r++ {
 		if utf8.ValidRune(r) { // not a surrogate: no Go string holds one

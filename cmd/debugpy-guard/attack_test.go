@@ -271,6 +271,17 @@ func waitRecords(t testing.TB, path, want string, ok func([]audit.Entry) bool) [
 
 func q(s string) string { b, _ := json.Marshal(s); return string(b) }
 
+// noneSeen fails t for each secret in seen (all the agent received), with
+// the bytes around it.
+func noneSeen(t *testing.T, seen string, secrets ...string) {
+	t.Helper()
+	for _, secret := range secrets {
+		if i := strings.Index(seen, secret); i >= 0 {
+			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
+		}
+	}
+}
+
 // stopped launches the sample (approved by a person) and runs it to its
 // breakpoint; it returns the program's path and its breakpoint line.
 func (r *raw) stopped() (string, int) {
@@ -670,11 +681,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		r.ok("debugpy_evaluate", `{"expression":"[alias]"}`)
 		r.ok("debugpy_evaluate", `{"expression":"entry"}`)
 		seen := r.seen.String()
-		for _, secret := range []string{"s3cr3t-hunter2", "local-s3cret-value", "eulav-terc3s-lacol", "dict-s3cret-value"} {
-			if i := strings.Index(seen, secret); i >= 0 {
-				t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
-			}
-		}
+		noneSeen(t, seen, "s3cr3t-hunter2", "local-s3cret-value", "eulav-terc3s-lacol", "dict-s3cret-value")
 		if !strings.Contains(seen, "[redacted]") {
 			t.Fatalf("nothing masked: %s", seen)
 		}
@@ -712,11 +719,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		r.refused("debugpy_evaluate", `{"expression":"n[1:]"}`, "result withheld by policy", "reads n other than whole")
 		r.refused("debugpy_evaluate", `{"expression":"m[1:]"}`, "result withheld by policy", "reads m other than whole")
 		seen := r.seen.String()
-		for _, secret := range []string{"s3cr3t", "cal-s3c", "ocal", "lclsce", "ict-s3c"} {
-			if i := strings.Index(seen, secret); i >= 0 {
-				t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
-			}
-		}
+		noneSeen(t, seen, "s3cr3t", "cal-s3c", "ocal", "lclsce", "ict-s3c")
 	})
 	// An evaluate in a caller's frame reads that frame's names: its
 	// secrets are listed for it, not the top frame's only.
@@ -734,10 +737,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		}
 		r.refused("debugpy_evaluate", `{"expression":"alias[1:]","frame_id":`+m[1]+`}`, "result withheld by policy", "other than whole")
 		r.refused("debugpy_evaluate", `{"expression":"alias","frame_id":999999}`, "did not run", "Wrong ID", "frame_id")
-		if seen := r.seen.String(); strings.Contains(seen, "s3cret-value") {
-			i := strings.Index(seen, "s3cret-value")
-			t.Errorf("the caller's secret reached the agent: …%s…", seen[max(0, i-200):min(len(seen), i+50)])
-		}
+		noneSeen(t, r.seen.String(), "s3cret-value")
 	})
 	// An exception's text is shown by the continue that stops on it.
 	t.Run("exception", func(t *testing.T) {
@@ -751,10 +751,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 			t.Fatalf("continue: %s", text)
 		}
 		r.ok("debugpy_exception_info", `{}`)
-		if seen := r.seen.String(); strings.Contains(seen, "exc-s3cret-value") {
-			i := strings.Index(seen, "exc-s3cret-value")
-			t.Errorf("the exception's secret reached the agent: …%s…", seen[max(0, i-200):min(len(seen), i+50)])
-		}
+		noneSeen(t, r.seen.String(), "exc-s3cret-value")
 	})
 	// A listing that cannot be read (a __repr__ slower than the request
 	// timeout) leaves the secrets unknown: the call does not run, and
@@ -770,9 +767,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":13}`, q(prog)))
 		r.ok("debugpy_continue", `{}`)
 		r.refused("debugpy_evaluate", `{"expression":"alias"}`, "did not run", "could not be read")
-		if seen := r.seen.String(); strings.Contains(seen, "slow-s3cret-value") {
-			t.Errorf("a secret reached the agent past a listing that failed: %s", seen)
-		}
+		noneSeen(t, r.seen.String(), "slow-s3cret-value")
 	})
 }
 
@@ -823,11 +818,7 @@ func TestAttackSecretsInReprs(t *testing.T) {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	for _, secret := range []string{"dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret"} {
-		if i := strings.Index(seen, secret); i >= 0 {
-			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
-		}
-	}
+	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret")
 	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}
@@ -865,13 +856,8 @@ func TestAttackSecrets(t *testing.T) {
 	r.ok("debugpy_evaluate", `{"expression":"settings"}`)
 	r.ok("debugpy_evaluate", `{"expression":"cfg.name"}`)
 	seen := r.seen.String()
-	for _, secret := range []string{"s3cr3t-hunter2", "api-s3cret-value", "dict-s3cret-value", "local-s3cret-value", "eulav-terc3s-lacol",
-		"wJalrXUtnFEMI", "db-url-pa55word", "sk_live_51HxYz", "AKIAIOSFODNN7EXAMPLE"} {
-		if strings.Contains(seen, secret) {
-			i := strings.Index(seen, secret)
-			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
-		}
-	}
+	noneSeen(t, seen, "s3cr3t-hunter2", "api-s3cret-value", "dict-s3cret-value", "local-s3cret-value", "eulav-terc3s-lacol",
+		"wJalrXUtnFEMI", "db-url-pa55word", "sk_live_51HxYz", "AKIAIOSFODNN7EXAMPLE")
 	if !strings.Contains(seen, "[redacted]") || !strings.Contains(seen, "prod") {
 		t.Fatalf("the control: masks and plain values both shown? %s", seen)
 	}
@@ -916,11 +902,7 @@ func TestAttackSecretSpellings(t *testing.T) {
 		t.Fatalf("output: %s", text)
 	}
 	seen := r.seen.String()
-	for _, secret := range []string{"sl-s3cret", "here-s3cret", "line2"} {
-		if i := strings.Index(seen, secret); i >= 0 {
-			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
-		}
-	}
+	noneSeen(t, seen, "sl-s3cret", "here-s3cret", "line2")
 }
 
 // connProgram keeps credentials the way programs do besides password:
@@ -953,11 +935,7 @@ func TestAttackSecretNamesAndConnections(t *testing.T) {
 	}
 	r.ok("debugpy_output", `{}`)
 	seen := r.seen.String()
-	for _, secret := range []string{"dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue"} {
-		if i := strings.Index(seen, secret); i >= 0 {
-			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
-		}
-	}
+	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue")
 	if !strings.Contains(seen, "Server=db;UID=sa;PWD=[redacted]") || !strings.Contains(seen, "dbname=orders") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}
@@ -985,11 +963,7 @@ func TestAttackSecretsNested(t *testing.T) {
 		}
 	}
 	seen := r.seen.String()
-	for _, secret := range []string{"nestedSecretValue", "nested\\", "k3y"} {
-		if i := strings.Index(seen, secret); i >= 0 {
-			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
-		}
-	}
+	noneSeen(t, seen, "nestedSecretValue", "nested\\", "k3y")
 }
 
 // sourceProgram writes its secrets in source over several lines: a value
@@ -1016,11 +990,7 @@ func TestAttackSecretsInSource(t *testing.T) {
 	r.stopAtBreak(sourceProgram)
 	text := r.ok("debugpy_source", `{"context_lines":20}`)
 	seen := r.seen.String()
-	for _, secret := range []string{"paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`} {
-		if i := strings.Index(seen, secret); i >= 0 {
-			t.Errorf("%q reached the agent: …%s…", secret, seen[max(0, i-200):min(len(seen), i+50)])
-		}
-	}
+	noneSeen(t, seen, "paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`)
 	if !strings.Contains(text, `user = "ada"`) || strings.Count(text, "\n") < 12 {
 		t.Fatalf("the control: the rest of the source is shown, line by line: %s", text)
 	}

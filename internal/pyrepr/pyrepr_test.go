@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
 )
 
 // TestAgreesWithCPython: Repr against CPython's repr for every character
@@ -16,12 +18,7 @@ import (
 // assigned in Go's): repr escapes it, as an older Python would, while
 // Body prints it.
 func TestAgreesWithCPython(t *testing.T) {
-	python := "/usr/bin/python3"
-	if _, err := exec.LookPath(python); err != nil {
-		if python, err = exec.LookPath("python3"); err != nil {
-			t.Fatal("no python3: the differential test needs CPython (make deps installs it)")
-		}
-	}
+	python := cpython.Path(t)
 	var in []string
 	for r := rune(0); r <= utf8.MaxRune; r++ {
 		if utf8.ValidRune(r) { // not a surrogate: no Go string holds one

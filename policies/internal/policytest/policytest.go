@@ -5,10 +5,10 @@ package policytest
 
 import (
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 )
 
@@ -99,15 +99,5 @@ func Validate(t *testing.T, validate func(sdk.Value) error, cases []Setting) {
 	}
 }
 
-// Python3 is the CPython of the differential tests: Debian's, which also
-// runs debugpy (make deps installs it).
-func Python3(t testing.TB) string {
-	t.Helper()
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	t.Fatal("no python3: the differential test needs CPython (make deps installs it)")
-	return ""
-}
+// Python3 is the CPython of the differential tests (internal/cpython).
+func Python3(t testing.TB) string { t.Helper(); return cpython.Path(t) }
