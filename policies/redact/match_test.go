@@ -127,7 +127,7 @@ func FuzzMaskKeyValues(f *testing.F) {
 func TestMaskSource(t *testing.T) {
 	for _, c := range []struct{ in, want, found string }{
 		{"PASSWORD = (\n    \"abc-s3cret\"\n    \"Def s3cret\"\n)\nx = 'ok'\n", "PASSWORD = (\n    \"[redacted]\"\n    \"[redacted]\"\n)\nx = 'ok'\n", "abc-s3cret,Def s3cret"},
-		{"password = \"\"\"\nmulti s3cret\n\nline\n\"\"\"\n", "password = \"\"\"\n[redacted]\n\n[redacted]\n\"\"\"\n", "\nmulti s3cret\n\nline\n"},
+		{"password = \"\"\"\nmulti s3cret\n\nline\n\"\"\"\n", "password = \"\"\"\n[redacted]\n\n[redacted]\n\"\"\"\n", "\nmulti s3cret\n\nline\n,multi s3cret,line"},
 		{"password: Optional[str] = 'annot-s3cret'\n", "password: Optional[str] = '[redacted]'\n", "annot-s3cret"},
 		{"PASSWORD = 'a' + 'concat-s3cret'  # note\n", "PASSWORD = '[redacted]' + '[redacted]'  # note\n", "a,concat-s3cret"},
 		{"PASSWORD = \\\n    'cont-s3cret'\n", "PASSWORD = \\\n    '[redacted]'\n", "cont-s3cret"},

@@ -15,9 +15,9 @@ import (
 // a target's attribute or string key (self.api_key, cfg['password']). A
 // literal whose value is itself a secret's name (os.environ['DB_PASSWORD'])
 // names the secret and is left. A masked literal keeps its line ends, so
-// that the lines can be split again. It is found to the line-by-line
-// masks what a tokenizer is to a grep: the lines of a source do not stand
-// alone.
+// that the lines can be split again (each of its lines is handed over
+// too, as a result can show one alone). It is to the line-by-line masks
+// what a tokenizer is to a grep: the lines of a source do not stand alone.
 func maskSource(src string, extra map[string]bool, found func(string)) (string, bool) {
 	if !strings.Contains(src, "=") || !secrets.Mentions(src, extra) {
 		return src, false
@@ -121,6 +121,9 @@ func maskSource(src string, extra map[string]bool, found func(string)) (string, 
 				b.WriteByte('\n')
 			}
 			if strings.TrimSpace(part) != "" {
+				if found != nil && part != body {
+					found(strings.TrimSpace(part))
+				}
 				b.WriteString(mask)
 			}
 		}
