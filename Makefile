@@ -91,7 +91,7 @@ test: deps vet lint check-policies build
 	$(GO) test -race -count=1 -timeout 12m ./...
 	$(GO) test -run '^$$' -fuzz FuzzGate -fuzztime 60000x -fuzzminimizetime 20x ./tools
 	$(GO) test -run '^$$' -fuzz FuzzOneReading -fuzztime 160000x -fuzzminimizetime 20x ./tools
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 800000x -fuzzminimizetime 20x ./policies/expressions
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 800000x -fuzzminimizetime 20x ./policies/expressions
 	$(GO) test -run '^$$' -fuzz FuzzInstrument -fuzztime 200000x -fuzzminimizetime 20x ./plugins/internal/fuel
 	$(GO) test -run '^$$' -fuzz FuzzDefineMemory -fuzztime 250000x -fuzzminimizetime 20x ./plugins/internal/opa
 	$(GO) test -run '^$$' -fuzz FuzzParseConfig -fuzztime 100000x -fuzzminimizetime 20x ./engine
