@@ -995,3 +995,37 @@ func TestAttackSecretsInSource(t *testing.T) {
 		t.Fatalf("the control: the rest of the source is shown, line by line: %s", text)
 	}
 }
+
+// A call the default allows is no way to call what it is handed: type with
+// three arguments makes a class whose hooks the rest of the expression
+// runs (a subscript runs __class_getitem__, a subclass __init_subclass__),
+// and a keyword or unpacked argument can hand any allowed callee a
+// function. Each waits for a person; the approved one shows the way is
+// real in this debuggee.
+func TestAttackCallsThatCallWhatTheyAreGiven(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("import logging\nn = 1  # BREAK\n")
+	marker := filepath.Join(r.dir, "ran")
+	system := "logging.threading._os.system"
+	touch := q("touch " + marker)
+	codes := []string{
+		"type('X', (), {'__class_getitem__': " + system + "})[" + touch + "]",
+		"type('Y', (type('B', (), {'__init_subclass__': " + system + "}),), {}, command=" + touch + ")",
+		"type(*('X', (), {'__class_getitem__': " + system + "}))[" + touch + "]",
+		"type('X', (), {'__class_' + 'getitem__': " + system + "})[" + touch + "]",
+		"ｔｙｐｅ('X', (), {'__class_getitem__': " + system + "})[" + touch + "]",
+	}
+	for _, code := range codes {
+		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval")
+	}
+	noFile(t, marker, "an allowed call")
+	// The controls: type of one argument needs nobody, and a person who
+	// approves the first one gets what it does.
+	if text := r.ok("debugpy_evaluate", `{"expression":"type(logging)"}`); !strings.Contains(text, "module") {
+		t.Fatalf("type(logging): %s", text)
+	}
+	r.approved("debugpy_evaluate", `{"expression":`+q(codes[0])+`}`)
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the approved call did not run: %v", err)
+	}
+}

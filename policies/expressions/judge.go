@@ -15,7 +15,9 @@ import (
 //	         name, attribute or literal subscript key that is a secret's
 //	         (secrets.IsName: password, api_key, token ...), lambda, :=,
 //	         await, yield; code that does not parse; in a statement, import
-//	approve  a call (unless its callee is a name in allow_calls), a
+//	approve  a call (unless its callee is a name in allow_calls called
+//	         with positional arguments only, and not type, map, filter,
+//	         iter or help with the arguments that run code), a
 //	         subscript by anything but a literal, an f-string (formatting
 //	         runs __format__), a comprehension (a loop), and any statement
 //	allow    names, attributes, literals, literal subscripts and slices,
@@ -74,14 +76,7 @@ func (r rules) walk(n *Node, v *verdict) {
 	case "Attribute":
 		r.name(n.Name, v, "the attribute")
 	case "Call":
-		callee := n.Kids[0]
-		if callee.Kind != "Name" || !r.calls[callee.Name] {
-			what := "a function"
-			if callee.Kind == "Name" || callee.Kind == "Attribute" {
-				what = callee.Name
-			}
-			v.add(abi.Approve, "it calls "+what+" (which may run any code): a person decides; list it in expressions.allow_calls to allow it")
-		}
+		r.call(n, v)
 	case "Subscript":
 		key := n.Kids[1]
 		if !literal(key) {
@@ -108,6 +103,48 @@ func (r rules) walk(n *Node, v *verdict) {
 	}
 	for _, k := range n.Kids {
 		r.walk(k, v)
+	}
+}
+
+// runsWhatItIsGiven: builtins that, called with at least this many
+// arguments, run code the caller hands them, so listing the name in
+// allow_calls does not let them run unasked. type with three arguments
+// makes a class, and the rest of the expression runs its hooks:
+// type('X', (), {'__class_getitem__': f})['arg'] calls f('arg'), and
+// type('Y', (that,), {}, k=v) calls its __init_subclass__(k=v).
+var runsWhatItIsGiven = map[string]struct {
+	args int
+	why  string
+}{
+	"type":   {2, "type with more than one argument makes a class, whose hooks (__class_getitem__, __init_subclass__, a metaclass) run code it is given"},
+	"map":    {1, "map calls the function it is given"},
+	"filter": {1, "filter calls the function it is given"},
+	"iter":   {2, "iter(f, sentinel) calls f"},
+	"help":   {0, "help imports the modules it is asked about and may start a pager"},
+}
+
+// call judges a call: a person decides, unless the callee is a name in
+// allow_calls called with positional arguments only (a keyword, *args or
+// **kwargs can hand it a function to call: sorted(x, key=f), a class's
+// keywords) and not one of runsWhatItIsGiven at its arity.
+func (r rules) call(n *Node, v *verdict) {
+	callee, args := n.Kids[0], n.Kids[1:]
+	what := "a function"
+	if callee.Kind == "Name" || callee.Kind == "Attribute" {
+		what = callee.Name
+	}
+	if callee.Kind != "Name" || !r.calls[callee.Name] {
+		v.add(abi.Approve, "it calls "+what+" (which may run any code): a person decides; list it in expressions.allow_calls to allow it")
+		return
+	}
+	for _, a := range args {
+		if a.Kind == "keyword" || a.Kind == "Starred" {
+			v.add(abi.Approve, "it calls "+what+" with a keyword or unpacked argument (which can hand it code to run): a person decides")
+			return
+		}
+	}
+	if g, ok := runsWhatItIsGiven[what]; ok && len(args) >= g.args {
+		v.add(abi.Approve, "it calls "+what+" ("+g.why+"): a person decides")
 	}
 }
 

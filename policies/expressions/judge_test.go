@@ -69,6 +69,32 @@ func TestJudge(t *testing.T) {
 			t.Errorf("%s %q: %s (%s), want %s with %q", c.kind, c.code, v, reason, c.want, c.reason)
 		}
 	}
+	// The default's allow_calls: a listed name runs with positional
+	// arguments only, and never as a way to call what it is handed.
+	def := rules{calls: map[string]bool{"len": true, "repr": true, "str": true, "type": true, "isinstance": true, "id": true, "map": true, "iter": true, "help": true}}
+	for _, c := range []struct{ code, want, reason string }{
+		{"type(x)", "allow", ""},
+		{"len(x) + id(y)", "allow", ""},
+		{"isinstance(x, (int, str))", "allow", ""},
+		{"str(b'', 'utf-8')", "allow", ""},
+		{"type('X', (), {'__class_getitem__': logging.threading._os.system})['id']", "approve", "makes a class"},
+		{"type('Y', (B,), {}, command='id')", "approve", "keyword"},
+		{"type('X', (), {})", "approve", "makes a class"},
+		{"type(*t)", "approve", "unpacked"},
+		{"len(**k)", "approve", "keyword or unpacked"},
+		{"ｔｙｐｅ('X', (), {})", "approve", "makes a class"},
+		{"str(x, encoding='utf-8')", "approve", "keyword"},
+		{"len(map(f, x))", "approve", "map calls"},
+		{"iter(f, 1)", "approve", "calls f"},
+		{"iter(x)", "allow", ""},
+		{"help()", "approve", "imports"},
+		{"type(x)('X', (), {})", "approve", "calls a function"},
+	} {
+		v, reason := judgeCode(c.code, "expression", def)
+		if string(v) != c.want || !strings.Contains(reason, c.reason) {
+			t.Errorf("%q: %s (%s), want %s with %q", c.code, v, reason, c.want, c.reason)
+		}
+	}
 	// settings: deny_names and allow_calls.
 	r := rules{deny: map[string]bool{"cursor": true}, calls: map[string]bool{"len": true}}
 	if v, _ := judgeCode("len(x)", "expression", r); v != "allow" {
