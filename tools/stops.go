@@ -8,6 +8,7 @@ import (
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 )
 
 // The secrets of a stop. A secret is masked once a result has shown it
@@ -110,8 +111,61 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 			continue
 		}
 		seen = append(seen, l.seen...)
+		if own {
+			paths, err := g.pathsSeen(ctx, s, frame, call.Derived)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("session %s: %w", s.Name(), err))
+			}
+			seen = append(seen, paths...)
+		}
 	}
 	return seen, errors.Join(errs...)
+}
+
+// pathsSeen reads whole, in frame, each path the call's expressions read
+// other than whole (expressions.PartPaths: m.modules['__main__'].alias in
+// m.modules['__main__'].alias[1:]), as a listing of one variable named by
+// the path. A frame's listing shows its names, not what is reached through
+// them; a path whose value shows a secret of the session is then a holder
+// (derived.holders), and the result of code that reads it in part is
+// withheld. Not cached: paths are the call's. A path debugpy cannot read
+// (an AttributeError) is left out: the code reading it fails the same way.
+// A read runs the path's properties once more, as the code itself does.
+// maxPaths bounds the reads of one call's paths: each is a round trip
+// to debugpy.
+const maxPaths = 32
+
+func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d *engine.Derived) ([]engine.Seen, error) {
+	if d == nil {
+		return nil, nil
+	}
+	var seen []engine.Seen
+	for _, c := range d.Code {
+		if c.Kind != "expression" {
+			continue
+		}
+		paths := expressions.PartPaths(c.Text)
+		if len(paths) > maxPaths {
+			return nil, fmt.Errorf("its %s reads %d paths in part (%s, ...), more than the %d read whole first: split it", c.Argument, len(paths), paths[0], maxPaths)
+		}
+		for _, path := range paths {
+			rctx, cancel := g.ts.rctx(ctx)
+			body, err := s.Evaluate(rctx, path, frame, "watch")
+			cancel()
+			var refused *dap.ResponseError
+			if errors.As(err, &refused) {
+				continue
+			}
+			if err != nil {
+				return seen, fmt.Errorf("reading %s whole: %w", path, err)
+			}
+			r := variablesResult{FrameID: frame, Variables: []variableView{{Name: path, Value: body.Result, Type: body.Type}}}
+			args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
+			seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r,
+				Values: map[string]string{path: body.Result}})
+		}
+	}
+	return seen, nil
 }
 
 // changesVariables reports whether call can bind a name of the stopped

@@ -950,15 +950,18 @@ cfgmod.SETTINGS = {"password": "nestedSecretValue", "api_key": "it's a \"nested\
 n = 1  # BREAK
 `
 
-// A dict's repr inside a str's repr, and deeper: repr(repr(x)) is
-// allowed (repr is), and shows the dict's pairs with their quotes
-// escaped. redact reads the strings inside strings as Python decodes them.
+// A dict's repr inside a str's repr, and deeper: repr(repr(x)) shows the
+// dict's pairs with their quotes escaped. redact reads the strings inside
+// strings as Python decodes them. Of a path that holds a secret
+// (cfgmod.SETTINGS, read whole by the host first) such a result is
+// withheld; of a copy a person approved, it is shown masked.
 func TestAttackSecretsNested(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(nestedProgram)
-	for _, e := range []string{"repr(repr(cfgmod.SETTINGS))", "repr(repr(repr(cfgmod.SETTINGS)))", "[repr(cfgmod.SETTINGS)]",
-		"repr((repr(cfgmod.SETTINGS), 1))", "str(repr(cfgmod.SETTINGS))"} {
-		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "ada") {
+	r.refused("debugpy_evaluate", `{"expression":"repr(repr(cfgmod.SETTINGS))"}`, "withheld", "cfgmod.SETTINGS holds a secret")
+	for _, e := range []string{"repr(repr(cfgmod.SETTINGS.copy()))", "repr(repr(repr(cfgmod.SETTINGS.copy())))", "[repr(cfgmod.SETTINGS.copy())]",
+		"repr((repr(cfgmod.SETTINGS.copy()), 1))", "str(repr(cfgmod.SETTINGS.copy()))"} {
+		if text := r.approved("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "ada") {
 			t.Fatalf("%s: %s", e, text)
 		}
 	}
@@ -1028,4 +1031,48 @@ func TestAttackCallsThatCallWhatTheyAreGiven(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the approved call did not run: %v", err)
 	}
+}
+
+// A secret in pieces through a path: the stop's listing shows the frame's
+// names, but the same value is reached through another module
+// (sys.modules['__main__'].alias, through threading's own sys), and an
+// environment variable through os.environ; read in part first, before
+// anything showed it whole, neither may come back in pieces.
+func TestAttackSecretThroughAPath(t *testing.T) {
+	r := startRaw(t, rawOpts{env: []string{"DATABASE_URL=postgres://app:envpw-s3cret@db/x", "PLAIN_VALUE=plain-value"}})
+	r.stopAtBreak(`import logging
+password = "hunter2-s3cret-value"
+alias = password
+creds = ("admin", password)
+def f():
+    n = 1  # BREAK
+f()
+`)
+	main := "logging.threading._sys.modules['__main__']"
+	env := "logging.threading._os.environ"
+	for _, code := range []string{
+		main + ".alias[1:]", main + ".alias[::2]", main + ".alias < 'm'", main + ".creds[1][2:]",
+		main + ".creds < ('admin', 'm')", "len(" + main + ".alias)", "[*" + main + ".alias]",
+		env + "['DATABASE_URL'][15:]", env + "['DATABASE_URL'] < 'postgres://app:e'",
+	} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "withheld by policy", "holds a secret")
+	}
+	noneSeen(t, r.seen.String(), "s3cret", "hntr", "nter2")
+	// The controls: a part of what holds no secret, and the path whole.
+	for code, want := range map[string]string{
+		main + ".creds[0][1:]":      "'dmin'",
+		env + "['PLAIN_VALUE'][6:]": "'value'",
+		main + ".alias":             "[redacted]",
+	} {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(code)+`}`); !strings.Contains(text, want) {
+			t.Errorf("%s: %s, want %s", code, text, want)
+		}
+	}
+	// Each path is a round trip to debugpy: a code that reads too many in
+	// part does not run.
+	var many []string
+	for i := range 33 {
+		many = append(many, fmt.Sprintf("logging.a%d[1:]", i))
+	}
+	r.refused("debugpy_evaluate", `{"expression":`+q(strings.Join(many, ", "))+`}`, "did not run", "33 paths", "split it")
 }

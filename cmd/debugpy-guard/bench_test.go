@@ -214,6 +214,8 @@ func BenchmarkDebugCalls(b *testing.B) {
 				{"variables_depth1", "debugpy_variables", map[string]any{"depth": 1}},
 				{"variables_depth3", "debugpy_variables", map[string]any{"depth": 3}},
 				{"evaluate", "debugpy_evaluate", map[string]any{"expression": "user.profile"}},
+				// a path read in part: the host reads user.profile['tags'] whole first
+				{"evaluate_part", "debugpy_evaluate", map[string]any{"expression": "user.profile['tags'][1:]"}},
 				{"threads_4", "debugpy_threads", map[string]any{"frames": 1}},
 			} {
 				for _, mode := range []string{"repeat", "fresh"} {

@@ -4,6 +4,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 )
 
 // A holder is a name of the frame a call reads whose value holds a secret
@@ -17,6 +20,79 @@ import (
 // tuple, list, set or dict display (a key, a value, a **mapping) that is
 // itself read whole. Everything else reads part of it. TestParserAgreesWithCPython
 // compares the names read other than whole with CPython's ast.
+
+// A path is a name followed by attributes and subscripts by a string or a
+// number: mod.cfg['db'].urls[0]. A holder can be a path as well as a name: a listing
+// shows a frame's names, not what is reached through them (another
+// module's globals, sys.modules['__main__'].alias, os.environ['URL']), so
+// before code that reads a path other than whole runs, the host reads that
+// path whole (PartPaths), and the path is a holder when what it showed
+// holds a secret.
+
+// Path is n's spelling as a path, the same spelling for every spelling of
+// the same path (names and attributes folded to NFKC, keys as repr writes
+// them), or "" when n is not a path.
+func Path(n *Node) string {
+	switch n.Kind {
+	case "Name":
+		return n.Name
+	case "Attribute":
+		if b := Path(n.Kids[0]); b != "" {
+			return b + "." + n.Name
+		}
+	case "Subscript":
+		k := n.Kids[1]
+		if k.Kind != "Constant" || k.Undecoded || k.Value == "" && !k.Str {
+			return ""
+		}
+		b := Path(n.Kids[0])
+		switch {
+		case b == "":
+		case !k.Str: // a number, as written
+			return b + "[" + k.Value + "]"
+		case k.Bytes:
+			q := pyrepr.Quote(k.Value)
+			return b + "[b" + string(q) + pyrepr.BytesBody(k.Value, q) + string(q) + "]"
+		case utf8.ValidString(k.Value): // else its spelling is not known: the base is read in part
+			return b + "[" + pyrepr.Repr(k.Value) + "]"
+		}
+	}
+	return ""
+}
+
+// PartPaths returns the paths other than names that an expression reads
+// other than whole, each not part of a longer one read so: what the host
+// reads whole before the expression runs (a name's value is in the
+// listing already). Nothing for code that does not parse (Python refuses
+// it) or for statements (a repl input, which a person approves).
+func PartPaths(text string) []string {
+	tree, err := Parse(text)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	var walk func(n *Node, whole, inPath bool)
+	walk = func(n *Node, whole, inPath bool) {
+		switch p := Path(n); {
+		case p == "" || n.Kind == "Name":
+			inPath = false
+		case !whole && !inPath:
+			out = append(out, p)
+			fallthrough
+		default: // what a path reaches through (its base) is shown in part only as the path
+			inPath = true
+		}
+		if n.Kind != "Tuple" && n.Kind != "List" && n.Kind != "Set" && n.Kind != "Dict" {
+			whole = false
+		}
+		for _, k := range n.Kids {
+			walk(k, whole, inPath)
+		}
+	}
+	walk(tree, true, false)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // ReadsPart returns the first holder that code (of a kind, as in
 // derived.code) reads other than whole, or "" when it reads none so.
@@ -71,6 +147,11 @@ func partRead(n *Node, whole bool, holders map[string]bool) string {
 			return n.Name
 		}
 		return ""
+	case "Attribute", "Subscript":
+		if p := Path(n); !whole && p != "" && holders[p] {
+			return p
+		}
+		whole = false
 	case "Tuple", "List", "Set", "Dict":
 	default:
 		whole = false

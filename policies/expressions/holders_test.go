@@ -1,6 +1,16 @@
 package expressions
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"slices"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
+)
 
 // TestReadsPart: a holder read whole is shown masked; any other read of it
 // (a slice, an index, a comparison, a call, an f-string, unpacking, a
@@ -42,5 +52,118 @@ func TestReadsPart(t *testing.T) {
 	}
 	if got := ReadsPart("alias[1:]", "expression", nil); got != "" {
 		t.Errorf("with no holders: %q", got)
+	}
+}
+
+// TestPartPaths: the paths the host reads whole before the code runs are
+// the longest ones read other than whole, in one spelling; and ReadsPart
+// finds a path that holds a secret wherever it is read other than whole.
+func TestPartPaths(t *testing.T) {
+	for _, c := range []struct {
+		code string
+		want []string
+	}{
+		{"mod.alias", nil},
+		{"(mod.alias, {'k': d['k']})", nil},
+		{"mod.alias[1:]", []string{"mod.alias"}},
+		{"m.modules['__main__'].alias[::2]", []string{"m.modules['__main__'].alias"}},
+		{"os.environ['URL'][20:] + env[b'K\\x00'][0]", []string{"env[b'K\\x00'][0]", "os.environ['URL']"}},
+		{"ｍｏｄ.ａｌｉａｓ < 'm'", []string{"mod.alias"}},
+		{"m.x['pass\\x77d\"'][0][1:]", []string{`m.x['passwd"'][0]`}},
+		{"a.b[0].c[1:]", []string{"a.b[0].c"}},
+		{"a.b[-1].c[1:]", []string{"a.b"}}, // a negative index ends a path: a.b is read in part
+		{"f(x).y[1:]", nil},                // no path: a call's result
+		{"len(a.b) + a.b.c", []string{"a.b", "a.b.c"}},
+		{"x[0x1][1:]", []string{"x[0x1]"}},
+		{"alias[1:]", nil}, // a name: the listing has it
+		{"a.b.c", nil},     // read whole: what it reaches through is not shown
+		{"x[1:", nil},      // not an expression
+	} {
+		got := PartPaths(c.code)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("PartPaths(%q) = %q, want %q", c.code, got, c.want)
+		}
+	}
+	holders := map[string]bool{"m.modules['__main__'].alias": true}
+	for _, c := range []struct{ code, want string }{
+		{"m.modules['__main__'].alias[1:]", "m.modules['__main__'].alias"},
+		{"m.modules[\"__main__\"].ａｌｉａｓ < 'm'", "m.modules['__main__'].alias"},
+		{"m.modules['__main__'].alias", ""},
+		{"(1, m.modules['__main__'].alias)", ""},
+		{"m.modules['__main__'].other[1:]", ""},
+	} {
+		if got := ReadsPart(c.code, "expression", holders); got != c.want {
+			t.Errorf("ReadsPart(%q) = %q, want %q", c.code, got, c.want)
+		}
+	}
+}
+
+// TestPathsAgreeWithCPython: each path PartPaths spells is, to CPython's
+// ast, a node of the code it came from: the host reads whole the very
+// value the code reads in part, however the code spells it (NFKC names,
+// every quote, prefix and escape of a key, every number form).
+func TestPathsAgreeWithCPython(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 1))
+	bases := []string{"m", "ｍｏｄ", "cfg", "_x", "µ", "ﬁle"}
+	keys := []string{`'k'`, `"k"`, `'''a"b'''`, `r'\d'`, `'\x00\n\t\\'`, `'é\u00e9\U0001F600'`, `"it's"`, `'a' "b"`,
+		`b'\xff"'`, `rb'\''`, `Rb"x"`, `u'x'`, `0`, `0x1F`, `1_000`, `0o7`, `1.5`, `1e3`, `2j`, `0b1`, `'\u2028'`, `' '`}
+	parts := []string{"%s[1:]", "%s[::2]", "%s < 'm'", "len(%s)", "[*%s]", "%s + 1", "(%s)[0:]", "f'{%s:.3}'", "%s.upper", "%s[-1]"}
+	var codes []string
+	for range 3000 {
+		p := bases[rng.IntN(len(bases))]
+		for range 1 + rng.IntN(4) {
+			if rng.IntN(2) == 0 {
+				p += "." + bases[rng.IntN(len(bases))]
+			} else {
+				p += "[" + keys[rng.IntN(len(keys))] + "]"
+			}
+		}
+		codes = append(codes, fmt.Sprintf(parts[rng.IntN(len(parts))], p))
+	}
+	type pair struct {
+		Code  string   `json:"code"`
+		Paths []string `json:"paths"`
+	}
+	var in []pair
+	n := 0
+	for _, c := range codes {
+		ps := PartPaths(c)
+		n += len(ps)
+		in = append(in, pair{c, ps})
+	}
+	if n < len(codes)/2 {
+		t.Fatalf("only %d paths in %d codes", n, len(codes))
+	}
+	data, _ := json.Marshal(in)
+	cmd := exec.Command(policytest.Python3(t), "-c", `
+import ast, json, sys
+def dumps(tree):  # u'x' and 'x' are one value: ast keeps the prefix as a kind
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant):
+            n.kind = None
+    return [ast.dump(n) for n in ast.walk(tree)]
+bad = []
+for p in json.load(sys.stdin):
+    try:
+        tree = ast.parse(p["code"], mode="eval")
+    except SyntaxError:  # an f-string this CPython reads as 3.11 does: not what this test is about
+        continue
+    nodes = set(dumps(tree))
+    for path in p["paths"] or []:
+        if dumps(ast.parse(path, mode="eval").body)[0] not in nodes:
+            bad.append([p["code"], path])
+print(json.dumps(bad))
+`)
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	var bad [][]string
+	if err := json.Unmarshal(out, &bad); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, b := range bad[:min(len(bad), 10)] {
+		t.Errorf("in %q the path %q is not a node CPython reads", b[0], b[1])
 	}
 }

@@ -16,9 +16,9 @@ type Node struct {
 	// Constant: Str is set for a str or bytes constant whose value is
 	// known (Value), for subscript keys and secret names.
 	Str       bool
-	Bytes     bool // a bytes constant (Value holds its bytes)
-	Value     string
-	Undecoded bool // a str constant with a \N{...} escape: its value is not known
+	Bytes     bool   // a bytes constant (Value holds its bytes)
+	Value     string // a number's Constant: as written
+	Undecoded bool   // a str constant with a \N{...} escape: its value is not known
 	Kids      []*Node
 }
 
@@ -563,7 +563,7 @@ func (p *parser) atom() (*Node, error) {
 		return &Node{Kind: "Name", Name: t.text}, nil
 	case tNumber:
 		p.next()
-		return node("Constant"), nil
+		return &Node{Kind: "Constant", Value: t.text}, nil // as written: a path's key (Path)
 	case tString:
 		return p.strings()
 	case tOp:
