@@ -1076,3 +1076,32 @@ f()
 	}
 	r.refused("debugpy_evaluate", `{"expression":`+q(strings.Join(many, ", "))+`}`, "did not run", "33 paths", "split it")
 }
+
+// A %-format reads a mapping's keys with no subscript in the code: a
+// mapping whose repr hides its values gave up its secret to
+// '%(password)s' % settings. A constant format's keys are judged as
+// subscript keys; a format the policy cannot read waits for a person.
+func TestAttackSecretThroughAFormat(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`from collections.abc import Mapping
+class Settings(Mapping):
+    def __init__(self): self._d = {"password": "fmt-s3cret-value", "user": "ada"}
+    def __getitem__(self, k): return self._d[k]
+    def __iter__(self): return iter(self._d)
+    def __len__(self): return len(self._d)
+settings = Settings()
+fmt = "%(pass" + "word)s"
+n = 1  # BREAK
+`)
+	for _, code := range []string{"'%(password)s' % settings", "'%(pass\\x77ord).4s' % settings", "'%(db_(password))s' % settings"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "denied by policy", "through a %-format")
+	}
+	for _, code := range []string{"fmt % settings", "('%(pass' + 'word)s') % settings"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval", "may read any key")
+	}
+	noneSeen(t, r.seen.String(), "fmt-s3cret")
+	// The control: another key needs nobody.
+	if text := r.ok("debugpy_evaluate", `{"expression":"'%(user)s' % settings"}`); !strings.Contains(text, "ada") {
+		t.Fatalf("the control: %s", text)
+	}
+}

@@ -88,6 +88,10 @@ func (r rules) walk(n *Node, v *verdict) {
 		if key.Kind == "Constant" && key.Str && secrets.IsName(key.Value, nil) {
 			v.add(abi.Deny, "it reads the key "+quote(key.Value)+", a secret's name: secrets do not leave the program")
 		}
+	case "BinOp":
+		if n.Name == "%" {
+			r.format(n, v)
+		}
 	case "JoinedStr":
 		v.add(abi.Approve, "it is an f-string (formatting runs the values' __format__): a person decides")
 	case "ListComp", "SetComp", "DictComp", "GeneratorExp":
@@ -146,6 +150,74 @@ func (r rules) call(n *Node, v *verdict) {
 	if g, ok := runsWhatItIsGiven[what]; ok && len(args) >= g.args {
 		v.add(abi.Approve, "it calls "+what+" ("+g.why+"): a person decides")
 	}
+}
+
+// format judges a % that may format a str or bytes: '%(password)s' % cfg
+// reads cfg['password'] with no subscript in the tree. A constant format's
+// keys are judged as a literal subscript's; a format this policy cannot
+// read (not a constant) with a right operand that may be a mapping (not a
+// literal other than a dict display) may read any key: a person decides.
+func (r rules) format(n *Node, v *verdict) {
+	left, right := n.Kids[0], n.Kids[1]
+	switch {
+	case left.Kind == "Constant" && left.Undecoded:
+		v.add(abi.Approve, "it formats with a string this policy cannot decode (a \\N{...} escape): a person decides")
+	case left.Kind == "Constant" && left.Str:
+		for _, k := range formatKeys(left.Value) {
+			if secrets.IsName(k, nil) {
+				v.add(abi.Deny, "it reads the key "+quote(k)+", a secret's name, through a %-format: secrets do not leave the program")
+			}
+		}
+	case left.Kind == "Constant": // a number: the remainder
+	case !literal(right): // a dict display is not a literal here
+		v.add(abi.Approve, "it formats with % a format this policy cannot read, which may read any key of a mapping: a person decides")
+	}
+}
+
+// formatKeys are the mapping keys of a printf-style format, as Python's
+// str % and bytes % read them: "%(" up to its balancing ")" (parentheses
+// nest), then flags, width, precision, a length modifier and the
+// conversion. Every key is returned, even past a spec Python would refuse
+// (which stops the formatting, so it reads fewer): a key is judged before
+// anything runs.
+func formatKeys(f string) []string {
+	var keys []string
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(f) && f[i] == '(' {
+			depth, start := 1, i+1
+			for i++; i < len(f) && depth > 0; i++ {
+				switch f[i] {
+				case '(':
+					depth++
+				case ')':
+					depth--
+				}
+			}
+			if depth > 0 {
+				return keys // an incomplete key: Python refuses the format
+			}
+			keys = append(keys, f[start:i-1])
+		}
+		for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
+			i++
+		}
+		for i < len(f) && (f[i] == '*' || f[i] >= '0' && f[i] <= '9') {
+			i++
+		}
+		if i < len(f) && f[i] == '.' {
+			for i++; i < len(f) && (f[i] == '*' || f[i] >= '0' && f[i] <= '9'); i++ {
+			}
+		}
+		if i < len(f) && strings.IndexByte("hlL", f[i]) >= 0 {
+			i++
+		}
+		// f[i] is the conversion (or the format ends): the loop steps past it.
+	}
+	return keys
 }
 
 // literal: a constant, a negated constant, or a slice or tuple of them.

@@ -1,8 +1,15 @@
 package expressions
 
 import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
 
 // TestJudge: the issue's reproductions and their variants, natively.
@@ -37,6 +44,18 @@ func TestJudge(t *testing.T) {
 		{"user.ａｐｉ_ｋｅｙ", "expression", "deny", "api_key"},
 		{"headers.Authorization", "expression", "deny", "Authorization"},
 		{"book.author", "expression", "allow", ""},
+		// A %-format reads a mapping's keys.
+		{"'%(password)s' % cfg", "expression", "deny", "'password', a secret's name, through a %-format"},
+		{"'%(pass\\x77ord).3s' % cfg", "expression", "deny", "'password'"},
+		{"b'%(api_key)s' % cfg", "expression", "deny", "'api_key'"},
+		{"'%(a(token)b)s' % cfg", "expression", "deny", "token"},
+		{"'%(user)s, %s' % cfg", "expression", "allow", ""},
+		{"'%%(password)s' % cfg", "expression", "allow", ""},
+		{"n % 2 + 7 % n", "expression", "allow", ""},
+		{"fmt % cfg", "expression", "approve", "may read any key"},
+		{"('%(pass' + 'word)s') % cfg", "expression", "approve", "may read any key"},
+		{"fmt % {'k': 1}", "expression", "approve", "may read any key"},
+		{"'\\N{PERCENT SIGN}(password)s' % cfg", "expression", "approve", "cannot decode"},
 		// Plain reads need nobody.
 		{"user.name", "expression", "allow", ""},
 		{"items[0] == 3", "expression", "allow", ""},
@@ -102,5 +121,70 @@ func TestJudge(t *testing.T) {
 	}
 	if v, _ := judgeCode("len(cursor)", "expression", r); v != "deny" {
 		t.Errorf("deny_names: %s", v)
+	}
+}
+
+// TestFormatKeysAgreeWithCPython: the keys formatKeys reads from a
+// %-format are those CPython's str % and bytes % look up in a mapping: all
+// of them when the formatting succeeds, and at least those it looked up
+// before it refused the format.
+func TestFormatKeysAgreeWithCPython(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	pieces := []string{"%", "(", ")", "%(", "password", "a", "s", "d", "r", "c", "*", ".", "5", "-", "#", " ", "+", "0",
+		"h", "l", "L", "%%", "é", "\x00", "b", "x", "f", "\\", "'", "%(a)s", "%(p(w)d)s", "%-5.2f", "%(x)*d"}
+	var fmts []string
+	for range 5000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		fmts = append(fmts, b.String())
+	}
+	data, _ := json.Marshal(fmts)
+	cmd := exec.Command(policytest.Python3(t), "-c", `
+import json, sys
+out = []
+for f in json.load(sys.stdin):
+    for fmt in ([f, f.encode("latin-1")] if f.isascii() else [f]):
+        keys = []
+        class R(dict):
+            def __getitem__(self, k):
+                keys.append(k.decode("latin-1") if isinstance(k, bytes) else k)
+                return 0
+        try:
+            fmt % R()
+            ok = True
+        except Exception:
+            ok = False
+        out.append({"f": f, "ok": ok, "keys": keys})
+print(json.dumps(out))
+`)
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	var got []struct {
+		F    string   `json:"f"`
+		OK   bool     `json:"ok"`
+		Keys []string `json:"keys"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %.300s", err, out)
+	}
+	bad, withKeys := 0, 0
+	for _, g := range got {
+		ours := formatKeys(g.F)
+		if len(g.Keys) > 0 {
+			withKeys++
+		}
+		if g.OK && !slices.Equal(ours, g.Keys) || !g.OK && (len(ours) < len(g.Keys) || !slices.Equal(ours[:len(g.Keys)], g.Keys)) {
+			if bad++; bad <= 10 {
+				t.Errorf("%q: ours %q, CPython's %q (formatted: %v)", g.F, ours, g.Keys, g.OK)
+			}
+		}
+	}
+	if withKeys < 500 {
+		t.Fatalf("only %d formats read a key", withKeys)
 	}
 }

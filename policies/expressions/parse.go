@@ -12,7 +12,7 @@ import "strings"
 // ast class for it, so that the tree compares with ast.dump.
 type Node struct {
 	Kind string // Name, Attribute, Call, Subscript, Constant, JoinedStr, FormattedValue, ...
-	Name string // Name's id, Attribute's attr, keyword's arg
+	Name string // Name's id, Attribute's attr, keyword's arg, BinOp's operator
 	// Constant: Str is set for a str or bytes constant whose value is
 	// known (Value), for subscript keys and secret names.
 	Str       bool
@@ -340,6 +340,7 @@ func (p *parser) binary(level int) (*Node, error) {
 			return nil, err
 		}
 		left = node("BinOp", left, right)
+		left.Name = t.text // the operator: % formats a str or bytes (judge.go)
 	}
 }
 
@@ -378,7 +379,9 @@ func (p *parser) power() (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return node("BinOp", base, exp), nil
+		n := node("BinOp", base, exp)
+		n.Name = "**"
+		return n, nil
 	}
 	return base, nil
 }

@@ -26,6 +26,7 @@ type summary struct {
 	Attrs      []string `json:"attrs"`
 	Calls      int      `json:"calls"`
 	Subscripts int      `json:"subscripts"`
+	Mods       int      `json:"mods"` // % operators: a format reads a mapping's keys (judge.go)
 	// Parts are the names read other than whole somewhere (holders.go).
 	Parts []string `json:"parts"`
 	// Kinds are the nodes the policy judges by kind alone (judge.go):
@@ -52,6 +53,10 @@ func summarize(n *Node, s *summary) {
 		s.Attrs = append(s.Attrs, n.Name)
 	case "Call":
 		s.Calls++
+	case "BinOp":
+		if n.Name == "%" {
+			s.Mods++
+		}
 	case "Subscript":
 		s.Subscripts++
 		if k := n.Kids[1]; k.Kind == "Constant" && (k.Str || k.Undecoded) {
@@ -116,6 +121,7 @@ def summarize(tree, out):
         if isinstance(n, ast.Name): out["names"].append(n.id)
         elif isinstance(n, ast.Attribute): out["attrs"].append(n.attr)
         elif isinstance(n, ast.Call): out["calls"] += 1
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod): out["mods"] += 1
         elif isinstance(n, ast.Subscript):
             out["subscripts"] += 1
             k = n.slice
@@ -134,7 +140,7 @@ def summarize(tree, out):
     out["parts"] = sorted(parts)
 for line in sys.stdin:
     src = json.loads(line)
-    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "parts": [], "kinds": [], "keys": [], "exec": ""}
+    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "mods": 0, "parts": [], "kinds": [], "keys": [], "exec": ""}
     try:
         summarize(ast.parse(src, mode="eval"), out)
         out["ok"] = True
@@ -197,7 +203,7 @@ func agree(src string, mine, theirs summary) bool {
 	}
 	keys := slices.Equal(mine.Keys, theirs.Keys) || strings.Contains(src, `\N{`) && len(mine.Keys) == len(theirs.Keys)
 	return !mine.OK || slices.Equal(mine.Names, theirs.Names) && slices.Equal(mine.Attrs, theirs.Attrs) && mine.Calls == theirs.Calls &&
-		mine.Subscripts == theirs.Subscripts && slices.Equal(mine.Parts, theirs.Parts) && slices.Equal(mine.Kinds, theirs.Kinds) && keys
+		mine.Subscripts == theirs.Subscripts && mine.Mods == theirs.Mods && slices.Equal(mine.Parts, theirs.Parts) && slices.Equal(mine.Kinds, theirs.Kinds) && keys
 }
 
 func runCPython(t *testing.T, corpus []string) []summary {
