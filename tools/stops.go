@@ -122,6 +122,10 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 	return seen, errors.Join(errs...)
 }
 
+// maxPaths bounds the reads of one call's paths: each is a round trip to
+// debugpy.
+const maxPaths = 32
+
 // pathsSeen reads whole, in frame, each path the call's expressions read
 // other than whole (expressions.PartPaths: m.modules['__main__'].alias in
 // m.modules['__main__'].alias[1:]), as a listing of one variable named by
@@ -131,10 +135,7 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 // withheld. Not cached: paths are the call's. A path debugpy cannot read
 // (an AttributeError) is left out: the code reading it fails the same way.
 // A read runs the path's properties once more, as the code itself does.
-// maxPaths bounds the reads of one call's paths: each is a round trip
-// to debugpy.
-const maxPaths = 32
-
+// Code that reads more than maxPaths paths in part does not run.
 func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d *engine.Derived) ([]engine.Seen, error) {
 	if d == nil {
 		return nil, nil

@@ -22,16 +22,18 @@ import (
 // compares the names read other than whole with CPython's ast.
 
 // A path is a name followed by attributes and subscripts by a string or a
-// number: mod.cfg['db'].urls[0]. A holder can be a path as well as a name: a listing
-// shows a frame's names, not what is reached through them (another
-// module's globals, sys.modules['__main__'].alias, os.environ['URL']), so
-// before code that reads a path other than whole runs, the host reads that
-// path whole (PartPaths), and the path is a holder when what it showed
-// holds a secret.
+// number: mod.cfg['db'].urls[0]. A holder can be a path as well as a name:
+// a listing shows a frame's names, not what is reached through them
+// (another module's globals, sys.modules['__main__'].alias,
+// os.environ['URL']), so before code that reads a path other than whole
+// runs, the host reads that path whole (PartPaths), and the path is a
+// holder when what it showed holds a secret.
 
-// Path is n's spelling as a path, the same spelling for every spelling of
-// the same path (names and attributes folded to NFKC, keys as repr writes
-// them), or "" when n is not a path.
+// Path is n's spelling as a path (names and attributes folded to NFKC as
+// Python folds them, string keys as repr writes them, numbers as written),
+// or "" when n is not a path. The host and the modules spell a code's paths
+// alike, each from the same code (TestPathsAgreeWithCPython: the spelling
+// reads, to CPython, as the node it came from).
 func Path(n *Node) string {
 	switch n.Kind {
 	case "Name":
