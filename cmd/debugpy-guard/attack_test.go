@@ -695,9 +695,16 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		r := startRaw(t, rawOpts{})
 		r.stopAtBreak(secretsProgram)
 		for _, e := range []string{"alias[1:]", "alias[::2]", "alias[0:3]", "alias < 'm'", "entry[1:]", "(1, alias[:-1])",
-			"[*alias]", "alias[0] == 'l'", "ａｌｉａｓ[1:]", "alias[\f1:]", "cfg and alias[1:]"} {
+			"alias in ('x', 'y')", "alias[0] == 'l'", "ａｌｉａｓ[1:]", "alias[\f1:]", "cfg and alias[1:]"} {
 			r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "result withheld by policy", "other than whole")
 		}
+		// Unpacking waits for a person (it iterates); approved, its
+		// result is withheld all the same.
+		text := r.refused("debugpy_evaluate", `{"expression":"[*alias]"}`, "needs a person's approval")
+		if out, err := r.cli("approve", id(t, text)); err != nil {
+			t.Fatalf("approve: %v\n%s", err, out)
+		}
+		r.refused("debugpy_evaluate", `{"expression":"[*alias]"}`, "result withheld by policy", "other than whole")
 		if text := r.ok("debugpy_evaluate", `{"expression":"(alias, 1)"}`); !strings.Contains(text, "[redacted]") {
 			t.Fatalf("a whole read of the alias, masked: %s", text)
 		}
@@ -1052,7 +1059,7 @@ f()
 	env := "logging.threading._os.environ"
 	for _, code := range []string{
 		main + ".alias[1:]", main + ".alias[::2]", main + ".alias < 'm'", main + ".creds[1][2:]",
-		main + ".creds < ('admin', 'm')", "len(" + main + ".alias)", "[*" + main + ".alias]",
+		main + ".creds < ('admin', 'm')", "len(" + main + ".alias)", main + ".alias in ('x', 'y')",
 		env + "['DATABASE_URL'][15:]", env + "['DATABASE_URL'] < 'postgres://app:e'",
 	} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "withheld by policy", "holds a secret")
@@ -1103,5 +1110,34 @@ n = 1  # BREAK
 	// The control: another key needs nobody.
 	if text := r.ok("debugpy_evaluate", `{"expression":"'%(user)s' % settings"}`); !strings.Contains(text, "ada") {
 		t.Fatalf("the control: %s", text)
+	}
+}
+
+// Iteration with no call in the code: [*fh] is list(fh), which the default
+// puts behind a person, and it read an open file's lines to the agent;
+// 'x' in it consumes an iterator up to x. Unpacking, and in over anything
+// but a literal or a display, wait for a person; the approved one shows
+// the way is real in this debuggee.
+func TestAttackIterationWithoutACall(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	private := filepath.Join(r.dir, "private.txt")
+	if err := os.WriteFile(private, []byte("private-line-one\nprivate-line-two\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.stopAtBreak("fh = open(" + q(private) + ")\nm = {'a': 1}\nn = 1  # BREAK\n")
+	for _, code := range []string{"[*fh]", "(*fh,)", "{*fh}", "[0, *fh][1:]", "{**m, 'b': 2}"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval", "unpacks")
+	}
+	for _, code := range []string{"'private-line-one\\n' in fh", "'x' not in fh", "0 < 1 in fh"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval", "membership with in")
+	}
+	noneSeen(t, r.seen.String(), "private-line")
+	// The controls: in over a display needs nobody, and a person who
+	// approves the first one gets the file's lines.
+	if text := r.ok("debugpy_evaluate", `{"expression":"m['a'] in (1, 2) and 'a' in 'abc'"}`); !strings.Contains(text, "True") {
+		t.Fatalf("the control: %s", text)
+	}
+	if text := r.approved("debugpy_evaluate", `{"expression":"[*fh]"}`); !strings.Contains(text, "private-line-one") {
+		t.Fatalf("the approved unpacking: %s", text)
 	}
 }

@@ -84,7 +84,7 @@ func PartPaths(text string) []string {
 		default: // what a path reaches through (its base) is shown in part only as the path
 			inPath = true
 		}
-		if n.Kind != "Tuple" && n.Kind != "List" && n.Kind != "Set" && n.Kind != "Dict" {
+		if !display[n.Kind] {
 			whole = false
 		}
 		for _, k := range n.Kids {
@@ -95,6 +95,10 @@ func PartPaths(text string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// display: the nodes whose elements are read whole when they are (a dict
+// display's **mapping is copied whole into it).
+var display = map[string]bool{"Tuple": true, "List": true, "Set": true, "Dict": true, "DoubleStarred": true}
 
 // ReadsPart returns the first holder that code (of a kind, as in
 // derived.code) reads other than whole, or "" when it reads none so.
@@ -154,9 +158,8 @@ func partRead(n *Node, whole bool, holders map[string]bool) string {
 			return p
 		}
 		whole = false
-	case "Tuple", "List", "Set", "Dict":
 	default:
-		whole = false
+		whole = whole && display[n.Kind]
 	}
 	for _, k := range n.Kids {
 		if h := partRead(k, whole, holders); h != "" {

@@ -19,9 +19,12 @@ import (
 //	         with positional arguments only, and not type, map, filter,
 //	         iter or help with the arguments that run code), a
 //	         subscript by anything but a literal, an f-string (formatting
-//	         runs __format__), a comprehension (a loop), and any statement
+//	         runs __format__), a comprehension (a loop), an unpacking
+//	         (*it and **m: a loop too, as list(it) is), in and not in but
+//	         over a literal or a display (x in it iterates an iterator),
+//	         and any statement
 //	allow    names, attributes, literals, literal subscripts and slices,
-//	         operators, comparisons, boolean operators, conditional
+//	         operators, other comparisons, boolean operators, conditional
 //	         expressions, tuples, lists, sets and dicts of those
 type rules struct {
 	deny  map[string]bool // settings.deny_names
@@ -92,6 +95,16 @@ func (r rules) walk(n *Node, v *verdict) {
 		if n.Name == "%" {
 			r.format(n, v)
 		}
+	case "Compare":
+		for i, op := range n.Ops {
+			if k := n.Kids[i+1].Kind; op == "in" && k != "Constant" && !display[k] {
+				v.add(abi.Approve, "it tests membership with in, which iterates what has no __contains__ (an iterator, an open file: consumed, and read a line at a time): a person decides")
+			}
+		}
+	case "Starred":
+		v.add(abi.Approve, "it unpacks with * (which iterates: an iterator is consumed, an open file read to its end): a person decides")
+	case "DoubleStarred":
+		v.add(abi.Approve, "it unpacks a mapping with ** (which runs its keys() and reads every key): a person decides")
 	case "JoinedStr":
 		v.add(abi.Approve, "it is an f-string (formatting runs the values' __format__): a person decides")
 	case "ListComp", "SetComp", "DictComp", "GeneratorExp":

@@ -61,7 +61,20 @@ func TestJudge(t *testing.T) {
 		{"items[0] == 3", "expression", "allow", ""},
 		{"items[-1][1:2, ::3]", "expression", "allow", ""},
 		{"a if b else (c, [d], {e: f})", "expression", "allow", ""},
-		{"not a in b and c is not None", "expression", "allow", ""},
+		{"not a in (1, 2) and c is not None and 'x' not in 'xyz'", "expression", "allow", ""},
+		// What iterates without a call: an iterator consumed, an open file
+		// read (its lines come back in the result).
+		{"[*fh]", "expression", "approve", "unpacks with *"},
+		{"(*gen,)", "expression", "approve", "unpacks with *"},
+		{"{*fh} == {0}", "expression", "approve", "unpacks with *"},
+		{"x[*it]", "expression", "approve", ""},
+		{"{**m}", "expression", "approve", "unpacks a mapping"},
+		{"{'a': 1, **m}", "expression", "approve", "unpacks a mapping"},
+		{"'root' in fh", "expression", "approve", "membership with in"},
+		{"a not in gen", "expression", "approve", "membership with in"},
+		{"0 < a in b", "expression", "approve", "membership with in"},
+		{"a in [b, c] and a in {b: c} and a in {b} and a in b''", "expression", "allow", ""},
+		{"a is b is not c == d", "expression", "allow", ""},
 		// Calls, comprehensions, non-literal subscripts: a person.
 		{"len(x)", "expression", "approve", "calls len"},
 		{"items[i]", "expression", "approve", "subscripts"},

@@ -11,7 +11,10 @@ import "strings"
 // Node is one node of an expression tree. Kind is the name of CPython's
 // ast class for it, so that the tree compares with ast.dump.
 type Node struct {
-	Kind string // Name, Attribute, Call, Subscript, Constant, JoinedStr, FormattedValue, ...
+	// Kind is CPython's ast class name (Name, Attribute, Call, Subscript,
+	// Constant, JoinedStr ...), but for a dict display's **mapping, which
+	// CPython keeps as a None key: DoubleStarred, with the mapping its kid.
+	Kind string
 	Name string // Name's id, Attribute's attr, keyword's arg, BinOp's operator
 	// Constant: Str is set for a str or bytes constant whose value is
 	// known (Value), for subscript keys and secret names.
@@ -19,7 +22,11 @@ type Node struct {
 	Bytes     bool   // a bytes constant (Value holds its bytes)
 	Value     string // a number's Constant: as written
 	Undecoded bool   // a str constant with a \N{...} escape: its value is not known
-	Kids      []*Node
+	// Compare: its operators in order, one a right operand (Kids[i+1]):
+	// "in" stands for in and not in, "is" for is and is not, the rest as
+	// written. in iterates an operand that has no __contains__ (judge.go).
+	Ops  []string
+	Kids []*Node
 }
 
 type parser struct {
@@ -286,14 +293,20 @@ func (p *parser) comparison() (*Node, error) {
 	}
 	n := first
 	for {
+		var op string
 		switch {
 		case p.is("not") && p.toks[p.i+1].kind == tName && p.toks[p.i+1].text == "in" && p.toks[p.i+1].asciiWord:
 			p.i += 2
+			op = "in"
 		case p.is("is"):
 			p.next()
 			p.accept("not")
-		case p.peek().kind == tOp && compareOps[p.peek().text], p.is("in"):
+			op = "is"
+		case p.is("in"):
 			p.next()
+			op = "in"
+		case p.peek().kind == tOp && compareOps[p.peek().text]:
+			op = p.next().text
 		default:
 			return n, nil
 		}
@@ -304,6 +317,7 @@ func (p *parser) comparison() (*Node, error) {
 		if n == first {
 			n = node("Compare", first)
 		}
+		n.Ops = append(n.Ops, op)
 		n.Kids = append(n.Kids, right)
 	}
 }
@@ -687,6 +701,7 @@ func (p *parser) dictOrSet() (*Node, error) {
 		if val, err = p.bitwiseOr(); err != nil {
 			return nil, err
 		}
+		val = node("DoubleStarred", val)
 	} else {
 		parenthesized := p.is("(")
 		if key, err = p.starOrNamed(); err != nil {
@@ -737,7 +752,7 @@ func (p *parser) dictOrSet() (*Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			add(nil, v)
+			add(nil, node("DoubleStarred", v))
 			continue
 		}
 		k, err := p.expression()

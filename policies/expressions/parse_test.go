@@ -27,6 +27,10 @@ type summary struct {
 	Calls      int      `json:"calls"`
 	Subscripts int      `json:"subscripts"`
 	Mods       int      `json:"mods"` // % operators: a format reads a mapping's keys (judge.go)
+	// Unpacks are the * and a dict display's ** (which iterate), Ins the
+	// in and not in operators with what each tests (judge.go).
+	Unpacks int      `json:"unpacks"`
+	Ins     []string `json:"ins"`
 	// Parts are the names read other than whole somewhere (holders.go).
 	Parts []string `json:"parts"`
 	// Kinds are the nodes the policy judges by kind alone (judge.go):
@@ -56,6 +60,14 @@ func summarize(n *Node, s *summary) {
 	case "BinOp":
 		if n.Name == "%" {
 			s.Mods++
+		}
+	case "Starred", "DoubleStarred":
+		s.Unpacks++
+	case "Compare":
+		for i, op := range n.Ops {
+			if op == "in" {
+				s.Ins = append(s.Ins, n.Kids[i+1].Kind)
+			}
 		}
 	case "Subscript":
 		s.Subscripts++
@@ -91,15 +103,16 @@ func latin1(b string) string {
 func ours(src string) summary {
 	n, err := Parse(src)
 	if err != nil {
-		return summary{Names: []string{}, Attrs: []string{}, Parts: []string{}, Kinds: []string{}, Keys: []string{}}
+		return summary{Names: []string{}, Attrs: []string{}, Parts: []string{}, Kinds: []string{}, Keys: []string{}, Ins: []string{}}
 	}
-	s := summary{OK: true, Names: []string{}, Attrs: []string{}, Parts: []string{}, Kinds: []string{}, Keys: []string{}}
+	s := summary{OK: true, Names: []string{}, Attrs: []string{}, Parts: []string{}, Kinds: []string{}, Keys: []string{}, Ins: []string{}}
 	summarize(n, &s)
 	slices.Sort(s.Names)
 	slices.Sort(s.Attrs)
 	slices.Sort(s.Kinds)
 	s.Kinds = slices.Compact(s.Kinds) // which kinds, not how many: CPython nests a JoinedStr for a format spec
 	slices.Sort(s.Keys)
+	slices.Sort(s.Ins)
 	for _, name := range slices.Compact(slices.Clone(s.Names)) {
 		if partRead(n, true, map[string]bool{name: true}) != "" {
 			s.Parts = append(s.Parts, name)
@@ -122,13 +135,17 @@ def summarize(tree, out):
         elif isinstance(n, ast.Attribute): out["attrs"].append(n.attr)
         elif isinstance(n, ast.Call): out["calls"] += 1
         elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod): out["mods"] += 1
+        elif isinstance(n, ast.Starred): out["unpacks"] += 1
+        elif isinstance(n, ast.Dict): out["unpacks"] += sum(k is None for k in n.keys)
+        elif isinstance(n, ast.Compare):
+            out["ins"] += [type(r).__name__ for o, r in zip(n.ops, n.comparators) if isinstance(o, (ast.In, ast.NotIn))]
         elif isinstance(n, ast.Subscript):
             out["subscripts"] += 1
             k = n.slice
             if isinstance(k, ast.Constant) and isinstance(k.value, (str, bytes)):
                 out["keys"].append(k.value.decode("latin-1") if isinstance(k.value, bytes) else k.value)
         if type(n).__name__ in KINDS: out["kinds"].append(type(n).__name__)
-    out["names"].sort(); out["attrs"].sort(); out["kinds"] = sorted(set(out["kinds"])); out["keys"].sort()
+    out["names"].sort(); out["attrs"].sort(); out["ins"].sort(); out["kinds"] = sorted(set(out["kinds"])); out["keys"].sort()
     parts = set()
     def read(n, whole):
         if isinstance(n, ast.Name):
@@ -140,7 +157,7 @@ def summarize(tree, out):
     out["parts"] = sorted(parts)
 for line in sys.stdin:
     src = json.loads(line)
-    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "mods": 0, "parts": [], "kinds": [], "keys": [], "exec": ""}
+    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "mods": 0, "unpacks": 0, "ins": [], "parts": [], "kinds": [], "keys": [], "exec": ""}
     try:
         summarize(ast.parse(src, mode="eval"), out)
         out["ok"] = True
@@ -203,7 +220,7 @@ func agree(src string, mine, theirs summary) bool {
 	}
 	keys := slices.Equal(mine.Keys, theirs.Keys) || strings.Contains(src, `\N{`) && len(mine.Keys) == len(theirs.Keys)
 	return !mine.OK || slices.Equal(mine.Names, theirs.Names) && slices.Equal(mine.Attrs, theirs.Attrs) && mine.Calls == theirs.Calls &&
-		mine.Subscripts == theirs.Subscripts && mine.Mods == theirs.Mods && slices.Equal(mine.Parts, theirs.Parts) && slices.Equal(mine.Kinds, theirs.Kinds) && keys
+		mine.Subscripts == theirs.Subscripts && mine.Mods == theirs.Mods && mine.Unpacks == theirs.Unpacks && slices.Equal(mine.Ins, theirs.Ins) && slices.Equal(mine.Parts, theirs.Parts) && slices.Equal(mine.Kinds, theirs.Kinds) && keys
 }
 
 func runCPython(t *testing.T, corpus []string) []summary {
