@@ -954,6 +954,9 @@ const nestedProgram = `import types
 
 cfgmod = types.ModuleType("cfgmod")
 cfgmod.SETTINGS = {"password": "nestedSecretValue", "api_key": "it's a \"nested\" k3y", "user": "ada"}
+class Cfg:
+    DEFAULTS = {"password": "deepSecretValue"}
+cfgobj = Cfg()
 n = 1  # BREAK
 `
 
@@ -972,8 +975,20 @@ func TestAttackSecretsNested(t *testing.T) {
 			t.Fatalf("%s: %s", e, text)
 		}
 	}
+	// Deeper than redact reads strings inside strings (seven reprs), of
+	// what no path the host reads reaches (a class's attribute through
+	// type()): a plain value is spelled the same at every level, so the
+	// string that may hold it is masked whole. The default allows it all.
+	// From the deepest down: a value masked once is known, and masked by
+	// its value in every later result.
+	for i := 11; i >= 7; i-- {
+		deep := strings.Repeat("repr(", i) + "type(cfgobj).DEFAULTS" + strings.Repeat(")", i)
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(deep)+`}`); !strings.Contains(text, "[redacted]") {
+			t.Fatalf("%d reprs: %s", i, text)
+		}
+	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "nestedSecretValue", "nested\\", "k3y")
+	noneSeen(t, seen, "nestedSecretValue", "nested\\", "k3y", "deepSecret")
 }
 
 // sourceProgram writes its secrets in source over several lines: a value

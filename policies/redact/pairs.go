@@ -308,12 +308,18 @@ const nestedDepth = 6
 // finds its pairs; json.dumps of json.dumps likewise. It reads the
 // literals of s one after another from its first quote; one that holds a
 // quote and may hold a secret's name (secrets.Mentions) is decoded, masked
-// as any text is (and its own literals, depth levels deep), and written
+// as any text is (and its own literals, depth levels deep; one deeper that
+// may hold a secret is masked whole), and written
 // back as repr writes it (internal/pyrepr). A raw literal (r'...') cannot
 // be written back so: its whole body is masked.
 func maskNested(s string, extra map[string]bool, found func(string), depth int) (string, bool) {
-	if depth == 0 || !strings.ContainsAny(s, `'"`) || !secrets.Mentions(s, extra) {
+	if !strings.ContainsAny(s, `'"`) || !secrets.Mentions(s, extra) {
 		return s, false
+	}
+	if depth == 0 {
+		// Deeper than this reads: a plain value is spelled the same at
+		// every level of repr, so what may hold a secret is masked whole.
+		return mask, true
 	}
 	changed := false
 	for i := 0; i < len(s); i++ {

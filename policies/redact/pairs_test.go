@@ -235,6 +235,12 @@ for s in secrets:
     print(json.dumps(repr(str(d).encode())))
     print(json.dumps(repr([str(d), 1])))
     print(json.dumps(repr((repr(d), 2))))
+    # Deeper than maskNested reads: each literal past its depth that may
+    # hold a secret is masked whole (a plain value reads the same at every
+    # level of repr, so none may be left as it is).
+    for k in range(4, 12):
+        x = repr(x)
+        print(json.dumps("DEEP" + x))
 `
 
 // checkNested decodes each masked text as Python does, level by level
@@ -269,8 +275,10 @@ def walk(x, depth):
             walk(v, depth)
 for line in sys.stdin:
     text = json.loads(line)
+    deep = text.startswith("DEEP")
+    text = text[len("DEEP"):] if deep else text
     walk(text, 0)
-    if "ada" not in text or "[redacted]" not in text:
+    if "[redacted]" not in text or "ada" not in text and not deep:
         print("lost its values: %r" % (text,)); bad += 1
     try:
         ast.literal_eval(text)
