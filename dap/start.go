@@ -2,6 +2,7 @@ package dap
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -228,6 +229,9 @@ func AttachPID(ctx context.Context, name string, pid int, python string, noDelay
 		}
 	}()
 	out, err := exec.CommandContext(ctx, py, cli...).CombinedOutput()
+	if err != nil && bytes.Contains(out, []byte(gdbCannotCall)) {
+		return nil, fmt.Errorf("inject debugpy into pid %d: gdb attached but could not call a function in the process (it says %q: gdb 13 does on some newer CPUs, whose register state it cannot write back; a system call the process was in may have returned early); use a newer gdb, or start the program under debugpy (debugpy_launch; or python -m debugpy --listen PORT, then debugpy_session_start)", pid, gdbCannotCall)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("inject debugpy into pid %d (needs ptrace permission: same user, or root, and kernel.yama.ptrace_scope 0): %v: %s", pid, err, lastLines(out, 3))
 	}
@@ -247,6 +251,10 @@ func AttachPID(ctx context.Context, name string, pid int, python string, noDelay
 	s.mu.Unlock()
 	return s, nil
 }
+
+// gdbCannotCall is what gdb says when it cannot set a process's
+// registers to call a function in it, as debugpy's injection does.
+const gdbCannotCall = "Couldn't write extended state status"
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

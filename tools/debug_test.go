@@ -602,6 +602,17 @@ func TestAttachPID(t *testing.T) {
 		t.Fatalf("the program's first line: %q %v", line, err)
 	}
 	h := newHarness(t)
+	// gdb 13 cannot call a function in any process on some newer CPUs
+	// (debugpy's injection is such a call): there the attach must say so
+	// and what to do instead, and nothing more can be tested here.
+	if !gdbCanCall(t) {
+		msg := h.fail("debugpy_attach_pid", map[string]any{"pid": cmd.Process.Pid})
+		if !strings.Contains(msg, "could not call a function in the process") || !strings.Contains(msg, "debugpy_launch") {
+			t.Fatalf("attach pid where gdb cannot call a function: %s", msg)
+		}
+		t.Logf("gdb cannot call a function in a process on this machine: attach by pid tested up to its error only")
+		return
+	}
 	at := h.call("debugpy_attach_pid", map[string]any{"pid": cmd.Process.Pid})
 	if str(t, at, "kind") != "pid" || num(t, at, "pid") != cmd.Process.Pid || str(t, at, "nodelay") != dap.NoDelayOn {
 		t.Fatalf("attach pid (want the one-write fix on): %v", at)
@@ -614,6 +625,18 @@ func TestAttachPID(t *testing.T) {
 	if msg := h.fail("debugpy_attach_pid", map[string]any{"session": "x", "pid": 999999999}); !strings.Contains(msg, "no such process") {
 		t.Errorf("bad pid: %s", msg)
 	}
+}
+
+// gdbCanCall reports whether gdb can call a function in a process here
+// (it tries on a process of its own: a failed call can end the process).
+func gdbCanCall(t *testing.T) bool {
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	out, _ := exec.Command("gdb", "--nw", "--nh", "--nx", "--batch", "--pid", strconv.Itoa(sleeper.Process.Pid), "--eval-command", "call (int)getpid()").CombinedOutput()
+	return !strings.Contains(string(out), "Couldn't write extended state status")
 }
 
 // Path mappings work both ways: a breakpoint set on the local path binds in
