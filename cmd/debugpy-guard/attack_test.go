@@ -978,12 +978,12 @@ func TestAttackSecretsNested(t *testing.T) {
 	// Deeper than redact reads strings inside strings (seven reprs), of
 	// what no path the host reads reaches (a class's attribute through
 	// type()): a plain value is spelled the same at every level, so the
-	// string that may hold it is masked whole. The default allows it all.
-	// From the deepest down: a value masked once is known, and masked by
-	// its value in every later result.
+	// string that may hold it is masked whole. A person approves each (it
+	// reads in part what no path names). From the deepest down: a value
+	// masked once is known, and masked by its value in every later result.
 	for i := 11; i >= 7; i-- {
 		deep := strings.Repeat("repr(", i) + "type(cfgobj).DEFAULTS" + strings.Repeat(")", i)
-		if text := r.ok("debugpy_evaluate", `{"expression":`+q(deep)+`}`); !strings.Contains(text, "[redacted]") {
+		if text := r.approved("debugpy_evaluate", `{"expression":`+q(deep)+`}`); !strings.Contains(text, "[redacted]") {
 			t.Fatalf("%d reprs: %s", i, text)
 		}
 	}
@@ -1066,6 +1066,7 @@ func TestAttackSecretThroughAPath(t *testing.T) {
 password = "hunter2-s3cret-value"
 alias = password
 creds = ("admin", password)
+user = "admin"
 def f():
     n = 1  # BREAK
 f()
@@ -1075,6 +1076,7 @@ f()
 	for _, code := range []string{
 		main + ".alias[1:]", main + ".alias[::2]", main + ".alias < 'm'", main + ".creds[1][2:]",
 		main + ".creds < ('admin', 'm')", "len(" + main + ".alias)", main + ".alias in ('x', 'y')",
+		main + ".alias[3]", main + ".alias[-1]", main + ".creds[1][0]", // one character, with no slice in the code
 		env + "['DATABASE_URL'][15:]", env + "['DATABASE_URL'] < 'postgres://app:e'",
 	} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "withheld by policy", "holds a secret")
@@ -1082,7 +1084,7 @@ f()
 	noneSeen(t, r.seen.String(), "s3cret", "hntr", "nter2")
 	// The controls: a part of what holds no secret, and the path whole.
 	for code, want := range map[string]string{
-		main + ".creds[0][1:]":      "'dmin'",
+		main + ".user[1:]":          "'dmin'",
 		env + "['PLAIN_VALUE'][6:]": "'value'",
 		main + ".alias":             "[redacted]",
 	} {
@@ -1097,6 +1099,31 @@ f()
 		many = append(many, fmt.Sprintf("logging.a%d[1:]", i))
 	}
 	r.refused("debugpy_evaluate", `{"expression":`+q(strings.Join(many, ", "))+`}`, "did not run", "33 paths", "split it")
+}
+
+// A value that no listing showed and no path names (a class's attribute
+// reached through type(), an element of a display, an operator's result)
+// is not read whole before the code runs, so the secrets in it are not
+// known: str(type(cfgobj).DEFAULTS)[14:] gave the agent a secret past the
+// key that would have masked it, and type(cfgobj).S[3] a character of one.
+// A part of such a value waits for a person; the value whole is shown
+// masked.
+func TestAttackSecretThroughAValueNoPathNames(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`class Cfg:
+    DEFAULTS = {"password": "deepSecretValue"}
+    S = "dsn=postgres://app:pathless-s3cret@db/x"
+cfgobj = Cfg()
+n = 1  # BREAK
+`)
+	for _, code := range []string{"str(type(cfgobj).DEFAULTS)[14:]", "type(cfgobj).S[3]", "type(cfgobj).S[30:]", "len(type(cfgobj).S)",
+		"type(cfgobj).S < 'm'", "[type(cfgobj).S][0][30:]", "(0 or type(cfgobj)).S[30:]", "repr(type(cfgobj).DEFAULTS)[-20:]"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval", "not read whole first")
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"type(cfgobj).DEFAULTS"}`); !strings.Contains(text, "[redacted]") {
+		t.Errorf("whole: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "deepSecretValue", "SecretValue", "pathless")
 }
 
 // A %-format reads a mapping's keys with no subscript in the code: a

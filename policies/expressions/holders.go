@@ -21,8 +21,9 @@ import (
 // itself read whole. Everything else reads part of it. TestParserAgreesWithCPython
 // compares the names read other than whole with CPython's ast.
 
-// A path is a name followed by attributes and subscripts by a string or a
-// number: mod.cfg['db'].urls[0]. A holder can be a path as well as a name:
+// A path is a name followed by attributes and subscripts by a string or
+// another constant (a negative number too): mod.cfg['db'].urls[0],
+// items[-1].name, d[None]. A holder can be a path as well as a name:
 // a listing shows a frame's names, not what is reached through them
 // (another module's globals, sys.modules['__main__'].alias,
 // os.environ['URL']), so before code that reads a path other than whole
@@ -43,15 +44,18 @@ func Path(n *Node) string {
 			return b + "." + n.Name
 		}
 	case "Subscript":
-		k := n.Kids[1]
+		k, sign := n.Kids[1], ""
+		if k.Kind == "UnaryOp" && k.Name == "-" && number(k.Kids[0]) {
+			k, sign = k.Kids[0], "-" // a negative index: items[-1]
+		}
 		if k.Kind != "Constant" || k.Undecoded || k.Value == "" && !k.Str {
 			return ""
 		}
 		b := Path(n.Kids[0])
 		switch {
 		case b == "":
-		case !k.Str: // a number, as written
-			return b + "[" + k.Value + "]"
+		case !k.Str: // a number, None, True, False or ..., as written
+			return b + "[" + sign + k.Value + "]"
 		case k.Bytes:
 			q := pyrepr.Quote(k.Value)
 			return b + "[b" + string(q) + pyrepr.BytesBody(k.Value, q) + string(q) + "]"
@@ -62,10 +66,15 @@ func Path(n *Node) string {
 	return ""
 }
 
+// number: a constant other than a string: a number, None, True, False
+// or ... (as written).
+func number(n *Node) bool { return n.Kind == "Constant" && !n.Str && n.Value != "" }
+
 // PartPaths returns the paths other than names that an expression reads
-// other than whole, each not part of a longer one read so: what the host
-// reads whole before the expression runs (a name's value is in the
-// listing already). Nothing for code that does not parse (Python refuses
+// other than whole, each not part of a longer one read so, but for the
+// base of a path's number subscript, which is read in part (m.alias[3] is
+// one character of m.alias): what the host reads whole before the
+// expression runs (a name's value is in the listing already). Nothing for code that does not parse (Python refuses
 // it) or for statements (a repl input, which a person approves).
 func PartPaths(text string) []string {
 	tree, err := Parse(text)
@@ -87,8 +96,11 @@ func PartPaths(text string) []string {
 		if !display[n.Kind] {
 			whole = false
 		}
-		for _, k := range n.Kids {
-			walk(k, whole, inPath)
+		for i, k := range n.Kids {
+			// A number picks part of a str or bytes (s[3] is one
+			// character, b[0].real one byte): its base is read in part
+			// even when the path it starts is read whole.
+			walk(k, whole, inPath && !(i == 0 && n.Kind == "Subscript" && !n.Kids[1].Str))
 		}
 	}
 	walk(tree, true, false)
@@ -167,4 +179,44 @@ func partRead(n *Node, whole bool, holders map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// unknownPart reports whether n, read whole or not (whole), reads other
+// than whole a value that the host has not read whole first, nor shows
+// only what such a value shows. The host reads names (the listing) and
+// paths (PartPaths) whole before code runs, so that a secret in what they
+// show makes them holders; a value reached through a call, an operator or
+// a display, then an attribute or a subscript, is not read so, and the
+// secrets in it are not known: str(type(cfg).DEFAULTS)[14:] cut the repr
+// of a class's mapping, which no listing showed, past the key that would
+// have masked its value. judge.go has a person decide.
+func unknownPart(n *Node, whole bool) bool {
+	switch n.Kind {
+	case "Attribute", "Subscript":
+		if !whole && !known(n) {
+			return true
+		}
+		whole = false
+	default:
+		whole = whole && display[n.Kind]
+	}
+	for _, k := range n.Kids {
+		if unknownPart(k, whole) {
+			return true
+		}
+	}
+	return false
+}
+
+// known: a name, a path, a literal, or a literal subscript of one of them
+// (alias[1:], x[0:2][0]: part of what the host has read, so a holder
+// still marks it).
+func known(n *Node) bool {
+	switch {
+	case n.Kind == "Name" || Path(n) != "" || literal(n):
+		return true
+	case n.Kind == "Subscript":
+		return literal(n.Kids[1]) && known(n.Kids[0])
+	}
+	return false
 }

@@ -67,12 +67,17 @@ func TestPartPaths(t *testing.T) {
 		{"(mod.alias, {'k': d['k']})", nil},
 		{"mod.alias[1:]", []string{"mod.alias"}},
 		{"m.modules['__main__'].alias[::2]", []string{"m.modules['__main__'].alias"}},
-		{"os.environ['URL'][20:] + env[b'K\\x00'][0]", []string{"env[b'K\\x00'][0]", "os.environ['URL']"}},
+		{"os.environ['URL'][20:] + env[b'K\\x00'][0]", []string{"env[b'K\\x00']", "env[b'K\\x00'][0]", "os.environ['URL']"}},
 		{"ｍｏｄ.ａｌｉａｓ < 'm'", []string{"mod.alias"}},
-		{"m.x['pass\\x77d\"'][0][1:]", []string{`m.x['passwd"'][0]`}},
-		{"a.b[0].c[1:]", []string{"a.b[0].c"}},
-		{"a.b[-1].c[1:]", []string{"a.b"}}, // a negative index ends a path: a.b is read in part
-		{"f(x).y[1:]", nil},                // no path: a call's result
+		{"m.x['pass\\x77d\"'][0][1:]", []string{`m.x['passwd"']`, `m.x['passwd"'][0]`}},
+		{"a.b[0].c[1:]", []string{"a.b", "a.b[0].c"}},
+		{"a.b[-1].c[1:]", []string{"a.b", "a.b[-1].c"}},
+		{"m.alias[3]", []string{"m.alias"}}, // a number picks part of a str: m.alias is read in part
+		{"m.alias[- 0x1]", []string{"m.alias"}},
+		{"m.b[0].real", []string{"m.b"}}, // one byte of a bytes
+		{"m.d['k']", nil},                // a key picks a value whole
+		{"m.d[+1]", []string{"m.d"}},     // not a path: its base is read in part
+		{"f(x).y[1:]", nil},              // no path: a call's result
 		{"len(a.b) + a.b.c", []string{"a.b", "a.b.c"}},
 		{"x[0x1][1:]", []string{"x[0x1]"}},
 		{"alias[1:]", nil}, // a name: the listing has it
@@ -106,7 +111,8 @@ func TestPathsAgreeWithCPython(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 1))
 	bases := []string{"m", "ｍｏｄ", "cfg", "_x", "µ", "ﬁle"}
 	keys := []string{`'k'`, `"k"`, `'''a"b'''`, `r'\d'`, `'\x00\n\t\\'`, `'é\u00e9\U0001F600'`, `"it's"`, `'a' "b"`,
-		`b'\xff"'`, `rb'\''`, `Rb"x"`, `u'x'`, `0`, `0x1F`, `1_000`, `0o7`, `1.5`, `1e3`, `2j`, `0b1`, `'\u2028'`, `' '`}
+		`b'\xff"'`, `rb'\''`, `Rb"x"`, `u'x'`, `0`, `0x1F`, `1_000`, `0o7`, `1.5`, `1e3`, `2j`, `0b1`, `'\u2028'`, `' '`,
+		`'\ud800'`, `'a\udfff\ud800'`, `None`, `True`, `...`, `-1`, `- 0x1F`, `-(1)`, `(-1)`, `-1.5`, `+1`, `~1`, `--1`, `-True`, `-'k'`}
 	parts := []string{"%s[1:]", "%s[::2]", "%s < 'm'", "len(%s)", "[*%s]", "%s + 1", "(%s)[0:]", "f'{%s:.3}'", "%s.upper", "%s[-1]"}
 	var codes []string
 	for range 3000 {

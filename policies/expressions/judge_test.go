@@ -121,6 +121,20 @@ func TestJudge(t *testing.T) {
 		{"iter(x)", "allow", ""},
 		{"help()", "approve", "imports"},
 		{"type(x)('X', (), {})", "approve", "calls a function"},
+		// A part of what no listing showed and no path names: a person.
+		{"str(type(cfg).DEFAULTS)[14:]", "approve", "not read whole first"},
+		{"len(type(cfg).S)", "approve", "not read whole first"},
+		{"type(cfg).S[3]", "approve", "not read whole first"},
+		{"type(cfg).S < 'm'", "approve", "not read whole first"},
+		{"[a][0].b[1:]", "approve", "not read whole first"},
+		{"(a or b).x[0]", "approve", "not read whole first"},
+		{"x[1:3][0].conf[1:]", "approve", "not read whole first"},
+		{"x[0, 1].conf[3:]", "approve", "not read whole first"},
+		{"x[1:3][0] + x[True][3:] + (cfg and alias[1:])", "allow", ""}, // parts of names, or of paths the host reads
+		{"type(cfg).DEFAULTS", "allow", ""},                            // whole: shown masked
+		{"str(x)[14:]", "allow", ""},                                   // x is in the listing
+		{"items[-1].name[:20]", "allow", ""},                           // a path, read whole first
+		{"'abc'[1:][0] + ('a', 'b')[0][1:]", "allow", ""},
 	} {
 		v, reason := judgeCode(c.code, "expression", def)
 		if string(v) != c.want || !strings.Contains(reason, c.reason) {

@@ -15,12 +15,12 @@ type Node struct {
 	// Constant, JoinedStr ...), but for a dict display's **mapping, which
 	// CPython keeps as a None key: DoubleStarred, with the mapping its kid.
 	Kind string
-	Name string // Name's id, Attribute's attr, keyword's arg, BinOp's operator
+	Name string // Name's id, Attribute's attr, keyword's arg, BinOp's and UnaryOp's operator
 	// Constant: Str is set for a str or bytes constant whose value is
 	// known (Value), for subscript keys and secret names.
 	Str       bool
 	Bytes     bool   // a bytes constant (Value holds its bytes)
-	Value     string // a number's Constant: as written
+	Value     string // another Constant (a number, None, True, False, ...): as written
 	Undecoded bool   // a str constant with a \N{...} escape: its value is not known
 	// Compare: its operators in order, one a right operand (Kids[i+1]):
 	// "in" stands for in and not in, "is" for is and is not, the rest as
@@ -279,7 +279,7 @@ func (p *parser) inversion() (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return node("UnaryOp", n), nil
+		return &Node{Kind: "UnaryOp", Name: "not", Kids: []*Node{n}}, nil
 	}
 	return p.comparison()
 }
@@ -370,7 +370,7 @@ func (p *parser) factor() (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return node("UnaryOp", n), nil
+		return &Node{Kind: "UnaryOp", Name: t.text, Kids: []*Node{n}}, nil
 	}
 	return p.power()
 }
@@ -572,7 +572,7 @@ func (p *parser) atom() (*Node, error) {
 			switch t.text {
 			case "None", "True", "False":
 				p.next()
-				return node("Constant"), nil
+				return &Node{Kind: "Constant", Value: t.text}, nil // a path's key (Path)
 			}
 			return nil, errAt(t.pos, "invalid syntax: '"+t.text+"'")
 		}
@@ -587,7 +587,7 @@ func (p *parser) atom() (*Node, error) {
 		switch t.text {
 		case "...":
 			p.next()
-			return node("Constant"), nil
+			return &Node{Kind: "Constant", Value: "..."}, nil
 		case "(":
 			return p.group()
 		case "[":

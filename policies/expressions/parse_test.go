@@ -31,8 +31,11 @@ type summary struct {
 	// in and not in operators with what each tests (judge.go).
 	Unpacks int      `json:"unpacks"`
 	Ins     []string `json:"ins"`
-	// Parts are the names read other than whole somewhere (holders.go).
-	Parts []string `json:"parts"`
+	// Parts are the names read other than whole somewhere, Unknown whether
+	// it reads in part a value the host does not read whole first
+	// (holders.go).
+	Parts   []string `json:"parts"`
+	Unknown bool     `json:"unknown"`
 	// Kinds are the nodes the policy judges by kind alone (judge.go):
 	// lambdas, :=, comprehensions, f-strings, await, yield.
 	Kinds []string `json:"kinds"`
@@ -79,6 +82,7 @@ func summarize(n *Node, s *summary) {
 			if k.Undecoded {
 				v = "\\N?" // not known here (TestParserAgreesWithCPython)
 			}
+			v = surrogates(v)
 			s.Keys = append(s.Keys, v)
 		}
 	}
@@ -88,6 +92,21 @@ func summarize(n *Node, s *summary) {
 	for _, k := range n.Kids {
 		summarize(k, s)
 	}
+}
+
+// surrogates writes each lone surrogate of a str key (kept as its three
+// bytes: tokens.go, writeCode) as U+FFFD, as the CPython summary does.
+func surrogates(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 && s[i+1] <= 0xBF {
+			b.WriteRune(utf8.RuneError)
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // latin1 reads the bytes of b each as its own character, as Python's
@@ -113,6 +132,7 @@ func ours(src string) summary {
 	s.Kinds = slices.Compact(s.Kinds) // which kinds, not how many: CPython nests a JoinedStr for a format spec
 	slices.Sort(s.Keys)
 	slices.Sort(s.Ins)
+	s.Unknown = unknownPart(n, true)
 	for _, name := range slices.Compact(slices.Clone(s.Names)) {
 		if partRead(n, true, map[string]bool{name: true}) != "" {
 			s.Parts = append(s.Parts, name)
@@ -126,7 +146,7 @@ func ours(src string) summary {
 // parses but that CPython's later checks refuse, such as := rebinding a
 // comprehension's variable, never runs; the parser reads it all the same.)
 const cpython = `
-import ast, json, sys
+import ast, json, re, sys
 KINDS = {"Lambda", "NamedExpr", "ListComp", "SetComp", "DictComp", "GeneratorExp", "JoinedStr", "Await", "Yield", "YieldFrom"}
 ERRORS = (SyntaxError, ValueError, MemoryError, RecursionError)
 def summarize(tree, out):
@@ -143,7 +163,7 @@ def summarize(tree, out):
             out["subscripts"] += 1
             k = n.slice
             if isinstance(k, ast.Constant) and isinstance(k.value, (str, bytes)):
-                out["keys"].append(k.value.decode("latin-1") if isinstance(k.value, bytes) else k.value)
+                out["keys"].append(k.value.decode("latin-1") if isinstance(k.value, bytes) else re.sub("[\ud800-\udfff]", "\ufffd", k.value))
         if type(n).__name__ in KINDS: out["kinds"].append(type(n).__name__)
     out["names"].sort(); out["attrs"].sort(); out["ins"].sort(); out["kinds"] = sorted(set(out["kinds"])); out["keys"].sort()
     parts = set()
@@ -155,9 +175,37 @@ def summarize(tree, out):
         for k in ast.iter_child_nodes(n): read(k, whole)
     read(tree.body, True)
     out["parts"] = sorted(parts)
+    def number(k):  # a constant other than a string
+        return isinstance(k, ast.Constant) and not isinstance(k.value, (str, bytes))
+    def path(n):  # holders.go's Path, on CPython's tree
+        if isinstance(n, ast.Name): return True
+        if isinstance(n, ast.Attribute): return path(n.value)
+        if not isinstance(n, ast.Subscript): return False
+        k = n.slice
+        if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and number(k.operand): k = k.operand
+        if isinstance(k, ast.Constant) and isinstance(k.value, str):
+            try: k.value.encode("utf-8")
+            except UnicodeEncodeError: return False
+        return (number(k) or isinstance(k, ast.Constant) and isinstance(k.value, (str, bytes))) and path(n.value)
+    def literal(n):
+        if isinstance(n, ast.Constant): return True
+        if isinstance(n, ast.UnaryOp): return literal(n.operand)
+        if isinstance(n, (ast.Slice, ast.Tuple)): return all(literal(k) for k in ast.iter_child_nodes(n) if not isinstance(k, ast.expr_context))
+        return False
+    def known(n):
+        if isinstance(n, ast.Name) or path(n) or literal(n): return True
+        return isinstance(n, ast.Subscript) and literal(n.slice) and known(n.value)
+    def unknown(n, whole):
+        if isinstance(n, (ast.Attribute, ast.Subscript)):
+            if not whole and not known(n): return True
+            whole = False
+        else:
+            whole = whole and isinstance(n, (ast.Tuple, ast.List, ast.Set, ast.Dict))
+        return any(unknown(k, whole) for k in ast.iter_child_nodes(n))
+    out["unknown"] = unknown(tree.body, True)
 for line in sys.stdin:
     src = json.loads(line)
-    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "mods": 0, "unpacks": 0, "ins": [], "parts": [], "kinds": [], "keys": [], "exec": ""}
+    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "mods": 0, "unpacks": 0, "ins": [], "parts": [], "unknown": False, "kinds": [], "keys": [], "exec": ""}
     try:
         summarize(ast.parse(src, mode="eval"), out)
         out["ok"] = True
@@ -219,8 +267,10 @@ func agree(src string, mine, theirs summary) bool {
 		return false
 	}
 	keys := slices.Equal(mine.Keys, theirs.Keys) || strings.Contains(src, `\N{`) && len(mine.Keys) == len(theirs.Keys)
+	// A key the parser cannot decode ends a path: what it subscripts is not read whole first.
+	unknown := mine.Unknown == theirs.Unknown || strings.Contains(src, `\N{`) && mine.Unknown
 	return !mine.OK || slices.Equal(mine.Names, theirs.Names) && slices.Equal(mine.Attrs, theirs.Attrs) && mine.Calls == theirs.Calls &&
-		mine.Subscripts == theirs.Subscripts && mine.Mods == theirs.Mods && mine.Unpacks == theirs.Unpacks && slices.Equal(mine.Ins, theirs.Ins) && slices.Equal(mine.Parts, theirs.Parts) && slices.Equal(mine.Kinds, theirs.Kinds) && keys
+		mine.Subscripts == theirs.Subscripts && mine.Mods == theirs.Mods && mine.Unpacks == theirs.Unpacks && slices.Equal(mine.Ins, theirs.Ins) && slices.Equal(mine.Parts, theirs.Parts) && slices.Equal(mine.Kinds, theirs.Kinds) && keys && unknown
 }
 
 func runCPython(t *testing.T, corpus []string) []summary {
@@ -277,6 +327,12 @@ func adversarial() []string {
 		strings.Repeat("a.", 300) + "b", "x" + strings.Repeat("[0]", 200), strings.Repeat("not ", 150) + "a",
 		"é", "e\u0301", "\u0301e", "ĳ", "ℕ", "ｘ.ｙ", "ｆ'{x}'", "ｂ'x'", "𝔣'{x}'", "０", "ｘ０", "x\u200d", "x\u00ad",
 		"a or b and c", "(a, b) = c", "a = 1", "a == 1", "del a", "import os", "exec('x')", "__builtins__", "globals()['x']",
+		// what is read in part whole first or not (holders.go, unknownPart)
+		"'abc'[1:][0]", "(1).real.imag", "('a', 'b')[0][1:]", "('a', x)[0][1:]", "(-1).real", "b'x'[0].real", "'a'[0:1:2][0]",
+		"[a][0].b[1:]", "[a][0].b", "str(type(c).D)[14:]", "type(c).D", "type(c).D['k'][0]", "(a or b).x.y", "(a or b).x",
+		"{'a': x}['a'][1:]", "x[1:3][0]", "x[True].c[3:]", "x[...].y.z", "x['\\ud800'].y.z", "x[b'\\xff'].y[0]", "x['\\N{BULLET}'].y[0]",
+		"x[-1].y[2:]", "x[- 1].y[0]", "x[-(1)].y.z", "x[~1].y.z", "x[+1].y.z", "x[--1].y.z", "x[-True].y.z", "x[-'k'].y.z", "x[-1.5j].y.z",
+		"-x.y[1]", "len(x[-1].y)", "f(x).y < 1", "x.y[0] if c else d", "(x if c else d).y[0]", "x[0,1].y[0]", "x[0][1][2]",
 	}
 	// Every Unicode space and line separator between two names and before a call.
 	for _, r := range []rune{' ', '\t', '\f', '\v', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0x180e, 0x200b, 0xfeff} {

@@ -516,12 +516,22 @@ func decodeString(body string, raw, bytes bool, pos int) (string, bool, error) {
 	return b.String(), known, nil
 }
 
+// writeCode writes the code point r of an escape. A str's lone surrogate
+// (\ud800: Python keeps it) is written as the three bytes UTF-8 would
+// spell it with (WTF-8), not as U+FFFD, a character of its own that would
+// make 'x\ud800' and 'x\ufffd' one key: the result is not valid UTF-8,
+// so no path has such a key (holders.go, Path).
 func writeCode(b *strings.Builder, r rune, bytes bool) {
-	if bytes || r < 0x80 {
+	switch {
+	case bytes || r < 0x80:
 		b.WriteByte(byte(r))
-		return
+	case r >= 0xD800 && r <= 0xDFFF:
+		b.WriteByte(byte(0xE0 | r>>12))
+		b.WriteByte(byte(0x80 | r>>6&0x3F))
+		b.WriteByte(byte(0x80 | r&0x3F))
+	default:
+		b.WriteRune(r)
 	}
-	b.WriteRune(r)
 }
 
 func normNewlines(s string) string {
