@@ -36,32 +36,57 @@ import (
 // alike, each from the same code (TestPathsAgreeWithCPython: the spelling
 // reads, to CPython, as the node it came from).
 func Path(n *Node) string {
-	switch n.Kind {
-	case "Name":
-		return n.Name
-	case "Attribute":
-		if b := Path(n.Kids[0]); b != "" {
-			return b + "." + n.Name
+	var chain []*Node // n, down to the name it starts from
+	var keys []string
+	for ; n.Kind == "Attribute" || n.Kind == "Subscript"; n = n.Kids[0] {
+		chain = append(chain, n)
+		if n.Kind == "Subscript" {
+			k := pathKey(n.Kids[1])
+			if k == "" {
+				return ""
+			}
+			keys = append(keys, k)
 		}
-	case "Subscript":
-		k, sign := n.Kids[1], ""
-		if k.Kind == "UnaryOp" && k.Name == "-" && number(k.Kids[0]) {
-			k, sign = k.Kids[0], "-" // a negative index: items[-1]
+	}
+	if n.Kind != "Name" {
+		return ""
+	}
+	var b strings.Builder // built once: a long chain costs its length, not its square
+	b.WriteString(n.Name)
+	for i := len(chain) - 1; i >= 0; i-- {
+		if c := chain[i]; c.Kind == "Attribute" {
+			b.WriteString(".")
+			b.WriteString(c.Name)
+		} else {
+			b.WriteString("[")
+			b.WriteString(keys[len(keys)-1])
+			b.WriteString("]")
+			keys = keys[:len(keys)-1]
 		}
-		if k.Kind != "Constant" || k.Undecoded || k.Value == "" && !k.Str {
-			return ""
+	}
+	return b.String()
+}
+
+// pathKey is a subscript key's spelling in a path, or "" when the key
+// makes no path: a str or bytes as repr writes it, another constant (a
+// number, negative too: items[-1]) as written. A str that is not valid
+// UTF-8 (a lone surrogate) has no spelling here: its base is read in part.
+func pathKey(k *Node) string {
+	sign := ""
+	if k.Kind == "UnaryOp" && k.Name == "-" && number(k.Kids[0]) {
+		k, sign = k.Kids[0], "-"
+	}
+	switch {
+	case k.Kind != "Constant" || k.Undecoded:
+	case !k.Str:
+		if number(k) {
+			return sign + k.Value
 		}
-		b := Path(n.Kids[0])
-		switch {
-		case b == "":
-		case !k.Str: // a number, None, True, False or ..., as written
-			return b + "[" + sign + k.Value + "]"
-		case k.Bytes:
-			q := pyrepr.Quote(k.Value)
-			return b + "[b" + string(q) + pyrepr.BytesBody(k.Value, q) + string(q) + "]"
-		case utf8.ValidString(k.Value): // else its spelling is not known: the base is read in part
-			return b + "[" + pyrepr.Repr(k.Value) + "]"
-		}
+	case k.Bytes:
+		q := pyrepr.Quote(k.Value)
+		return "b" + string(q) + pyrepr.BytesBody(k.Value, q) + string(q)
+	case utf8.ValidString(k.Value):
+		return pyrepr.Repr(k.Value)
 	}
 	return ""
 }

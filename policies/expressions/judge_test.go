@@ -3,6 +3,7 @@ package expressions
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"slices"
@@ -141,6 +142,15 @@ func TestJudge(t *testing.T) {
 			t.Errorf("%q: %s (%s), want %s with %q", c.code, v, reason, c.want, c.reason)
 		}
 	}
+	// A chain of attributes, calls and subscripts is read in the square of
+	// its length (holders.go): past maxChain links it is refused.
+	long := "len(a" + strings.Repeat(".b[0]", maxChain/2) + ")"
+	if v, why := judgeCode(long, "expression", def); v != "allow" {
+		t.Errorf("a chain of %d links: %s (%s)", maxChain, v, why)
+	}
+	if v, why := judgeCode(long[:len(long)-1]+".c)", "expression", def); v != "deny" || !strings.Contains(why, "chain of more than") {
+		t.Errorf("a chain of %d links: %s (%s)", maxChain+1, v, why)
+	}
 	// settings: deny_names and allow_calls.
 	r := rules{deny: map[string]bool{"cursor": true}, calls: map[string]bool{"len": true}}
 	if v, _ := judgeCode("len(x)", "expression", r); v != "allow" {
@@ -213,5 +223,20 @@ print(json.dumps(out))
 	}
 	if withKeys < 500 {
 		t.Fatalf("only %d formats read a key", withKeys)
+	}
+}
+
+// BenchmarkJudgeChain: a chain of attributes and subscripts, judged and
+// its paths read (PartPaths), as long as a chain may be and a tenth of it.
+func BenchmarkJudgeChain(b *testing.B) {
+	def := rules{calls: map[string]bool{"len": true}}
+	for _, n := range []int{100, 1000} {
+		code := "len(a" + strings.Repeat(".b[0]", n/2) + ")"
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				judgeCode(code, "expression", def)
+				PartPaths(code)
+			}
+		})
 	}
 }

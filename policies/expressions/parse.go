@@ -1,6 +1,9 @@
 package expressions
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // A parser for Python expressions (the eval input of Python 3.8 to 3.13:
 // CPython's Grammar/python.gram from `expressions` down), by recursive
@@ -37,6 +40,10 @@ type parser struct {
 
 // maxDepth bounds nesting: a module has a stack of its own to keep.
 const maxDepth = 2000
+
+// maxChain bounds a chain of attributes, calls and subscripts (a.b[0].c()):
+// what reads a chain (holders.go) takes time in the square of its length.
+const maxChain = 1000
 
 // Parse parses src as Python's eval mode does.
 func Parse(src string) (*Node, error) {
@@ -406,7 +413,10 @@ func (p *parser) primary() (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
+	for links := 0; ; links++ {
+		if links > maxChain {
+			return nil, errAt(p.peek().pos, "a chain of more than "+strconv.Itoa(maxChain)+" attributes, calls and subscripts")
+		}
 		switch {
 		case p.accept("."):
 			t := p.next()
