@@ -968,6 +968,12 @@ n = 1  # BREAK
 func TestAttackSecretsNested(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(nestedProgram)
+	// A part of what repr returns waits for a person; approved, the
+	// result is withheld all the same.
+	text := r.refused("debugpy_evaluate", `{"expression":"repr(repr(cfgmod.SETTINGS))"}`, "needs a person's approval", "what a call returns")
+	if out, err := r.cli("approve", id(t, text)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
 	r.refused("debugpy_evaluate", `{"expression":"repr(repr(cfgmod.SETTINGS))"}`, "withheld", "cfgmod.SETTINGS holds a secret")
 	for _, e := range []string{"repr(repr(cfgmod.SETTINGS.copy()))", "repr(repr(repr(cfgmod.SETTINGS.copy())))", "[repr(cfgmod.SETTINGS.copy())]",
 		"repr((repr(cfgmod.SETTINGS.copy()), 1))", "str(repr(cfgmod.SETTINGS.copy()))"} {
@@ -1106,6 +1112,8 @@ f()
 // is not read whole before the code runs, so the secrets in it are not
 // known: str(type(cfgobj).DEFAULTS)[14:] gave the agent a secret past the
 // key that would have masked it, and type(cfgobj).S[3] a character of one.
+// So is the text a call returns: str(conn)[19:] of an object whose
+// __str__ is not the repr its listing shows.
 // A part of such a value waits for a person; the value whole is shown
 // masked.
 func TestAttackSecretThroughAValueNoPathNames(t *testing.T) {
@@ -1114,16 +1122,21 @@ func TestAttackSecretThroughAValueNoPathNames(t *testing.T) {
     DEFAULTS = {"password": "deepSecretValue"}
     S = "dsn=postgres://app:pathless-s3cret@db/x"
 cfgobj = Cfg()
+class Conn:
+    def __repr__(self): return "<Conn>"
+    def __str__(self): return "postgres://app:strpart-s3cret@db/x"
+conn = Conn()
 n = 1  # BREAK
 `)
 	for _, code := range []string{"str(type(cfgobj).DEFAULTS)[14:]", "type(cfgobj).S[3]", "type(cfgobj).S[30:]", "len(type(cfgobj).S)",
-		"type(cfgobj).S < 'm'", "[type(cfgobj).S][0][30:]", "(0 or type(cfgobj)).S[30:]", "repr(type(cfgobj).DEFAULTS)[-20:]"} {
-		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval", "not read whole first")
+		"type(cfgobj).S < 'm'", "[type(cfgobj).S][0][30:]", "(0 or type(cfgobj)).S[30:]", "repr(type(cfgobj).DEFAULTS)[-20:]",
+		"str(conn)[19:]", "str(conn) < 'postgres://app:s'", "str(conn)[::-1]"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval", "it reads part of")
 	}
 	if text := r.ok("debugpy_evaluate", `{"expression":"type(cfgobj).DEFAULTS"}`); !strings.Contains(text, "[redacted]") {
 		t.Errorf("whole: %s", text)
 	}
-	noneSeen(t, r.seen.String(), "deepSecretValue", "SecretValue", "pathless")
+	noneSeen(t, r.seen.String(), "deepSecretValue", "SecretValue", "pathless", "strpart", "terc3s")
 }
 
 // A %-format reads a mapping's keys with no subscript in the code: a

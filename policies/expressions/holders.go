@@ -206,32 +206,47 @@ func partRead(n *Node, whole bool, holders map[string]bool) string {
 	return ""
 }
 
-// unknownPart reports whether n, read whole or not (whole), reads other
-// than whole a value that the host has not read whole first, nor shows
-// only what such a value shows. The host reads names (the listing) and
-// paths (PartPaths) whole before code runs, so that a secret in what they
-// show makes them holders; a value reached through a call, an operator or
-// a display, then an attribute or a subscript, is not read so, and the
-// secrets in it are not known: str(type(cfg).DEFAULTS)[14:] cut the repr
-// of a class's mapping, which no listing showed, past the key that would
-// have masked its value. judge.go has a person decide.
-func unknownPart(n *Node, whole bool) bool {
+// unknownPart returns why n, read whole or not (whole), reads other than
+// whole a value whose secrets are not known, or "". The host reads names
+// (the listing) and paths (PartPaths) whole before code runs, so that a
+// secret in what they show makes them holders. Not so:
+//
+//   - a value reached through a call, an operator or a display, then an
+//     attribute or a subscript: str(type(cfg).DEFAULTS)[14:] cut the repr
+//     of a class's mapping, which no listing showed, past the key that
+//     would have masked its value;
+//   - the text a call returns (str(x), repr(x)): an object's __str__ is
+//     not its repr, and a listing's repr stops short of a long value, so
+//     str(x)[5:] or repr(x) < 'm' (a bit at a time) shows what no listing
+//     did. But for the calls whose result holds no text (textless).
+//
+// judge.go has a person decide.
+func unknownPart(n *Node, whole bool) string {
 	switch n.Kind {
 	case "Attribute", "Subscript":
 		if !whole && !known(n) {
-			return true
+			return "it reads part of a value reached through a call, an operator, a display or a subscript that is not a path (str(type(x).D)[5:]), which is not read whole first to find the secrets in it"
+		}
+		whole = false
+	case "Call":
+		if f := n.Kids[0]; !whole && (f.Kind != "Name" || !textless[f.Name]) {
+			return "it reads part of what a call returns (str(x)[5:], repr(x) < 'm'), which shows what no listing of the program's values did (an object's __str__, a long value's repr past where a listing stops)"
 		}
 		whole = false
 	default:
 		whole = whole && display[n.Kind]
 	}
 	for _, k := range n.Kids {
-		if unknownPart(k, whole) {
-			return true
+		if why := unknownPart(k, whole); why != "" {
+			return why
 		}
 	}
-	return false
+	return ""
 }
+
+// textless: builtins whose result holds no text of what they read (a
+// number, a bool, a class), so a part of it shows nothing a mask missed.
+var textless = map[string]bool{"len": true, "id": true, "isinstance": true, "type": true}
 
 // known: a name, a path, a literal, or a literal subscript of one of them
 // (alias[1:], x[0:2][0]: part of what the host has read, so a holder

@@ -22,9 +22,9 @@ import (
 //	         runs __format__), a comprehension (a loop), an unpacking
 //	         (*it and **m: a loop too, as list(it) is), in and not in but
 //	         over a literal or a display (x in it iterates an iterator),
-//	         a read in part of what is not a name, a path or a literal
-//	         (str(type(x).D)[5:]: holders.go, unknownPart), and any
-//	         statement
+//	         a read in part of what the host has not read whole first
+//	         (str(type(x).D)[5:]) or of the text a call returns
+//	         (str(x)[5:]: holders.go, unknownPart), and any statement
 //	allow    names, attributes, literals, literal subscripts and slices,
 //	         operators, other comparisons, boolean operators, conditional
 //	         expressions, tuples, lists, sets and dicts of those
@@ -57,8 +57,8 @@ func judgeCode(text, kind string, r rules) (abi.Verdict, string) {
 		return judgeStatements(text, r)
 	}
 	r.walk(tree, &v)
-	if unknownPart(tree, true) {
-		v.add(abi.Approve, "it reads part of a value reached through a call, an operator, a display or a subscript that is not a path (str(type(x).D)[5:]), which is not read whole first to find the secrets in it: a person decides")
+	if why := unknownPart(tree, true); why != "" {
+		v.add(abi.Approve, why+": a person decides")
 	}
 	if kind != "expression" && v.v == abi.Allow {
 		v.v, v.reason = abi.Approve, "it runs Python statements in the program, which can change it"

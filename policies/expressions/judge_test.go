@@ -123,7 +123,7 @@ func TestJudge(t *testing.T) {
 		{"help()", "approve", "imports"},
 		{"type(x)('X', (), {})", "approve", "calls a function"},
 		// A part of what no listing showed and no path names: a person.
-		{"str(type(cfg).DEFAULTS)[14:]", "approve", "not read whole first"},
+		{"str(type(cfg).DEFAULTS)[14:]", "approve", "it reads part of"},
 		{"len(type(cfg).S)", "approve", "not read whole first"},
 		{"type(cfg).S[3]", "approve", "not read whole first"},
 		{"type(cfg).S < 'm'", "approve", "not read whole first"},
@@ -133,8 +133,12 @@ func TestJudge(t *testing.T) {
 		{"x[0, 1].conf[3:]", "approve", "not read whole first"},
 		{"x[1:3][0] + x[True][3:] + (cfg and alias[1:])", "allow", ""}, // parts of names, or of paths the host reads
 		{"type(cfg).DEFAULTS", "allow", ""},                            // whole: shown masked
-		{"str(x)[14:]", "allow", ""},                                   // x is in the listing
-		{"items[-1].name[:20]", "allow", ""},                           // a path, read whole first
+		{"str(x)[14:]", "approve", "what a call returns"},              // its __str__ is not its listed repr
+		{"repr(x) < 'm'", "approve", "what a call returns"},
+		{"len(str(x))", "approve", "what a call returns"},
+		{"len(x) > 3 and type(x) is int and isinstance(x, str) and id(x) == 1", "allow", ""},
+		{"str(x)", "allow", ""},              // whole: shown masked
+		{"items[-1].name[:20]", "allow", ""}, // a path, read whole first
 		{"'abc'[1:][0] + ('a', 'b')[0][1:]", "allow", ""},
 	} {
 		v, reason := judgeCode(c.code, "expression", def)

@@ -132,7 +132,7 @@ func ours(src string) summary {
 	s.Kinds = slices.Compact(s.Kinds) // which kinds, not how many: CPython nests a JoinedStr for a format spec
 	slices.Sort(s.Keys)
 	slices.Sort(s.Ins)
-	s.Unknown = unknownPart(n, true)
+	s.Unknown = unknownPart(n, true) != ""
 	for _, name := range slices.Compact(slices.Clone(s.Names)) {
 		if partRead(n, true, map[string]bool{name: true}) != "" {
 			s.Parts = append(s.Parts, name)
@@ -198,6 +198,9 @@ def summarize(tree, out):
     def unknown(n, whole):
         if isinstance(n, (ast.Attribute, ast.Subscript)):
             if not whole and not known(n): return True
+            whole = False
+        elif isinstance(n, ast.Call):
+            if not whole and not (isinstance(n.func, ast.Name) and n.func.id in ("len", "id", "isinstance", "type")): return True
             whole = False
         else:
             whole = whole and isinstance(n, (ast.Tuple, ast.List, ast.Set, ast.Dict))
