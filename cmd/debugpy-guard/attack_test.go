@@ -1133,6 +1133,7 @@ n = 1  # BREAK
 		"str(conn)[19:]", "str(conn) < 'postgres://app:s'", "str(conn)[::-1]"} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval", "it reads part of")
 	}
+	r.refused("debugpy_evaluate", `{"expression":"'%.25s' % conn"}`, "needs a person's approval", "precision")
 	if text := r.ok("debugpy_evaluate", `{"expression":"type(cfgobj).DEFAULTS"}`); !strings.Contains(text, "[redacted]") {
 		t.Errorf("whole: %s", text)
 	}

@@ -181,10 +181,14 @@ func (r rules) format(n *Node, v *verdict) {
 	case left.Kind == "Constant" && left.Undecoded:
 		v.add(abi.Approve, "it formats with a string this policy cannot decode (a \\N{...} escape): a person decides")
 	case left.Kind == "Constant" && left.Str:
-		for _, k := range formatKeys(left.Value) {
+		keys, cuts := formatKeys(left.Value)
+		for _, k := range keys {
 			if secrets.IsName(k, nil) {
 				v.add(abi.Deny, "it reads the key "+quote(k)+", a secret's name, through a %-format: secrets do not leave the program")
 			}
+		}
+		if cuts && !literal(right) {
+			v.add(abi.Approve, "it formats with a precision ('%.5s'), which shows part of a value's text, where no mask finds a secret: a person decides")
 		}
 	case left.Kind == "Constant": // a number: the remainder
 	case !literal(right): // a dict display is not a literal here
@@ -197,9 +201,9 @@ func (r rules) format(n *Node, v *verdict) {
 // nest), then flags, width, precision, a length modifier and the
 // conversion. Every key is returned, even past a spec Python would refuse
 // (which stops the formatting, so it reads fewer): a key is judged before
-// anything runs.
-func formatKeys(f string) []string {
-	var keys []string
+// anything runs. cuts reports a precision on a conversion that writes a
+// value's text (%.5s, %.3r, %.*a): the first characters of it.
+func formatKeys(f string) (keys []string, cuts bool) {
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
 			continue
@@ -216,7 +220,7 @@ func formatKeys(f string) []string {
 				}
 			}
 			if depth > 0 {
-				return keys // an incomplete key: Python refuses the format
+				return keys, cuts // an incomplete key: Python refuses the format
 			}
 			keys = append(keys, f[start:i-1])
 		}
@@ -226,7 +230,8 @@ func formatKeys(f string) []string {
 		for i < len(f) && (f[i] == '*' || f[i] >= '0' && f[i] <= '9') {
 			i++
 		}
-		if i < len(f) && f[i] == '.' {
+		precision := i < len(f) && f[i] == '.'
+		if precision {
 			for i++; i < len(f) && (f[i] == '*' || f[i] >= '0' && f[i] <= '9'); i++ {
 			}
 		}
@@ -234,8 +239,9 @@ func formatKeys(f string) []string {
 			i++
 		}
 		// f[i] is the conversion (or the format ends): the loop steps past it.
+		cuts = cuts || precision && i < len(f) && strings.IndexByte("sra", f[i]) >= 0
 	}
-	return keys
+	return keys, cuts
 }
 
 // literal: a constant, a negated constant, or a slice or tuple of them.
