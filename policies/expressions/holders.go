@@ -73,13 +73,13 @@ func Path(n *Node) string {
 // UTF-8 (a lone surrogate) has no spelling here: its base is read in part.
 func pathKey(k *Node) string {
 	sign := ""
-	if k.Kind == "UnaryOp" && k.Name == "-" && number(k.Kids[0]) {
+	if k.Kind == "UnaryOp" && k.Name == "-" && scalar(k.Kids[0]) {
 		k, sign = k.Kids[0], "-"
 	}
 	switch {
 	case k.Kind != "Constant" || k.Undecoded:
 	case !k.Str:
-		if number(k) {
+		if scalar(k) {
 			return sign + k.Value
 		}
 	case k.Bytes:
@@ -91,16 +91,17 @@ func pathKey(k *Node) string {
 	return ""
 }
 
-// number: a constant other than a string: a number, None, True, False
-// or ... (as written).
-func number(n *Node) bool { return n.Kind == "Constant" && !n.Str && n.Value != "" }
+// scalar: a constant other than a str or bytes: a number, None, True,
+// False or ... (its Value as written).
+func scalar(n *Node) bool { return n.Kind == "Constant" && !n.Str && n.Value != "" }
 
 // PartPaths returns the paths other than names that an expression reads
 // other than whole, each not part of a longer one read so, but for the
 // base of a path's number subscript, which is read in part (m.alias[3] is
 // one character of m.alias): what the host reads whole before the
-// expression runs (a name's value is in the listing already). Nothing for code that does not parse (Python refuses
-// it) or for statements (a repl input, which a person approves).
+// expression runs (a name's value is in the listing already). Nothing for
+// code that does not parse (Python refuses it) or for statements (a repl
+// input, which a person approves).
 func PartPaths(text string) []string {
 	tree, err := Parse(text)
 	if err != nil {

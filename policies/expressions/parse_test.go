@@ -175,18 +175,18 @@ def summarize(tree, out):
         for k in ast.iter_child_nodes(n): read(k, whole)
     read(tree.body, True)
     out["parts"] = sorted(parts)
-    def number(k):  # a constant other than a string
+    def scalar(k):  # a constant other than a str or bytes
         return isinstance(k, ast.Constant) and not isinstance(k.value, (str, bytes))
     def path(n):  # holders.go's Path, on CPython's tree
         if isinstance(n, ast.Name): return True
         if isinstance(n, ast.Attribute): return path(n.value)
         if not isinstance(n, ast.Subscript): return False
         k = n.slice
-        if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and number(k.operand): k = k.operand
+        if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and scalar(k.operand): k = k.operand
         if isinstance(k, ast.Constant) and isinstance(k.value, str):
             try: k.value.encode("utf-8")
             except UnicodeEncodeError: return False
-        return (number(k) or isinstance(k, ast.Constant) and isinstance(k.value, (str, bytes))) and path(n.value)
+        return (scalar(k) or isinstance(k, ast.Constant) and isinstance(k.value, (str, bytes))) and path(n.value)
     def literal(n):
         if isinstance(n, ast.Constant): return True
         if isinstance(n, ast.UnaryOp): return literal(n.operand)
