@@ -570,6 +570,11 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 	if msg := h.fail("debugpy_source", map[string]any{"file": "../prog.py"}); !strings.Contains(msg, `file "../prog.py" is relative`) {
 		t.Errorf("a relative source: %s", msg)
 	}
+	for _, tool := range []string{"debugpy_source", "debugpy_set_breakpoint"} {
+		if msg := h.fail(tool, map[string]any{"file": "/proc\x00/self/environ", "line": 1}); !strings.Contains(msg, `file "/proc\x00/self/environ" has a NUL byte`) {
+			t.Errorf("%s, a NUL in a file: %s", tool, msg)
+		}
+	}
 	if msg := h.fail("debugpy_launch", map[string]any{"program": "x.py", "bogus": 1}); !strings.Contains(msg, `unknown argument "bogus"`) {
 		t.Errorf("unknown argument: %s", msg)
 	}

@@ -262,6 +262,11 @@ func resolvePath(ts *Toolset, session, argument, kind, p string) (engine.Path, e
 	if len(p) > maxPath {
 		return engine.Path{}, malformed("%s is %d bytes long, over the %d a path may have", argument, len(p), maxPath)
 	}
+	if strings.IndexByte(p, 0) >= 0 {
+		// No file name holds one: judged, "/proc\x00/x" is not under /proc,
+		// and the system would refuse to open it.
+		return engine.Path{}, malformed("%s %q has a NUL byte, which no file name holds", argument, p)
+	}
 	if (kind == "breakpoint" || kind == "source") && !filepath.IsAbs(p) {
 		wd, _ := os.Getwd()
 		return engine.Path{}, malformed("%s %q is relative: give its absolute path (a relative one would be taken from the server's directory, %s, not the program's; debugpy_stack_trace shows each frame's file)", argument, p, wd)
