@@ -575,6 +575,9 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 			t.Errorf("%s, a NUL in a file: %s", tool, msg)
 		}
 	}
+	if msg := h.fail("debugpy_launch", map[string]any{"program": progFile, "python": "/usr/bin/python3\x00x"}); !strings.Contains(msg, "has a NUL byte") {
+		t.Errorf("a NUL in python: %s", msg)
+	}
 	if msg := h.fail("debugpy_launch", map[string]any{"program": "x.py", "bogus": 1}); !strings.Contains(msg, `unknown argument "bogus"`) {
 		t.Errorf("unknown argument: %s", msg)
 	}

@@ -259,13 +259,8 @@ func isHostName(h string) bool {
 // resolves its symlinks (as far as the path exists), and says whether it
 // belongs to the debug session named session.
 func resolvePath(ts *Toolset, session, argument, kind, p string) (engine.Path, error) {
-	if len(p) > maxPath {
-		return engine.Path{}, malformed("%s is %d bytes long, over the %d a path may have", argument, len(p), maxPath)
-	}
-	if strings.IndexByte(p, 0) >= 0 {
-		// No file name holds one: judged, "/proc\x00/x" is not under /proc,
-		// and the system would refuse to open it.
-		return engine.Path{}, malformed("%s %q has a NUL byte, which no file name holds", argument, p)
+	if err := checkPath(argument, p); err != nil {
+		return engine.Path{}, err
 	}
 	if (kind == "breakpoint" || kind == "source") && !filepath.IsAbs(p) {
 		wd, _ := os.Getwd()
@@ -299,6 +294,19 @@ func realPath(p string) string {
 	}
 }
 
+// checkPath refuses a path argument no file can have: longer than
+// maxPath, or with a NUL byte (judged, "/proc\x00/x" is not under /proc;
+// the system would refuse to open it).
+func checkPath(argument, p string) error {
+	if len(p) > maxPath {
+		return malformed("%s is %d bytes long, over the %d a path may have", argument, len(p), maxPath)
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return malformed("%s %q has a NUL byte, which no file name holds", argument, p)
+	}
+	return nil
+}
+
 // maxPath bounds a path argument (Linux's PATH_MAX): resolving one costs a
 // system call per component.
 const maxPath = 4096
@@ -306,8 +314,8 @@ const maxPath = 4096
 // resolveExecutable finds an interpreter as exec would (a bare name on
 // PATH) and resolves it: the resolved path is what runs.
 func resolveExecutable(argument, p string) (engine.Path, error) {
-	if len(p) > maxPath {
-		return engine.Path{}, malformed("%s is %d bytes long, over the %d a path may have", argument, len(p), maxPath)
+	if err := checkPath(argument, p); err != nil {
+		return engine.Path{}, err
 	}
 	found := p
 	if !strings.ContainsRune(p, '/') {
