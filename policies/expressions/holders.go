@@ -67,6 +67,24 @@ func Path(n *Node) string {
 	return b.String()
 }
 
+// isPath reports whether n is a path (Path(n) != ""), spelling nothing.
+func isPath(n *Node) bool {
+	for ; n.Kind == "Attribute" || n.Kind == "Subscript"; n = n.Kids[0] {
+		if n.Kind == "Subscript" && !pathKeyOK(n.Kids[1]) {
+			return false
+		}
+	}
+	return n.Kind == "Name"
+}
+
+// pathKeyOK reports whether k is a path's key (pathKey(k) != "").
+func pathKeyOK(k *Node) bool {
+	if k.Kind == "UnaryOp" && k.Name == "-" {
+		return scalar(k.Kids[0])
+	}
+	return k.Kind == "Constant" && !k.Undecoded && (scalar(k) || k.Bytes || k.Str && utf8.ValidString(k.Value))
+}
+
 // pathKey is a subscript key's spelling in a path, or "" when the key
 // makes no path: a str or bytes as repr writes it, another constant (a
 // number, negative too: items[-1]) as written. A str that is not valid
@@ -110,11 +128,11 @@ func PartPaths(text string) []string {
 	var out []string
 	var walk func(n *Node, whole, inPath bool)
 	walk = func(n *Node, whole, inPath bool) {
-		switch p := Path(n); {
-		case p == "" || n.Kind == "Name":
+		switch {
+		case n.Kind == "Name" || !isPath(n):
 			inPath = false
 		case !whole && !inPath:
-			out = append(out, p)
+			out = append(out, Path(n))
 			fallthrough
 		default: // what a path reaches through (its base) is shown in part only as the path
 			inPath = true
@@ -254,7 +272,7 @@ var textless = map[string]bool{"len": true, "id": true, "isinstance": true, "typ
 // still marks it).
 func known(n *Node) bool {
 	switch {
-	case n.Kind == "Name" || Path(n) != "" || literal(n):
+	case n.Kind == "Name" || isPath(n) || literal(n):
 		return true
 	case n.Kind == "Subscript":
 		return literal(n.Kids[1]) && known(n.Kids[0])

@@ -173,3 +173,32 @@ print(json.dumps(bad))
 		t.Errorf("in %q the path %q is not a node CPython reads", b[0], b[1])
 	}
 }
+
+// TestIsPath: isPath, which spells nothing, says of every node of the
+// parser's corpus what Path does.
+func TestIsPath(t *testing.T) {
+	corpus := append(adversarial(), generated(2000, 3)...)
+	corpus = append(corpus, "x[-1][None][True][...][b'k']['k'][0x1].y", "x[-'k']", "x[+1]", "x['\\ud800']", "x[-1.5j]")
+	paths := 0
+	for _, src := range corpus {
+		n, err := Parse(src)
+		if err != nil {
+			continue
+		}
+		var walk func(n *Node)
+		walk = func(n *Node) {
+			if got, want := isPath(n), Path(n) != ""; got != want {
+				t.Errorf("%q: isPath says %v of %s %q", src, got, n.Kind, Path(n))
+			} else if got {
+				paths++
+			}
+			for _, k := range n.Kids {
+				walk(k)
+			}
+		}
+		walk(n)
+	}
+	if paths < 1000 {
+		t.Fatalf("only %d paths", paths)
+	}
+}
