@@ -1112,10 +1112,9 @@ f()
 // is not read whole before the code runs, so the secrets in it are not
 // known: str(type(cfgobj).DEFAULTS)[14:] gave the agent a secret past the
 // key that would have masked it, and type(cfgobj).S[3] a character of one.
-// So is the text a call returns: str(conn)[19:] of an object whose
-// __str__ is not the repr its listing shows.
-// A part of such a value waits for a person; the value whole is shown
-// masked.
+// Nor is the text a call returns: str(conn)[19:], or '%.25s' % conn, of an
+// object whose __str__ is not the repr its listing shows. A part of such a
+// value waits for a person; the value whole is shown masked.
 func TestAttackSecretThroughAValueNoPathNames(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(`class Cfg:
