@@ -36,35 +36,29 @@ import (
 // alike, each from the same code (TestPathsAgreeWithCPython: the spelling
 // reads, to CPython, as the node it came from).
 func Path(n *Node) string {
-	var chain []*Node // n, down to the name it starts from
-	var keys []string
-	for ; n.Kind == "Attribute" || n.Kind == "Subscript"; n = n.Kids[0] {
-		chain = append(chain, n)
-		if n.Kind == "Subscript" {
-			k := pathKey(n.Kids[1])
-			if k == "" {
-				return ""
-			}
-			keys = append(keys, k)
-		}
-	}
-	if n.Kind != "Name" {
+	if !isPath(n) {
 		return ""
 	}
 	var b strings.Builder // built once: a long chain costs its length, not its square
-	b.WriteString(n.Name)
-	for i := len(chain) - 1; i >= 0; i-- {
-		if c := chain[i]; c.Kind == "Attribute" {
-			b.WriteString(".")
-			b.WriteString(c.Name)
-		} else {
-			b.WriteString("[")
-			b.WriteString(keys[len(keys)-1])
-			b.WriteString("]")
-			keys = keys[:len(keys)-1]
-		}
-	}
+	writePath(&b, n)
 	return b.String()
+}
+
+// writePath writes the spelling of n, a path.
+func writePath(b *strings.Builder, n *Node) {
+	switch n.Kind {
+	case "Name":
+		b.WriteString(n.Name)
+	case "Attribute":
+		writePath(b, n.Kids[0])
+		b.WriteString(".")
+		b.WriteString(n.Name)
+	case "Subscript":
+		writePath(b, n.Kids[0])
+		b.WriteString("[")
+		b.WriteString(pathKey(n.Kids[1]))
+		b.WriteString("]")
+	}
 }
 
 // isPath reports whether n is a path (Path(n) != ""), spelling nothing.
@@ -213,10 +207,8 @@ func partRead(n *Node, whole bool, holders map[string]bool) string {
 		if p := Path(n); !whole && p != "" && holders[p] {
 			return p
 		}
-		whole = false
-	default:
-		whole = whole && display[n.Kind]
 	}
+	whole = whole && display[n.Kind]
 	for _, k := range n.Kids {
 		if h := partRead(k, whole, holders); h != "" {
 			return h
@@ -246,15 +238,12 @@ func unknownPart(n *Node, whole bool) string {
 		if !whole && !known(n) {
 			return "it reads part of a value reached through a call, an operator, a display or a subscript that is not a path (str(type(x).D)[5:]), which is not read whole first to find the secrets in it"
 		}
-		whole = false
 	case "Call":
 		if f := n.Kids[0]; !whole && (f.Kind != "Name" || !textless[f.Name]) {
 			return "it reads part of what a call returns (str(x)[5:], repr(x) < 'm'), which shows what no listing of the program's values did (an object's __str__, a long value's repr past where a listing stops)"
 		}
-		whole = false
-	default:
-		whole = whole && display[n.Kind]
 	}
+	whole = whole && display[n.Kind] // an element of a display read whole is read whole
 	for _, k := range n.Kids {
 		if why := unknownPart(k, whole); why != "" {
 			return why

@@ -175,7 +175,8 @@ print(json.dumps(bad))
 }
 
 // TestIsPath: isPath, which spells nothing, says of every node of the
-// parser's corpus what Path does.
+// parser's corpus whether it is a path as its spelling does: a key
+// pathKeyOK takes is one pathKey spells, and no other.
 func TestIsPath(t *testing.T) {
 	corpus := append(adversarial(), generated(2000, 3)...)
 	corpus = append(corpus, "x[-1][None][True][...][b'k']['k'][0x1].y", "x[-'k']", "x[+1]", "x['\\ud800']", "x[-1.5j]")
@@ -187,9 +188,12 @@ func TestIsPath(t *testing.T) {
 		}
 		var walk func(n *Node)
 		walk = func(n *Node) {
-			if got, want := isPath(n), Path(n) != ""; got != want {
-				t.Errorf("%q: isPath says %v of %s %q", src, got, n.Kind, Path(n))
-			} else if got {
+			if n.Kind == "Subscript" {
+				if k := n.Kids[1]; pathKeyOK(k) != (pathKey(k) != "") {
+					t.Errorf("%q: pathKeyOK says %v of a %s key spelled %q", src, pathKeyOK(k), k.Kind, pathKey(k))
+				}
+			}
+			if isPath(n) {
 				paths++
 			}
 			for _, k := range n.Kids {
