@@ -12,7 +12,9 @@ import (
 // BenchmarkMask: what the host's masking adds to a result of a few KB (a
 // variables listing of 40 entries, ~4 KB of JSON), with 10 secrets known to
 // the session (none of them in the result), beside the same result in a
-// session with none; and with one of them in the result.
+// session with none; with one of them in the result; and with every value
+// cut short by debugpy (a "..." in each: each is a cut whose neighbours
+// are looked at for a piece of a secret).
 func BenchmarkMask(b *testing.B) {
 	type variable struct{ Name, Value, Type string }
 	vars := make([]variable, 40)
@@ -32,10 +34,16 @@ func BenchmarkMask(b *testing.B) {
 	hit := res
 	hit.Text += "secret-value-3-xyz\n"
 	hit.encoded = []byte(strings.Replace(string(raw), "plain text", "secret-value-3-xyz", 1))
+	cuts := make([]variable, len(vars))
+	for i := range cuts {
+		cuts[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("['value number %d of th...plain text']", i), Type: "list"}
+	}
+	cut := Result{Text: strings.Repeat("item: list = ['value number 1 of th...plain text']\n", 40), Structured: map[string]any{"variables": cuts}}
+	cut.encoded, _ = json.Marshal(cut.Structured)
 	for _, c := range []struct {
 		name, session string
 		res           Result
-	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}} {
+	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 )
@@ -32,32 +33,154 @@ type Masker struct {
 	// first two bytes of every form: a bit each, so that a scan skips most
 	// positions of a text with one test.
 	pairs [1 << 16 / 64]uint64
-	forms []string
+	// every minPiece bytes of every form, hashed to a bit: whether a
+	// cut's neighbours can be a piece of one (cutPieces).
+	triples [1 << 16 / 64]uint64
+	forms   []string
 }
 
-// In reports whether any form of any secret occurs in b.
-func (m *Masker) In(b []byte) bool { return in(m, b) }
+// In reports whether any form of any secret occurs in b, whole or in a
+// piece beside a cut (cutPieces).
+func (m *Masker) In(b []byte) bool {
+	return m.InString(unsafe.String(unsafe.SliceData(b), len(b))) // read here only, never kept
+}
 
 // InString is In for a string.
-func (m *Masker) InString(s string) bool { return in(m, s) }
-
-func in[T string | []byte](m *Masker, b T) bool {
+func (m *Masker) InString(b string) bool {
 	for i := 0; i+1 < len(b); i++ {
 		p := uint16(b[i])<<8 | uint16(b[i+1])
 		if m.pairs[p>>6]&(1<<(p&63)) == 0 {
 			continue
 		}
 		for _, f := range m.forms {
-			if len(b)-i >= len(f) && string(b[i:i+len(f)]) == f {
+			if len(b)-i >= len(f) && b[i:i+len(f)] == f {
 				return true
 			}
 		}
 	}
-	return false
+	found := false
+	m.cutPieces(b, func(int, int) { found = true })
+	return found
 }
 
-// Replace masks every form of every secret in s.
-func (m *Masker) Replace(s string) string { return m.replacer.Replace(s) }
+// Replace masks every form of every secret in s, and every piece of one
+// beside a cut.
+func (m *Masker) Replace(s string) string {
+	s = m.replacer.Replace(s)
+	var spans [][2]int
+	m.cutPieces(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
+	if spans == nil {
+		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans { // in order; a piece after a cut never reaches the next cut's piece before it
+		if sp[1] <= at {
+			continue
+		}
+		sp[0] = max(sp[0], at)
+		b.WriteString(s[at:sp[0]])
+		b.WriteString(Mask)
+		at = sp[1]
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// A value cut short. pydevd shows a long string as its first two thirds
+// and its last third with "..." between them (past 30 characters inside
+// a container, past 2**16 at the top: _pydevd_bundle/pydevd_safe_repr.py),
+// and another object's repr inside a container the same way. A secret the
+// cut falls in shows a beginning of it before the "..." and an end of it
+// after, which no whole form matches: ['yyyyyyyyyyyyyyyyyyyy...7Lm-s3cret']
+// is the list ['y'*30 + secret]. So each "..." is a cut: the longest end
+// of the text before it that begins a form (minPiece bytes or more) is
+// masked, and the longest start of the text after it that ends one.
+// Fewer than minPiece bytes are left (a "..." in prose would lose its
+// neighbours to every secret that begins with their letter).
+const (
+	cut      = "..."
+	minPiece = 3
+)
+
+// cutPieces calls each with the span of every piece of a form beside a
+// cut in s, in order.
+func (m *Masker) cutPieces(s string, each func(from, to int)) {
+	prev := -1 // where the last cut began
+	for i := strings.Index(s, cut); i >= 0; {
+		next := strings.Index(s[i+1:], cut)
+		if next >= 0 {
+			next += i + 1
+		}
+		if n := m.before(s, prev, i); n > 0 {
+			each(i-n, i)
+		}
+		end := len(s)
+		if next >= 0 {
+			end = next + len(cut) - 1
+		}
+		if n := m.after(s, i+len(cut), end); n > 0 {
+			each(i+len(cut), i+len(cut)+n)
+		}
+		prev, i = i, next
+	}
+}
+
+// before is the length of the longest end of s[:i] that begins a form
+// and is not all of it, or 0 (none of minPiece bytes). A form without
+// "..." in it cannot reach back past the cut before (prev).
+func (m *Masker) before(s string, prev, i int) int {
+	if i < minPiece || !m.triple(s[i-minPiece:i]) {
+		return 0
+	}
+	best := 0
+	for _, f := range m.forms {
+		limit := min(len(f)-1, i)
+		if prev >= 0 && !strings.Contains(f, cut) {
+			limit = min(limit, i-prev-1)
+		}
+		for n := limit; n > best && n >= minPiece; n-- {
+			if s[i-n] == f[0] && s[i-n:i] == f[:n] {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
+
+// after is the length of the longest start of s[j:] that ends a form and
+// is not all of it, or 0. A form without "..." cannot reach past end (the
+// next cut's last byte).
+func (m *Masker) after(s string, j, end int) int {
+	if len(s)-j < minPiece || !m.triple(s[j:j+minPiece]) {
+		return 0
+	}
+	best := 0
+	for _, f := range m.forms {
+		limit := min(len(f)-1, len(s)-j)
+		if !strings.Contains(f, cut) {
+			limit = min(limit, end-j)
+		}
+		for n := limit; n > best && n >= minPiece; n-- {
+			if s[j+n-1] == f[len(f)-1] && s[j:j+n] == f[len(f)-n:] {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
+
+// triple reports whether t (minPiece bytes) may occur in a form.
+func (m *Masker) triple(t string) bool {
+	h := tripleHash(t)
+	return m.triples[h>>6]&(1<<(h&63)) != 0
+}
+
+func tripleHash(t string) uint16 {
+	return uint16((uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])) * 2654435761 >> 16)
+}
 
 // Bounds: a secret shorter than MinSecret would mask common words; a set
 // holds at most maxSecrets values of at most maxSecretLen bytes.
@@ -114,6 +237,10 @@ func (s *Secrets) Masker(session string) *Masker {
 				m.forms = append(m.forms, f)
 				p := uint16(f[0])<<8 | uint16(f[1])
 				m.pairs[p>>6] |= 1 << (p & 63)
+				for i := 0; i+minPiece <= len(f); i++ {
+					h := tripleHash(f[i : i+minPiece])
+					m.triples[h>>6] |= 1 << (h & 63)
+				}
 			}
 		}
 		m.replacer = strings.NewReplacer(pairs...)

@@ -96,3 +96,93 @@ func TestSecretsMaskEveryForm(t *testing.T) {
 		t.Error("another session's masker has the secret")
 	}
 }
+
+// TestCutPiecesAgreeWithPydevd holds the masking of a secret cut short to
+// what pydevd shows: random secrets inside random strings (a string in a
+// list, a dict, a tuple, two lists deep, an object's repr in a list, and
+// now and then a string past 2**16 characters at the top), each shown by
+// pydevd's own SafeRepr, the class debugpy writes every value with. No
+// piece of minPiece bytes of any form of the secret survives the mask;
+// where no piece was shown, the mask changes nothing. The secrets' bytes
+// and the other characters are apart, so that a piece is the secret's.
+func TestCutPiecesAgreeWithPydevd(t *testing.T) {
+	python := cpython.Path(t)
+	cmd := exec.Command(python, "-c", `
+import json, random, sys
+from _pydevd_bundle.pydevd_safe_repr import SafeRepr
+rnd = random.Random(7)
+secretChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-\u00e9\u20ac"
+filler = "xy '\""
+class Obj:
+    def __init__(self, s): self.s = s
+    def __repr__(self): return "<Obj " + self.s + ">"
+out = []
+for i in range(3000):
+    secret = "".join(rnd.choice(secretChars) for _ in range(rnd.randint(4, 60)))
+    a = "".join(rnd.choice(filler) for _ in range(rnd.randint(0, 50)))
+    b = "".join(rnd.choice(filler) for _ in range(rnd.randint(0, 50)))
+    v = a + secret + b
+    kind = rnd.randrange(7)
+    if kind == 0: value = [v]
+    elif kind == 1: value = {"k": v}
+    elif kind == 2: value = (1, v, 2)
+    elif kind == 3: value = [[v]]
+    elif kind == 4: value = [Obj(v)]
+    elif kind == 5: value = v
+    else: value = "x" * rnd.randint(43600, 43700) + v + "y" * rnd.randint(21800, 21900)
+    out.append({"secret": secret, "shown": SafeRepr()(value)})
+json.dump(out, sys.stdout)
+`)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
+	}
+	var cases []struct{ Secret, Shown string }
+	if err := json.Unmarshal(outb, &cases); err != nil {
+		t.Fatal(err)
+	}
+	cut, hidden, bad := 0, 0, 0
+	for i, c := range cases {
+		s := NewSecrets()
+		s.Add("a", c.Secret)
+		m := s.Masker("a")
+		var windows []string
+		for _, f := range forms(c.Secret) {
+			for j := 0; j+minPiece <= len(f); j++ {
+				windows = append(windows, f[j:j+minPiece])
+			}
+		}
+		shows := func(text string) string {
+			for _, w := range windows {
+				if strings.Contains(text, w) {
+					return w
+				}
+			}
+			return ""
+		}
+		got := m.Replace(c.Shown)
+		if strings.Contains(c.Shown, "...") {
+			cut++
+		}
+		switch {
+		case shows(c.Shown) == "":
+			hidden++
+			if got != c.Shown || m.InString(c.Shown) {
+				bad++
+				t.Errorf("case %d: nothing of %q shown, yet masked: %.200q -> %.200q", i, c.Secret, c.Shown, got)
+			}
+		case shows(got) != "" || !m.InString(c.Shown):
+			bad++
+			t.Errorf("case %d: %q shows %q after the mask: %.300q -> %.300q", i, c.Secret, shows(got), c.Shown, got)
+		}
+		if bad > 10 {
+			t.Fatal("too many")
+		}
+	}
+	if cut < 1000 || hidden < 50 {
+		t.Fatalf("the cases do not cover the cuts: %d of %d cut, %d hide the secret", cut, len(cases), hidden)
+	}
+	t.Logf("%d values, %d cut short, %d with the secret hidden", len(cases), cut, hidden)
+}

@@ -1196,3 +1196,30 @@ func TestAttackIterationWithoutACall(t *testing.T) {
 		t.Fatalf("the approved unpacking: %s", text)
 	}
 }
+
+// A value cut short: debugpy shows a string inside a container as its
+// first 20 and last 10 characters with "..." between them, and a list
+// past its 15th element as "...". A secret the cut falls in showed its
+// end (['yyyyyyyyyyyyyyyyyyyy...7Lm-s3cret']) or its beginning, pieces
+// no whole form of it matches: each piece beside a cut is masked, and
+// the name is a holder.
+func TestAttackSecretCutShort(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`password = "Zq9VwKx7Lm-s3cret-value"
+tail = ["y" * 30 + password]
+head = [password + "y" * 30]
+obj = [type("Conn", (), {"__repr__": lambda self: "<Conn " + "y" * 30 + password + ">"})()]
+n = 1  # BREAK
+`)
+	r.ok("debugpy_variables", `{}`)
+	for _, e := range []string{"tail", "head", "obj", "[tail, head]", "{'k': head}"} {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "...[redacted]") && !strings.Contains(text, "[redacted]...") {
+			t.Errorf("%s: %s", e, text)
+		}
+	}
+	r.refused("debugpy_evaluate", `{"expression":"tail < ['y']"}`, "result withheld by policy", "reads tail other than whole")
+	noneSeen(t, r.seen.String(), "Zq9", "cret-value", "t-value", "Zq9VwKx7Lm-s3cret-va")
+	if seen := r.seen.String(); !strings.Contains(seen, "yyyyyyyyyy") {
+		t.Fatalf("the control: the rest of each value is shown: %s", seen)
+	}
+}
