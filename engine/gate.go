@@ -637,8 +637,7 @@ func (g *Gate) mask(session string, res Result) (Result, int) {
 			return res, 1
 		}
 	}
-	inText, inStructured := m.InString(res.Text), m.In(raw)
-	if !inText && !inStructured {
+	if !m.InString(res.Text) && !m.In(raw) {
 		return res, 0
 	}
 	n := 0
@@ -650,7 +649,7 @@ func (g *Gate) mask(session string, res Result) (Result, int) {
 		return t
 	}
 	res.Text = masked(res.Text)
-	if inStructured {
+	if res.Structured != nil { // a secret found in the text alone may be spelled otherwise in it
 		var tree any
 		if json.Unmarshal(raw, &tree) != nil {
 			res.Structured = nil

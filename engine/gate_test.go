@@ -280,6 +280,31 @@ func TestGateMasksSecrets(t *testing.T) {
 	}
 }
 
+// A secret whose repr escapes a character (a backslash, a quote) is
+// masked in a structured result that carries its repr, with nothing in the
+// text: the JSON of a repr is a form of its own (a backslash doubled
+// twice), and a hit in the text alone masks the structured result too.
+func TestGateMasksAReprInStructured(t *testing.T) {
+	alog := openAudit(t, t.TempDir())
+	secrets := plugins.NewSecrets()
+	secrets.Add("s", `bk\sl-s3cret`)
+	secrets.Add("s", `it's-s3cret`)
+	g := NewGate(&fakePolicy{cfg: &Config{Audit: AuditConfig{Arguments: "none"}}, call: verdict(Allow, ""), result: verdict(Allow, "")},
+		GateOptions{Audit: alog, Secrets: secrets})
+	for _, c := range []Result{
+		{Text: "a value", Structured: map[string]any{"result": `'bk\\sl-s3cret'`}},
+		{Text: "a value", Structured: map[string]any{"result": `"it's-s3cret"`}},
+		{Text: `'bk\\sl-s3cret'`, Structured: map[string]any{"result": `['bk\\sl-s3cret']`}},
+	} {
+		res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_evaluate", MCPSession: "s", Arguments: json.RawMessage(`{}`)}, nil,
+			func(context.Context) Result { return c })
+		raw, _ := json.Marshal(res.Structured)
+		if strings.Contains(res.Text+string(raw), "s3cret") {
+			t.Errorf("leaked: %q %s", res.Text, raw)
+		}
+	}
+}
+
 // TestOneEnginePerCall: a reload while a call runs does not change the
 // engine that call is judged by: its result is decided by the config its
 // call was, and the old engine closes only once the call is done.

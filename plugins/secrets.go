@@ -252,7 +252,7 @@ func (s *Secrets) Masker(session string) *Masker {
 // forms are the spellings of a value a result may carry it in: as it is;
 // inside the quotes of Python's repr, single- or double-quoted (a listing
 // or an evaluate shows a str so; a backslash, a tab, a no-break space are
-// escaped there); inside the quotes of a JSON string as Go's encoding/json
+// escaped there), and that inside a JSON string; inside the quotes of a JSON string as Go's encoding/json
 // and Python's json.dumps write it (a program's JSON output); and each of
 // those reversed. pyrepr's tests hold repr's spelling to CPython's,
 // TestFormsAgreeWithCPython the JSON ones to json.dumps and encoding/json.
@@ -263,8 +263,13 @@ func forms(v string) []string {
 			out = append(out, f)
 		}
 	}
-	add(pyrepr.Body(v, '\''))
-	add(pyrepr.Body(v, '"'))
+	for _, q := range []byte{'\'', '"'} {
+		body := pyrepr.Body(v, q)
+		add(body)
+		// A repr inside a result's JSON: the structured result as the
+		// host scans it before decoding it (a backslash doubled twice).
+		add(jsonInner(body, false))
+	}
 	add(jsonInner(v, false))
 	add(jsonInner(v, true))
 	for _, f := range slices.Clone(out) {
