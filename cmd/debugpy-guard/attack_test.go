@@ -1209,6 +1209,8 @@ func TestAttackSecretCutShort(t *testing.T) {
 tail = ["y" * 30 + password]
 head = [password + "y" * 30]
 obj = [type("Conn", (), {"__repr__": lambda self: "<Conn " + "y" * 30 + password + ">"})()]
+big = list(range(20)) + [password]
+mid = {(1, 2): "x" * 30 + password + "y" * 30}
 n = 1  # BREAK
 `)
 	r.ok("debugpy_variables", `{}`)
@@ -1218,7 +1220,17 @@ n = 1  # BREAK
 		}
 	}
 	r.refused("debugpy_evaluate", `{"expression":"tail < ['y']"}`, "result withheld by policy", "reads tail other than whole")
-	noneSeen(t, r.seen.String(), "Zq9", "cret-value", "t-value", "Zq9VwKx7Lm-s3cret-va")
+	// A secret the listing does not show (past a list's 15th element, in
+	// the middle of a long string in a dict), reached through a slice or a
+	// tuple key: the element is a path, read whole first.
+	for _, e := range []string{"big[15:][5][1:]", "big[-1:][0][2:]", "big[15:][5] < 'm'", "mid[1, 2][31:]", "mid[(1, 2)][31:]", "mid[1, 2][30] == 'Z'"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "result withheld by policy", "holds a secret")
+	}
+	r.refused("debugpy_evaluate", `{"expression":"mid[(1, 2), 3][31:]"}`, "needs a person's approval", "not read whole first")
+	if text := r.ok("debugpy_evaluate", `{"expression":"big[0:15][2:5]"}`); !strings.Contains(text, "[2, 3, 4]") {
+		t.Errorf("the control, a slice of what holds no secret: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "Zq9", "q9V", "9Vw", "cret-value", "t-value", "Zq9VwKx7Lm-s3cret-va")
 	if seen := r.seen.String(); !strings.Contains(seen, "yyyyyyyyyy") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

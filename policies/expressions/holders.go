@@ -22,13 +22,16 @@ import (
 // compares the names read other than whole with CPython's ast.
 
 // A path is a name followed by attributes and subscripts by a string or
-// another constant (a negative number too): mod.cfg['db'].urls[0],
-// items[-1].name, d[None]. A holder can be a path as well as a name:
-// a listing shows a frame's names, not what is reached through them
+// another constant (a negative number too), a slice of constants, or a
+// tuple of those: mod.cfg['db'].urls[0], items[-1].name, d[None],
+// big[15:][5], d[1, 2]. A holder can be a path as well as a name: a
+// listing shows a frame's names, not what is reached through them
 // (another module's globals, sys.modules['__main__'].alias,
-// os.environ['URL']), so before code that reads a path other than whole
-// runs, the host reads that path whole (PartPaths), and the path is a
-// holder when what it showed holds a secret.
+// os.environ['URL']), nor all of what it shows cut short (a list past its
+// 15th element, the middle of a long string inside a container), so
+// before code that reads a path other than whole runs, the host reads
+// that path whole (PartPaths), and the path is a holder when what it
+// showed holds a secret.
 
 // Path is n's spelling as a path (names and attributes folded to NFKC as
 // Python folds them, string keys as repr writes them, numbers as written),
@@ -56,7 +59,7 @@ func writePath(b *strings.Builder, n *Node) {
 	case "Subscript":
 		writePath(b, n.Kids[0])
 		b.WriteString("[")
-		b.WriteString(pathKey(n.Kids[1]))
+		writeKey(b, n.Kids[1])
 		b.WriteString("]")
 	}
 }
@@ -71,36 +74,92 @@ func isPath(n *Node) bool {
 	return n.Kind == "Name"
 }
 
-// pathKeyOK reports whether k is a path's key (pathKey(k) != "").
+// pathKeyOK reports whether k is a path's key (pathKey(k) != ""): a
+// constant, a slice of constants (x[1:], x[-3::2]), or a tuple of those
+// (d[1, 2], a[1:2, ::3]).
 func pathKeyOK(k *Node) bool {
+	switch k.Kind {
+	case "Slice":
+		return all(k.Kids, constantKey)
+	case "Tuple":
+		return all(k.Kids, func(e *Node) bool { return constantKey(e) || e.Kind == "Slice" && all(e.Kids, constantKey) })
+	}
+	return constantKey(k)
+}
+
+// constantKey: a constant key, as pathKey spells it.
+func constantKey(k *Node) bool {
 	if k.Kind == "UnaryOp" && k.Name == "-" {
 		return scalar(k.Kids[0])
 	}
 	return k.Kind == "Constant" && !k.Undecoded && (scalar(k) || k.Bytes || k.Str && utf8.ValidString(k.Value))
 }
 
+func all(ns []*Node, ok func(*Node) bool) bool {
+	for _, n := range ns {
+		if !ok(n) {
+			return false
+		}
+	}
+	return true
+}
+
 // pathKey is a subscript key's spelling in a path, or "" when the key
 // makes no path: a str or bytes as repr writes it, another constant (a
-// number, negative too: items[-1]) as written. A str that is not valid
-// UTF-8 (a lone surrogate) has no spelling here: its base is read in part.
+// number, negative too: items[-1]) as written, a slice's parts with their
+// colons (x[1:], x[::2]), a tuple's elements with commas (d[1, 2], d[1,]).
+// A str that is not valid UTF-8 (a lone surrogate) has no spelling here:
+// its base is read in part.
 func pathKey(k *Node) string {
-	sign := ""
-	if k.Kind == "UnaryOp" && k.Name == "-" && scalar(k.Kids[0]) {
-		k, sign = k.Kids[0], "-"
+	if !pathKeyOK(k) {
+		return ""
 	}
-	switch {
-	case k.Kind != "Constant" || k.Undecoded:
-	case !k.Str:
-		if scalar(k) {
-			return sign + k.Value
+	var b strings.Builder
+	writeKey(&b, k)
+	return b.String()
+}
+
+// writeKey writes the spelling of k, a key pathKeyOK takes.
+func writeKey(b *strings.Builder, k *Node) {
+	switch k.Kind {
+	case "Slice":
+		kids := k.Kids
+		for _, part := range "lus" {
+			if part != 'l' && (part == 'u' || strings.ContainsRune(k.Name, 's')) {
+				b.WriteString(":")
+			}
+			if strings.ContainsRune(k.Name, part) {
+				writeKey(b, kids[0])
+				kids = kids[1:]
+			}
 		}
-	case k.Bytes:
-		q := pyrepr.Quote(k.Value)
-		return "b" + string(q) + pyrepr.BytesBody(k.Value, q) + string(q)
-	case utf8.ValidString(k.Value):
-		return pyrepr.Repr(k.Value)
+	case "Tuple":
+		if len(k.Kids) == 0 {
+			b.WriteString("()")
+		}
+		for i, e := range k.Kids {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeKey(b, e)
+		}
+		if len(k.Kids) == 1 {
+			b.WriteString(",")
+		}
+	case "UnaryOp":
+		b.WriteString("-")
+		b.WriteString(k.Kids[0].Value)
+	default:
+		switch {
+		case !k.Str:
+			b.WriteString(k.Value)
+		case k.Bytes:
+			q := pyrepr.Quote(k.Value)
+			b.WriteString("b" + string(q) + pyrepr.BytesBody(k.Value, q) + string(q))
+		default:
+			b.WriteString(pyrepr.Repr(k.Value))
+		}
 	}
-	return ""
 }
 
 // scalar: a constant other than a str or bytes: a number, None, True,
@@ -109,8 +168,9 @@ func scalar(n *Node) bool { return n.Kind == "Constant" && !n.Str && n.Value != 
 
 // PartPaths returns the paths other than names that an expression reads
 // other than whole, each not part of a longer one read so, but for the
-// base of a path's number subscript, which is read in part (m.alias[3] is
-// one character of m.alias): what the host reads whole before the
+// base of a path's subscript by anything but a str, which is read in part
+// (m.alias[3] is one character of m.alias, big[15:] a part of big): what
+// the host reads whole before the
 // expression runs (a name's value is in the listing already). Nothing for
 // code that does not parse (Python refuses it) or for statements (a repl
 // input, which a person approves).
@@ -135,9 +195,10 @@ func PartPaths(text string) []string {
 			whole = false
 		}
 		for i, k := range n.Kids {
-			// A number picks part of a str or bytes (s[3] is one
-			// character, b[0].real one byte): its base is read in part
-			// even when the path it starts is read whole.
+			// A number or a slice picks part of a str or bytes (s[3]
+			// is one character, b[0].real one byte) or of a list: its
+			// base is read in part even when the path it starts is
+			// read whole.
 			walk(k, whole, inPath && !(i == 0 && n.Kind == "Subscript" && !n.Kids[1].Str))
 		}
 	}
@@ -256,15 +317,14 @@ func unknownPart(n *Node, whole bool) string {
 // number, a bool, a class), so a part of it shows nothing a mask missed.
 var textless = map[string]bool{"len": true, "id": true, "isinstance": true, "type": true}
 
-// known: a name, a path, a literal, or a literal subscript of one of them
-// (alias[1:], x[0:2][0]: part of what the host has read, so a holder
-// still marks it).
+// known: a name or a path (alias[1:], x[0:2][0]: the host reads it whole
+// first, so a holder marks it), or a literal or a literal subscript of one
+// ('abc'[1:]). A literal subscript of a name that makes no path (x[~1],
+// x[(1, 2), 3]) is not known: what it picks out is not read whole first.
 func known(n *Node) bool {
-	switch {
-	case n.Kind == "Name" || isPath(n) || literal(n):
-		return true
-	case n.Kind == "Subscript":
-		return literal(n.Kids[1]) && known(n.Kids[0])
-	}
-	return false
+	return n.Kind == "Name" || isPath(n) || ofLiteral(n)
+}
+
+func ofLiteral(n *Node) bool {
+	return literal(n) || n.Kind == "Subscript" && literal(n.Kids[1]) && ofLiteral(n.Kids[0])
 }

@@ -67,7 +67,18 @@ func TestPartPaths(t *testing.T) {
 		{"(mod.alias, {'k': d['k']})", nil},
 		{"mod.alias[1:]", []string{"mod.alias"}},
 		{"m.modules['__main__'].alias[::2]", []string{"m.modules['__main__'].alias"}},
-		{"os.environ['URL'][20:] + env[b'K\\x00'][0]", []string{"env[b'K\\x00']", "env[b'K\\x00'][0]", "os.environ['URL']"}},
+		{"os.environ['URL'][20:] + env[b'K\\x00'][0]", []string{"env[b'K\\x00']", "env[b'K\\x00'][0]", "os.environ['URL']", "os.environ['URL'][20:]"}},
+		// A slice or a tuple of constants is a path's key: what a slice's
+		// element holds is read whole first (a list's elements past the
+		// 15th, a string's middle, are not in the listing of its name).
+		{"big[15:][5][1:]", []string{"big[15:]", "big[15:][5]"}},
+		{"big[-1:][0] < 'm'", []string{"big[-1:]", "big[-1:][0]"}},
+		{"d[1, 2][31:]", []string{"d[1, 2]"}},
+		{"d[(1,)][3]", []string{"d[1,]"}},
+		{"a[1:2, ::3, 'k':][0] > 1", []string{"a[1:2, ::3, 'k':]", "a[1:2, ::3, 'k':][0]"}},
+		{"a[()][1:]", []string{"a[()]"}},
+		{"a[:-1:None][0][1:]", []string{"a[:-1:None]", "a[:-1:None][0]"}},
+		{"a[(1, 2), 3][1:]", nil}, // a tuple in a tuple: not a path (its part waits for a person)
 		{"ｍｏｄ.ａｌｉａｓ < 'm'", []string{"mod.alias"}},
 		{"m.x['pass\\x77d\"'][0][1:]", []string{`m.x['passwd"']`, `m.x['passwd"'][0]`}},
 		{"a.b[0].c[1:]", []string{"a.b", "a.b[0].c"}},
@@ -112,7 +123,9 @@ func TestPathsAgreeWithCPython(t *testing.T) {
 	bases := []string{"m", "ｍｏｄ", "cfg", "_x", "µ", "ﬁle"}
 	keys := []string{`'k'`, `"k"`, `'''a"b'''`, `r'\d'`, `'\x00\n\t\\'`, `'é\u00e9\U0001F600'`, `"it's"`, `'a' "b"`,
 		`b'\xff"'`, `rb'\''`, `Rb"x"`, `u'x'`, `0`, `0x1F`, `1_000`, `0o7`, `1.5`, `1e3`, `2j`, `0b1`, `'\u2028'`, `' '`,
-		`'\ud800'`, `'a\udfff\ud800'`, `None`, `True`, `...`, `-1`, `- 0x1F`, `-(1)`, `(-1)`, `-1.5`, `+1`, `~1`, `--1`, `-True`, `-'k'`}
+		`'\ud800'`, `'a\udfff\ud800'`, `None`, `True`, `...`, `-1`, `- 0x1F`, `-(1)`, `(-1)`, `-1.5`, `+1`, `~1`, `--1`, `-True`, `-'k'`,
+		`1:`, `:2`, `::2`, `-1:`, `'a':b'b'`, `1:2:3`, `::`, `:`, `None:`, `::-1`, `( 1 ):`, `1, 2`, `(1, 2)`, `1:2, 3`, `()`, `(1,)`, `1,`,
+		`(1, 2), 3`, `~1:`, `1:-(1)`, `'\ud800':`, `0x1:0o7, 'k', b'k'`}
 	parts := []string{"%s[1:]", "%s[::2]", "%s < 'm'", "len(%s)", "[*%s]", "%s + 1", "(%s)[0:]", "f'{%s:.3}'", "%s.upper", "%s[-1]"}
 	var codes []string
 	for range 3000 {
@@ -179,7 +192,8 @@ print(json.dumps(bad))
 // pathKeyOK takes is one pathKey spells, and no other.
 func TestIsPath(t *testing.T) {
 	corpus := append(adversarial(), generated(2000, 3)...)
-	corpus = append(corpus, "x[-1][None][True][...][b'k']['k'][0x1].y", "x[-'k']", "x[+1]", "x['\\ud800']", "x[-1.5j]")
+	corpus = append(corpus, "x[-1][None][True][...][b'k']['k'][0x1].y", "x[-'k']", "x[+1]", "x['\\ud800']", "x[-1.5j]",
+		"x[1:][:2][::3][1:2:3][-1::][:, 1][1, 2][()][(1,)].y", "x[(1, 2), 3]", "x[~1:]", "x['\\ud800':]", "x[1:f()]")
 	paths := 0
 	for _, src := range corpus {
 		n, err := Parse(src)

@@ -129,8 +129,11 @@ func TestJudge(t *testing.T) {
 		{"type(cfg).S < 'm'", "approve", "not read whole first"},
 		{"[a][0].b[1:]", "approve", "not read whole first"},
 		{"(a or b).x[0]", "approve", "not read whole first"},
-		{"x[1:3][0].conf[1:]", "approve", "not read whole first"},
-		{"x[0, 1].conf[3:]", "approve", "not read whole first"},
+		{"x[1:3][0].conf[1:]", "allow", ""}, // a path: the host reads x[1:3][0].conf whole first
+		{"x[0, 1].conf[3:]", "allow", ""},
+		{"x[~1].conf[3:]", "approve", "not read whole first"}, // a literal key that makes no path
+		{"x[(0, 1), 2][3:]", "approve", "not read whole first"},
+		{"x['a':(1, 2)][0][1:]", "approve", "not read whole first"},
 		{"x[1:3][0] + x[True][3:] + (cfg and alias[1:])", "allow", ""}, // parts of names, or of paths the host reads
 		{"type(cfg).DEFAULTS", "allow", ""},                            // whole: shown masked
 		{"str(x)[14:]", "approve", "what a call returns"},              // its __str__ is not its listed repr

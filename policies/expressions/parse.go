@@ -18,7 +18,10 @@ type Node struct {
 	// Constant, JoinedStr ...), but for a dict display's **mapping, which
 	// CPython keeps as a None key: DoubleStarred, with the mapping its kid.
 	Kind string
-	Name string // Name's id, Attribute's attr, keyword's arg, BinOp's and UnaryOp's operator
+	// Name's id, Attribute's attr, keyword's arg, BinOp's and UnaryOp's
+	// operator; a Slice's parts present, in order, of "lus" (lower, upper,
+	// step: x[::2] is "s", its one kid the step).
+	Name string
 	// Constant: Str is set for a str or bytes constant whose value is
 	// known (Value), for subscript keys and secret names.
 	Str       bool
@@ -556,6 +559,7 @@ func (p *parser) slice() (*Node, error) {
 	s := node("Slice")
 	if lower != nil {
 		s.Kids = append(s.Kids, lower)
+		s.Name = "l"
 	}
 	for part := 0; part < 2 && p.accept(":"); part++ {
 		if startsExpr(p) {
@@ -564,6 +568,7 @@ func (p *parser) slice() (*Node, error) {
 				return nil, err
 			}
 			s.Kids = append(s.Kids, n)
+			s.Name += "us"[part : part+1]
 		}
 	}
 	return s, nil

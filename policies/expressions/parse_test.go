@@ -181,20 +181,26 @@ def summarize(tree, out):
         if isinstance(n, ast.Name): return True
         if isinstance(n, ast.Attribute): return path(n.value)
         if not isinstance(n, ast.Subscript): return False
+        def constant(k):
+            if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and scalar(k.operand): k = k.operand
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                try: k.value.encode("utf-8")
+                except UnicodeEncodeError: return False
+            return scalar(k) or isinstance(k, ast.Constant) and isinstance(k.value, (str, bytes))
+        def sliced(k):
+            return isinstance(k, ast.Slice) and all(p is None or constant(p) for p in (k.lower, k.upper, k.step))
         k = n.slice
-        if isinstance(k, ast.UnaryOp) and isinstance(k.op, ast.USub) and scalar(k.operand): k = k.operand
-        if isinstance(k, ast.Constant) and isinstance(k.value, str):
-            try: k.value.encode("utf-8")
-            except UnicodeEncodeError: return False
-        return (scalar(k) or isinstance(k, ast.Constant) and isinstance(k.value, (str, bytes))) and path(n.value)
+        key = constant(k) or sliced(k) or isinstance(k, ast.Tuple) and all(constant(e) or sliced(e) for e in k.elts)
+        return key and path(n.value)
     def literal(n):
         if isinstance(n, ast.Constant): return True
         if isinstance(n, ast.UnaryOp): return literal(n.operand)
         if isinstance(n, (ast.Slice, ast.Tuple)): return all(literal(k) for k in ast.iter_child_nodes(n) if not isinstance(k, ast.expr_context))
         return False
+    def of_literal(n):
+        return literal(n) or isinstance(n, ast.Subscript) and literal(n.slice) and of_literal(n.value)
     def known(n):
-        if isinstance(n, ast.Name) or path(n) or literal(n): return True
-        return isinstance(n, ast.Subscript) and literal(n.slice) and known(n.value)
+        return isinstance(n, ast.Name) or path(n) or of_literal(n)
     def unknown(n, whole):
         if isinstance(n, (ast.Attribute, ast.Subscript)):
             if not whole and not known(n): return True
