@@ -73,7 +73,8 @@ type Seen struct {
 	Structured any
 	// Values, for a listing of variables, are the text shown for each
 	// name's value. The result phase of a call with code is told which of
-	// them hold a secret once the listing is learned (derived.holders).
+	// them hold a secret once the listing is learned (derived.holders),
+	// and which were shown cut short (derived.cut).
 	Values map[string]string
 }
 
@@ -270,9 +271,9 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		g.learn(ctx, p, ec, seen)
 	}
 	if ec.Derived != nil && len(ec.Derived.Code) > 0 {
-		if h := g.holders(call.MCPSession, res.Seen); len(h) > 0 {
+		if h, cut := g.holders(call.MCPSession, res.Seen); len(h) > 0 || len(cut) > 0 {
 			d := *ec.Derived
-			d.Holders = h
+			d.Holders, d.Cut = h, cut
 			ec.Derived = &d
 		}
 	}
@@ -315,25 +316,32 @@ func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) {
 }
 
 // holders are the names in the listings seen whose values hold a secret of
-// the MCP session (plugins/ABI.md, derived.holders), sorted.
-func (g *Gate) holders(session string, seen []Seen) []string {
+// the MCP session (plugins/ABI.md, derived.holders), and cut the others
+// whose values were shown cut short (derived.cut), in a session that has
+// seen a secret; each sorted.
+func (g *Gate) holders(session string, seen []Seen) (holders, cut []string) {
 	if g.secrets == nil || len(seen) == 0 {
-		return nil
+		return nil, nil
 	}
 	m := g.secrets.Masker(session)
 	if m == nil {
-		return nil
+		return nil, nil
 	}
-	var out []string
 	for _, s := range seen {
 		for name, v := range s.Values {
-			if m.InString(v) {
-				out = append(out, name)
+			switch {
+			case m.InString(v):
+				holders = append(holders, name)
+			case plugins.CutShort(v):
+				cut = append(cut, name)
 			}
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.Sort(holders)
+	holders = slices.Compact(holders)
+	cut = slices.DeleteFunc(cut, func(name string) bool { _, found := slices.BinarySearch(holders, name); return found })
+	slices.Sort(cut)
+	return holders, slices.Compact(cut)
 }
 
 // outcome records what became of a call (and what monitor-mode modules said

@@ -380,7 +380,8 @@ func TestGateLearnsFromSeenResults(t *testing.T) {
 			return Result{Text: "str: 'local-s3cret-value'", Structured: map[string]any{"result": "'local-s3cret-value'"},
 				Seen: []Seen{{Tool: "debugpy_variables", Category: "read", Arguments: json.RawMessage(`{"scope":"locals"}`),
 					Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}},
-					Values:     map[string]string{"password": "'local-s3cret-value'", "n": "1", "alias": "'local-s3cret-value'", "rev": "'eulav-terc3s-lacol'"}}}}
+					Values: map[string]string{"password": "'local-s3cret-value'", "n": "1", "alias": "'local-s3cret-value'", "rev": "'eulav-terc3s-lacol'",
+						"big": "[0, 1, 2, ...]", "tail": "['yyyyyyyyyyyyyyyyyyyy...-s3cret-value']"}}}}
 		})
 	raw, _ := json.Marshal(res.Structured)
 	if res.IsError || strings.Contains(res.Text, "s3cret") || strings.Contains(string(raw), "s3cret") || !strings.Contains(res.Text, plugins.Mask) {
@@ -391,10 +392,12 @@ func TestGateLearnsFromSeenResults(t *testing.T) {
 		t.Fatalf("the result phase saw %+v", p.seen)
 	}
 	// The call's own result phase is told the names that hold the secret
-	// just learned (derived.holders); its call phase was not, and the
-	// call's derived facts are not changed under it.
+	// just learned (derived.holders), whole or beside a cut, and the others
+	// shown cut short (derived.cut); its call phase was not, and the call's
+	// derived facts are not changed under it.
 	if len(p.calls) != 2 || p.calls[0].Derived != derived || p.calls[1].Phase != PhaseResult ||
-		!slices.Equal(p.calls[1].Derived.Holders, []string{"alias", "password", "rev"}) || derived.Holders != nil {
+		!slices.Equal(p.calls[1].Derived.Holders, []string{"alias", "password", "rev", "tail"}) || derived.Holders != nil ||
+		!slices.Equal(p.calls[1].Derived.Cut, []string{"big"}) || derived.Cut != nil {
 		t.Fatalf("the call's phases saw %+v", p.calls)
 	}
 }

@@ -103,6 +103,10 @@ const (
 	minPiece = 3
 )
 
+// CutShort reports whether shown, a value as debugpy showed it, may be cut
+// short: what it does not show may hold a secret (derived.cut).
+func CutShort(shown string) bool { return strings.Contains(shown, cut) }
+
 // cutPieces calls each with the span of every piece of a form beside a
 // cut in s, in order.
 func (m *Masker) cutPieces(s string, each func(from, to int)) {

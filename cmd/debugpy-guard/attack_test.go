@@ -1202,7 +1202,10 @@ func TestAttackIterationWithoutACall(t *testing.T) {
 // past its 15th element as "...". A secret the cut falls in showed its
 // end (['yyyyyyyyyyyyyyyyyyyy...7Lm-s3cret']) or its beginning, pieces
 // no whole form of it matches: each piece beside a cut is masked, and
-// the name is a holder.
+// the name is a holder. What a cut hides whole (past a list's 15th
+// element, the middle of a long string) is reached through a slice or a
+// tuple key, or by comparing the value a bit at a time: such a slice is a
+// path, read whole first; such a comparison is withheld (derived.cut).
 func TestAttackSecretCutShort(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(`password = "Zq9VwKx7Lm-s3cret-value"
@@ -1227,8 +1230,16 @@ n = 1  # BREAK
 		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "result withheld by policy", "holds a secret")
 	}
 	r.refused("debugpy_evaluate", `{"expression":"mid[(1, 2), 3][31:]"}`, "needs a person's approval", "not read whole first")
-	if text := r.ok("debugpy_evaluate", `{"expression":"big[0:15][2:5]"}`); !strings.Contains(text, "[2, 3, 4]") {
-		t.Errorf("the control, a slice of what holds no secret: %s", text)
+	// Compared whole, a value whose listing was cut short reads what the
+	// listing did not show a bit at a time (big < [0, ..., 19, 'Zr'] is
+	// True, with 'Z' False): withheld in a session that has seen a secret
+	// (derived.cut). Its elements, slices, length and truth need nobody.
+	upTo19 := "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19"
+	for _, e := range []string{"big < [" + upTo19 + ", 'Zr']", "[big] < [[" + upTo19 + ", 'Z']]", "mid == {(1, 2): 'x'}"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "result withheld by policy", "shown cut short")
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"(len(big), big[3], not big, big is None, big[0:15][2:5])"}`); !strings.Contains(text, "(21, 3, False, False, [2, 3, 4])") {
+		t.Errorf("the control, what a value shown cut short shows of itself: %s", text)
 	}
 	noneSeen(t, r.seen.String(), "Zq9", "q9V", "9Vw", "cret-value", "t-value", "Zq9VwKx7Lm-s3cret-va")
 	if seen := r.seen.String(); !strings.Contains(seen, "yyyyyyyyyy") {

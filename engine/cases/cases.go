@@ -40,6 +40,9 @@ type Case struct {
 	// Holders are, in phase result, the names the host would tell the
 	// modules hold a secret (derived.holders).
 	Holders []string `toml:"holders"`
+	// Cut are, in phase result, the names the host would tell the modules
+	// were shown cut short in a session that has seen a secret (derived.cut).
+	Cut []string `toml:"cut"`
 	// Want is allow, deny, approve, or abstain: no module decided (the
 	// config's default then applies, and is not what is tested).
 	Want        engine.Verdict `toml:"want"`
@@ -69,7 +72,7 @@ func Load(file string) (*File, error) {
 		if len(k) >= 2 && k[0] == "case" && (k[1] == "result" || k[1] == "arguments" || k[1] == "want_result") {
 			continue // free-form JSON values
 		}
-		return nil, engine.KeyError(file, data, k.String(), "unknown key in a case file (name, tool, session, phase, arguments, result, holders, want, reason, want_result, result_has, result_lacks, malformed)")
+		return nil, engine.KeyError(file, data, k.String(), "unknown key in a case file (name, tool, session, phase, arguments, result, holders, cut, want, reason, want_result, result_has, result_lacks, malformed)")
 	}
 	for i, c := range cf.Cases {
 		if c.Name == "" || c.Tool == "" || !slices.Contains([]engine.Verdict{engine.Allow, engine.Deny, engine.Approve, engine.Abstain}, c.Want) {
@@ -78,8 +81,8 @@ func Load(file string) (*File, error) {
 		if !slices.Contains([]string{"", engine.PhaseCall, engine.PhaseResult}, c.Phase) {
 			return nil, fmt.Errorf("%s: case %q: phase %q is not call or result", file, c.Name, c.Phase)
 		}
-		if len(c.Holders) > 0 && c.Phase != engine.PhaseResult {
-			return nil, fmt.Errorf("%s: case %q: holders are told to the result phase only: add phase = \"result\"", file, c.Name)
+		if (len(c.Holders) > 0 || len(c.Cut) > 0) && c.Phase != engine.PhaseResult {
+			return nil, fmt.Errorf("%s: case %q: holders and cut are told to the result phase only: add phase = \"result\"", file, c.Name)
 		}
 	}
 	return &cf, nil
@@ -107,12 +110,12 @@ func Run(ctx context.Context, e *engine.Engine, c Case, prepare Prepare) (engine
 	if c.Result != nil {
 		call.Result, _ = json.Marshal(c.Result)
 	}
-	if len(c.Holders) > 0 {
+	if len(c.Holders) > 0 || len(c.Cut) > 0 {
 		d := engine.Derived{}
 		if call.Derived != nil {
 			d = *call.Derived
 		}
-		d.Holders = slices.Sorted(slices.Values(c.Holders))
+		d.Holders, d.Cut = slices.Sorted(slices.Values(c.Holders)), slices.Sorted(slices.Values(c.Cut))
 		call.Derived = &d
 	}
 	var d engine.Decision

@@ -21,7 +21,7 @@ type Request struct {
 	// DebugSession is the debug session the call is for (nil: null).
 	DebugSession *DebugSession
 	Time         string   // RFC 3339, UTC
-	Derived      *Derived // nil: no code, paths, addresses or holders (empty lists)
+	Derived      *Derived // nil: no code, paths, addresses, holders or cut (empty lists)
 }
 
 // Client names the MCP client.
@@ -57,6 +57,15 @@ type Derived struct {
 	// alias < 'm') would show it in pieces no mask finds. Sorted; empty in
 	// the call phase.
 	Holders []string `json:"holders"`
+	// Cut, in the same calls, are the names (and paths) of that frame that
+	// hold no secret the host saw, but whose values the host saw cut short
+	// (debugpy shows a list's first 15 elements, a string inside a
+	// container by its ends: "..." in what it showed), in a session that
+	// has seen a secret: what was not shown may hold one. Code that
+	// compares such a value, or reads it other than whole but through a
+	// path (big[15:], big[20]), would show what no listing did, a bit at a
+	// time: big < [0, ..., 'Zq']. Sorted.
+	Cut []string `json:"cut"`
 }
 
 // Code is one piece of Python that debugpy will compile and run.
@@ -185,6 +194,13 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 	}
 	b = append(b, `],"holders":[`...)
 	for i, h := range d.Holders {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, h)
+	}
+	b = append(b, `],"cut":[`...)
+	for i, h := range d.Cut {
 		if i > 0 {
 			b = append(b, ',')
 		}

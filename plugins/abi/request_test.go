@@ -16,7 +16,7 @@ func reference(r *Request) ([]byte, error) {
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = json.RawMessage("null")
 	}
-	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Holders: []string{}}
+	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Holders: []string{}, Cut: []string{}}
 	if r.Derived != nil {
 		d = *r.Derived
 		if d.Code == nil {
@@ -30,6 +30,9 @@ func reference(r *Request) ([]byte, error) {
 		}
 		if d.Holders == nil {
 			d.Holders = []string{}
+		}
+		if d.Cut == nil {
+			d.Cut = []string{}
 		}
 	}
 	head := struct {
@@ -71,6 +74,7 @@ func TestRequestAsEncodingJSON(t *testing.T) {
 					Addresses: []Address{{Argument: "host", Host: s, Address: "::1", Port: -j}}}
 				if j%2 == 0 {
 					r.Derived.Holders = []string{s, tricky[(i+7)%len(tricky)]}
+					r.Derived.Cut = []string{tricky[(i+8)%len(tricky)]}
 				}
 			}
 			compare(t, r)
@@ -103,7 +107,7 @@ func FuzzRequest(f *testing.F) {
 		if flag {
 			r.Result = raw
 			r.DebugSession = &DebugSession{Name: b, Host: a, Port: n, PID: -n, State: a}
-			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag}}, Addresses: []Address{{b, a, b, n}}, Holders: []string{b, a}}
+			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag}}, Addresses: []Address{{b, a, b, n}}, Holders: []string{b, a}, Cut: []string{a}}
 		}
 		compare(t, r)
 	})

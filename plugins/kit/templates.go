@@ -139,7 +139,7 @@ call = ["NAME"]
 
 const casesToml = `# Case files: each [[case]] is one tool call and the decision it must get.
 # Keys: name, tool, arguments, session, phase (call or result), result and
-# holders (for phase result: derived.holders); want (allow, deny, approve, or abstain: no module decided),
+# holders and cut (for phase result: derived.holders, derived.cut); want (allow, deny, approve, or abstain: no module decided),
 # reason (a substring of the reasons), want_result (the rewritten result,
 # exactly), result_has and result_lacks (substrings of it), malformed (true:
 # the gate must refuse the arguments before any module sees them; without

@@ -217,30 +217,53 @@ var display = map[string]bool{"Tuple": true, "List": true, "Set": true, "Dict": 
 // and code that does not tokenize reads every holder so: what it would do
 // is not known (Python refuses such code, so it shows no value).
 func ReadsPart(text, kind string, holders map[string]bool) string {
-	if len(holders) == 0 {
+	return reads(text, kind, holders, func(n *Node, whole bool) string { return partRead(n, whole, holders) })
+}
+
+// ReadsCut returns the first name or path of cut (values the host saw cut
+// short, derived.cut) whose content code reads, or "": compared, formatted,
+// passed to a call, an operand. Not so a value shown as it is, read through
+// a path (big[20], big[15:], big.count: the path's own value is read whole
+// first when it is read in part), only for its truth or identity (not big,
+// big is None, big or x), or by len, id, isinstance or type. Statements
+// read every one they name so, as in ReadsPart.
+func ReadsCut(text, kind string, cut map[string]bool) string {
+	return reads(text, kind, cut, func(n *Node, whole bool) string {
+		if whole {
+			return cutRead(n, shown, cut)
+		}
+		return cutRead(n, content, cut)
+	})
+}
+
+// reads is what ReadsPart and ReadsCut share: walk judges an expression's
+// tree (read whole at its top), or each field of a statement's f-strings
+// (read other than whole).
+func reads(text, kind string, names map[string]bool, walk func(n *Node, whole bool) string) string {
+	if len(names) == 0 {
 		return ""
 	}
 	if kind == "expression" {
 		if tree, err := Parse(text); err == nil {
-			return partRead(tree, true, holders)
+			return walk(tree, true)
 		}
 	}
 	for _, line := range splitStatements(text) {
 		toks, err := tokenize(line)
 		if err != nil {
-			return first(holders)
+			return first(names)
 		}
 		for _, t := range toks {
 			switch {
-			case t.kind == tName && holders[t.text]:
+			case t.kind == tName && names[t.text]:
 				return t.text
 			case t.kind == tString && strings.Contains(t.prefix, "f"):
 				fs, err := fields(t.body, t.pos, 0, false)
 				if err != nil {
-					return first(holders)
+					return first(names)
 				}
 				for _, f := range fs {
-					if h := partRead(f, false, holders); h != "" {
+					if h := walk(f, false); h != "" {
 						return h
 					}
 				}
@@ -276,6 +299,63 @@ func partRead(n *Node, whole bool, holders map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// reading is how code reads a value (cutRead).
+type reading int
+
+const (
+	shown   reading = iota // shown as it is (and masked where it holds a secret)
+	truth                  // only its truth or its identity
+	content                // its content: compared, formatted, an operand, an argument
+)
+
+// cutRead returns the first name or path of cut whose content n reads,
+// read as r (ReadsCut).
+func cutRead(n *Node, r reading, cut map[string]bool) string {
+	kid := func(k *Node, r reading) string { return cutRead(k, r, cut) }
+	kids := func(ks []*Node, r reading) string {
+		for _, k := range ks {
+			if h := kid(k, r); h != "" {
+				return h
+			}
+		}
+		return ""
+	}
+	switch n.Kind {
+	case "Name":
+		if r == content && cut[n.Name] {
+			return n.Name
+		}
+		return ""
+	case "Attribute", "Subscript":
+		if p := Path(n); p != "" {
+			if r == content && cut[p] {
+				return p
+			}
+			return kid(n.Kids[0], shown) // read through the path, whose value is read whole first when its content is read
+		}
+	case "Call":
+		if f := n.Kids[0]; f.Kind == "Name" && textless[f.Name] {
+			return kids(n.Kids[1:], truth) // a number, a bool or a class of it
+		}
+	case "BoolOp", "Tuple", "List", "Set", "Dict", "DoubleStarred":
+		return kids(n.Kids, r) // an operand or an element is what is read, as it is read
+	case "IfExp":
+		if h := kid(n.Kids[0], truth); h != "" {
+			return h
+		}
+		return kids(n.Kids[1:], r)
+	case "UnaryOp":
+		if n.Name == "not" {
+			return kid(n.Kids[0], truth)
+		}
+	case "Compare":
+		if !slices.ContainsFunc(n.Ops, func(op string) bool { return op != "is" }) {
+			return kids(n.Kids, truth)
+		}
+	}
+	return kids(n.Kids, content)
 }
 
 // unknownPart returns why n, read whole or not (whole), reads other than

@@ -220,3 +220,51 @@ func TestIsPath(t *testing.T) {
 		t.Fatalf("only %d paths", paths)
 	}
 }
+
+// TestReadsCut: which reads of a value shown cut short read its content
+// (derived.cut): a comparison, a format, an operand, a call's argument; not
+// a read through a path, of its truth or identity, by len, or whole.
+func TestReadsCut(t *testing.T) {
+	cut := map[string]bool{"big": true, "m.items": true}
+	for code, want := range map[string]string{
+		"big < [0, 'Zq']":         "big",
+		"big == [1]":              "big",
+		"[big] < [[0]]":           "big",
+		"(big or x) < [0]":        "big",
+		"(big if c else x) > [0]": "big",
+		"'%s' % (big,)":           "big",
+		"f'{big}'":                "big",
+		"sorted(big)":             "big",
+		"big + [1]":               "big",
+		"-big":                    "big",
+		"big[i]":                  "big", // not a path: its content picks the element
+		"m.items < [0]":           "m.items",
+		"ｂｉｇ < [0]":               "big",
+		"big":                     "",
+		"(big, 1)":                "",
+		"big[20]":                 "",
+		"big[15:] < [0]":          "", // a path, read whole first: whether it shows a secret is its own
+		"big[15:][5][1:]":         "",
+		"big.count":               "",
+		"len(big) > 20":           "",
+		"not big":                 "",
+		"big is None":             "",
+		"big is not x":            "",
+		"big or 0":                "",
+		"x if big else y":         "",
+		"type(big) == list":       "",
+		"isinstance(big, list)":   "",
+		"m.items[0] == 1":         "",
+		"other < [0]":             "",
+	} {
+		if got := ReadsCut(code, "expression", cut); got != want {
+			t.Errorf("ReadsCut(%q) = %q, want %q", code, got, want)
+		}
+	}
+	if got := ReadsCut("x = big", "statement", cut); got != "big" {
+		t.Errorf("a statement that names big: %q", got)
+	}
+	if got := ReadsCut("big < [0]", "expression", nil); got != "" {
+		t.Errorf("nothing cut: %q", got)
+	}
+}

@@ -36,6 +36,9 @@ type summary struct {
 	// (holders.go).
 	Parts   []string `json:"parts"`
 	Unknown bool     `json:"unknown"`
+	// Cuts are the names whose content is read (a value shown cut short,
+	// compared: holders.go, cutRead).
+	Cuts []string `json:"cuts"`
 	// Kinds are the nodes the policy judges by kind alone (judge.go):
 	// lambdas, :=, comprehensions, f-strings, await, yield.
 	Kinds []string `json:"kinds"`
@@ -122,9 +125,9 @@ func latin1(b string) string {
 func ours(src string) summary {
 	n, err := Parse(src)
 	if err != nil {
-		return summary{Names: []string{}, Attrs: []string{}, Parts: []string{}, Kinds: []string{}, Keys: []string{}, Ins: []string{}}
+		return summary{Names: []string{}, Attrs: []string{}, Parts: []string{}, Cuts: []string{}, Kinds: []string{}, Keys: []string{}, Ins: []string{}}
 	}
-	s := summary{OK: true, Names: []string{}, Attrs: []string{}, Parts: []string{}, Kinds: []string{}, Keys: []string{}, Ins: []string{}}
+	s := summary{OK: true, Names: []string{}, Attrs: []string{}, Parts: []string{}, Cuts: []string{}, Kinds: []string{}, Keys: []string{}, Ins: []string{}}
 	summarize(n, &s)
 	slices.Sort(s.Names)
 	slices.Sort(s.Attrs)
@@ -136,6 +139,9 @@ func ours(src string) summary {
 	for _, name := range slices.Compact(slices.Clone(s.Names)) {
 		if partRead(n, true, map[string]bool{name: true}) != "" {
 			s.Parts = append(s.Parts, name)
+		}
+		if cutRead(n, shown, map[string]bool{name: true}) != "" {
+			s.Cuts = append(s.Cuts, name)
 		}
 	}
 	return s
@@ -212,9 +218,31 @@ def summarize(tree, out):
             whole = whole and isinstance(n, (ast.Tuple, ast.List, ast.Set, ast.Dict))
         return any(unknown(k, whole) for k in ast.iter_child_nodes(n))
     out["unknown"] = unknown(tree.body, True)
+    cuts = set()
+    def cut_read(n, r):  # holders.go's cutRead: r is "shown", "truth" or "content"
+        def each(ks, r):
+            for k in ks: cut_read(k, r)
+        if isinstance(n, ast.Name):
+            if r == "content": cuts.add(n.id)
+        elif isinstance(n, (ast.Attribute, ast.Subscript)) and path(n):
+            cut_read(n.value, "shown")
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("len", "id", "isinstance", "type"):
+            each(n.args + n.keywords, "truth")
+        elif isinstance(n, (ast.BoolOp, ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            each(ast.iter_child_nodes(n), r)
+        elif isinstance(n, ast.IfExp):
+            cut_read(n.test, "truth"); each([n.body, n.orelse], r)
+        elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            cut_read(n.operand, "truth")
+        elif isinstance(n, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot)) for o in n.ops):
+            each([n.left] + n.comparators, "truth")
+        else:
+            each(ast.iter_child_nodes(n), "content")
+    cut_read(tree.body, "shown")
+    out["cuts"] = sorted(cuts)
 for line in sys.stdin:
     src = json.loads(line)
-    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "mods": 0, "unpacks": 0, "ins": [], "parts": [], "unknown": False, "kinds": [], "keys": [], "exec": ""}
+    out = {"ok": False, "names": [], "attrs": [], "calls": 0, "subscripts": 0, "mods": 0, "unpacks": 0, "ins": [], "parts": [], "unknown": False, "cuts": [], "kinds": [], "keys": [], "exec": ""}
     try:
         summarize(ast.parse(src, mode="eval"), out)
         out["ok"] = True
@@ -278,8 +306,10 @@ func agree(src string, mine, theirs summary) bool {
 	keys := slices.Equal(mine.Keys, theirs.Keys) || strings.Contains(src, `\N{`) && len(mine.Keys) == len(theirs.Keys)
 	// A key the parser cannot decode ends a path: what it subscripts is not read whole first.
 	unknown := mine.Unknown == theirs.Unknown || strings.Contains(src, `\N{`) && mine.Unknown
+	// And its subscript is read for its content (not through a path): more names, never fewer.
+	cuts := slices.Equal(mine.Cuts, theirs.Cuts) || strings.Contains(src, `\N{`) && !slices.ContainsFunc(theirs.Cuts, func(n string) bool { return !slices.Contains(mine.Cuts, n) })
 	return !mine.OK || slices.Equal(mine.Names, theirs.Names) && slices.Equal(mine.Attrs, theirs.Attrs) && mine.Calls == theirs.Calls &&
-		mine.Subscripts == theirs.Subscripts && mine.Mods == theirs.Mods && mine.Unpacks == theirs.Unpacks && slices.Equal(mine.Ins, theirs.Ins) && slices.Equal(mine.Parts, theirs.Parts) && slices.Equal(mine.Kinds, theirs.Kinds) && keys && unknown
+		mine.Subscripts == theirs.Subscripts && mine.Mods == theirs.Mods && mine.Unpacks == theirs.Unpacks && slices.Equal(mine.Ins, theirs.Ins) && slices.Equal(mine.Parts, theirs.Parts) && cuts && slices.Equal(mine.Kinds, theirs.Kinds) && keys && unknown
 }
 
 func runCPython(t *testing.T, corpus []string) []summary {

@@ -5,7 +5,10 @@
 // access keys. settings.names adds names.
 // It withholds the result of code that reads part of a name whose value
 // holds a secret (derived.holders): alias[1:] after alias = password would
-// show the secret in pieces that no mask finds.
+// show the secret in pieces that no mask finds; and of code that compares
+// a value shown cut short in a session that has seen a secret
+// (derived.cut): big < [0, ..., 'Zq'] reads, a bit at a time, what the
+// listing of big did not show.
 package redact
 
 import (
@@ -78,22 +81,37 @@ func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 // can quote the part (KeyError: 'h').
 func partRead(r *sdk.Request) (sdk.Decision, bool) {
 	d := r.Derived()
-	hs := d.Get("holders").Elements()
-	if len(hs) == 0 {
+	holders, cut := names(d.Get("holders")), names(d.Get("cut"))
+	if len(holders) == 0 && len(cut) == 0 {
 		return sdk.Decision{}, false
 	}
-	holders := make(map[string]bool, len(hs))
-	for _, h := range hs {
-		holders[h.Str()] = true
-	}
 	for _, c := range d.Get("code").Elements() {
-		if h := expressions.ReadsPart(c.Get("text").Str(), c.Get("kind").Str(), holders); h != "" {
+		text, kind := c.Get("text").Str(), c.Get("kind").Str()
+		if h := expressions.ReadsPart(text, kind, holders); h != "" {
 			return sdk.Deny("its " + c.Get("argument").Str() + " reads " + h + " other than whole, and " + h +
 				" holds a secret the session has seen: a part of it would show unmasked. Read " + h +
 				" whole (it is shown masked), or the other variables with debugpy_variables"), true
 		}
+		if h := expressions.ReadsCut(text, kind, cut); h != "" {
+			return sdk.Deny("its " + c.Get("argument").Str() + " reads what " + h + " holds (compares it, formats it, passes it on), and " + h +
+				" was shown cut short (...) in a session that has seen a secret: what was not shown may hold one, and would show a bit at a time. Read " +
+				h + "'s elements or slices (" + h + "[15:], " + h + "[20]: each is read whole first, and shown masked)"), true
+		}
 	}
 	return sdk.Decision{}, false
+}
+
+// names reads a list of strings (derived.holders, derived.cut) as a set.
+func names(v sdk.Value) map[string]bool {
+	es := v.Elements()
+	if len(es) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(es))
+	for _, e := range es {
+		out[e.Str()] = true
+	}
+	return out
 }
 
 func isSecretName(name string, extra map[string]bool) bool { return secrets.IsName(name, extra) }
