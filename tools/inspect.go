@@ -245,57 +245,69 @@ func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]variabl
 	root := &variableView{VariablesReference: ref}
 	level := []*variableView{root}
 	for d := 0; d < depth && len(level) > 0; d++ {
-		errs := make([]error, len(level))
-		sem := make(chan struct{}, maxInFlight)
-		var wg sync.WaitGroup
-		for i, v := range level {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				vs, err := s.Variables(ctx, v.VariablesReference, 0, 0)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				// debugpy's group rows (special variables ...) do not
-				// count against max: they come last, listed.
-				var members, grouped []godap.Variable
-				for _, c := range vs {
-					if groups[c.Name] {
-						grouped = append(grouped, c)
-					} else {
-						members = append(members, c)
-					}
-				}
-				if len(members) > max {
-					members, v.Truncated = members[:max], true
-				}
-				v.Children = make([]variableView, 0, len(members)+len(grouped))
-				for _, c := range append(members, grouped...) {
-					v.Children = append(v.Children, variableView{Name: c.Name, Value: c.Value, Type: c.Type,
-						EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
-				}
-			}()
-		}
-		wg.Wait()
-		for _, err := range errs {
+		for _, err := range open(ctx, s, level, max) {
 			if err != nil {
 				return nil, false, err
 			}
 		}
-		var next []*variableView
-		for _, v := range level {
-			for i := range v.Children {
-				c := &v.Children[i]
-				if c.VariablesReference > 0 && !groups[c.Name] {
-					next = append(next, c)
-				}
-			}
-		}
-		level = next
+		level = containers(level, func(variableView) bool { return true })
 	}
 	return root.Children, root.Truncated, nil
+}
+
+// open lists the children of each of level (at most max each), all at
+// once; errs[i] is why level[i]'s could not be.
+func open(ctx context.Context, s *dap.Session, level []*variableView, max int) (errs []error) {
+	errs = make([]error, len(level))
+	sem := make(chan struct{}, maxInFlight)
+	var wg sync.WaitGroup
+	for i, v := range level {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			vs, err := s.Variables(ctx, v.VariablesReference, 0, 0)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			// debugpy's group rows (special variables ...) do not
+			// count against max: they come last, listed.
+			var members, grouped []godap.Variable
+			for _, c := range vs {
+				if groups[c.Name] {
+					grouped = append(grouped, c)
+				} else {
+					members = append(members, c)
+				}
+			}
+			if len(members) > max {
+				members, v.Truncated = members[:max], true
+			}
+			v.Children = make([]variableView, 0, len(members)+len(grouped))
+			for _, c := range append(members, grouped...) {
+				v.Children = append(v.Children, variableView{Name: c.Name, Value: c.Value, Type: c.Type,
+					EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// containers are the children of level that have children of their own
+// (not debugpy's group rows) and that want takes.
+func containers(level []*variableView, want func(variableView) bool) []*variableView {
+	var next []*variableView
+	for _, v := range level {
+		for i := range v.Children {
+			c := &v.Children[i]
+			if c.VariablesReference > 0 && !groups[c.Name] && want(*c) {
+				next = append(next, c)
+			}
+		}
+	}
+	return next
 }
 
 // maxInFlight bounds the variables requests of one expansion in flight.

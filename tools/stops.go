@@ -8,6 +8,7 @@ import (
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 )
 
@@ -120,6 +121,41 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 		}
 	}
 	return seen, errors.Join(errs...)
+}
+
+// Bounds of openCut: how deep below a frame's names it opens containers
+// shown cut short, and how many it opens (each a round trip to debugpy).
+const (
+	maxCutDepth = 3
+	maxCutOpen  = 64
+)
+
+// openCut lists, for the result phase to learn, the children of each
+// variable whose value debugpy showed cut short, and theirs in turn, to
+// maxCutDepth levels and maxCutOpen containers. debugpy shows a dict by
+// its first 15 items: a secret under a secret's name past them
+// (env['DB_PASSWORD'] of a dict of 20) was never seen under its name, so
+// an alias of it (conn_arg = env['DB_PASSWORD']) was shown in clear. A
+// container debugpy cannot list (an error response) is left out, as it
+// would be from a listing the agent asks for.
+func openCut(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
+	root := &variableView{Children: vs}
+	level := []*variableView{root}
+	opened := 0
+	for d := 0; d < maxCutDepth && opened < maxCutOpen; d++ {
+		level = containers(level, func(v variableView) bool { return plugins.CutShort(v.Value) })
+		if len(level) == 0 {
+			return nil
+		}
+		level = level[:min(len(level), maxCutOpen-opened)]
+		opened += len(level)
+		for _, err := range open(ctx, s, level, max) {
+			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // maxPaths bounds the reads of one call's paths: each is a round trip to
@@ -258,6 +294,19 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 			values[v.Name] = v.Value
 		}
 		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r, Values: values})
+	}
+	// Both scopes at once: a level's containers share one poll of the thread.
+	var all []variableView
+	for _, sn := range seen {
+		all = append(all, sn.Structured.(variablesResult).Variables...)
+	}
+	if err := openCut(ctx, s, all, 500); err != nil {
+		return nil, err
+	}
+	i := 0
+	for _, sn := range seen { // the children opened, back in their scopes
+		r := sn.Structured.(variablesResult)
+		i += copy(r.Variables, all[i:i+len(r.Variables)])
 	}
 	return seen, nil
 }

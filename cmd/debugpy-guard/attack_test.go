@@ -1206,6 +1206,8 @@ func TestAttackIterationWithoutACall(t *testing.T) {
 // element, the middle of a long string) is reached through a slice or a
 // tuple key, or by comparing the value a bit at a time: such a slice is a
 // path, read whole first; such a comparison is withheld (derived.cut).
+// A secret's name past a dict's cut was never seen: the stop's listing
+// opens what debugpy showed cut short.
 func TestAttackSecretCutShort(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(`password = "Zq9VwKx7Lm-s3cret-value"
@@ -1214,8 +1216,22 @@ head = [password + "y" * 30]
 obj = [type("Conn", (), {"__repr__": lambda self: "<Conn " + "y" * 30 + password + ">"})()]
 big = list(range(20)) + [password]
 mid = {(1, 2): "x" * 30 + password + "y" * 30}
+env = {("K%02d" % i): "v%d" % i for i in range(20)}
+env["DB_PASSWORD"] = "hidden-s3cret-value"
+conn_arg = env["DB_PASSWORD"]
+config = {"db": {("K%02d" % i): i for i in range(12)}}
+config["db"]["password"] = "nested-hidden-s3cret"
+db_part = config["db"]["password"]
 n = 1  # BREAK
 `)
+	// Past a dict's 15th item (or a nested one's 10th), a secret's name
+	// and value are not in the listing: the stop's listing opens what it
+	// saw cut short, so an innocent alias of such a secret is masked.
+	for _, e := range []string{"conn_arg", "db_part"} {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
+			t.Errorf("%s: %s", e, text)
+		}
+	}
 	r.ok("debugpy_variables", `{}`)
 	for _, e := range []string{"tail", "head", "obj", "[tail, head]", "{'k': head}"} {
 		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "...[redacted]") && !strings.Contains(text, "[redacted]...") {
@@ -1241,7 +1257,7 @@ n = 1  # BREAK
 	if text := r.ok("debugpy_evaluate", `{"expression":"(len(big), big[3], not big, big is None, big[0:15][2:5])"}`); !strings.Contains(text, "(21, 3, False, False, [2, 3, 4])") {
 		t.Errorf("the control, what a value shown cut short shows of itself: %s", text)
 	}
-	noneSeen(t, r.seen.String(), "Zq9", "q9V", "9Vw", "cret-value", "t-value", "Zq9VwKx7Lm-s3cret-va")
+	noneSeen(t, r.seen.String(), "Zq9", "q9V", "9Vw", "cret-value", "t-value", "Zq9VwKx7Lm-s3cret-va", "hidden-s3cret")
 	if seen := r.seen.String(); !strings.Contains(seen, "yyyyyyyyyy") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}
