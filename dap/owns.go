@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 // What a session may read (docs/SECURITY.md, files): the files of the stacks
 // debugpy reported, the sources it reported as loaded, and everything under
 // the directories of a launch that a person approved (the program's
-// directory and its cwd). Nothing the agent names on an unapproved call
+// directory and its cwd, unless one holds the home directory). Nothing the agent names on an unapproved call
 // widens it: a path mapping does not, a breakpoint file does not.
 
 // ownedFiles is the set, kept by the session under its mutex.
@@ -45,11 +46,35 @@ func (s *Session) noteFile(path string) {
 	s.mu.Unlock()
 }
 
-// ownRoot adds a directory whose files all belong to the session.
+// ownRoot adds a directory whose files all belong to the session, but for
+// one that holds a home directory: a script run from ~ (or a launch with
+// cwd / or ~) would make every file of the user's, ~/.ssh, ~/.pgpass and
+// ~/.kube among them, the session's, readable with nobody asked. There the
+// program's own files belong to it as any other session's do (its stacks,
+// its loaded sources), and the rest needs a person.
 func (s *Session) ownRoot(dir string) {
+	r := resolved(dir)
+	if holdsHome(r) {
+		s.log.Info("a launch's directory holds the home directory: its files are not the session's", "dir", r)
+		return
+	}
 	s.mu.Lock()
-	s.owned.roots = append(s.owned.roots, resolved(dir))
+	s.owned.roots = append(s.owned.roots, r)
 	s.mu.Unlock()
+}
+
+// holdsHome reports whether dir (resolved) is /, the home directory, or
+// a directory above it.
+func holdsHome(dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return false
+	}
+	home = resolved(home)
+	return home == dir || strings.HasPrefix(home, dir+string(filepath.Separator))
 }
 
 // Owns reports whether the session may read path, a resolved absolute path
@@ -61,7 +86,7 @@ func (s *Session) Owns(path string) bool {
 		return true
 	}
 	for _, r := range s.owned.roots {
-		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) || r == "/" {
+		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) { // never / (holdsHome)
 			return true
 		}
 	}

@@ -400,6 +400,39 @@ func TestAttackFiles(t *testing.T) {
 	r.ok("debugpy_source", `{"file":`+q(filepath.Join(r.dir, "helper.py"))+`}`)
 }
 
+// A launch makes the files under the program's directory and its cwd the
+// debug session's, read with nobody asked. A script in the home directory
+// (or a cwd of / or ~) made every file of the user's the session's:
+// ~/.pgpass read unasked. A directory that holds the home directory is
+// not taken, and the person who approves a launch is told what it grants.
+func TestAttackFilesUnderHome(t *testing.T) {
+	home := t.TempDir()
+	r := startRaw(t, rawOpts{env: []string{"HOME=" + home}})
+	pgpass := filepath.Join(home, ".pgpass")
+	os.WriteFile(pgpass, []byte("db:5432:app:app:pgpass-s3cret\n"), 0o600)
+	prog := filepath.Join(home, "notes.py")
+	os.WriteFile(prog, []byte("import time\nn = 1  # BREAK\n"), 0o644)
+	for _, cwd := range []string{home, "/"} {
+		args := `{"program":` + q(prog) + `,"cwd":` + q(cwd) + `}`
+		text := r.refused("debugpy_launch", args, "needs a person's approval", "the files under "+home+" and "+cwd, "reads without asking")
+		if out, err := r.cli("approve", id(t, text)); err != nil {
+			t.Fatalf("approve: %v\n%s", err, out)
+		}
+		r.ok("debugpy_launch", args)
+		r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":2}`, q(prog)))
+		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+			t.Fatalf("cwd %s: continue: %s", cwd, text)
+		}
+		r.refused("debugpy_source", `{"file":`+q(pgpass)+`}`, "needs a person's approval")
+		// The control: the program's own file is the session's.
+		if text := r.ok("debugpy_source", `{}`); !strings.Contains(text, "BREAK") {
+			t.Fatalf("own source: %s", text)
+		}
+		r.ok("debugpy_session_stop", `{"terminate":true}`)
+	}
+	noneSeen(t, r.seen.String(), "pgpass-s3cret")
+}
+
 // A person sees every argument in full, escaped; arguments too long to show
 // are refused, never cut.
 func TestAttackApprovalShowsEverything(t *testing.T) {

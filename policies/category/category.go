@@ -6,7 +6,9 @@
 package category
 
 import (
+	"path"
 	"strconv"
+	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -103,12 +105,21 @@ func describe(r *sdk.Request, cat string) string {
 		if m := r.Arg("module").Str(); m != "" {
 			what = "python -m " + m
 		}
+		var dirs []string // what the session would read unasked (dap/owns.go)
 		for _, p := range r.Derived().Get("paths").Elements() {
-			if p.Get("kind").Str() == "program" {
+			switch p.Get("kind").Str() {
+			case "program":
 				what = p.Get("resolved").Str()
+				dirs = append(dirs, path.Dir(what))
+			case "directory":
+				dirs = append(dirs, p.Get("resolved").Str())
 			}
 		}
-		return tool + " would start " + short(what) + " on this machine, which runs its code"
+		out := tool + " would start " + short(what) + " on this machine, which runs its code"
+		if len(dirs) > 0 {
+			out += "; the files under " + short(strings.Join(dirs, " and ")) + " would then be the debug session's, which the agent reads without asking (not a directory that holds the home directory)"
+		}
+		return out
 	case "debugpy_attach_pid":
 		return tool + " would inject the debugger into process " + strconv.FormatInt(r.Arg("pid").Int(), 10) + ", which runs code in it"
 	}
