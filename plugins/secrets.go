@@ -256,7 +256,8 @@ func (s *Secrets) Masker(session string) *Masker {
 // forms are the spellings of a value a result may carry it in: as it is;
 // inside the quotes of Python's repr, single- or double-quoted (a listing
 // or an evaluate shows a str so; a backslash, a tab, a no-break space are
-// escaped there), and that inside a JSON string; inside the quotes of a JSON string as Go's encoding/json
+// escaped there), and of the repr of its UTF-8 bytes, and those inside a
+// JSON string; inside the quotes of a JSON string as Go's encoding/json
 // and Python's json.dumps write it (a program's JSON output); and each of
 // those reversed. pyrepr's tests hold repr's spelling to CPython's,
 // TestFormsAgreeWithCPython the JSON ones to json.dumps and encoding/json.
@@ -273,6 +274,12 @@ func forms(v string) []string {
 		// A repr inside a result's JSON: the structured result as the
 		// host scans it before decoding it (a backslash doubled twice).
 		add(jsonInner(body, false))
+		// The value encoded, as a bytes repr writes it: past ASCII,
+		// escaped byte by byte (pw.encode() shows b'p\xc3\xa4ss').
+		if bytesBody := pyrepr.BytesBody(v, q); bytesBody != body {
+			add(bytesBody)
+			add(jsonInner(bytesBody, false))
+		}
 	}
 	add(jsonInner(v, false))
 	add(jsonInner(v, true))

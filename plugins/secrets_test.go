@@ -95,6 +95,15 @@ func TestSecretsMaskEveryForm(t *testing.T) {
 	if s.Masker("b") != nil {
 		t.Error("another session's masker has the secret")
 	}
+	// Past ASCII, a value's bytes (pw.encode()) are escaped byte by byte
+	// in their repr: CPython writes each of these for "pässwörd-s3cret€".
+	s.Add("a", "pässwörd-s3cret€")
+	m = s.Masker("a")
+	for _, shown := range []string{`b'p\xc3\xa4ssw\xc3\xb6rd-s3cret\xe2\x82\xac'`, `"b'p\\xc3\\xa4ssw\\xc3\\xb6rd-s3cret\\xe2\\x82\\xac'"`} {
+		if got := m.Replace(shown); strings.Contains(got, "s3cret") || !m.InString(shown) {
+			t.Errorf("shown as %s: masked to %s", shown, got)
+		}
+	}
 }
 
 // TestCutPiecesAgreeWithPydevd holds the masking of a secret cut short to

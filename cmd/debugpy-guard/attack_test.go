@@ -915,6 +915,8 @@ def main():
     password = "bk\\sl-s3cret\u00a0nbsp\u200bzw"
     api_token = "tab\there-s3cret\nline2"
     alias = password
+    passphrase = "p\u00e4ssphr\u00e4se-t0psecret-\u20ac"
+    raw = passphrase.encode()
     n = 1  # BREAK
     print("out:", alias, flush=True)
     print("json:", json.dumps({"v": api_token, "w": alias}), flush=True)
@@ -926,7 +928,8 @@ main()
 
 // A secret learned from a listing is masked in every spelling a later
 // result can show it in: the repr the listing showed, the value the
-// program prints, its JSON (json.dumps escapes what repr does not).
+// program prints, its JSON (json.dumps escapes what repr does not), the
+// repr of its bytes.
 func TestAttackSecretSpellings(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(spellingsProgram)
@@ -935,6 +938,10 @@ func TestAttackSecretSpellings(t *testing.T) {
 			t.Fatalf("alias, context %s: %s", c, text)
 		}
 	}
+	// Its UTF-8 bytes, escaped past ASCII in their repr (b'p\xc3\xa4...').
+	if text := r.ok("debugpy_evaluate", `{"expression":"raw"}`); !strings.Contains(text, "[redacted]") {
+		t.Fatalf("raw: %s", text)
+	}
 	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "exited") {
 		t.Fatalf("continue: %s", text)
 	}
@@ -942,7 +949,7 @@ func TestAttackSecretSpellings(t *testing.T) {
 		t.Fatalf("output: %s", text)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "sl-s3cret", "here-s3cret", "line2")
+	noneSeen(t, seen, "sl-s3cret", "here-s3cret", "line2", "t0psecret")
 }
 
 // connProgram keeps credentials the way programs do besides password:
