@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
@@ -123,31 +124,33 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 	return seen, errors.Join(errs...)
 }
 
-// Bounds of openCut: how deep below a frame's names it opens containers
-// shown cut short, and how many it opens (each a round trip to debugpy).
+// Bounds of openHiding: how deep below a frame's names it opens values,
+// and how many it opens (each a round trip to debugpy).
 const (
-	maxCutDepth = 3
-	maxCutOpen  = 64
+	maxOpenDepth = 3
+	maxOpen      = 64
 )
 
-// openCut lists, for the result phase to learn, the children of each
-// variable whose value debugpy showed cut short, and theirs in turn, to
-// maxCutDepth levels and maxCutOpen containers. debugpy shows a dict by
-// its first 15 items: a secret under a secret's name past them
-// (env['DB_PASSWORD'] of a dict of 20) was never seen under its name, so
-// an alias of it (conn_arg = env['DB_PASSWORD']) was shown in clear. A
-// container debugpy cannot list (an error response) is left out, as it
-// would be from a listing the agent asks for.
-func openCut(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
+// openHiding lists, for the result phase to learn, the children of each
+// variable whose shown value hides what it holds, and theirs in turn, to
+// maxOpenDepth levels and maxOpen containers: a value debugpy showed cut
+// short (a dict by its first 15 items: a secret under its name past them,
+// env['DB_PASSWORD'] of a dict of 20, was never seen, so an alias of it,
+// conn_arg = env['DB_PASSWORD'], was shown in clear), and an object shown
+// by Python's default repr, <app.Client object at 0x...> (header =
+// self.api_key, in a method, showed the key). A value debugpy cannot list
+// (an error response) is left out, as it would be from a listing the
+// agent asks for.
+func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
 	root := &variableView{Children: vs}
 	level := []*variableView{root}
 	opened := 0
-	for d := 0; d < maxCutDepth && opened < maxCutOpen; d++ {
-		level = containers(level, func(v variableView) bool { return plugins.CutShort(v.Value) })
+	for d := 0; d < maxOpenDepth && opened < maxOpen; d++ {
+		level = containers(level, func(v variableView) bool { return plugins.CutShort(v.Value) || defaultRepr(v.Value) })
 		if len(level) == 0 {
 			return nil
 		}
-		level = level[:min(len(level), maxCutOpen-opened)]
+		level = level[:min(len(level), maxOpen-opened)]
 		opened += len(level)
 		for _, err := range open(ctx, s, level, max) {
 			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
@@ -156,6 +159,13 @@ func openCut(ctx context.Context, s *dap.Session, vs []variableView, max int) er
 		}
 	}
 	return nil
+}
+
+// defaultRepr reports whether shown is Python's default repr of an
+// object, which shows none of its attributes: <module.Class object at
+// 0x7f...>.
+func defaultRepr(shown string) bool {
+	return strings.HasPrefix(shown, "<") && strings.HasSuffix(shown, ">") && strings.Contains(shown, " object at 0x")
 }
 
 // maxPaths bounds the reads of one call's paths: each is a round trip to
@@ -300,7 +310,7 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	for _, sn := range seen {
 		all = append(all, sn.Structured.(variablesResult).Variables...)
 	}
-	if err := openCut(ctx, s, all, 500); err != nil {
+	if err := openHiding(ctx, s, all, 500); err != nil {
 		return nil, err
 	}
 	i := 0

@@ -761,6 +761,35 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		seen := r.seen.String()
 		noneSeen(t, seen, "s3cr3t", "cal-s3c", "ocal", "lclsce", "ict-s3c")
 	})
+	// An object shown by Python's default repr (<Client object at 0x...>)
+	// shows none of its attributes: a secret it holds under its name was
+	// never seen, and a method's local copy of it was shown in clear. The
+	// listing opens such objects (self, and an object it holds).
+	t.Run("object", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{})
+		r.stopAtBreak(`class Cfg:
+    def __init__(self):
+        self.db_password = "nested-obj-s3cret-value"
+class Client:
+    def __init__(self):
+        self.api_key = "sk-obj-hidden-s3cret-value"
+        self.cfg = Cfg()
+    def connect(self):
+        header = self.api_key
+        value = self.cfg.db_password
+        n = 1  # BREAK
+        return header + value + str(n)
+Client().connect()
+`)
+		for _, e := range []string{"header", "value", "[header, value]"} {
+			if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
+				t.Errorf("%s: %s", e, text)
+			}
+		}
+		r.refused("debugpy_evaluate", `{"expression":"header[3:]"}`, "result withheld by policy", "other than whole")
+		noneSeen(t, r.seen.String(), "obj-hidden-s3cret", "nested-obj-s3cret")
+	})
 	// An evaluate in a caller's frame reads that frame's names: its
 	// secrets are listed for it, not the top frame's only.
 	t.Run("caller", func(t *testing.T) {
