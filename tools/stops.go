@@ -136,9 +136,10 @@ const (
 // maxOpenDepth levels and maxOpen containers: a value debugpy showed cut
 // short (a dict by its first 15 items: a secret under its name past them,
 // env['DB_PASSWORD'] of a dict of 20, was never seen, so an alias of it,
-// conn_arg = env['DB_PASSWORD'], was shown in clear), and an object shown
+// conn_arg = env['DB_PASSWORD'], was shown in clear), an object shown
 // by Python's default repr, <app.Client object at 0x...> (header =
-// self.api_key, in a method, showed the key). A value debugpy cannot list
+// self.api_key, in a method, showed the key), and a module of the
+// program's own (programModule). A value debugpy cannot list
 // (an error response) is left out, as it would be from a listing the
 // agent asks for.
 func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
@@ -146,7 +147,9 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 	level := []*variableView{root}
 	opened := 0
 	for d := 0; d < maxOpenDepth && opened < maxOpen; d++ {
-		level = containers(level, func(v variableView) bool { return plugins.CutShort(v.Value) || defaultRepr(v.Value) })
+		level = containers(level, func(v variableView) bool {
+			return plugins.CutShort(v.Value) || defaultRepr(v.Value) || programModule(s, v.Value)
+		})
 		if len(level) == 0 {
 			return nil
 		}
@@ -159,6 +162,25 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 		}
 	}
 	return nil
+}
+
+// programModule reports whether shown is the repr of a module whose file
+// is the session's: one of the program's own, its settings say
+// (<module 'settings' from '/app/settings.py'>; conn_arg =
+// settings.DB_PASSWORD showed the password). Not the standard library's,
+// nor a site package's: they hold no secrets of the program's, and list
+// hundreds of names.
+func programModule(s *dap.Session, shown string) bool {
+	const from = " from "
+	if !strings.HasPrefix(shown, "<module ") || !strings.HasSuffix(shown, ">") {
+		return false
+	}
+	i := strings.LastIndex(shown, from)
+	if i < 0 {
+		return false
+	}
+	l, ok := expressions.ReadLiteral(shown, i+len(from))
+	return ok && l.Known && l.End == len(shown)-1 && s.Owns(realPath(l.Value))
 }
 
 // defaultRepr reports whether shown is Python's default repr of an

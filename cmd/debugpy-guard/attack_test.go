@@ -790,6 +790,21 @@ Client().connect()
 		r.refused("debugpy_evaluate", `{"expression":"header[3:]"}`, "result withheld by policy", "other than whole")
 		noneSeen(t, r.seen.String(), "obj-hidden-s3cret", "nested-obj-s3cret")
 	})
+	// A module of the program's own (its settings) is shown by its file:
+	// the listing opens it, not the standard library's.
+	t.Run("module", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{})
+		os.WriteFile(filepath.Join(r.dir, "settings.py"), []byte("DB_PASSWORD = 'mod-hidden-s3cret-value'\nHOST = 'db'\n"), 0o644)
+		r.stopAtBreak("import os, settings\nconn_arg = settings.DB_PASSWORD\nn = 1  # BREAK\n")
+		if text := r.ok("debugpy_evaluate", `{"expression":"conn_arg"}`); !strings.Contains(text, "[redacted]") {
+			t.Errorf("conn_arg: %s", text)
+		}
+		if text := r.ok("debugpy_evaluate", `{"expression":"settings.HOST"}`); !strings.Contains(text, "'db'") {
+			t.Errorf("the control: %s", text)
+		}
+		noneSeen(t, r.seen.String(), "mod-hidden-s3cret")
+	})
 	// An evaluate in a caller's frame reads that frame's names: its
 	// secrets are listed for it, not the top frame's only.
 	t.Run("caller", func(t *testing.T) {
