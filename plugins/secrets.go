@@ -46,20 +46,20 @@ func (m *Masker) In(b []byte) bool {
 }
 
 // InString is In for a string.
-func (m *Masker) InString(b string) bool {
-	for i := 0; i+1 < len(b); i++ {
-		p := uint16(b[i])<<8 | uint16(b[i+1])
+func (m *Masker) InString(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		p := uint16(s[i])<<8 | uint16(s[i+1])
 		if m.pairs[p>>6]&(1<<(p&63)) == 0 {
 			continue
 		}
 		for _, f := range m.forms {
-			if len(b)-i >= len(f) && b[i:i+len(f)] == f {
+			if len(s)-i >= len(f) && s[i:i+len(f)] == f {
 				return true
 			}
 		}
 	}
 	found := false
-	m.cutPieces(b, func(int, int) { found = true })
+	m.cutPieces(s, func(int, int) { found = true })
 	return found
 }
 
@@ -72,9 +72,10 @@ func (m *Masker) Replace(s string) string {
 	if spans == nil {
 		return s
 	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
 	var b strings.Builder
 	at := 0
-	for _, sp := range spans { // in order; a piece after a cut never reaches the next cut's piece before it
+	for _, sp := range spans { // a span that overlaps the one before is joined to it
 		if sp[1] <= at {
 			continue
 		}

@@ -3,6 +3,7 @@ package plugins
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os/exec"
 	"strings"
 	"testing"
@@ -194,4 +195,58 @@ json.dump(out, sys.stdout)
 		t.Fatalf("the cases do not cover the cuts: %d of %d cut, %d hide the secret", cut, len(cases), hidden)
 	}
 	t.Logf("%d values, %d cut short, %d with the secret hidden", len(cases), cut, hidden)
+}
+
+// TestCutPiecesRandom: on random texts of dots, secrets' pieces and other
+// bytes, In says whether Replace changes anything, and Replace leaves no
+// form whole and no piece of minPiece bytes beside a cut (read plainly,
+// every length tried), and no invalid UTF-8 where there was none.
+func TestCutPiecesRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	secrets := []string{"abc...def-s3cr", "Q7zK9-long-secret-value", "päss€-wörd"}
+	s := NewSecrets()
+	for _, v := range secrets {
+		s.Add("a", v)
+	}
+	m := s.Masker("a")
+	parts := []string{".", "..", "...", "x", " ", "'", "\\"}
+	for _, v := range secrets {
+		for _, f := range forms(v) {
+			for range 3 {
+				i, j := rng.IntN(len(f)+1), rng.IntN(len(f)+1)
+				parts = append(parts, f[min(i, j):max(i, j)], f[:i], f[i:], f)
+			}
+		}
+	}
+	for n := range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		text := b.String()
+		got := m.Replace(text)
+		if m.InString(text) != (got != text) {
+			t.Fatalf("%d: In(%q) = %v, but Replace gives %q", n, text, m.InString(text), got)
+		}
+		if m.InString(got) {
+			t.Fatalf("%d: %q masked to %q still holds a form or a piece", n, text, got)
+		}
+		// The same, read plainly: beside each "...", no piece of a form.
+		for i := 0; i+3 <= len(got); i++ {
+			if got[i:i+3] != "..." {
+				continue
+			}
+			for _, f := range m.forms {
+				for l := minPiece; l < len(f); l++ {
+					if strings.HasSuffix(got[:i], f[:l]) || strings.HasPrefix(got[i+3:], f[len(f)-l:]) {
+						t.Fatalf("%d: %q masked to %q keeps %q of %q beside a cut", n, text, got, f[:l], f)
+					}
+				}
+			}
+		}
+		if !utf8.ValidString(text) || utf8.ValidString(got) {
+			continue
+		}
+		t.Fatalf("%d: %q masked to invalid UTF-8 %q", n, text, got)
+	}
 }
