@@ -136,10 +136,10 @@ const (
 // maxOpenDepth levels and maxOpen containers: a value debugpy showed cut
 // short (a dict by its first 15 items: a secret under its name past them,
 // env['DB_PASSWORD'] of a dict of 20, was never seen, so an alias of it,
-// conn_arg = env['DB_PASSWORD'], was shown in clear), an object shown
-// by Python's default repr, <app.Client object at 0x...> (header =
-// self.api_key, in a method, showed the key), and a module of the
-// program's own (programModule). A value debugpy cannot list
+// conn_arg = env['DB_PASSWORD'], was shown in clear), an object, whose
+// repr shows what its class chose (header = self.api_key, in a method,
+// showed the key: <app.Client object at 0x...>), and a module of the
+// program's own (hides). A value debugpy cannot list
 // (an error response) is left out, as it would be from a listing the
 // agent asks for.
 func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
@@ -147,9 +147,7 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 	level := []*variableView{root}
 	opened := 0
 	for d := 0; d < maxOpenDepth && opened < maxOpen; d++ {
-		level = containers(level, func(v variableView) bool {
-			return plugins.CutShort(v.Value) || defaultRepr(v.Value) || programModule(s, v.Value)
-		})
+		level = containers(level, func(v variableView) bool { return hides(s, v) })
 		if len(level) == 0 {
 			return nil
 		}
@@ -183,11 +181,29 @@ func programModule(s *dap.Session, shown string) bool {
 	return ok && l.Known && l.End == len(shown)-1 && s.Owns(realPath(l.Value))
 }
 
-// defaultRepr reports whether shown is Python's default repr of an
-// object, which shows none of its attributes: <module.Class object at
-// 0x7f...>.
-func defaultRepr(shown string) bool {
-	return strings.HasPrefix(shown, "<") && strings.HasSuffix(shown, ">") && strings.Contains(shown, " object at 0x")
+// hides reports whether v's shown value may hide what v holds: a value
+// cut short; an object, whose class writes its repr as it likes (a
+// dataclass's field(repr=False) is not in it, <Conn db> shows nothing, nor
+// does the default <app.Client object at 0x...>); a module of the
+// program's own. Not a container shown whole, a number or a string, nor
+// another module.
+func hides(s *dap.Session, v variableView) bool {
+	switch {
+	case plugins.CutShort(v.Value):
+		return true
+	case v.Type == "module":
+		return programModule(s, v.Value)
+	}
+	return !shownWhole[v.Type]
+}
+
+// shownWhole are the types whose repr shows all they hold (unless it is
+// cut short), by the names debugpy gives them.
+var shownWhole = map[string]bool{
+	"list": true, "tuple": true, "dict": true, "set": true, "frozenset": true, "str": true, "bytes": true, "bytearray": true,
+	"int": true, "float": true, "complex": true, "bool": true, "NoneType": true, "range": true,
+	"OrderedDict": true, "defaultdict": true, "deque": true, "Counter": true,
+	"function": true, "method": true, "builtin_function_or_method": true, "type": true,
 }
 
 // maxPaths bounds the reads of one call's paths: each is a round trip to

@@ -761,34 +761,45 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		seen := r.seen.String()
 		noneSeen(t, seen, "s3cr3t", "cal-s3c", "ocal", "lclsce", "ict-s3c")
 	})
-	// An object shown by Python's default repr (<Client object at 0x...>)
-	// shows none of its attributes: a secret it holds under its name was
-	// never seen, and a method's local copy of it was shown in clear. The
-	// listing opens such objects (self, and an object it holds).
+	// An object shows what its class chose in its repr: Python's default
+	// (<Client object at 0x...>) none of its attributes, a dataclass not
+	// a field(repr=False), <Conn db> nothing. A secret it holds under its
+	// name was never seen, and a method's local copy of it was shown in
+	// clear. The listing opens objects (self, and an object it holds).
 	t.Run("object", func(t *testing.T) {
 		t.Parallel()
 		r := startRaw(t, rawOpts{})
-		r.stopAtBreak(`class Cfg:
+		r.stopAtBreak(`import dataclasses
+class Cfg:
     def __init__(self):
         self.db_password = "nested-obj-s3cret-value"
+@dataclasses.dataclass
+class Login:
+    user: str
+    password: str = dataclasses.field(repr=False)
+class Conn:
+    def __init__(self): self.secret_token = "conn-hidden-s3cret"
+    def __repr__(self): return "<Conn db>"
 class Client:
     def __init__(self):
         self.api_key = "sk-obj-hidden-s3cret-value"
         self.cfg = Cfg()
-    def connect(self):
+    def connect(self, login, conn):
         header = self.api_key
         value = self.cfg.db_password
+        other = login.password
+        last = conn.secret_token
         n = 1  # BREAK
-        return header + value + str(n)
-Client().connect()
+        return header + value + other + last + str(n)
+Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 `)
-		for _, e := range []string{"header", "value", "[header, value]"} {
+		for _, e := range []string{"header", "value", "[header, value]", "other", "last"} {
 			if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
 				t.Errorf("%s: %s", e, text)
 			}
 		}
 		r.refused("debugpy_evaluate", `{"expression":"header[3:]"}`, "result withheld by policy", "other than whole")
-		noneSeen(t, r.seen.String(), "obj-hidden-s3cret", "nested-obj-s3cret")
+		noneSeen(t, r.seen.String(), "obj-hidden-s3cret", "nested-obj-s3cret", "norepr-s3cret", "conn-hidden")
 	})
 	// A module of the program's own (its settings) is shown by its file:
 	// the listing opens it, not the standard library's.
