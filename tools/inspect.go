@@ -250,7 +250,7 @@ func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]variabl
 				return nil, false, err
 			}
 		}
-		level = containers(level, func(variableView) bool { return true })
+		level = containers(level, func(v variableView) bool { return !groups[v.Name] })
 	}
 	return root.Children, root.Truncated, nil
 }
@@ -296,13 +296,13 @@ func open(ctx context.Context, s *dap.Session, level []*variableView, max int) (
 }
 
 // containers are the children of level that have children of their own
-// (not debugpy's group rows) and that want takes.
+// and that want takes.
 func containers(level []*variableView, want func(variableView) bool) []*variableView {
 	var next []*variableView
 	for _, v := range level {
 		for i := range v.Children {
 			c := &v.Children[i]
-			if c.VariablesReference > 0 && !groups[c.Name] && want(*c) {
+			if c.VariablesReference > 0 && want(*c) {
 				next = append(next, c)
 			}
 		}

@@ -185,14 +185,20 @@ func programModule(s *dap.Session, shown string) bool {
 // cut short; an object, whose class writes its repr as it likes (a
 // dataclass's field(repr=False) is not in it, <Conn db> shows nothing, nor
 // does the default <app.Client object at 0x...>); a module of the
-// program's own. Not a container shown whole, a number or a string, nor
-// another module.
+// program's own; a class of its main script (its attributes). And
+// debugpy's rows that group a frame's classes, or an object's _protected
+// attributes. Not a container shown whole, a number or a string, another
+// module, another class.
 func hides(s *dap.Session, v variableView) bool {
 	switch {
+	case groups[v.Name]: // debugpy's group rows: a frame's classes, an object's _protected attributes
+		return v.Name == "class variables" || v.Name == "protected variables"
 	case plugins.CutShort(v.Value):
 		return true
 	case v.Type == "module":
 		return programModule(s, v.Value)
+	case v.Type == "type":
+		return strings.HasPrefix(v.Value, "<class '__main__.") // the program's own class (Settings.SECRET_KEY)
 	}
 	return !shownWhole[v.Type]
 }

@@ -763,9 +763,10 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 	})
 	// An object shows what its class chose in its repr: Python's default
 	// (<Client object at 0x...>) none of its attributes, a dataclass not
-	// a field(repr=False), <Conn db> nothing. A secret it holds under its
-	// name was never seen, and a method's local copy of it was shown in
-	// clear. The listing opens objects (self, and an object it holds).
+	// a field(repr=False), <Conn db> nothing; a class shows none of its
+	// attributes. A secret held so under its name was never seen, and a
+	// method's local copy of it was shown in clear. The listing opens
+	// objects (self, and an object it holds) and the main script's classes.
 	t.Run("object", func(t *testing.T) {
 		t.Parallel()
 		r := startRaw(t, rawOpts{})
@@ -780,6 +781,8 @@ class Login:
 class Conn:
     def __init__(self): self.secret_token = "conn-hidden-s3cret"
     def __repr__(self): return "<Conn db>"
+class Settings:
+    SECRET_KEY = "class-attr-s3cret-value"
 class Client:
     def __init__(self):
         self.api_key = "sk-obj-hidden-s3cret-value"
@@ -789,17 +792,18 @@ class Client:
         value = self.cfg.db_password
         other = login.password
         last = conn.secret_token
+        key = Settings.SECRET_KEY
         n = 1  # BREAK
-        return header + value + other + last + str(n)
+        return header + value + other + last + key + str(n)
 Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 `)
-		for _, e := range []string{"header", "value", "[header, value]", "other", "last"} {
+		for _, e := range []string{"header", "value", "[header, value]", "other", "last", "key"} {
 			if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
 				t.Errorf("%s: %s", e, text)
 			}
 		}
 		r.refused("debugpy_evaluate", `{"expression":"header[3:]"}`, "result withheld by policy", "other than whole")
-		noneSeen(t, r.seen.String(), "obj-hidden-s3cret", "nested-obj-s3cret", "norepr-s3cret", "conn-hidden")
+		noneSeen(t, r.seen.String(), "obj-hidden-s3cret", "nested-obj-s3cret", "norepr-s3cret", "conn-hidden", "class-attr-s3cret")
 	})
 	// A module of the program's own (its settings) is shown by its file:
 	// the listing opens it, not the standard library's.
