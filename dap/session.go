@@ -467,6 +467,17 @@ func (s *Session) Evaluate(ctx context.Context, expression string, frameID int, 
 	return resp.Body, err
 }
 
+// Peek evaluates expression in a frame, for the host's own reading of an
+// expression that changes nothing in the program (os.environ): unlike
+// Evaluate, it keeps the snapshot of the stop (an evaluate empties it, and
+// every read after it would ask debugpy again).
+func (s *Session) Peek(ctx context.Context, expression string, frameID int, evalContext string) (godap.EvaluateResponseBody, error) {
+	var resp godap.EvaluateResponse
+	err := s.do(ctx, &godap.EvaluateRequest{Request: req("evaluate"),
+		Arguments: godap.EvaluateArguments{Expression: expression, FrameId: frameID, Context: evalContext}}, &resp)
+	return resp.Body, err
+}
+
 // SetVariable assigns value (a Python expression) to name in a container.
 func (s *Session) SetVariable(ctx context.Context, ref int, name, value string) (godap.SetVariableResponseBody, error) {
 	var resp godap.SetVariableResponse

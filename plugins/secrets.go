@@ -195,6 +195,12 @@ const (
 	maxSecrets   = 4096
 )
 
+// flagWords are values that say on or off and hold no secret, whatever
+// the name they are under (TOKENIZERS_PARALLELISM=false, in the
+// environment the listing reads): masked, they would hide every true and
+// false a result shows.
+var flagWords = map[string]bool{"true": true, "false": true, "none": true, "null": true, "enabled": true, "disabled": true}
+
 // Mask is what a secret is replaced with.
 const Mask = "[redacted]"
 
@@ -202,9 +208,11 @@ const Mask = "[redacted]"
 func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} }
 
 // Add adds a value the session has seen under a secret's name. It reports
-// whether the value is kept (not too short, too long, or one too many).
+// whether the value is kept (not too short, too long, a flag's word, or
+// one too many).
 func (s *Secrets) Add(session, value string) bool {
-	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) {
+	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) ||
+		flagWords[strings.ToLower(value)] {
 		return false
 	}
 	s.mu.Lock()

@@ -96,6 +96,11 @@ func TestSecretsMaskEveryForm(t *testing.T) {
 	if s.Masker("b") != nil {
 		t.Error("another session's masker has the secret")
 	}
+	for _, flag := range []string{"false", "True", "NULL", "none"} {
+		if s.Add("a", flag) {
+			t.Errorf("%q kept as a secret: it would mask every %s shown", flag, flag)
+		}
+	}
 	// Past ASCII, a value's bytes (pw.encode()) are escaped byte by byte
 	// in their repr: CPython writes each of these for "pässwörd-s3cret€".
 	s.Add("a", "pässwörd-s3cret€")

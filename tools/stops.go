@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	godap "github.com/google/go-dap"
+
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
@@ -325,12 +327,32 @@ func (g *PolicyGate) listing(k listKey, last *dap.Stop) *stopList {
 	return l
 }
 
+// environ is how the listing reads the process's environment: the host's
+// own code, run in the frame. Its repr in one string (in the clipboard
+// context, which does not cut a string short), not the mapping, whose
+// repr debugpy cuts after 15 items and whose opening is a round trip more.
+const environ = "repr(dict(__import__('os').environ))"
+
 // listFrame lists frame's locals and globals as debugpy_variables would
 // (depth 1, at most 500 each). The second scopeRef is answered from the
 // session's snapshot.
 func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
 	ctx, cancel := g.ts.rctx(ctx)
 	defer cancel()
+	// The process's environment, where a program's secrets come from
+	// (conn_arg = os.environ["DB_PASSWORD"] showed the password), read as
+	// the frame reads it now (a .env loaded at run time included), while
+	// the scopes are listed: one string that shows it all, whose pairs
+	// redact reads as a repr inside a str's.
+	type peeked struct {
+		body godap.EvaluateResponseBody
+		err  error
+	}
+	envc := make(chan peeked, 1)
+	go func() {
+		body, err := s.Peek(ctx, environ, frame, "clipboard")
+		envc <- peeked{body, err}
+	}()
 	var seen []engine.Seen
 	for _, scope := range []string{"locals", "globals"} {
 		ref, err := scopeRef(ctx, s, frame, scope)
@@ -349,7 +371,15 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 		}
 		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r, Values: values})
 	}
-	// Both scopes at once: a level's containers share one poll of the thread.
+	switch env := <-envc; {
+	case env.err == nil:
+		r := variablesResult{FrameID: frame, Variables: []variableView{{Name: "os.environ", Value: env.body.Result, Type: env.body.Type}}}
+		args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
+		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r})
+	case !errors.As(env.err, new(*dap.ResponseError)):
+		return nil, env.err
+	}
+	// All at once: a level's containers share one poll of the thread.
 	var all []variableView
 	for _, sn := range seen {
 		all = append(all, sn.Structured.(variablesResult).Variables...)

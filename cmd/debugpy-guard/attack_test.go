@@ -805,6 +805,26 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 		r.refused("debugpy_evaluate", `{"expression":"header[3:]"}`, "result withheld by policy", "other than whole")
 		noneSeen(t, r.seen.String(), "obj-hidden-s3cret", "nested-obj-s3cret", "norepr-s3cret", "conn-hidden", "class-attr-s3cret")
 	})
+	// The process's environment is where secrets come from: a copy under
+	// an innocent name of one the program was started with, or one it set
+	// itself (a .env loaded at run time), was shown in clear. The listing
+	// reads the environment as the frame reads it; a flag's word under a
+	// secret-like name (TOKENIZERS_PARALLELISM=false) is not a secret.
+	t.Run("environment", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{env: []string{"DB_PASSWORD=env-hidden-s3cret-value", "TOKENIZERS_PARALLELISM=false"}})
+		r.stopAtBreak("import os\nos.environ['API_SECRET'] = 'runtime-env-s3cret'\nconn_arg = os.environ['DB_PASSWORD']\n" +
+			"k = os.environ['API_SECRET']\nn = 1  # BREAK\n")
+		for _, e := range []string{"conn_arg", "k"} {
+			if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
+				t.Errorf("%s: %s", e, text)
+			}
+		}
+		if text := r.ok("debugpy_evaluate", `{"expression":"['false', 1 + 1]"}`); !strings.Contains(text, "['false', 2]") {
+			t.Errorf("the control: %s", text)
+		}
+		noneSeen(t, r.seen.String(), "env-hidden-s3cret", "runtime-env-s3cret")
+	})
 	// A module of the program's own (its settings) is shown by its file:
 	// the listing opens it, not the standard library's.
 	t.Run("module", func(t *testing.T) {
