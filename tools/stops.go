@@ -330,8 +330,10 @@ func (g *PolicyGate) listing(k listKey, last *dap.Stop) *stopList {
 // environ is how the listing reads the process's environment: the host's
 // own code, run in the frame. Its repr in one string (in the clipboard
 // context, which does not cut a string short), not the mapping, whose
-// repr debugpy cuts after 15 items and whose opening is a round trip more.
-const environ = "repr(dict(__import__('os').environ))"
+// repr debugpy cuts after 15 items and whose opening is a round trip more;
+// through builtins, which a name of the program's (a global dict) does not
+// shadow.
+const environ = "(lambda b: b.repr(b.dict(b.__import__('os').environ)))(__import__('builtins'))"
 
 // listFrame lists frame's locals and globals as debugpy_variables would
 // (depth 1, at most 500 each). The second scopeRef is answered from the

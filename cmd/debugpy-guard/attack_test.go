@@ -814,7 +814,7 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 		t.Parallel()
 		r := startRaw(t, rawOpts{env: []string{"DB_PASSWORD=env-hidden-s3cret-value", "TOKENIZERS_PARALLELISM=false"}})
 		r.stopAtBreak("import os\nos.environ['API_SECRET'] = 'runtime-env-s3cret'\nconn_arg = os.environ['DB_PASSWORD']\n" +
-			"k = os.environ['API_SECRET']\nn = 1  # BREAK\n")
+			"k = os.environ['API_SECRET']\ndict, repr = {}, None  # the program's own names do not hide the builtins\nn = 1  # BREAK\n")
 		for _, e := range []string{"conn_arg", "k"} {
 			if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
 				t.Errorf("%s: %s", e, text)
