@@ -142,6 +142,9 @@ var tokenPrefixes = []struct {
 	{"xoxa-", 10}, {"xoxb-", 10}, {"xoxp-", 10}, {"xoxo-", 10}, {"xoxr-", 10}, {"xoxs-", 10}, {"xapp-", 10},
 	{"sk_live_", 16}, {"sk_test_", 16}, {"rk_live_", 16}, {"rk_test_", 16}, {"whsec_", 16},
 	{"glpat-", 20}, {"npm_", 30}, {"AIza", 35},
+	// AI providers' API keys: Anthropic's sk-ant-api03-..., OpenAI's
+	// sk-proj-... and legacy sk-<48>, and others of the form; Hugging Face's hf_.
+	{"sk-", 40}, {"hf_", 30},
 }
 
 // prefixed finds a token that starts with one of tokenPrefixes: the first

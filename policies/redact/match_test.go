@@ -74,6 +74,12 @@ func TestMaskTokenShapes(t *testing.T) {
 		{"postgres://app:pa55w0rd@db:5432/x", "postgres://app:[redacted]@db:5432/x"},
 		{"https://example.com/a:b@c", "https://example.com/a:b@c"}, // a path, not userinfo
 		{"ghp_short", "ghp_short"},
+		{"key=sk-ant-api03-" + strings.Repeat("Ab3_-x", 15) + "AA", "key=[redacted]"},
+		{"'sk-proj-" + strings.Repeat("aB1", 20) + "'", "'[redacted]'"},
+		{"sk-" + strings.Repeat("Zz9", 16), "[redacted]"},
+		{"hf_" + strings.Repeat("Qw", 17), "[redacted]"},
+		{"sk-learn is a library; pip install scikit-learn", "sk-learn is a library; pip install scikit-learn"},
+		{"task-" + strings.Repeat("a", 50), "task-" + strings.Repeat("a", 50)}, // not at a word's start
 	} {
 		if got, _ := maskShapes(c.in, nil); got != c.want {
 			t.Errorf("maskShapes(%q) = %q, want %q", c.in, got, c.want)
