@@ -211,7 +211,7 @@ var shownWhole = map[string]bool{
 	"list": true, "tuple": true, "dict": true, "set": true, "frozenset": true, "str": true, "bytes": true, "bytearray": true,
 	"int": true, "float": true, "complex": true, "bool": true, "NoneType": true, "range": true,
 	"OrderedDict": true, "defaultdict": true, "deque": true, "Counter": true,
-	"function": true, "method": true, "builtin_function_or_method": true, "type": true,
+	"function": true, "method": true, "builtin_function_or_method": true,
 }
 
 // maxPaths bounds the reads of one call's paths: each is a round trip to
@@ -336,8 +336,9 @@ func (g *PolicyGate) listing(k listKey, last *dap.Stop) *stopList {
 const environ = "(lambda b: b.repr(b.dict(b.__import__('os').environ)))(__import__('builtins'))"
 
 // listFrame lists frame's locals and globals as debugpy_variables would
-// (depth 1, at most 500 each). The second scopeRef is answered from the
-// session's snapshot.
+// (depth 1, at most 500 each), and the process's environment, then opens
+// what their values hide (openHiding). The second scopeRef is answered
+// from the session's snapshot.
 func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
 	ctx, cancel := g.ts.rctx(ctx)
 	defer cancel()
