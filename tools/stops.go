@@ -327,33 +327,35 @@ func (g *PolicyGate) listing(k listKey, last *dap.Stop) *stopList {
 	return l
 }
 
-// environ is how the listing reads the process's environment: the host's
-// own code, run in the frame. Its repr in one string (in the clipboard
-// context, which does not cut a string short), not the mapping, whose
-// repr debugpy cuts after 15 items and whose opening is a round trip more;
-// through builtins, which a name of the program's (a global dict) does not
-// shadow.
-const environ = "(lambda b: b.repr(b.dict(b.__import__('os').environ)))(__import__('builtins'))"
+// started is how the listing reads what the process was started with, its
+// environment and its command line: the host's own code, run in the frame.
+// Their repr in one string (in the clipboard context, which does not cut
+// a string short), not the mapping, whose repr debugpy cuts after 15 items
+// and whose opening is a round trip more; through builtins, which a name
+// of the program's (a global dict) does not shadow.
+const started = "(lambda b: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)))(__import__('builtins'))"
 
 // listFrame lists frame's locals and globals as debugpy_variables would
-// (depth 1, at most 500 each), and the process's environment, then opens
+// (depth 1, at most 500 each), and the process's environment and command
+// line, then opens
 // what their values hide (openHiding). The second scopeRef is answered
 // from the session's snapshot.
 func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
 	ctx, cancel := g.ts.rctx(ctx)
 	defer cancel()
-	// The process's environment, where a program's secrets come from
-	// (conn_arg = os.environ["DB_PASSWORD"] showed the password), read as
-	// the frame reads it now (a .env loaded at run time included), while
-	// the scopes are listed: one string that shows it all, whose pairs
-	// redact reads as a repr inside a str's.
+	// The process's environment and command line, where a program's
+	// secrets come from (conn_arg = os.environ["DB_PASSWORD"] showed the
+	// password, as would sys.argv[2] after --password), read as the frame
+	// reads them now (a .env loaded at run time included), while the
+	// scopes are listed: one string that shows it all, whose pairs redact
+	// reads as a repr inside a str's.
 	type peeked struct {
 		body godap.EvaluateResponseBody
 		err  error
 	}
 	envc := make(chan peeked, 1)
 	go func() {
-		body, err := s.Peek(ctx, environ, frame, "clipboard")
+		body, err := s.Peek(ctx, started, frame, "clipboard")
 		envc <- peeked{body, err}
 	}()
 	var seen []engine.Seen
@@ -376,7 +378,7 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	}
 	switch env := <-envc; {
 	case env.err == nil:
-		r := variablesResult{FrameID: frame, Variables: []variableView{{Name: "os.environ", Value: env.body.Result, Type: env.body.Type}}}
+		r := variablesResult{FrameID: frame, Variables: []variableView{{Name: "(os.environ, sys.argv)", Value: env.body.Result, Type: env.body.Type}}}
 		args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
 		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r})
 	case !errors.As(env.err, new(*dap.ResponseError)):

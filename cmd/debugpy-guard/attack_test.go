@@ -825,6 +825,27 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 		}
 		noneSeen(t, r.seen.String(), "env-hidden-s3cret", "runtime-env-s3cret")
 	})
+	// A secret on the command line (--password VALUE), copied to an
+	// innocent name: the listing reads sys.argv with the environment, and
+	// redact reads a flag's value in its list.
+	t.Run("command line", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{})
+		prog := filepath.Join(r.dir, "cli.py")
+		os.WriteFile(prog, []byte("import sys, logging\nconn_arg = sys.argv[2]\nn = 1  # BREAK\n"), 0o644)
+		r.approved("debugpy_launch", `{"program":`+q(prog)+`,"args":["--password","argv-hidden-s3cret"]}`)
+		r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":3}`, q(prog)))
+		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+			t.Fatalf("continue: %s", text)
+		}
+		if text := r.ok("debugpy_evaluate", `{"expression":"conn_arg"}`); !strings.Contains(text, "[redacted]") {
+			t.Errorf("conn_arg: %s", text)
+		}
+		if text := r.ok("debugpy_evaluate", `{"expression":"logging.threading._sys.argv"}`); !strings.Contains(text, "'--password', '[redacted]'") {
+			t.Errorf("argv: %s", text)
+		}
+		noneSeen(t, r.seen.String(), "argv-hidden-s3cret")
+	})
 	// A module of the program's own (its settings) is shown by its file:
 	// the listing opens it, not the standard library's.
 	t.Run("module", func(t *testing.T) {

@@ -20,7 +20,8 @@ import (
 //	a pair's       OrderedDict([('password', 's3cr3t')]), headers.items()
 //	an item's      settings['password'] = 's3cr3t', os.environ["API_KEY"] = "k1"
 //	an element's   <password>s3cr3t</password>
-//	a flag's       --token s3cr3t (and --token=s3cr3t, a keyword's)
+//	a flag's       --token s3cr3t (and --token=s3cr3t, a keyword's), and in
+//	               a command line's list: ['app.py', '--token', 's3cr3t'] (sys.argv)
 //	a scheme's     Authorization: Bearer s3cr3t, Basic dXNlcjpwYXNz
 //
 // A value is a string literal (its body is masked; one the debugger cut
@@ -103,6 +104,10 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					}
 				case k.kind == 'w' && k.start > 0 && s[k.start-1] == '-' && sep.start > k.end && (sep.kind == 'w' || sep.kind == 's'): // --token VALUE
 					sc.hideValue(sep, hide, found)
+				case sep.kind == ',' && k.kind == 's' && strings.HasPrefix(literalValue(s, k), "-"): // ['--token', VALUE]: a command line's list (sys.argv)
+					if v, ok := sc.next(sep.end); ok && v.kind == 's' {
+						sc.hideValue(v, hide, found)
+					}
 				}
 			}
 		}

@@ -46,6 +46,9 @@ func TestMaskPairs(t *testing.T) {
 		{"mysql --password=hunter2 -h db", "mysql --password=[redacted] -h db", "hunter2"},
 		{"app --token hunter2 --verbose", "app --token [redacted] --verbose", "hunter2"},
 		{"app --api-key 'k3y'", "app --api-key '[redacted]'", "k3y"},
+		{"['app.py', '--password', 'hunter2', '-v']", "['app.py', '--password', '[redacted]', '-v']", "hunter2"}, // sys.argv
+		{`['--name', 'ada', "--api-key", "k3y"]`, `['--name', 'ada', "--api-key", "[redacted]"]`, "k3y"},
+		{"['--password', x]", "['--password', x]", ""}, // code: a name, not a value
 		{"the token expired; a Bearer of bad news; see the --password option", "the token expired; a Bearer of bad news; see the --password option", ""},
 		// In prose: apostrophes, a literal Python would refuse.
 		{"can't connect, it's {'password': 'x1y2'}", "can't connect, it's {'password': '[redacted]'}", "x1y2"},
