@@ -267,8 +267,11 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		return res
 	}
 	res := run(ctx)
+	var unlearned error // a result read for its secrets that no module could read: what it holds is not known
 	for _, seen := range res.Seen {
-		g.learn(ctx, p, ec, seen)
+		if err := g.learn(ctx, p, ec, seen); err != nil && unlearned == nil {
+			unlearned = err
+		}
 	}
 	if ec.Derived != nil && len(ec.Derived.Code) > 0 {
 		if h, cut := g.holders(call.MCPSession, res.Seen); len(h) > 0 || len(cut) > 0 {
@@ -278,6 +281,12 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		}
 	}
 	res.Seen = nil
+	if unlearned != nil { // fail closed: the secrets it would have taught are not masked
+		res = *denied(call.Tool, "result withheld", Decision{Reasons: []string{unlearned.Error()}},
+			"The call ran; its result is not shown, because the program's values read for the secrets they hold could not be judged. Try again; a user can raise [sandbox] timeout in the policy config (--config).")
+		g.outcome(rec, "withheld", res, t0)
+		return res
+	}
 	res, outcome, monitor := g.checkResult(ctx, p, ec, res)
 	if masked, n := g.mask(call.MCPSession, res); n > 0 {
 		res = masked
@@ -303,16 +312,25 @@ func (g *Gate) Learns(tool string) bool {
 
 // learn runs the result phase on a result the agent will not see, for
 // what the modules learn of it (the secrets they hand to the host); their
-// verdict decides nothing.
-func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) {
+// verdict decides nothing. It fails when a module could not read it (a
+// trap, its deadline: a large listing), so that the call's own result,
+// whose secrets it may hold, is not shown unmasked.
+func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) error {
 	raw, err := json.Marshal(seen.Structured)
 	if err != nil {
 		g.log.Warn("a result read for the secrets it holds cannot be encoded", "tool", seen.Tool, "err", err)
-		return
+		return fmt.Errorf("a %s result read for its secrets cannot be encoded: %v", seen.Tool, err)
 	}
 	ec.Phase, ec.Tool, ec.Category, ec.Arguments, ec.Result, ec.Derived = PhaseResult, seen.Tool, seen.Category, seen.Arguments, raw, nil
 	d := p.Decide(ctx, ec)
 	g.log.Debug("read for its secrets", "tool", seen.Tool, "decision", d.Verdict)
+	for _, st := range d.Trace {
+		if st.Error != "" && st.Mode != "monitor" {
+			g.log.Warn("a result read for the secrets it holds could not be read", "tool", seen.Tool, "module", st.Module, "err", st.Error)
+			return fmt.Errorf("module %s could not read a %s result for its secrets: %s", st.Module, seen.Tool, st.Error)
+		}
+	}
+	return nil
 }
 
 // holders are the names in the listings seen whose values hold a secret of

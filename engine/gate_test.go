@@ -368,6 +368,37 @@ func (p *learning) Decide(ctx context.Context, c Call) Decision {
 	return p.fakePolicy.Decide(ctx, c)
 }
 
+// unreadable is a policy whose result phase cannot read a listing (its
+// module ran out of time, say).
+type unreadable struct{ fakePolicy }
+
+func (p *unreadable) Acquire() (Decider, func()) { return p, func() {} }
+func (p *unreadable) Decide(ctx context.Context, c Call) Decision {
+	if c.Phase == PhaseResult && c.Tool == "debugpy_variables" {
+		return Decision{Verdict: Deny, Trace: []Step{{Module: "redact", Verdict: Deny, Mode: "enforce", Error: "deadline exceeded"}}}
+	}
+	return p.fakePolicy.Decide(ctx, c)
+}
+
+// A listing read for its secrets that no module could read (a large one,
+// past the module's deadline): what it holds is not known, so the call's
+// own result, which may hold it, is withheld (fail closed).
+func TestGateWithholdsWhatItCouldNotLearn(t *testing.T) {
+	alog := openAudit(t, t.TempDir())
+	p := &unreadable{fakePolicy{cfg: &Config{}, call: verdict(Allow, ""), result: verdict(Allow, "")}}
+	g := NewGate(p, GateOptions{Audit: alog, Secrets: plugins.NewSecrets()})
+	res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_evaluate", Category: "read", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"alias"}`)}, nil,
+		func(context.Context) Result {
+			return Result{Text: "str: 'local-s3cret-value'", Structured: map[string]any{"result": "'local-s3cret-value'"},
+				Seen: []Seen{{Tool: "debugpy_variables", Category: "read", Arguments: json.RawMessage(`{}`),
+					Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}}}}}
+		})
+	raw, _ := json.Marshal(res.Structured)
+	if !res.IsError || strings.Contains(res.Text+string(raw), "s3cret") || !strings.Contains(res.Text, "redact could not read") {
+		t.Fatalf("the call's result: %+v", res)
+	}
+}
+
 func TestGateLearnsFromSeenResults(t *testing.T) {
 	alog := openAudit(t, t.TempDir())
 	secrets := plugins.NewSecrets()
