@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,6 +77,22 @@ type Seen struct {
 	// them hold a secret once the listing is learned (derived.holders),
 	// and which were shown cut short (derived.cut).
 	Values map[string]string
+	// Learned, when the same result is handed to many calls (a stop's
+	// listing), has it learned once for each MCP session: a later call
+	// waits for the first, and does not learn it again once it was.
+	Learned *Learned
+}
+
+// Learned records who learned a result (Seen): an MCP session, under a
+// policy config (a reloaded one learns it again).
+type Learned struct {
+	mu  sync.Mutex
+	who map[learner]bool
+}
+
+type learner struct {
+	session string
+	policy  Decider // the engine Acquire gave: a pointer, so comparable
 }
 
 // Errorf is an isError result.
@@ -269,7 +286,7 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	res := run(ctx)
 	var unlearned error // a result read for its secrets that no module could read: what it holds is not known
 	for _, seen := range res.Seen {
-		if err := g.learn(ctx, p, ec, seen); err != nil && unlearned == nil {
+		if err := g.learnOnce(ctx, p, ec, seen); err != nil && unlearned == nil {
 			unlearned = err
 		}
 	}
@@ -308,6 +325,29 @@ func (g *Gate) Learns(tool string) bool {
 	defer release()
 	mods, _ := p.Chain(tool, PhaseResult)
 	return len(mods) > 0
+}
+
+// learnOnce learns seen, once for the call's MCP session and policy when
+// seen says so (Learned): a failure is tried again by the next call.
+func (g *Gate) learnOnce(ctx context.Context, p Decider, ec Call, seen Seen) error {
+	l := seen.Learned
+	if l == nil {
+		return g.learn(ctx, p, ec, seen)
+	}
+	who := learner{ec.MCPSession, p}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.who[who] {
+		return nil
+	}
+	if err := g.learn(ctx, p, ec, seen); err != nil {
+		return err
+	}
+	if l.who == nil {
+		l.who = map[learner]bool{}
+	}
+	l.who[who] = true
+	return nil
 }
 
 // learn runs the result phase on a result the agent will not see, for

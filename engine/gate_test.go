@@ -368,6 +368,30 @@ func (p *learning) Decide(ctx context.Context, c Call) Decision {
 	return p.fakePolicy.Decide(ctx, c)
 }
 
+// A stop's listing handed to every call of the stop (Seen.Learned) is
+// learned once for an MCP session: the second call does not read it again.
+func TestGateLearnsOnce(t *testing.T) {
+	alog := openAudit(t, t.TempDir())
+	secrets := plugins.NewSecrets()
+	p := &learning{fakePolicy: fakePolicy{cfg: &Config{}, call: verdict(Allow, ""), result: verdict(Allow, "")}, secrets: secrets}
+	g := NewGate(p, GateOptions{Audit: alog, Secrets: secrets})
+	listing := Seen{Tool: "debugpy_variables", Category: "read", Arguments: json.RawMessage(`{}`), Learned: &Learned{},
+		Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}},
+		Values:     map[string]string{"password": "'local-s3cret-value'", "alias": "'local-s3cret-value'"}}
+	for range 2 {
+		res := g.Guard(context.Background(), ToolCall{Tool: "debugpy_evaluate", Category: "read", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"alias"}`)}, nil,
+			func(context.Context) Result {
+				return Result{Text: "str: 'local-s3cret-value'", Seen: []Seen{listing}}
+			})
+		if strings.Contains(res.Text, "s3cret") {
+			t.Fatalf("shown: %s", res.Text)
+		}
+	}
+	if len(p.seen) != 1 {
+		t.Fatalf("the listing was learned %d times, not once", len(p.seen))
+	}
+}
+
 // unreadable is a policy whose result phase cannot read a listing (its
 // module ran out of time, say).
 type unreadable struct{ fakePolicy }

@@ -25,10 +25,11 @@ import (
 // docs/SECURITY.md, "secrets by value"). A listing runs the variables'
 // __repr__ in the program, as a debugger's own view of a stop does.
 //
-// Each stop is listed once, when a call first needs it, and the result
-// phase of every call that needs it reads it (again: a call that came at
-// the same time must not show its result before the secrets are known,
-// and the modules learn the same values twice at no harm). Not sooner:
+// Each stop is listed once, when a call first needs it, and every call
+// that needs it hands it to the result phase: the first learns it, a call
+// that came at the same time waits for that (it must not show its result
+// before the secrets are known), later ones find it learned
+// (engine.Learned: a large listing took a module ~1 s to read). Not sooner:
 // a listing started in the background as soon as the session stopped held
 // up the next continue by ~40 ms when it came before the listing was done
 // (pydevd serves a stopped thread's requests on its poll), and a run of
@@ -393,9 +394,54 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 		return nil, err
 	}
 	i := 0
-	for _, sn := range seen { // the children opened, back in their scopes
+	var out []engine.Seen
+	for _, sn := range seen { // the children opened, back in their scopes, and learned a part at a time
 		r := sn.Structured.(variablesResult)
 		i += copy(r.Variables, all[i:i+len(r.Variables)])
+		for _, part := range parts(r.Variables, maxLearn) {
+			pr := r
+			pr.Variables = part
+			var values map[string]string // the scopes' names (holders); none for the environment
+			if sn.Values != nil {
+				values = make(map[string]string, len(part))
+				for _, v := range part {
+					values[v.Name] = v.Value
+				}
+			}
+			out = append(out, engine.Seen{Tool: sn.Tool, Category: sn.Category, Arguments: sn.Arguments, Structured: pr, Values: values,
+				Learned: &engine.Learned{}}) // every call of the stop reads it; it is learned once
+		}
 	}
-	return seen, nil
+	return out, nil
+}
+
+// maxLearn bounds the variables, children included, of one result the
+// result phase learns from: a module reads it within its deadline (64
+// objects of 500 attributes, in one result, took redact past 100 ms, and
+// a result no module can read withholds the call's).
+const maxLearn = 2000
+
+// parts splits vs into runs of at most max variables, children included
+// (one variable with more is a run of its own).
+func parts(vs []variableView, max int) [][]variableView {
+	var out [][]variableView
+	start, n := 0, 0
+	for i, v := range vs {
+		size := count(v)
+		if n > 0 && n+size > max {
+			out = append(out, vs[start:i])
+			start, n = i, 0
+		}
+		n += size
+	}
+	return append(out, vs[start:])
+}
+
+// count is v and its children, theirs included.
+func count(v variableView) int {
+	n := 1
+	for _, c := range v.Children {
+		n += count(c)
+	}
+	return n
 }
