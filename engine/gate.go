@@ -78,7 +78,7 @@ type Seen struct {
 	// and which were shown cut short (derived.cut).
 	Values map[string]string
 	// Learned, when the same result is handed to many calls (a stop's
-	// listing), has it learned once for each MCP session: a later call
+	// listing), has it learned once for each MCP session and policy: a later call
 	// waits for the first, and does not learn it again once it was.
 	Learned *Learned
 }
