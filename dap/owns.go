@@ -11,8 +11,9 @@ import (
 // What a session may read (docs/SECURITY.md, files): the files of the stacks
 // debugpy reported, the sources it reported as loaded, and everything under
 // the directories of a launch that a person approved (the program's
-// directory and its cwd, unless one holds the home directory). Nothing the agent names on an unapproved call
-// widens it: a path mapping does not, a breakpoint file does not.
+// directory and its cwd, unless one holds the home directory). Nothing the
+// agent names on an unapproved call widens it: a path mapping does not, a
+// breakpoint file does not.
 
 // ownedFiles is the set, kept by the session under its mutex.
 type ownedFiles struct {
