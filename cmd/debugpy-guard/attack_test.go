@@ -282,6 +282,17 @@ func noneSeen(t *testing.T, seen string, secrets ...string) {
 	}
 }
 
+// masked evaluates each expression and fails unless its result shows the
+// mask.
+func (r *raw) masked(exprs ...string) {
+	r.t.Helper()
+	for _, e := range exprs {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
+			r.t.Errorf("%s: %s", e, text)
+		}
+	}
+}
+
 // stopped launches the sample (approved by a person) and runs it to its
 // breakpoint; it returns the program's path and its breakpoint line.
 func (r *raw) stopped() (string, int) {
@@ -797,11 +808,7 @@ class Client:
         return header + value + other + last + key + str(n)
 Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 `)
-		for _, e := range []string{"header", "value", "[header, value]", "other", "last", "key"} {
-			if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
-				t.Errorf("%s: %s", e, text)
-			}
-		}
+		r.masked("header", "value", "[header, value]", "other", "last", "key")
 		r.refused("debugpy_evaluate", `{"expression":"header[3:]"}`, "result withheld by policy", "other than whole")
 		noneSeen(t, r.seen.String(), "obj-hidden-s3cret", "nested-obj-s3cret", "norepr-s3cret", "conn-hidden", "class-attr-s3cret")
 	})
@@ -815,11 +822,7 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 		r := startRaw(t, rawOpts{env: []string{"DB_PASSWORD=env-hidden-s3cret-value", "TOKENIZERS_PARALLELISM=false"}})
 		r.stopAtBreak("import os\nos.environ['API_SECRET'] = 'runtime-env-s3cret'\nconn_arg = os.environ['DB_PASSWORD']\n" +
 			"k = os.environ['API_SECRET']\ndict, repr = {}, None  # the program's own names do not hide the builtins\nn = 1  # BREAK\n")
-		for _, e := range []string{"conn_arg", "k"} {
-			if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
-				t.Errorf("%s: %s", e, text)
-			}
-		}
+		r.masked("conn_arg", "k")
 		if text := r.ok("debugpy_evaluate", `{"expression":"['false', 1 + 1]"}`); !strings.Contains(text, "['false', 2]") {
 			t.Errorf("the control: %s", text)
 		}
@@ -838,9 +841,7 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
 			t.Fatalf("continue: %s", text)
 		}
-		if text := r.ok("debugpy_evaluate", `{"expression":"conn_arg"}`); !strings.Contains(text, "[redacted]") {
-			t.Errorf("conn_arg: %s", text)
-		}
+		r.masked("conn_arg")
 		if text := r.ok("debugpy_evaluate", `{"expression":"logging.threading._sys.argv"}`); !strings.Contains(text, "'--password', '[redacted]'") {
 			t.Errorf("argv: %s", text)
 		}
@@ -853,9 +854,7 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 		r := startRaw(t, rawOpts{})
 		os.WriteFile(filepath.Join(r.dir, "settings.py"), []byte("DB_PASSWORD = 'mod-hidden-s3cret-value'\nHOST = 'db'\n"), 0o644)
 		r.stopAtBreak("import os, settings\nconn_arg = settings.DB_PASSWORD\nn = 1  # BREAK\n")
-		if text := r.ok("debugpy_evaluate", `{"expression":"conn_arg"}`); !strings.Contains(text, "[redacted]") {
-			t.Errorf("conn_arg: %s", text)
-		}
+		r.masked("conn_arg")
 		if text := r.ok("debugpy_evaluate", `{"expression":"settings.HOST"}`); !strings.Contains(text, "'db'") {
 			t.Errorf("the control: %s", text)
 		}
@@ -1367,11 +1366,7 @@ n = 1  # BREAK
 	// Past a dict's 15th item (or a nested one's 10th), a secret's name
 	// and value are not in the listing: the stop's listing opens what it
 	// saw cut short, so an innocent alias of such a secret is masked.
-	for _, e := range []string{"conn_arg", "db_part"} {
-		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
-			t.Errorf("%s: %s", e, text)
-		}
-	}
+	r.masked("conn_arg", "db_part")
 	r.ok("debugpy_variables", `{}`)
 	for _, e := range []string{"tail", "head", "obj", "[tail, head]", "{'k': head}"} {
 		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "...[redacted]") && !strings.Contains(text, "[redacted]...") {
