@@ -192,21 +192,20 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 		b = strconv.AppendInt(append(b, `,"port":`...), int64(a.Port), 10)
 		b = append(b, '}')
 	}
-	b = append(b, `],"holders":[`...)
-	for i, h := range d.Holders {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendString(b, h)
-	}
-	b = append(b, `],"cut":[`...)
-	for i, h := range d.Cut {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendString(b, h)
-	}
+	b = appendStrings(append(b, `],"holders":[`...), d.Holders)
+	b = appendStrings(append(b, `],"cut":[`...), d.Cut)
 	return append(b, `]},"settings":`...)
+}
+
+// appendStrings appends ss as a JSON array's elements.
+func appendStrings(b []byte, ss []string) []byte {
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, s)
+	}
+	return b
 }
 
 // appendRaw appends the valid JSON raw as encoding/json writes a
