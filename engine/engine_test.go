@@ -18,6 +18,23 @@ import (
 
 var testTools = []string{"debugpy_evaluate", "debugpy_variables", "debugpy_launch", "debugpy_stack_trace"}
 
+// scratch holds what the package's tests build once (the probe, the
+// compilation cache); TestMain removes it, so that runs leave nothing in
+// the temporary directory.
+var scratch string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "engine-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	scratch = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 var (
 	probeOnce sync.Once
 	probePath string
@@ -30,8 +47,7 @@ var (
 func probe(t testing.TB) string {
 	t.Helper()
 	probeOnce.Do(func() {
-		dir, _ := os.MkdirTemp("", "engine-probe-")
-		probePath = filepath.Join(dir, "probe.wasm")
+		probePath = filepath.Join(scratch, "probe.wasm")
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", probePath, "../plugins/testdata/probe")
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 		if b, err := cmd.CombinedOutput(); err != nil {
@@ -46,8 +62,7 @@ func probe(t testing.TB) string {
 
 func runtime(t testing.TB) *plugins.Runtime {
 	rtOnce.Do(func() {
-		dir, _ := os.MkdirTemp("", "engine-cache-")
-		rt = plugins.NewRuntime(plugins.Options{CacheDir: dir, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
+		rt = plugins.NewRuntime(plugins.Options{CacheDir: filepath.Join(scratch, "cache"), Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	})
 	return rt
 }

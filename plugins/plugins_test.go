@@ -63,6 +63,22 @@ func wat(t testing.TB, name string) []byte {
 	return b
 }
 
+// scratch holds the package's compilation cache; TestMain removes it, so
+// that runs leave nothing in the temporary directory.
+var scratch string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "debugpy-guard-plugins-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	scratch = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 var (
 	rtOnce sync.Once
 	rt     *Runtime
@@ -72,8 +88,7 @@ var (
 // directory of its own.
 func testRuntime(t testing.TB) *Runtime {
 	rtOnce.Do(func() {
-		dir, _ := os.MkdirTemp("", "debugpy-guard-cache-")
-		rt = NewRuntime(Options{CacheDir: dir, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		rt = NewRuntime(Options{CacheDir: filepath.Join(scratch, "cache"), Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	})
 	return rt
 }
