@@ -43,6 +43,13 @@ type ToolCall struct {
 	MCPSession   string   // the MCP session
 	Client       ClientInfo
 	DebugSession *DebugSession
+	// Listing, when set, reads what a call with code reads first: the
+	// listing of the stopped frame it reads, the gate's own read (never the
+	// call's code). The gate reads it before the call is decided, so that
+	// the call phase knows which names hold a secret (derived.holders,
+	// derived.cut): code that copies a part of one to another name, or
+	// passes it on, is judged before it runs, not only its result after.
+	Listing func(context.Context) ([]Seen, error)
 }
 
 // Result is what a call returns, MCP-free.
@@ -234,6 +241,7 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	}
 
 	var d Decision
+	var unread error // the frame's listing, read for the call phase, could not be read or learned
 	hiddenTool := cfg.Hides(call.Tool)
 	switch {
 	case call.Malformed != nil:
@@ -241,7 +249,7 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	case hiddenTool:
 		d = Decision{Verdict: Deny, Reasons: []string{"the policy config hides " + call.Tool}}
 	default:
-		d = p.Decide(ctx, ec)
+		d, unread = g.decideCall(ctx, p, call, &ec)
 	}
 	rec.Decision, rec.Reasons, rec.Modules, rec.Monitor = string(d.Verdict), d.Reasons, d.Modules, monitored(d)
 	if hiddenTool && call.Malformed == nil {
@@ -255,6 +263,8 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		stop = denied(call.Tool, "denied", d, "No tool takes arguments like these: send the arguments its inputSchema describes.")
 	case hiddenTool:
 		stop = denied(call.Tool, "is hidden by the policy config", d, "A user can show it by removing it from `hide` in the policy config (--config).")
+	case unread != nil:
+		stop = denied(call.Tool, "did not run", d, "Check its frame_id (debugpy_stack_trace lists the frames), then try again.")
 	case d.Verdict == Allow:
 	case d.Verdict == Approve:
 		stop, rec.Approval = g.approve(ctx, call, asker, d, cfg)
@@ -316,6 +326,30 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	}
 	g.outcome(rec, outcome, res, t0, monitor...)
 	return res
+}
+
+// decideCall decides the call phase of call. A call with code that has a
+// Listing is told first which names of the frame it reads hold a secret
+// (derived.holders) or were shown cut short (derived.cut). When the
+// listing cannot be read or learned, what those names hold is not known:
+// the call is denied (fail closed), and the error says why.
+func (g *Gate) decideCall(ctx context.Context, p Decider, call ToolCall, ec *Call) (Decision, error) {
+	if call.Listing == nil || ec.Derived == nil || len(ec.Derived.Code) == 0 {
+		return p.Decide(ctx, *ec), nil
+	}
+	seen, err := call.Listing(ctx)
+	for i := 0; err == nil && i < len(seen); i++ {
+		err = g.learnOnce(ctx, p, *ec, seen[i])
+	}
+	if err != nil {
+		return Decision{Verdict: Deny, Reasons: []string{"the variables of the frame it reads, read first for the secrets they hold, could not be read (" + err.Error() + ")"}}, err
+	}
+	if h, cut := g.holders(call.MCPSession, seen); len(h) > 0 || len(cut) > 0 {
+		d := *ec.Derived
+		d.Holders, d.Cut = h, cut
+		ec.Derived = &d
+	}
+	return p.Decide(ctx, *ec), nil
 }
 
 // Learns reports whether the result phase of tool has modules: whether a

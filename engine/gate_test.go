@@ -467,3 +467,62 @@ func openAudit(t testing.TB, dir string) *audit.Log {
 	t.Cleanup(func() { alog.Close() })
 	return alog
 }
+
+// A call with code that has a Listing is told, in its call phase, which
+// names hold a secret (derived.holders) and which were shown cut short
+// (derived.cut), from that listing, learned first; a call without code is
+// decided without it. When the listing cannot be read, or no module can
+// read it, the call is denied and nothing runs (fail closed).
+func TestGateTellsTheCallPhaseItsHolders(t *testing.T) {
+	listing := Seen{Tool: "debugpy_variables", Category: "read", Arguments: json.RawMessage(`{}`), Learned: &Learned{},
+		Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}},
+		Values:     map[string]string{"password": "'local-s3cret-value'", "alias": "'local-s3cret-value'", "big": "[0, 1, ...]", "n": "1"}}
+	derived := &Derived{Code: []Code{{Argument: "expression", Kind: "statement", Text: "x = alias[1:]"}}}
+	call := ToolCall{Tool: "debugpy_evaluate", Category: "execute", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"x = alias[1:]"}`), Derived: derived}
+	ran := func(n *int) func(context.Context) Result {
+		return func(context.Context) Result { *n++; return Result{Text: "ok"} }
+	}
+
+	t.Run("told", func(t *testing.T) {
+		secrets := plugins.NewSecrets()
+		p := &learning{fakePolicy: fakePolicy{cfg: &Config{}, call: verdict(Allow, ""), result: verdict(Allow, "")}, secrets: secrets}
+		g := NewGate(p, GateOptions{Audit: openAudit(t, t.TempDir()), Secrets: secrets})
+		listed, runs := 0, 0
+		c := call
+		c.Listing = func(context.Context) ([]Seen, error) { listed++; return []Seen{listing}, nil }
+		g.Guard(context.Background(), c, nil, ran(&runs))
+		if listed != 1 || len(p.seen) != 1 || runs != 1 {
+			t.Fatalf("listed %d, learned %d, ran %d: want 1 each", listed, len(p.seen), runs)
+		}
+		if len(p.calls) == 0 || p.calls[0].Phase != PhaseCall || !slices.Equal(p.calls[0].Derived.Holders, []string{"alias", "password"}) ||
+			!slices.Equal(p.calls[0].Derived.Cut, []string{"big"}) || derived.Holders != nil {
+			t.Fatalf("the call phase saw %+v", p.calls)
+		}
+		// Without code, no listing is read before the decision.
+		c.Derived, c.Arguments = nil, json.RawMessage(`{}`)
+		g.Guard(context.Background(), c, nil, ran(&runs))
+		if listed != 1 {
+			t.Fatalf("a call without code read the listing first")
+		}
+	})
+	for name, listing := range map[string]func(context.Context) ([]Seen, error){
+		"unread":    func(context.Context) ([]Seen, error) { return nil, errors.New("variables: no response from debugpy") },
+		"unlearned": func(context.Context) ([]Seen, error) { return []Seen{listing}, nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			alog := openAudit(t, t.TempDir())
+			p := &unreadable{fakePolicy{cfg: &Config{}, call: verdict(Allow, ""), result: verdict(Allow, "")}}
+			g := NewGate(p, GateOptions{Audit: alog, Secrets: plugins.NewSecrets()})
+			runs := 0
+			c := call
+			c.Listing = listing
+			res := g.Guard(context.Background(), c, nil, ran(&runs))
+			if runs != 0 || !res.IsError || !strings.Contains(res.Text, "did not run") || !strings.Contains(res.Text, "could not be read") {
+				t.Fatalf("ran %d: %+v", runs, res)
+			}
+			if dec, out := journey(t, alog); dec.Decision != string(Deny) || !strings.Contains(strings.Join(dec.Reasons, ""), "could not be read") || out.Outcome != "not run" {
+				t.Fatalf("recorded %+v, %+v", dec, out)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -43,6 +44,15 @@ const (
 func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
 	tc := engine.ToolCall{Tool: call.Tool, Category: call.Category, Arguments: call.Arguments,
 		Malformed: call.Malformed, Derived: call.Derived}
+	if readsValues[call.Tool] {
+		tc.Listing = func(ctx context.Context) ([]engine.Seen, error) {
+			seen, err := g.stopsSeen(ctx, call, beforeDecision)
+			if err != nil {
+				err = fmt.Errorf("%w; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT", err)
+			}
+			return seen, err
+		}
+	}
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
 		tc.MCPSession = cs.SessionID()
 		if ci, ok := cs.(server.SessionWithClientInfo); ok {
@@ -62,7 +72,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		asker = elicitor{req: call.Request}
 	}
 	res := g.gate.Guard(ctx, tc, asker, func(ctx context.Context) engine.Result {
-		seen, err := g.stopsSeen(ctx, call, true) // before the call: the stop it reads (stops.go)
+		seen, err := g.stopsSeen(ctx, call, beforeRun) // the stop it reads, and the paths its code reads (stops.go)
 		if err != nil {
 			return engine.Errorf("%s did not run: the variables of the frame it reads, read first to learn the secrets they hold, could not be read (%v). Check its frame_id (debugpy_stack_trace lists the frames), then try again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
 		}
@@ -75,7 +85,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		if unanswered.Load() {
 			return r
 		}
-		after, err := g.stopsSeen(ctx, call, false) // the stops with an exception's text, the call's own among them
+		after, err := g.stopsSeen(ctx, call, afterRun) // the stops with an exception's text, the call's own among them
 		if err != nil {
 			return engine.Errorf("%s ran, but its result is withheld: the variables of the stopped frame, read to learn the secrets they hold, could not be read (%v). The next call reads them again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
 		}

@@ -25,6 +25,14 @@ import (
 // docs/SECURITY.md, "secrets by value"). A listing runs the variables'
 // __repr__ in the program, as a debugger's own view of a stop does.
 //
+// A call with code (an evaluate, a set_variable) gets the listing before
+// it is decided (engine.ToolCall.Listing), so that its call phase knows
+// which names hold a secret (derived.holders): code that would copy a part
+// of one to another name is denied before it runs, where its result alone
+// could be withheld after. The listing is the gate's own read, whatever
+// the call carries; the paths the call's code names are read only for a
+// call that may run (beforeRun).
+//
 // Each stop is listed once, when a call first needs it, and every call
 // that needs it hands it to the result phase: the first learns it, a call
 // that came at the same time waits for that (it must not show its result
@@ -55,16 +63,31 @@ type stopList struct {
 	err  error
 }
 
-// stopsSeen returns the listings a call's result phase must read. With
-// own, before the call: its session's stop, when the call reads values
-// (readsValues). Else, after the call: every session's stop that carries
+// When a call's listings are read (stopsSeen).
+type moment int
+
+const (
+	// beforeDecision: the listing of the stop the call reads, for the
+	// call phase (engine.ToolCall.Listing); not the paths its code names,
+	// which are read only for a call that may run.
+	beforeDecision moment = iota
+	// beforeRun: that listing again (read once a stop), and the paths.
+	beforeRun
+	// afterRun: every session's stop that carries an exception's text.
+	afterRun
+)
+
+// stopsSeen returns the listings a call's result phase must read. Before
+// the call (beforeDecision, beforeRun): its session's stop, when the call
+// reads values (readsValues). After it: every session's stop that carries
 // an exception's text, which every result that shows a stop shows (a step,
 // a launch, the status, the list of sessions). Nothing is listed when no
 // module reads a variables result (the config has no result phase for
 // it). A listing that failed is an error (fail closed: what it would have
 // masked is unknown), and the next call lists the stop again.
-func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engine.Seen, error) {
+func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]engine.Seen, error) {
 	sessions := g.sessions.All()
+	own := when != afterRun
 	if own {
 		if !readsValues[call.Tool] {
 			return nil, nil
@@ -116,7 +139,7 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, own bool) ([]engi
 			continue
 		}
 		seen = append(seen, l.seen...)
-		if own {
+		if when == beforeRun {
 			paths, err := g.pathsSeen(ctx, s, frame, call.Derived)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("session %s: %w", s.Name(), err))

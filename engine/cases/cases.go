@@ -37,11 +37,12 @@ type Case struct {
 	Phase     string         `toml:"phase"` // call (default) or result
 	Arguments map[string]any `toml:"arguments"`
 	Result    map[string]any `toml:"result"`
-	// Holders are, in phase result, the names the host would tell the
-	// modules hold a secret (derived.holders).
+	// Holders are the names the host would tell the modules hold a secret
+	// (derived.holders), in a call with code: a call that reads values
+	// (evaluate, set_variable), or its result.
 	Holders []string `toml:"holders"`
-	// Cut are, in phase result, the names the host would tell the modules
-	// were shown cut short in a session that has seen a secret (derived.cut).
+	// Cut are the names the host would tell the modules were shown cut
+	// short in a session that has seen a secret (derived.cut), likewise.
 	Cut []string `toml:"cut"`
 	// Want is allow, deny, approve, or abstain: no module decided (the
 	// config's default then applies, and is not what is tested).
@@ -80,9 +81,6 @@ func Load(file string) (*File, error) {
 		}
 		if !slices.Contains([]string{"", engine.PhaseCall, engine.PhaseResult}, c.Phase) {
 			return nil, fmt.Errorf("%s: case %q: phase %q is not call or result", file, c.Name, c.Phase)
-		}
-		if (len(c.Holders) > 0 || len(c.Cut) > 0) && c.Phase != engine.PhaseResult {
-			return nil, fmt.Errorf("%s: case %q: holders and cut are told to the result phase only: add phase = \"result\"", file, c.Name)
 		}
 	}
 	return &cf, nil

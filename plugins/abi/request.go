@@ -54,8 +54,10 @@ type Derived struct {
 	// the host listed them for the call, hold a secret the MCP session has
 	// seen (guard.secret): alias = password. The host masks such a value
 	// where it shows whole; code that reads a holder in part (alias[1:],
-	// alias < 'm') would show it in pieces no mask finds. Sorted; empty in
-	// the call phase.
+	// alias < 'm') would show it in pieces no mask finds. Sorted. In the
+	// call phase of a call that reads the program's values, the names of
+	// the stop's listing (not the paths, read only once the call may run);
+	// empty for a call without code.
 	Holders []string `json:"holders"`
 	// Cut, in the same calls, are the names (and paths) of that frame that
 	// hold no secret the host saw, but whose values the host saw cut short

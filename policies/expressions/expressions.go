@@ -44,7 +44,9 @@ func readRules(s sdk.Value) rules {
 // Decide is the policy. It judges every piece of code the host derived from
 // the call (plugins/ABI.md, derived.code), whichever tool and argument
 // carries it: an expression to evaluate, a condition, a hit condition, a
-// log message's expression, a value, a repl statement.
+// log message's expression, a value, a repl statement. Told which names of
+// the frame hold a secret (derived.holders, derived.cut), it denies code
+// that reads part of one (Withheld), before it runs.
 //
 // Prepare is the same policy with its settings read once (the built-in
 // module keeps it while the settings stay the same).
@@ -66,8 +68,15 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 			worst, why = v, reason
 		}
 		if v == abi.Deny {
-			break
+			return sdk.Decision{Verdict: worst, Reason: why}
 		}
+	}
+	// Code that reads part of a holder is withheld: before it runs, since
+	// what it would run is a person's to approve, and an approved call
+	// that copies a part to another name (x = alias[1:]) leaves it where
+	// no mask finds it (derived.holders in the call phase).
+	if w := Withheld(r.Derived()); w != "" {
+		return sdk.Deny(w)
 	}
 	return sdk.Decision{Verdict: worst, Reason: why}
 }

@@ -76,42 +76,14 @@ func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 	return sdk.Rewrite("redacted "+strconv.Itoa(n)+" secret value(s)", out)
 }
 
-// partRead denies the result of code that reads part of a holder
-// (expressions.ReadsPart), error results included: an exception's text
-// can quote the part (KeyError: 'h').
+// partRead denies the result of code that reads part of a holder, or
+// the content of a value shown cut short (expressions.Withheld), error
+// results included: an exception's text can quote the part (KeyError: 'h').
 func partRead(r *sdk.Request) (sdk.Decision, bool) {
-	d := r.Derived()
-	holders, cut := names(d.Get("holders")), names(d.Get("cut"))
-	if len(holders) == 0 && len(cut) == 0 {
-		return sdk.Decision{}, false
-	}
-	for _, c := range d.Get("code").Elements() {
-		text, kind := c.Get("text").Str(), c.Get("kind").Str()
-		if h := expressions.ReadsPart(text, kind, holders); h != "" {
-			return sdk.Deny("its " + c.Get("argument").Str() + " reads " + h + " other than whole, and " + h +
-				" holds a secret the session has seen: a part of it would show unmasked. Read " + h +
-				" whole (it is shown masked), or the other variables with debugpy_variables"), true
-		}
-		if h := expressions.ReadsCut(text, kind, cut); h != "" {
-			return sdk.Deny("its " + c.Get("argument").Str() + " reads what " + h + " holds (compares it, formats it, passes it on), and " + h +
-				" was shown cut short (...) in a session that has seen a secret: what was not shown may hold one, and would show a bit at a time. Read " +
-				h + "'s elements or slices (" + h + "[15:], " + h + "[20]: each is read whole first, and shown masked)"), true
-		}
+	if why := expressions.Withheld(r.Derived()); why != "" {
+		return sdk.Deny(why), true
 	}
 	return sdk.Decision{}, false
-}
-
-// names reads a list of strings (derived.holders, derived.cut) as a set.
-func names(v sdk.Value) map[string]bool {
-	es := v.Elements()
-	if len(es) == 0 {
-		return nil
-	}
-	out := make(map[string]bool, len(es))
-	for _, e := range es {
-		out[e.Str()] = true
-	}
-	return out
 }
 
 func isSecretName(name string, extra map[string]bool) bool { return secrets.IsName(name, extra) }

@@ -1,0 +1,45 @@
+package expressions
+
+import "github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+
+// Withheld returns why the code of a call (d: the request's derived
+// member) must not run, nor show its result, or "" when it may: it reads
+// part of a holder (ReadsPart; derived.holders), or the content of a value
+// shown cut short (ReadsCut; derived.cut). Both phases ask it: the call
+// phase (this policy), before code that would copy a part of a holder to
+// another name (x = alias[1:]) or pass it on runs, and the result phase
+// (redact), whose holders include the paths the code reads, read whole once
+// the call may run.
+func Withheld(d sdk.Value) string {
+	holders, cut := set(d.Get("holders")), set(d.Get("cut"))
+	if len(holders) == 0 && len(cut) == 0 {
+		return ""
+	}
+	for _, c := range d.Get("code").Elements() {
+		text, kind := c.Get("text").Str(), c.Get("kind").Str()
+		if h := ReadsPart(text, kind, holders); h != "" {
+			return "its " + c.Get("argument").Str() + " reads " + h + " other than whole, and " + h +
+				" holds a secret the session has seen: a part of it would show unmasked. Read " + h +
+				" whole (it is shown masked), or the other variables with debugpy_variables"
+		}
+		if h := ReadsCut(text, kind, cut); h != "" {
+			return "its " + c.Get("argument").Str() + " reads what " + h + " holds (compares it, formats it, passes it on), and " + h +
+				" was shown cut short (...) in a session that has seen a secret: what was not shown may hold one, and would show a bit at a time. Read " +
+				h + "'s elements or slices (" + h + "[15:], " + h + "[20]: each is read whole first, and shown masked)"
+		}
+	}
+	return ""
+}
+
+// set reads a list of strings (derived.holders, derived.cut) as a set.
+func set(v sdk.Value) map[string]bool {
+	es := v.Elements()
+	if len(es) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(es))
+	for _, e := range es {
+		out[e.Str()] = true
+	}
+	return out
+}
