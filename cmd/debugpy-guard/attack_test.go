@@ -441,7 +441,18 @@ func TestAttackFilesUnderHome(t *testing.T) {
 		}
 		r.ok("debugpy_session_stop", `{"terminate":true}`)
 	}
-	noneSeen(t, r.seen.String(), "pgpass-s3cret")
+	// A person who approves reading a credential file approves the agent
+	// reading it, not seeing its passwords: a .pgpass line's fifth field,
+	// a .netrc line's password, masked by their formats, whole and in any
+	// window of lines.
+	netrc := filepath.Join(home, ".netrc")
+	os.WriteFile(netrc, []byte("machine api.example.com\n  login ada\n  password netrc-s3cret-value\n"), 0o600)
+	for _, args := range []string{`{"file":` + q(pgpass) + `}`, `{"file":` + q(netrc) + `}`, `{"file":` + q(netrc) + `,"line":3,"context_lines":0}`} {
+		if text := r.approved("debugpy_source", args); !strings.Contains(text, "[redacted]") {
+			t.Errorf("%s: %s", args, text)
+		}
+	}
+	noneSeen(t, r.seen.String(), "pgpass-s3cret", "netrc-s3cret")
 }
 
 // A person sees every argument in full, escaped; arguments too long to show

@@ -352,7 +352,8 @@ func maskNested(s string, extra map[string]bool, found func(string), depth int) 
 		v, c2 := maskPairs(v, extra, found)
 		v, c3 := maskKeyValues(v, extra, found)
 		v, c4 := maskAssignments(v, found)
-		if !c1 && !c2 && !c3 && !c4 {
+		v, c5 := maskCredentialLines(v, found)
+		if !c1 && !c2 && !c3 && !c4 && !c5 {
 			i = l.End - 1
 			continue
 		}

@@ -1,8 +1,9 @@
 // Package redact masks secrets in results (phase result): the value of a variable
 // whose name looks like a secret (password, token, api_key ...), in any
 // string the value of a pair with such a name (a dict's, a keyword's, in a
-// repr read as Python writes it: pairs.go), and JWTs, PEM blocks and AWS
-// access keys. settings.names adds names.
+// repr read as Python writes it: pairs.go), JWTs, PEM blocks, AWS access
+// keys and other token shapes, and the passwords of credential files'
+// lines (.pgpass, .netrc: files.go). settings.names adds names.
 // It withholds the result of code that reads part of a name whose value
 // holds a secret (derived.holders): alias[1:] after alias = password would
 // show the secret in pieces that no mask finds; and of code that compares
@@ -130,7 +131,8 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		s, listed := maskKeyValues(s, extra, remember)
 		s, assigned := maskAssignments(s, remember)
 		s, shapes := maskShapes(s, remember)
-		if !nested && !pairs && !listed && !assigned && !shapes {
+		s, files := maskCredentialLines(s, remember)
+		if !nested && !pairs && !listed && !assigned && !shapes && !files {
 			return v, false
 		}
 		*n++

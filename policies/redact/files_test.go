@@ -1,0 +1,55 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMaskCredentialLines(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		// .pgpass: the fifth field, as written and as libpq reads it.
+		{"db.example.com:5432:orders:app:pg-s3cret\n", "db.example.com:5432:orders:app:[redacted]\n", "pg-s3cret"},
+		{"*:*:*:postgres:with\\:colon and space\r\n", "*:*:*:postgres:[redacted]\r\n", `with\:colon and space,with:colon and space`},
+		{"  /var/run/postgresql:5432:*:ada:sock-s3cret", "  /var/run/postgresql:5432:*:ada:[redacted]", "sock-s3cret"},
+		{"# host:5432:db:user:pw\nlocalhost:5432:db:u:two-s3cret\n", "# host:5432:db:user:pw\nlocalhost:5432:db:u:[redacted]\n", "two-s3cret"},
+		// .netrc: the values of password and account, on a line of pairs.
+		{"machine api.example.com login ada password nrc-s3cret\n", "machine api.example.com login ada password [redacted]\n", "nrc-s3cret"},
+		{"machine m\n  login ada\n  password own-line-s3cret\n  account acct-s3cret\n", "machine m\n  login ada\n  password [redacted]\n  account [redacted]\n", "own-line-s3cret,acct-s3cret"},
+		{"default login anon password \"quoted s3cret\"\n", "default login anon password \"[redacted]\"\n", "quoted s3cret"},
+		// Not such lines: an IPv6 address, a time, code, prose, a URL.
+		{"fe80::1:2:3:4\n2001:db8:85a3:0:0:8a2e:370:7334\n00:1a:2b:3c:4d:5e\n", "", ""},
+		{"12:30:00\nx = a[1:2:3]\nd = {'a': 1, 'b': 2, 'c': 3, 'd': 4}\n", "", ""},
+		{"host:port:db:user:pw\nh:5432:db:user:\nh:5432::user:pw\n", "", ""},
+		{"Enter the password for the machine\npassword\nthe password is set\n", "", ""},
+		{"https://a:b@h:1/x:y:z\n", "", ""},
+	} {
+		var got []string
+		out, changed := maskCredentialLines(c.in, func(v string) { got = append(got, v) })
+		want := c.want
+		if want == "" {
+			want = c.in
+		}
+		if out != want || changed != (c.want != "") || strings.Join(got, ",") != c.found {
+			t.Errorf("maskCredentialLines(%q) = %q %v %q, want %q %q", c.in, out, changed, got, want, c.found)
+		}
+	}
+}
+
+// FuzzMaskCredentialLines: no text makes it fail; it keeps the lines, and
+// what it hands over is no longer in its result.
+func FuzzMaskCredentialLines(f *testing.F) {
+	f.Add("h:5432:db:u:p\\:w\nmachine m password \"q\\\"x\"\n")
+	f.Add("password\n:::::\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		var found []string
+		out, _ := maskCredentialLines(s, func(v string) { found = append(found, v) })
+		if strings.Count(out, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("%q -> %q: the lines changed", s, out)
+		}
+		for _, v := range found {
+			if v == "" {
+				t.Fatalf("%q: an empty secret handed over", s)
+			}
+		}
+	})
+}
