@@ -50,6 +50,12 @@ type ToolCall struct {
 	// derived.cut): code that copies a part of one to another name, or
 	// passes it on, is judged before it runs, not only its result after.
 	Listing func(context.Context) ([]Seen, error)
+	// Stopped, when set, says where the program the call acts on is
+	// stopped now, as a person reads it, numbered so that two stops at one
+	// line differ ("" when it is not stopped). An approval binds to it: a
+	// person approves a call where the program is, and the call runs
+	// there, not at a later stop the agent ran the program to.
+	Stopped func() string
 }
 
 // Result is what a call returns, MCP-free.
@@ -502,7 +508,42 @@ func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decisi
 	if err != nil {
 		return denied(call.Tool, "cannot be put to a person", d, err.Error()+". Send shorter arguments."), &audit.Approval{Channel: "none", State: approval.Denied}
 	}
-	b := approval.Bind(call.MCPSession, call.Tool, call.Arguments)
+	var stop string
+	if call.Stopped != nil {
+		stop = call.Stopped()
+	}
+	b := approval.Bind(call.MCPSession, call.Tool, stop, call.Arguments)
+	res, rec := g.ask(ctx, call, asker, d, cfg, b, shown, timeout)
+	if res == nil && stop != "" {
+		// Approved where it was stopped: the program may have run on
+		// while a person was asked (another call of the agent's).
+		if now := call.Stopped(); now != stop {
+			res = denied(call.Tool, "did not run", Decision{Reasons: []string{"a person approved it while the program was stopped at " + stop +
+				", and it is now " + where(now)}}, "Call it again where the program is now: a person is asked again.")
+		}
+	}
+	return res, rec
+}
+
+// stoppedAt is the line of a question that says where the program is.
+func stoppedAt(stop string) string {
+	if stop == "" {
+		return ""
+	}
+	return "The program is stopped at " + stop + "; the call runs there only.\n"
+}
+
+// where is a Stopped answer, for a person.
+func where(stop string) string {
+	if stop == "" {
+		return "not stopped"
+	}
+	return "stopped at " + stop
+}
+
+// ask puts the call bound as b to a person, on the first channel that can
+// take it: nil and the record when the person approved it.
+func (g *Gate) ask(ctx context.Context, call ToolCall, asker Asker, d Decision, cfg *Config, b approval.Binding, shown string, timeout time.Duration) (*Result, *audit.Approval) {
 	channels := cfg.Approval.Channels
 	if slices.Contains(channels, "elicitation") && asker != nil {
 		res, rec, ok := g.elicit(ctx, call, asker, b, shown, d, timeout)
@@ -526,8 +567,12 @@ func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decisi
 		if len(d.Modules) > 0 {
 			fmt.Fprintf(&sb, " (module %s)", strings.Join(d.Modules, ", "))
 		}
-		fmt.Fprintf(&sb, ": %s.\nIt did not run. Approval id: %s. Ask the user to run\n\n    debugpy-guard approve %s\n\n(or `debugpy-guard deny %s`), then call %s again with the same arguments within %v. `debugpy-guard approvals` lists the calls waiting.",
+		fmt.Fprintf(&sb, ": %s.\nIt did not run. Approval id: %s. Ask the user to run\n\n    debugpy-guard approve %s\n\n(or `debugpy-guard deny %s`), then call %s again with the same arguments within %v",
 			strings.Join(d.Reasons, "; "), r.ID, r.ID, r.ID, call.Tool, timeout)
+		if b.Stop != "" {
+			fmt.Fprintf(&sb, ", while the program is stopped where it is now (%s): at another stop a person is asked again", b.Stop)
+		}
+		sb.WriteString(". `debugpy-guard approvals` lists the calls waiting.")
 		return &Result{IsError: true, Text: sb.String(), Structured: map[string]any{"decision": Approve, "approval_id": r.ID,
 			"command": "debugpy-guard approve " + r.ID, "expires": r.Expires.UTC().Format(time.RFC3339)}}, rec
 	}
@@ -541,8 +586,8 @@ func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decisi
 func (g *Gate) elicit(ctx context.Context, call ToolCall, asker Asker, b approval.Binding, shown string, d Decision, timeout time.Duration) (res *Result, rec *audit.Approval, ok bool) {
 	rec = &audit.Approval{Channel: "elicitation"}
 	q := Question{Tool: call.Tool, Timeout: timeout,
-		Message: fmt.Sprintf("An AI agent wants to run %s (%s) with these arguments, every one shown in full:\n%s\n\nThe policy asks a person because: %s.\nApprove it to run it once.",
-			call.Tool, call.Category, shown, strings.Join(d.Reasons, "; ")),
+		Message: fmt.Sprintf("An AI agent wants to run %s (%s) with these arguments, every one shown in full:\n%s\n\nThe policy asks a person because: %s.\n%sApprove it to run it once.",
+			call.Tool, call.Category, shown, strings.Join(d.Reasons, "; "), stoppedAt(b.Stop)),
 		Hold: func() string { return g.approvals.Hold("elicitation", b, call.Arguments, d.Reasons, timeout).ID },
 		Take: func(id string) error { _, err := g.approvals.Take(id, b); return err },
 	}

@@ -249,6 +249,81 @@ func TestGateCLIApprovalRunsOnce(t *testing.T) {
 	}
 }
 
+// questionAsker approves, recording the question, and calls during the
+// asking (the agent running the program on while a person reads it).
+type questionAsker struct {
+	asked  *string
+	during func()
+}
+
+func (a questionAsker) Ask(_ context.Context, q Question) (Answer, *Result, error) {
+	*a.asked = q.Message
+	if a.during != nil {
+		a.during()
+	}
+	return Answer{State: Approved}, nil, nil
+}
+
+// An approval binds to the stop the program was at when the person was
+// asked: the question says where; a call approved on the cli channel and
+// retried at another stop is held again; one approved by elicitation while
+// the program ran on to another stop does not run.
+func TestGateApprovalBindsToTheStop(t *testing.T) {
+	stop := "session default, stop 4: /app.py:3 in <module>"
+	call := ToolCall{Tool: "debugpy_evaluate", Category: "execute", Arguments: json.RawMessage(`{"expression":"record.append(i)"}`), MCPSession: "s",
+		Stopped: func() string { return stop }}
+	runs := 0
+	run := func(context.Context) Result { runs++; return Result{Text: "ran"} }
+	gate := func(channel string) (*Gate, *approval.Store, *audit.Log) {
+		alog := openAudit(t, t.TempDir())
+		store := approval.NewStore()
+		cfg := &Config{Audit: AuditConfig{Arguments: "none"}, Approval: ApprovalConfig{Channels: []string{channel}}}
+		return NewGate(&fakePolicy{cfg: cfg, call: verdict(Approve, "a person"), result: verdict(Allow, "")},
+			GateOptions{Audit: alog, Approvals: store, CLI: channel == "cli"}), store, alog
+	}
+
+	t.Run("elicitation", func(t *testing.T) {
+		g, _, _ := gate("elicitation")
+		var asked string
+		if res := g.Guard(context.Background(), call, questionAsker{asked: &asked}, run); res.Text != "ran" || runs != 1 ||
+			!strings.Contains(asked, "The program is stopped at "+stop+"; the call runs there only.") {
+			t.Fatalf("%+v, ran %d, asked %q", res, runs, asked)
+		}
+		g, _, alog := gate("elicitation")
+		moved := questionAsker{asked: &asked, during: func() { stop = "session default, stop 5: /app.py:3 in <module>" }}
+		res := g.Guard(context.Background(), call, moved, run)
+		if runs != 1 || !res.IsError || !strings.Contains(res.Text, "did not run") || !strings.Contains(res.Text, "approved it while the program was stopped at session default, stop 4") ||
+			!strings.Contains(res.Text, "it is now stopped at session default, stop 5") {
+			t.Fatalf("%+v, ran %d", res, runs)
+		}
+		if dec, out := journey(t, alog); dec.Approval == nil || dec.Approval.State != Approved || out.Outcome != "not run" {
+			t.Fatalf("recorded %+v, %+v", dec, out)
+		}
+	})
+
+	t.Run("cli", func(t *testing.T) {
+		runs, stop = 0, "session default, stop 4: /app.py:3 in <module>"
+		g, store, _ := gate("cli")
+		first := g.Guard(context.Background(), call, nil, run)
+		id := first.Structured.(map[string]any)["approval_id"].(string)
+		if !strings.Contains(first.Text, "while the program is stopped where it is now ("+stop+")") || store.Pending()[0].Stop != stop {
+			t.Fatalf("the question does not say where: %s %+v", first.Text, store.Pending())
+		}
+		if _, err := store.Answer(id, true, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		stop = "session default, stop 5: /app.py:3 in <module>"
+		again := g.Guard(context.Background(), call, nil, run)
+		if runs != 0 || !again.IsError || again.Structured.(map[string]any)["approval_id"] == id {
+			t.Fatalf("retried at another stop: %+v, ran %d", again, runs)
+		}
+		stop = "session default, stop 4: /app.py:3 in <module>"
+		if res := g.Guard(context.Background(), call, nil, run); res.Text != "ran" || runs != 1 {
+			t.Fatalf("retried where it was approved: %+v, ran %d", res, runs)
+		}
+	})
+}
+
 // The host masks every value the session has seen under a secret's name,
 // in every form, in the text and in every string of the structured result.
 func TestGateMasksSecrets(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/engine/approval"
 )
@@ -66,6 +67,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	if s, err := g.sessions.Get(call.Session); err == nil {
 		in := s.Info()
 		tc.DebugSession = &engine.DebugSession{Name: in.Name, Host: in.Host, Port: in.Port, PID: in.PID, State: in.State}
+		tc.Stopped = func() string { return stoppedAt(s) }
 	}
 	var asker engine.Asker
 	if elicitationCapable(ctx) {
@@ -93,6 +95,21 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		return r
 	})
 	return toMCP(res)
+}
+
+// stoppedAt is where s is stopped, for an approval's binding and the
+// person who answers it: the session, the stop's number (each stop has its
+// own) and its place; "" when s is not stopped.
+func stoppedAt(s *dap.Session) string {
+	_, last := s.Stops()
+	if last == nil {
+		return ""
+	}
+	where := fmt.Sprintf("session %s, stop %d: %s:%d", s.Name(), last.Gen, last.File, last.Line)
+	if last.Function != "" {
+		where += " in " + last.Function
+	}
+	return where
 }
 
 // readMore says, per tool, how to read the rest of a result too long to

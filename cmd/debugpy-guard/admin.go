@@ -167,9 +167,13 @@ func approvals(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	for _, r := range l {
-		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  arguments, each in full:\n  %s\n  why: %s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
+		at := ""
+		if r.Stop != "" {
+			at = "\n  the program is stopped at " + r.Stop + " (the call runs there only)"
+		}
+		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  arguments, each in full:\n  %s\n  why: %s%s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
 			r.ID, r.Tool, time.Since(r.Created).Round(time.Second), time.Until(r.Expires).Round(time.Second),
-			strings.ReplaceAll(r.Arguments, "\n", "\n  "), strings.Join(r.Reasons, "; "), r.ID, r.ID)
+			strings.ReplaceAll(r.Arguments, "\n", "\n  "), strings.Join(r.Reasons, "; "), at, r.ID, r.ID)
 	}
 	return 0
 }

@@ -455,6 +455,41 @@ func TestAttackFilesUnderHome(t *testing.T) {
 	noneSeen(t, r.seen.String(), "pgpass-s3cret", "netrc-s3cret")
 }
 
+// A person approves a call where the program is stopped, seeing it: the
+// approval runs the call there, not at a later stop the agent ran the
+// program to before retrying it (where record.append(i) appends another i,
+// and the same expression can reach other objects).
+func TestAttackApprovalAtAnotherStop(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("record = []\nfor i in range(5):\n    n = i  # BREAK\nprint('record', record, flush=True)\n")
+	const call = `{"expression":"record.append(i * 10)"}`
+	text := r.refused("debugpy_evaluate", call, "needs a person's approval", "while the program is stopped where it is now")
+	out, err := r.cli("approvals")
+	stopNo := regexp.MustCompile(`stop \d+: `)
+	first := stopNo.FindString(text)
+	if err != nil || first == "" || !strings.Contains(out, first) || !strings.Contains(out, "app.py:3") {
+		t.Fatalf("approvals does not say where the program is stopped: %v\n%s\n%s", err, out, text)
+	}
+	if out, err := r.cli("approve", id(t, text)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+		t.Fatalf("continue: %s", text)
+	}
+	// At the next stop the approval does not hold: a person is asked again.
+	text = r.refused("debugpy_evaluate", call, "needs a person's approval")
+	if next := stopNo.FindString(text); next == "" || next == first {
+		t.Fatalf("the second stop is named %q, the first %q: %s", next, first, text)
+	}
+	if out, err := r.cli("approve", id(t, text)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	r.ok("debugpy_evaluate", call)
+	if text := r.ok("debugpy_evaluate", `{"expression":"record"}`); !strings.Contains(text, "[10]") {
+		t.Fatalf("record: %s", text)
+	}
+}
+
 // A person sees every argument in full, escaped; arguments too long to show
 // are refused, never cut.
 func TestAttackApprovalShowsEverything(t *testing.T) {

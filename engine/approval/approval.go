@@ -2,8 +2,10 @@
 // Approval) and serves them to `debugpy-guard approvals`, `approve ID` and
 // `deny ID` over an owner-only unix socket.
 //
-// An approval binds to (MCP session, tool, sha256 of the arguments) and is
-// used once: the same call retried after a person approved it runs once;
+// An approval binds to (MCP session, tool, sha256 of the arguments), and to
+// the stop the program was at when the person was asked, and is used once:
+// the same call retried at the same stop after a person approved it runs
+// once (at another stop, a person is asked again);
 // retried before an answer, it gets the same pending id. Nothing in a tool's
 // arguments is read here, so no argument can approve a call.
 package approval
@@ -22,15 +24,19 @@ import (
 
 // Binding is what an approval is for.
 type Binding struct {
-	Session    string
-	Tool       string
+	Session string
+	Tool    string
+	// Stop is where the program the call acts on is stopped, as a person
+	// reads it, numbered so that two stops at one line differ; "" when it
+	// is not stopped.
+	Stop       string
 	ArgsSHA256 string
 }
 
 // Bind makes the binding of a call.
-func Bind(session, tool string, args []byte) Binding {
+func Bind(session, tool, stop string, args []byte) Binding {
 	sum := sha256.Sum256(args)
-	return Binding{Session: session, Tool: tool, ArgsSHA256: hex.EncodeToString(sum[:])}
+	return Binding{Session: session, Tool: tool, Stop: stop, ArgsSHA256: hex.EncodeToString(sum[:])}
 }
 
 // States of a request.
@@ -46,7 +52,8 @@ type Request struct {
 	Channel   string    `json:"channel"` // cli or elicitation
 	Session   string    `json:"session"`
 	Tool      string    `json:"tool"`
-	Arguments string    `json:"arguments"` // every argument, as Show renders it for a person
+	Arguments string    `json:"arguments"`      // every argument, as Show renders it for a person
+	Stop      string    `json:"stop,omitempty"` // where the program is stopped (Binding.Stop)
 	Reasons   []string  `json:"reasons"`
 	State     string    `json:"state"`
 	Created   time.Time `json:"created"`
@@ -86,7 +93,7 @@ func (s *Store) Hold(channel string, b Binding, args json.RawMessage, reasons []
 	if err != nil {
 		shown = "(cannot be shown: " + err.Error() + ")" // the gate refuses such a call before it is held
 	}
-	r := &Request{ID: newID(), Channel: channel, Session: b.Session, Tool: b.Tool, Arguments: shown,
+	r := &Request{ID: newID(), Channel: channel, Session: b.Session, Tool: b.Tool, Arguments: shown, Stop: b.Stop,
 		Reasons: reasons, State: Pending, Created: now, Expires: now.Add(ttl), binding: b}
 	s.byID[r.ID] = r
 	return *r
