@@ -525,8 +525,8 @@ func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decisi
 	return res, rec
 }
 
-// stoppedAt is the line of a question that says where the program is.
-func stoppedAt(stop string) string {
+// stopNote is the line of a question that says where the program is.
+func stopNote(stop string) string {
 	if stop == "" {
 		return ""
 	}
@@ -587,7 +587,7 @@ func (g *Gate) elicit(ctx context.Context, call ToolCall, asker Asker, b approva
 	rec = &audit.Approval{Channel: "elicitation"}
 	q := Question{Tool: call.Tool, Timeout: timeout,
 		Message: fmt.Sprintf("An AI agent wants to run %s (%s) with these arguments, every one shown in full:\n%s\n\nThe policy asks a person because: %s.\n%sApprove it to run it once.",
-			call.Tool, call.Category, shown, strings.Join(d.Reasons, "; "), stoppedAt(b.Stop)),
+			call.Tool, call.Category, shown, strings.Join(d.Reasons, "; "), stopNote(b.Stop)),
 		Hold: func() string { return g.approvals.Hold("elicitation", b, call.Arguments, d.Reasons, timeout).ID },
 		Take: func(id string) error { _, err := g.approvals.Take(id, b); return err },
 	}
