@@ -1,6 +1,8 @@
 package plugins
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"slices"
 	"strings"
 	"sync"
@@ -268,7 +270,8 @@ func (s *Secrets) Masker(session string) *Masker {
 // escaped there), and of the repr of its UTF-8 bytes, and those inside a
 // JSON string; inside the quotes of a JSON string as Go's encoding/json
 // and Python's json.dumps write it (a program's JSON output); and each of
-// those reversed. pyrepr's tests hold repr's spelling to CPython's,
+// those reversed; and, for a value of minEncoded bytes or more, its base64
+// and its hex. pyrepr's tests hold repr's spelling to CPython's,
 // TestFormsAgreeWithCPython the JSON ones to json.dumps and encoding/json.
 func forms(v string) []string {
 	out := []string{v}
@@ -295,8 +298,27 @@ func forms(v string) []string {
 	for _, f := range slices.Clone(out) {
 		add(reverse(f))
 	}
+	// The value as a program encodes it to send it: base64 (HTTP's Basic
+	// credentials, base64 of user:password; a URL-safe token) and hex. A
+	// base64 run starts at one of three places in a group of three bytes,
+	// by what was encoded before it: each place gives the run of
+	// characters that hold the value's bits only (the characters on its
+	// edges mix in the bytes around it).
+	if len(v) >= minEncoded {
+		for k := range 3 {
+			b := append(make([]byte, k, k+len(v)), v...)
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+				add(enc.EncodeToString(b)[(8*k+5)/6 : 8*len(b)/6])
+			}
+		}
+		add(hex.EncodeToString([]byte(v)))
+	}
 	return out
 }
+
+// minEncoded is the shortest value whose encodings are forms: shorter
+// ones make runs of a few characters that other base64 holds by chance.
+const minEncoded = 6
 
 func reverse(s string) string {
 	r := []rune(s)

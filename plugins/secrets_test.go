@@ -255,3 +255,71 @@ func TestCutPiecesRandom(t *testing.T) {
 		t.Fatalf("%d: %q masked to invalid UTF-8 %q", n, text, got)
 	}
 }
+
+// TestEncodedFormsAgreeWithCPython holds the encoded forms to what CPython
+// writes: 2,000 secrets (ASCII, past it, astral), each after 0 to 7 bytes
+// and before 0 to 4 (Basic credentials put user: first), encoded by
+// base64.b64encode, base64.urlsafe_b64encode and bytes.hex. In each
+// encoding, every run of characters that holds the secret's bits only is
+// masked, and an encoded secret is never left whole.
+func TestEncodedFormsAgreeWithCPython(t *testing.T) {
+	python := cpython.Path(t)
+	rng := rand.New(rand.NewPCG(7, 12))
+	alphabet := []rune("abcXYZ019-_:+/=~ éß€\U0001F600")
+	type kase struct{ Prefix, Secret, Suffix string }
+	var cases []kase
+	var src bytes.Buffer
+	for range 2000 {
+		word := func(lo, hi int) string {
+			rs := make([]rune, lo+rng.IntN(hi-lo+1))
+			for i := range rs {
+				rs[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			return string(rs)
+		}
+		c := kase{word(0, 7), word(6, 40), word(0, 4)}
+		cases = append(cases, c)
+		b, _ := json.Marshal(c)
+		src.Write(append(b, '\n'))
+	}
+	cmd := exec.Command(python, "-c", `
+import base64, json, sys
+for l in sys.stdin:
+    c = json.loads(l)
+    b = (c["Prefix"] + c["Secret"] + c["Suffix"]).encode()
+    print(json.dumps([base64.b64encode(b).decode(), base64.urlsafe_b64encode(b).decode(), b.hex()]))
+`)
+	cmd.Stdin = &src
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", python, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("python answered %d of %d", len(lines), len(cases))
+	}
+	bad := 0
+	for i, l := range lines {
+		var encs []string
+		if err := json.Unmarshal([]byte(l), &encs); err != nil {
+			t.Fatal(err)
+		}
+		c := cases[i]
+		s := NewSecrets()
+		s.Add("s", c.Secret)
+		m := s.Masker("s")
+		// The characters of each encoding that hold the secret's bits only.
+		// What is left unmasked is at most the characters around them.
+		k, n := len(c.Prefix), len(c.Secret)
+		spans := [][2]int{{(8*k + 5) / 6, 8 * (k + n) / 6}, {(8*k + 5) / 6, 8 * (k + n) / 6}, {2 * k, 2 * (k + n)}}
+		for j, enc := range encs {
+			got := m.Replace(enc)
+			left := len(got) - strings.Count(got, Mask)*len(Mask)
+			if core := enc[spans[j][0]:spans[j][1]]; strings.Contains(got, core) || !strings.Contains(got, Mask) || left > len(enc)-len(core) {
+				if bad++; bad <= 10 {
+					t.Errorf("%+v: encoding %d %q masked as %q: the secret's run %q is not masked whole", c, j, enc, got, core)
+				}
+			}
+		}
+	}
+}

@@ -9,6 +9,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -1117,6 +1119,47 @@ func TestAttackSecretSpellings(t *testing.T) {
 	}
 	seen := r.seen.String()
 	noneSeen(t, seen, "sl-s3cret", "here-s3cret", "line2", "t0psecret")
+}
+
+// A program encodes its secrets to send them: HTTP's Basic credentials
+// (base64 of user:password), a URL-safe token, a key in hex. Under an
+// innocent name the encoding showed the secret to anyone who decodes it.
+// The host masks, for each secret, its base64 (both alphabets, at each of
+// the three places it can start in a group of three bytes, so whatever
+// comes before it) and its hex.
+func TestAttackSecretEncoded(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import base64, binascii
+def main():
+    password = "enc-s3cret-value"
+    basic = base64.b64encode(b"ada:" + password.encode())
+    basic2 = base64.b64encode(b"adam:" + password.encode()).decode()
+    urlsafe = base64.urlsafe_b64encode(b"\xfb\xff" + password.encode() + b"?>")
+    hexed = password.encode().hex()
+    headers = [("X-Basic", basic2)]
+    n = 1  # BREAK
+    return n
+main()
+`)
+	r.masked("basic", "basic2", "urlsafe", "hexed", "headers")
+	seen := r.seen.String()
+	for _, enc := range encodings("enc-s3cret-value") {
+		noneSeen(t, seen, enc)
+	}
+}
+
+// encodings are the runs of base64 (both alphabets, three alignments)
+// and hex that hold only a secret's bits: what must never be seen.
+func encodings(secret string) []string {
+	var out []string
+	for k := 0; k < 3; k++ {
+		b := append(make([]byte, k), secret...)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			e := enc.EncodeToString(b)
+			out = append(out, e[(8*k+5)/6:8*len(b)/6])
+		}
+	}
+	return append(out, hex.EncodeToString([]byte(secret)))
 }
 
 // connProgram keeps credentials the way programs do besides password:
