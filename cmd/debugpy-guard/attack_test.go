@@ -1126,7 +1126,8 @@ func TestAttackSecretSpellings(t *testing.T) {
 // innocent name the encoding showed the secret to anyone who decodes it.
 // The host masks, for each secret, its base64 (both alphabets, at each of
 // the three places it can start in a group of three bytes, so whatever
-// comes before it) and its hex.
+// comes before it) and its hex. A URL's password, percent-encoded in the
+// URL, is the program's decoded elsewhere.
 func TestAttackSecretEncoded(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(`import base64, binascii
@@ -1137,12 +1138,15 @@ def main():
     urlsafe = base64.urlsafe_b64encode(b"\xfb\xff" + password.encode() + b"?>")
     hexed = password.encode().hex()
     headers = [("X-Basic", basic2)]
+    db_url = "postgres://app:p%40ss-s3cret%21@db/orders"
+    conn_arg = "p@ss-s3cret!"
     n = 1  # BREAK
     return n
 main()
 `)
-	r.masked("basic", "basic2", "urlsafe", "hexed", "headers")
+	r.masked("basic", "basic2", "urlsafe", "hexed", "headers", "db_url", "conn_arg")
 	seen := r.seen.String()
+	noneSeen(t, seen, "p@ss-s3cret", "p%40ss-s3cret")
 	for _, enc := range encodings("enc-s3cret-value") {
 		noneSeen(t, seen, enc)
 	}

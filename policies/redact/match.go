@@ -113,17 +113,21 @@ func awsKey(s string, from int) (start, end int, ok bool) {
 
 // maskShapes replaces every credential of a well-known shape in s (JWT,
 // PEM private key, AWS key id, GitHub, Slack and Stripe tokens, the
-// password of a URL), and hands each to found.
+// password of a URL), and hands each to found; a URL's password as written
+// and as the program holds it, percent-decoded (p%40ss is p@ss).
 func maskShapes(s string, found func(string)) (string, bool) {
 	changed := false
-	for _, find := range []func(string, int) (int, int, bool){jwt, pem, awsKey, prefixed, urlPassword} {
+	for _, shape := range shapes {
 		for from := 0; ; {
-			start, end, ok := find(s, from)
+			start, end, ok := shape.find(s, from)
 			if !ok {
 				break
 			}
 			if found != nil {
 				found(s[start:end])
+				if d := percentDecoded(s[start:end]); shape.percent && d != s[start:end] {
+					found(d)
+				}
 			}
 			s = s[:start] + mask + s[end:]
 			from, changed = start+len(mask), true
@@ -174,6 +178,46 @@ var prefixesByFirst = func() (t [256][]struct {
 	}
 	return t
 }()
+
+// shapes are the credentials maskShapes finds; percent says the one found
+// is percent-encoded (a URL's userinfo).
+var shapes = []struct {
+	find    func(string, int) (int, int, bool)
+	percent bool
+}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {urlPassword, true}}
+
+// percentDecoded is s with each %XX (two hex digits) read as its byte, as
+// a URL's userinfo is read; anything else as it is.
+func percentDecoded(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	unhex := func(c byte) (byte, bool) {
+		switch {
+		case c >= '0' && c <= '9':
+			return c - '0', true
+		case c >= 'a' && c <= 'f':
+			return c - 'a' + 10, true
+		case c >= 'A' && c <= 'F':
+			return c - 'A' + 10, true
+		}
+		return 0, false
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if hi, ok := unhex(s[i+1]); ok {
+				if lo, ok := unhex(s[i+2]); ok {
+					b = append(b, hi<<4|lo)
+					i += 2
+					continue
+				}
+			}
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
 
 // urlPassword finds the password of a URL: scheme://user:PASSWORD@host.
 func urlPassword(s string, from int) (start, end int, ok bool) {

@@ -22,6 +22,19 @@ func TestMaskShapes(t *testing.T) {
 			t.Errorf("maskShapes(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+	// A URL's password is handed over as written and as the program holds
+	// it, percent-decoded.
+	for _, c := range []struct{ in, found string }{
+		{"postgres://app:p%40ss-s3cret%21@db/x", "p%40ss-s3cret%21,p@ss-s3cret!"},
+		{"redis://:pl%41in%zz%4@cache", "pl%41in%zz%4,plAin%zz%4"},
+		{"https://u:plain@h", "plain"},
+	} {
+		var got []string
+		maskShapes(c.in, func(v string) { got = append(got, v) })
+		if strings.Join(got, ",") != c.found {
+			t.Errorf("maskShapes(%q) handed over %q, want %q", c.in, got, c.found)
+		}
+	}
 }
 
 func TestSecretNames(t *testing.T) {
