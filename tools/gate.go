@@ -92,6 +92,9 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 			return engine.Errorf("%s ran, but its result is withheld: the variables of the stopped frame, read to learn the secrets they hold, could not be read (%v). The next call reads them again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
 		}
 		r.Seen = append(seen, after...)
+		if call.Tool == "debugpy_launch" && !r.IsError {
+			r.Seen = append(r.Seen, launchedSeen(call))
+		}
 		return r
 	})
 	return toMCP(res)

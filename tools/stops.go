@@ -1,16 +1,21 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 
 	godap "github.com/google/go-dap"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 )
@@ -349,6 +354,43 @@ func (g *PolicyGate) listing(k listKey, last *dap.Stop) *stopList {
 		l.seen, l.err = g.listFrame(context.Background(), k.s, k.frame)
 	}()
 	return l
+}
+
+// launchedSeen is what a launch started its program with, for the result
+// phase to learn as it learns a stop's reading of it (started): the
+// environment the program inherits (the server's, with the launch's env on
+// top) and its command line. A program prints before any stop is listed
+// (one that never stops, or runs on from its entry stop): its secrets are
+// known from the launch on.
+func launchedSeen(call Call) engine.Seen {
+	var a launchArgs
+	json.Unmarshal(call.Arguments, &a) // the canonical arguments: they decode
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	maps.Copy(env, a.Env)
+	var b strings.Builder
+	b.WriteString("({")
+	for i, k := range slices.Sorted(maps.Keys(env)) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(pyrepr.Repr(k) + ": " + pyrepr.Repr(env[k]))
+	}
+	b.WriteString("}, [")
+	for i, arg := range append([]string{cmp.Or(a.Program, a.Module)}, a.Args...) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(pyrepr.Repr(arg))
+	}
+	b.WriteString("])")
+	r := variablesResult{Variables: []variableView{{Name: "(os.environ, sys.argv)", Value: b.String(), Type: "tuple"}}}
+	args, _ := json.Marshal(variablesArgs{Target: a.Target})
+	return engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r}
 }
 
 // started is how the listing reads what the process was started with, its

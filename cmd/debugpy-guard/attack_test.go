@@ -898,6 +898,23 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 		}
 		noneSeen(t, r.seen.String(), "env-hidden-s3cret", "runtime-env-s3cret")
 	})
+	// A program that runs without stopping prints before any stop lists
+	// it: the secrets it was started with (the environment it inherits,
+	// the env and the args of the launch) are learned at the launch.
+	t.Run("unstopped", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{env: []string{"DB_PASSWORD=inherited-s3cret-value"}})
+		prog := filepath.Join(r.dir, "run.py")
+		os.WriteFile(prog, []byte("import os, sys\nprint('env', os.environ['DB_PASSWORD'], os.environ['API_TOKEN'], sys.argv[2], flush=True)\n"), 0o644)
+		r.approved("debugpy_launch", `{"program":`+q(prog)+`,"env":{"API_TOKEN":"launch-env-s3cret"},"args":["--password","launch-arg-s3cret"]}`)
+		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "exited") { // from the entry stop, which nothing listed
+			t.Fatalf("continue: %s", text)
+		}
+		if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "env [redacted] [redacted] [redacted]") {
+			t.Errorf("output: %s", text)
+		}
+		noneSeen(t, r.seen.String(), "inherited-s3cret", "launch-env-s3cret", "launch-arg-s3cret")
+	})
 	// A secret on the command line (--password VALUE), copied to an
 	// innocent name: the listing reads sys.argv with the environment, and
 	// redact reads a flag's value in its list.
