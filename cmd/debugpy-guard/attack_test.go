@@ -382,6 +382,23 @@ func TestAttackCodeNobodyJudged(t *testing.T) {
 	noFile(t, marker, "unjudged code")
 }
 
+// A plain expression of constants asked the program for memory or time
+// without bounds ('a' * 10**10 is 10 GB; 10**10**10, hours): the program
+// froze or was killed, and the machine with it, with no person asked. Past
+// the bounds a person decides. (The sizes sent here are harmless if they
+// run: 20 MB, 20 million bits.)
+func TestAttackSizes(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopped()
+	for _, e := range []string{"len('a' * 20_000_000)", "(2 ** 20_000_000) > 0", "(1 << 20_000_000) > 0", "len('%020000000d' % 1)",
+		"len(([0] * 6_000_000, [1] * 6_000_000))"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "a person decides")
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"(len('-' * 80), 2 ** 64)"}`); !strings.Contains(text, "(80, 18446744073709551616)") {
+		t.Fatalf("the control: %s", text)
+	}
+}
+
 // Files are judged as they will be read: /proc, /sys and /dev never; a file
 // outside the debug session, or a link out of it, only with a person.
 func TestAttackFiles(t *testing.T) {

@@ -1,6 +1,8 @@
 package expressions
 
 import (
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
@@ -24,7 +26,9 @@ import (
 //	         over a literal or a display (x in it iterates an iterator),
 //	         a read in part of what the host has not read whole first
 //	         (str(type(x).D)[5:]) or of the text a call returns
-//	         (str(x)[5:]: holders.go, unknownPart), and any statement
+//	         (str(x)[5:]: holders.go, unknownPart), constants that make
+//	         more than the program can afford (size.go: 'a' * 10**10,
+//	         10**10**10, '%0999999999d' % 1), and any statement
 //	allow    names, attributes, literals, literal subscripts and slices,
 //	         operators, other comparisons, boolean operators, conditional
 //	         expressions, tuples, lists, sets and dicts of those
@@ -36,6 +40,9 @@ type rules struct {
 type verdict struct {
 	v      abi.Verdict
 	reason string
+	// What the code's constants make, summed over the tree (size.go):
+	// elements of sequences repeated, bits of powers and shifts.
+	repeated, bits float64
 }
 
 var rank = map[abi.Verdict]int{abi.Allow: 0, abi.Approve: 1, abi.Deny: 2}
@@ -100,6 +107,7 @@ func (r rules) walk(n *Node, v *verdict) {
 		if n.Name == "%" {
 			r.format(n, v)
 		}
+		size(n, v)
 	case "Compare":
 		for i, op := range n.Ops {
 			if k := n.Kids[i+1].Kind; op == "in" && k != "Constant" && !display[k] {
@@ -181,7 +189,11 @@ func (r rules) format(n *Node, v *verdict) {
 	case left.Kind == "Constant" && left.Undecoded:
 		v.add(abi.Approve, "it formats with a string this policy cannot decode (a \\N{...} escape): a person decides")
 	case left.Kind == "Constant" && left.Str:
-		keys, cuts := formatKeys(left.Value)
+		keys, cuts, width := formatKeys(left.Value)
+		if width > maxRepeat {
+			v.add(abi.Approve, "it formats to a width of more than "+strconv.FormatFloat(maxRepeat, 'f', 0, 64)+
+				" characters, or one it takes from its values ('%*d'), which can take the program's memory: a person decides")
+		}
 		for _, k := range keys {
 			if secrets.IsName(k, nil) {
 				v.add(abi.Deny, "it reads the key "+quote(k)+", a secret's name, through a %-format: secrets do not leave the program")
@@ -202,8 +214,10 @@ func (r rules) format(n *Node, v *verdict) {
 // conversion. Every key is returned, even past a spec Python would refuse
 // (which stops the formatting, so it reads fewer): a key is judged before
 // anything runs. cuts reports a precision on a conversion that writes a
-// value's text (%.5s, %.3r, %.*a): the first characters of it.
-func formatKeys(f string) (keys []string, cuts bool) {
+// value's text (%.5s, %.3r, %.*a): the first characters of it. width is
+// the largest width or precision written ('%0999999999d' writes a billion
+// characters), +Inf for one taken from the values ('%*d').
+func formatKeys(f string) (keys []string, cuts bool, width float64) {
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
 			continue
@@ -220,20 +234,35 @@ func formatKeys(f string) (keys []string, cuts bool) {
 				}
 			}
 			if depth > 0 {
-				return keys, cuts // an incomplete key: Python refuses the format
+				return keys, cuts, width // an incomplete key: Python refuses the format
 			}
 			keys = append(keys, f[start:i-1])
 		}
 		for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
 			i++
 		}
-		for i < len(f) && (f[i] == '*' || f[i] >= '0' && f[i] <= '9') {
-			i++
+		// number reads a width or a precision from f[i].
+		number := func() {
+			start := i
+			for i < len(f) && (f[i] == '*' || f[i] >= '0' && f[i] <= '9') {
+				i++
+			}
+			switch w := f[start:i]; {
+			case strings.Contains(w, "*"):
+				width = math.Inf(1)
+			case w != "":
+				n, err := strconv.ParseFloat(w, 64)
+				if err != nil {
+					n = math.Inf(1)
+				}
+				width = max(width, n)
+			}
 		}
+		number()
 		precision := i < len(f) && f[i] == '.'
 		if precision {
-			for i++; i < len(f) && (f[i] == '*' || f[i] >= '0' && f[i] <= '9'); i++ {
-			}
+			i++
+			number()
 		}
 		if i < len(f) && strings.IndexByte("hlL", f[i]) >= 0 {
 			i++
@@ -241,7 +270,7 @@ func formatKeys(f string) (keys []string, cuts bool) {
 		// f[i] is the conversion (or the format ends): the loop steps past it.
 		cuts = cuts || precision && i < len(f) && strings.IndexByte("sra", f[i]) >= 0
 	}
-	return keys, cuts
+	return keys, cuts, width
 }
 
 // literal: a constant, a negated constant, or a slice or tuple of them.

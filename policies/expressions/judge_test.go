@@ -244,7 +244,7 @@ print(json.dumps(out))
 	}
 	bad, withKeys, cutBoth, cutOurs := 0, 0, 0, 0
 	for _, g := range got {
-		ours, cuts := formatKeys(g.F)
+		ours, cuts, _ := formatKeys(g.F)
 		switch {
 		case g.Cut && !cuts:
 			if bad++; bad <= 10 {
