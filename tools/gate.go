@@ -45,7 +45,7 @@ const (
 func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
 	tc := engine.ToolCall{Tool: call.Tool, Category: call.Category, Arguments: call.Arguments,
 		Malformed: call.Malformed, Derived: call.Derived}
-	if readsValues[call.Tool] {
+	if readsValues[call.Tool] || listedFirst[call.Tool] {
 		tc.Listing = func(ctx context.Context) ([]engine.Seen, error) {
 			seen, err := g.stopsSeen(ctx, call, beforeDecision)
 			if err != nil {

@@ -56,6 +56,12 @@ var readsValues = map[string]bool{
 	"debugpy_output": true, "debugpy_exception_info": true,
 }
 
+// listedFirst are the tools, besides readsValues, whose call phase is told
+// the stop's holders (beforeDecision): a breakpoint's code runs at each hit,
+// and a person who approves a condition or a log message that reads part
+// of a name holding a secret where the program is stopped is told so.
+var listedFirst = map[string]bool{"debugpy_set_breakpoint": true}
+
 // listing is the tool whose results the listings are.
 const listing = "debugpy_variables"
 
@@ -94,7 +100,7 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]e
 	sessions := g.sessions.All()
 	own := when != afterRun
 	if own {
-		if !readsValues[call.Tool] {
+		if !readsValues[call.Tool] && !(when == beforeDecision && listedFirst[call.Tool]) {
 			return nil, nil
 		}
 		s, err := g.sessions.Get(call.Session)

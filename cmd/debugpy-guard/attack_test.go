@@ -855,6 +855,14 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		for _, e := range []string{"x", "y", "z", "w", "q", "n"} {
 			r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "NameError")
 		}
+		// A breakpoint's code runs at each hit, where names may be others:
+		// a person decides, told which name holds a secret here (a log
+		// message would print the part, a condition tell a bit a hit).
+		prog := filepath.Join(r.dir, "app.py")
+		for _, bp := range []string{`"log_message":"part {alias[1:]}"`, `"condition":"alias[0] == 'l'"`} {
+			r.refused("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":12,%s}`, q(prog), bp), "needs a person's approval",
+				"alias holds a secret the session has seen, where the program is stopped")
+		}
 		// The control: code that holds no holder is asked for as before.
 		r.refused("debugpy_evaluate", `{"expression":"v = cfg.name[1:]","context":"repl"}`, "needs a person's approval")
 		noneSeen(t, r.seen.String(), "s3cr3t", "cal-s3c", "eulav", "ict-s3c")

@@ -74,9 +74,15 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 	// Code that reads part of a holder is withheld: before it runs, since
 	// what it would run is a person's to approve, and an approved call
 	// that copies a part to another name (x = alias[1:]) leaves it where
-	// no mask finds it (derived.holders in the call phase).
-	if w := Withheld(r.Derived()); w != "" {
+	// no mask finds it (derived.holders in the call phase). A breakpoint's
+	// code runs at each hit, where the names may be others: a person
+	// decides, told which name holds a secret here.
+	notAtHits := func(arg string) bool { return !runsAtHits(arg) }
+	if w := withheld(r.Derived(), notAtHits, false); w != "" {
 		return sdk.Deny(w)
+	}
+	if w := withheld(r.Derived(), runsAtHits, true); w != "" {
+		return sdk.Decision{Verdict: abi.Approve, Reason: w + ": a person decides"}
 	}
 	return sdk.Decision{Verdict: worst, Reason: why}
 }

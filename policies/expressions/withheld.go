@@ -1,6 +1,10 @@
 package expressions
 
-import "github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+import (
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+)
 
 // Withheld returns why the code of a call (d: the request's derived
 // member) must not run, nor show its result, or "" when it may: it reads
@@ -11,24 +15,53 @@ import "github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 // (redact), whose holders include the paths the code reads, read whole once
 // the call may run.
 func Withheld(d sdk.Value) string {
+	return withheld(d, func(string) bool { return true }, false)
+}
+
+// withheld is Withheld for the code of the arguments that of accepts. For
+// a breakpoint's code (atHits), which runs at each hit wherever the
+// breakpoint is, the reason says what a person approving it must know.
+func withheld(d sdk.Value, of func(argument string) bool, atHits bool) string {
 	holders, cut := set(d.Get("holders")), set(d.Get("cut"))
 	if len(holders) == 0 && len(cut) == 0 {
 		return ""
 	}
 	for _, c := range d.Get("code").Elements() {
-		text, kind := c.Get("text").Str(), c.Get("kind").Str()
+		text, kind, arg := c.Get("text").Str(), c.Get("kind").Str(), c.Get("argument").Str()
+		if !of(arg) {
+			continue
+		}
 		if h := ReadsPart(text, kind, holders); h != "" {
-			return "its " + c.Get("argument").Str() + " reads " + h + " other than whole, and " + h +
+			if atHits {
+				return "its " + arg + " reads " + h + " other than whole, and " + h + " holds a secret the session has seen, where the program is stopped: " +
+					"a log message would print a part of it, a condition tell a bit of it at each hit, where no mask finds it"
+			}
+			return "its " + arg + " reads " + h + " other than whole, and " + h +
 				" holds a secret the session has seen: a part of it would show unmasked. Read " + h +
 				" whole (it is shown masked), or the other variables with debugpy_variables"
 		}
 		if h := ReadsCut(text, kind, cut); h != "" {
-			return "its " + c.Get("argument").Str() + " reads what " + h + " holds (compares it, formats it, passes it on), and " + h +
+			if atHits {
+				return "its " + arg + " reads what " + h + " holds, and " + h + " was shown cut short (...) in a session that has seen a secret: " +
+					"a log message would print what was not shown, a condition tell a bit of it at each hit"
+			}
+			return "its " + arg + " reads what " + h + " holds (compares it, formats it, passes it on), and " + h +
 				" was shown cut short (...) in a session that has seen a secret: what was not shown may hold one, and would show a bit at a time. Read " +
 				h + "'s elements or slices (" + h + "[15:], " + h + "[20]: each is read whole first, and shown masked)"
 		}
 	}
 	return ""
+}
+
+// runsAtHits reports whether the code of argument is a breakpoint's (a
+// condition, a hit condition, a log message: breakpoints[0].condition at an
+// attach), which runs at each hit, not now.
+func runsAtHits(argument string) bool {
+	_, last, _ := strings.Cut(argument, ".")
+	if last == "" {
+		last = argument
+	}
+	return last == "condition" || last == "hit_condition" || last == "log_message"
 }
 
 // set reads a list of strings (derived.holders, derived.cut) as a set.
