@@ -97,7 +97,7 @@ const (
 // it). A listing that failed is an error (fail closed: what it would have
 // masked is unknown), and the next call lists the stop again.
 func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]engine.Seen, error) {
-	sessions := g.sessions.All()
+	var sessions []*dap.Session
 	own := when != afterRun
 	if own {
 		if !readsValues[call.Tool] && !(when == beforeDecision && listedFirst[call.Tool]) {
@@ -108,6 +108,8 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]e
 			return nil, nil // the call says so itself
 		}
 		sessions = []*dap.Session{s}
+	} else {
+		sessions = g.sessions.All()
 	}
 	var seen []engine.Seen
 	var errs []error
