@@ -13,27 +13,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/debugpy-guard/debugpy-guard/internal/scratch"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 )
 
 var testTools = []string{"debugpy_evaluate", "debugpy_variables", "debugpy_launch", "debugpy_stack_trace"}
 
-// scratch holds what the package's tests build once (the probe, the
+// scratchDir holds what the package's tests build once (the probe, the
 // compilation cache); TestMain removes it, so that runs leave nothing in
 // the temporary directory.
-var scratch string
+var scratchDir string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "engine-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	scratch = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { scratch.Main(m, "engine-test-", &scratchDir) }
 
 var (
 	probeOnce sync.Once
@@ -47,7 +38,7 @@ var (
 func probe(t testing.TB) string {
 	t.Helper()
 	probeOnce.Do(func() {
-		probePath = filepath.Join(scratch, "probe.wasm")
+		probePath = filepath.Join(scratchDir, "probe.wasm")
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", probePath, "../plugins/testdata/probe")
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 		if b, err := cmd.CombinedOutput(); err != nil {
@@ -62,7 +53,7 @@ func probe(t testing.TB) string {
 
 func runtime(t testing.TB) *plugins.Runtime {
 	rtOnce.Do(func() {
-		rt = plugins.NewRuntime(plugins.Options{CacheDir: filepath.Join(scratch, "cache"), Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
+		rt = plugins.NewRuntime(plugins.Options{CacheDir: filepath.Join(scratchDir, "cache"), Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))})
 	})
 	return rt
 }

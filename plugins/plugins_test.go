@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
+	"github.com/debugpy-guard/debugpy-guard/internal/scratch"
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
@@ -63,21 +64,11 @@ func wat(t testing.TB, name string) []byte {
 	return b
 }
 
-// scratch holds the package's compilation cache; TestMain removes it, so
+// scratchDir holds the package's compilation cache; TestMain removes it, so
 // that runs leave nothing in the temporary directory.
-var scratch string
+var scratchDir string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "debugpy-guard-plugins-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	scratch = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { scratch.Main(m, "debugpy-guard-plugins-test-", &scratchDir) }
 
 var (
 	rtOnce sync.Once
@@ -88,7 +79,7 @@ var (
 // directory of its own.
 func testRuntime(t testing.TB) *Runtime {
 	rtOnce.Do(func() {
-		rt = NewRuntime(Options{CacheDir: filepath.Join(scratch, "cache"), Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		rt = NewRuntime(Options{CacheDir: filepath.Join(scratchDir, "cache"), Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	})
 	return rt
 }
