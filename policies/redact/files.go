@@ -151,6 +151,9 @@ func netrcValues(line string) [][2]int {
 			vs, ve = i+1, j
 			i = j + 1
 		} else {
+			if v := line[vs:ve]; v == "=" || v == ":" {
+				return nil // password = ... is an assignment (maskAssignments), not .netrc
+			}
 			i = ve
 		}
 		if (kw == "password" || kw == "account") && ve > vs {

@@ -20,7 +20,7 @@ func TestMaskCredentialLines(t *testing.T) {
 		{"fe80::1:2:3:4\n2001:db8:85a3:0:0:8a2e:370:7334\n00:1a:2b:3c:4d:5e\n", "", ""},
 		{"12:30:00\nx = a[1:2:3]\nd = {'a': 1, 'b': 2, 'c': 3, 'd': 4}\n", "", ""},
 		{"host:port:db:user:pw\nh:5432:db:user:\nh:5432::user:pw\n", "", ""},
-		{"Enter the password for the machine\npassword\nthe password is set\n", "", ""},
+		{"Enter the password for the machine\npassword\nthe password is set\npassword =\npassword : x\n", "", ""},
 		{"https://a:b@h:1/x:y:z\n", "", ""},
 	} {
 		var got []string
