@@ -3,6 +3,7 @@ package plugins
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -203,6 +204,20 @@ const (
 // false a result shows.
 var flagWords = map[string]bool{"true": true, "false": true, "none": true, "null": true, "enabled": true, "disabled": true}
 
+// isPlace reports whether v is an absolute path that exists on this
+// machine: it names a place, and what is secret is in the file, not its
+// name. The environment has such values under secret-like names: PWD (the
+// shell's directory, which reads as ODBC's password), SSH_AUTH_SOCK,
+// GOOGLE_APPLICATION_CREDENTIALS. Masked, PWD hid every path of the
+// program's directory in every result.
+func isPlace(v string) bool {
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "\x00\n\r") {
+		return false
+	}
+	_, err := os.Lstat(v)
+	return err == nil
+}
+
 // Mask is what a secret is replaced with.
 const Mask = "[redacted]"
 
@@ -210,11 +225,11 @@ const Mask = "[redacted]"
 func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} }
 
 // Add adds a value the session has seen under a secret's name. It reports
-// whether the value is kept (not too short, too long, a flag's word, or
-// one too many).
+// whether the value is kept (not too short, too long, a flag's word, a
+// place, or one too many).
 func (s *Secrets) Add(session, value string) bool {
 	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) ||
-		flagWords[strings.ToLower(value)] {
+		flagWords[strings.ToLower(value)] || isPlace(value) {
 		return false
 	}
 	s.mu.Lock()

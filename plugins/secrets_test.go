@@ -323,3 +323,21 @@ for l in sys.stdin:
 		}
 	}
 }
+
+// An absolute path that exists names a place, not a secret: PWD, the
+// shell's directory, is a secret's name (ODBC's password), and masked it
+// hid every path of the program's directory. A path that does not exist is
+// kept, as any value.
+func TestSecretsAPlaceIsNotASecret(t *testing.T) {
+	s := NewSecrets()
+	dir := t.TempDir()
+	if s.Add("s", dir) || s.Masker("s") != nil {
+		t.Fatalf("the directory %s is kept as a secret", dir)
+	}
+	if !s.Add("s", dir+"/no-such-s3cret") || !s.Add("s", "relative/s3cret-path") {
+		t.Fatal("a value that is no place on this machine is not kept")
+	}
+	if got := s.Masker("s").Replace("at " + dir + "/app.py:7"); got != "at "+dir+"/app.py:7" {
+		t.Fatalf("a path under the place is masked: %s", got)
+	}
+}

@@ -911,15 +911,20 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 	// an innocent name of one the program was started with, or one it set
 	// itself (a .env loaded at run time), was shown in clear. The listing
 	// reads the environment as the frame reads it; a flag's word under a
-	// secret-like name (TOKENIZERS_PARALLELISM=false) is not a secret.
+	// secret-like name (TOKENIZERS_PARALLELISM=false) is not a secret, nor
+	// is a place (PWD, the shell's directory, reads as ODBC's password:
+	// masked, it hid every path under it).
 	t.Run("environment", func(t *testing.T) {
 		t.Parallel()
-		r := startRaw(t, rawOpts{env: []string{"DB_PASSWORD=env-hidden-s3cret-value", "TOKENIZERS_PARALLELISM=false"}})
+		r := startRaw(t, rawOpts{env: []string{"DB_PASSWORD=env-hidden-s3cret-value", "TOKENIZERS_PARALLELISM=false", "PWD=" + os.TempDir()}})
 		r.stopAtBreak("import os\nos.environ['API_SECRET'] = 'runtime-env-s3cret'\nconn_arg = os.environ['DB_PASSWORD']\n" +
 			"k = os.environ['API_SECRET']\ndict, repr = {}, None  # the program's own names do not hide the builtins\nn = 1  # BREAK\n")
 		r.masked("conn_arg", "k")
 		if text := r.ok("debugpy_evaluate", `{"expression":"['false', 1 + 1]"}`); !strings.Contains(text, "['false', 2]") {
 			t.Errorf("the control: %s", text)
+		}
+		if text := r.ok("debugpy_stack_trace", `{}`); !strings.Contains(text, filepath.Join(r.dir, "app.py")) {
+			t.Errorf("the program's path, under PWD: %s", text)
 		}
 		noneSeen(t, r.seen.String(), "env-hidden-s3cret", "runtime-env-s3cret")
 	})
