@@ -1213,6 +1213,38 @@ func encodings(secret string) []string {
 	return append(out, hex.EncodeToString([]byte(secret)))
 }
 
+// A language model's program counts tokens (pieces of text) everywhere:
+// max_tokens, a tokenizer, token_ids, pad_token. Read as credentials, they
+// were denied and their values masked in every result (4096, wherever it
+// showed). A credential token is still one, plural or glued.
+func TestLanguageModelTokens(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`class Tokenizer:
+    pad_token = "<pad>"
+    def __repr__(self):
+        return "Tokenizer(vocab=32000)"
+def main():
+    tokenizer = Tokenizer()
+    max_tokens = 4096
+    token_ids = [1, 4096, 17]
+    prompt_tokens = 12
+    access_token = "tok-s3cret-value"
+    api_tokens = ["list-tok-s3cret"]
+    n = 1  # BREAK
+    return n
+main()
+`)
+	if text := r.ok("debugpy_evaluate", `{"expression":"(max_tokens, token_ids, prompt_tokens, tokenizer, tokenizer.pad_token)"}`); !strings.Contains(text, "(4096, [1, 4096, 17], 12, Tokenizer(vocab=32000), '<pad>')") {
+		t.Fatalf("a language model's tokens: %s", text)
+	}
+	if text := r.ok("debugpy_variables", `{}`); !strings.Contains(text, "4096") || strings.Contains(text, "tok-s3cret") {
+		t.Fatalf("listing: %s", text)
+	}
+	r.refused("debugpy_evaluate", `{"expression":"access_token"}`, "a secret's name")
+	r.refused("debugpy_evaluate", `{"expression":"api_tokens"}`, "a secret's name")
+	noneSeen(t, r.seen.String(), "tok-s3cret")
+}
+
 // connProgram keeps credentials the way programs do besides password:
 // short names (DB_PASS, smtp_pw), connection strings (ODBC's, libpq's)
 // under innocent names, and prints one.

@@ -10,7 +10,7 @@ import (
 )
 
 // words make a name a secret's wherever they stand in it (lower-cased).
-var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "token", "api_key", "apikey",
+var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "api_key", "apikey",
 	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
 	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key"}
 
@@ -44,14 +44,19 @@ func IsName(name string, extra map[string]bool) bool {
 	if len(l) < 2 {
 		return false
 	}
+	var ps []string
 	start := 0
 	rs := []rune(n)
 	for i := 0; i <= len(rs); i++ {
 		split := i == len(rs) || !unicode.IsLetter(rs[i]) ||
 			i > 0 && unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
 		if split {
-			if i > start && parts[strings.ToLower(string(rs[start:i]))] {
-				return true
+			if i > start {
+				p := strings.ToLower(string(rs[start:i]))
+				if parts[p] {
+					return true
+				}
+				ps = append(ps, p)
 			}
 			start = i
 			if i < len(rs) && !unicode.IsLetter(rs[i]) {
@@ -59,8 +64,53 @@ func IsName(name string, extra map[string]bool) bool {
 			}
 		}
 	}
-	return false
+	return strings.Contains(l, "token") && !languageTokens(ps)
 }
+
+// A token is a credential (access_token, GITHUB_TOKEN, apitoken), and in a
+// language model's code a piece of text: tokens, tokenizer, max_tokens,
+// token_ids, pad_token. Those, denied and masked, made such a program
+// impossible to debug (every count of tokens masked wherever it showed).
+// languageTokens reports whether every part of a name that holds "token"
+// means the text's: the tokenizer's words; tokens counted (tokens after
+// max, num, prompt ... : max_new_tokens, OPENAI_MAX_TOKENS; api_tokens is
+// credentials); a token's ids, count or type (token_ids, TOKEN_LIMIT); a
+// tokenizer's special tokens (pad_token, eos_token). A name glued
+// together (apitoken, maxtokens) is a credential's.
+func languageTokens(ps []string) bool {
+	for i, p := range ps {
+		if !strings.Contains(p, "token") {
+			continue
+		}
+		prev, next := "", ""
+		if i > 0 {
+			prev = ps[i-1]
+		}
+		if i+1 < len(ps) {
+			next = ps[i+1]
+		}
+		switch {
+		case tokenizerWords[p]:
+		case p == "tokens" && tokensCounted[prev]:
+		case p == "token" && (tokenFacts[next] || specialTokens[prev]):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	tokenizerWords = map[string]bool{"tokenizer": true, "tokenizers": true, "tokenize": true, "tokenizes": true, "tokenized": true,
+		"tokenizing": true, "tokenization": true, "detokenize": true, "detokenizer": true, "detokenized": true}
+	tokensCounted = map[string]bool{"max": true, "min": true, "num": true, "n": true, "total": true, "prompt": true, "completion": true,
+		"input": true, "output": true, "new": true, "special": true, "generated": true, "remaining": true, "used": true, "context": true,
+		"cached": true, "reasoning": true, "added": true, "vocab": true, "stop": true}
+	tokenFacts = map[string]bool{"ids": true, "id": true, "count": true, "counts": true, "type": true, "types": true, "len": true,
+		"length": true, "limit": true, "budget": true, "usage": true, "index": true, "idx": true, "offset": true, "offsets": true,
+		"embedding": true, "embeddings": true, "logits": true, "probs": true}
+	specialTokens = map[string]bool{"bos": true, "eos": true, "pad": true, "unk": true, "sep": true, "cls": true, "mask": true, "sos": true}
+)
 
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -119,8 +169,10 @@ func foldEqual(t, w string) bool {
 	return true
 }
 
-// byFirst are the words and parts by their first letter.
+// byFirst are the words and parts by their first letter, and "token"
+// (languageTokens).
 var byFirst = func() (t [256][]string) {
+	t['t'] = append(t['t'], "token")
 	for _, w := range words {
 		t[w[0]] = append(t[w[0]], w)
 	}

@@ -67,13 +67,20 @@ func TestIsName(t *testing.T) {
 	for _, n := range []string{"password", "DB_PASSWORD", "db_pass", "DB_PASS", "SMTP_PW", "smtpPass", "pw", "admin_pwd",
 		"passcode", "api_key", "X-Api-Key", "apiKey", "client_secret", "ENCRYPTION_KEY", "fernet_key", "APP_KEY", "hmac_key",
 		"master_key", "priv_key", "privkey", "totp_seed", "wifi_psk", "Authorization", "auth", "session_key", "ｐａｓｓｗｏｒｄ",
-		"refresh_token", "credentials", "jwt", "dsn", "Cookie"} {
+		"refresh_token", "credentials", "jwt", "dsn", "Cookie",
+		// tokens that are credentials: whole, glued, plural, camel-cased
+		"token", "TOKEN", "GITHUB_TOKEN", "HF_TOKEN", "access_token", "accessToken", "apitoken", "authtoken", "id_token",
+		"csrf_token", "api_tokens", "tokens", "user_tokens", "maxtokens", "token_secret", "next_token_value", "bearer_token_ids"} {
 		if !IsName(n, nil) {
 			t.Errorf("%q is a secret's name", n)
 		}
 	}
 	for _, n := range []string{"user", "author", "bypass", "compass", "passenger", "passed", "power",
-		"pwm", "keyboard", "primary_key", "sort_key", "otpx", "sessions", "name", "port"} {
+		"pwm", "keyboard", "primary_key", "sort_key", "otpx", "sessions", "name", "port",
+		// a language model's tokens: pieces of text, their counts and ids
+		"tokenizer", "Tokenizer", "tokenize", "detokenized", "max_tokens", "max_new_tokens", "OPENAI_MAX_TOKENS", "maxTokens",
+		"num_tokens", "prompt_tokens", "completion_tokens", "special_tokens", "additional_special_tokens", "token_ids",
+		"input_token_ids", "token_count", "TOKEN_LIMIT", "token_type_ids", "pad_token", "eos_token_id", "tokenizer_config"} {
 		if IsName(n, nil) {
 			t.Errorf("%q is not a secret's name", n)
 		}
