@@ -1253,6 +1253,8 @@ const connProgram = `def main():
     settings = {"smtp_pw": "smtp-s3cret"}
     conn_str = "Driver={ODBC Driver 18};Server=db;UID=sa;PWD=odbcSecretValue;"
     pg_opts = "host=db user=app password=libpqSecretValue dbname=orders"
+    creds = ("app", "credsSecretValue")
+    cookies = {"sessionid": "cookieSecretValue"}
     print("connecting:", conn_str, flush=True)
     n = 1  # BREAK
     return n
@@ -1261,7 +1263,8 @@ const connProgram = `def main():
 main()
 `
 
-// Secrets under short names and inside connection strings: the names are
+// Secrets under short names (DB_PASS, smtp_pw, creds, cookies) and inside
+// connection strings: the names are
 // refused in expressions and masked in listings; a connection string's
 // password is masked wherever it is shown.
 func TestAttackSecretNamesAndConnections(t *testing.T) {
@@ -1269,13 +1272,15 @@ func TestAttackSecretNamesAndConnections(t *testing.T) {
 	r.stopAtBreak(connProgram)
 	r.refused("debugpy_evaluate", `{"expression":"DB_PASS"}`, "denied by policy", "secret's name")
 	r.refused("debugpy_evaluate", `{"expression":"settings['smtp_pw']"}`, "denied by policy", "secret's name")
+	r.refused("debugpy_evaluate", `{"expression":"creds[1]"}`, "denied by policy", "secret's name")
+	r.refused("debugpy_evaluate", `{"expression":"cookies"}`, "denied by policy", "secret's name")
 	r.ok("debugpy_variables", `{}`)
 	for _, e := range []string{"settings", "conn_str", "pg_opts"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	r.ok("debugpy_output", `{}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue")
+	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue")
 	if !strings.Contains(seen, "Server=db;UID=sa;PWD=[redacted]") || !strings.Contains(seen, "dbname=orders") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

@@ -12,12 +12,14 @@ import (
 // words make a name a secret's wherever they stand in it (lower-cased).
 var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "api_key", "apikey",
 	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
-	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key"}
+	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key",
+	"ssh_key", "recovery_code", "mfa_code"}
 
 // parts make a name a secret's when they are a whole part of it (split at
 // underscores, digits, dashes, dots and lower-to-upper case changes):
 // "auth" is, "author" is not; DB_PASS and smtp_pw are, bypass is not.
-var parts = map[string]bool{"pwd": true, "pw": true, "pass": true, "auth": true, "authorization": true, "cookie": true,
+var parts = map[string]bool{"pwd": true, "pw": true, "pass": true, "auth": true, "authorization": true, "cookie": true, "cookies": true,
+	"creds": true, "cred": true,
 	"dsn": true, "jwt": true, "bearer": true, "otp": true, "totp": true, "psk": true}
 
 // IsName reports whether name, folded to NFKC, is a secret's name, or one

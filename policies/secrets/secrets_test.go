@@ -70,13 +70,15 @@ func TestIsName(t *testing.T) {
 		"refresh_token", "credentials", "jwt", "dsn", "Cookie",
 		// tokens that are credentials: whole, glued, plural, camel-cased
 		"token", "TOKEN", "GITHUB_TOKEN", "HF_TOKEN", "access_token", "accessToken", "apitoken", "authtoken", "id_token",
-		"csrf_token", "api_tokens", "tokens", "user_tokens", "maxtokens", "token_secret", "next_token_value", "bearer_token_ids"} {
+		"csrf_token", "api_tokens", "tokens", "user_tokens", "maxtokens", "token_secret", "next_token_value", "bearer_token_ids",
+		// abbreviations and plurals programs use
+		"creds", "db_creds", "awsCreds", "cookies", "ssh_key", "recovery_code", "mfa_code"} {
 		if !IsName(n, nil) {
 			t.Errorf("%q is a secret's name", n)
 		}
 	}
 	for _, n := range []string{"user", "author", "bypass", "compass", "passenger", "passed", "power",
-		"pwm", "keyboard", "primary_key", "sort_key", "otpx", "sessions", "name", "port",
+		"pwm", "keyboard", "primary_key", "sort_key", "otpx", "sessions", "name", "port", "credit", "incredible", "cookiecutter",
 		// a language model's tokens: pieces of text, their counts and ids
 		"tokenizer", "Tokenizer", "tokenize", "detokenized", "max_tokens", "max_new_tokens", "OPENAI_MAX_TOKENS", "maxTokens",
 		"num_tokens", "prompt_tokens", "completion_tokens", "special_tokens", "additional_special_tokens", "token_ids",
