@@ -1255,6 +1255,8 @@ const connProgram = `def main():
     pg_opts = "host=db user=app password=libpqSecretValue dbname=orders"
     creds = ("app", "credsSecretValue")
     cookies = {"sessionid": "cookieSecretValue"}
+    jar = {"cookies": {"sessionid": "jarCookieSecretValue"}, "domain": "example.org"}
+    copy = jar["cookies"]["sessionid"]
     print("connecting:", conn_str, flush=True)
     n = 1  # BREAK
     return n
@@ -1275,13 +1277,13 @@ func TestAttackSecretNamesAndConnections(t *testing.T) {
 	r.refused("debugpy_evaluate", `{"expression":"creds[1]"}`, "denied by policy", "secret's name")
 	r.refused("debugpy_evaluate", `{"expression":"cookies"}`, "denied by policy", "secret's name")
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"settings", "conn_str", "pg_opts"} {
+	for _, e := range []string{"settings", "conn_str", "pg_opts", "jar", "copy"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	r.ok("debugpy_output", `{}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue")
-	if !strings.Contains(seen, "Server=db;UID=sa;PWD=[redacted]") || !strings.Contains(seen, "dbname=orders") {
+	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue", "jarCookieSecretValue")
+	if !strings.Contains(seen, "Server=db;UID=sa;PWD=[redacted]") || !strings.Contains(seen, "dbname=orders") || !strings.Contains(seen, "example.org") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}
 }

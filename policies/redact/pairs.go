@@ -90,7 +90,11 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				case !ok:
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
 					if v, ok := sc.next(sep.end); ok {
-						sc.hideValue(v, hide, found)
+						if (v.kind == '[' || v.kind == '(' || v.kind == '{') && collection(keyName(s, k)) {
+							sc.hideStrings(v, hide, found)
+						} else {
+							sc.hideValue(v, hide, found)
+						}
 					}
 				case sep.kind == ']' && k.kind == 's': // settings['password'] = VALUE
 					if eq, ok := sc.next(sep.end); ok && eq.kind == '=' && lone(s, eq) {
@@ -136,8 +140,8 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 
 // hideValue masks the value v of a pair: a literal's body (the host is
 // handed it as written and as decoded: it masks each in its forms), a
-// string cut short to the end of its line, the string a call wraps, or a
-// word with a digit in it.
+// string cut short to the end of its line, the string a call wraps, a
+// or a word with a digit in it.
 func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string)) {
 	s := sc.s
 	lit := func(p piece) {
@@ -165,6 +169,55 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 			hide(v.start, v.end)
 		}
 	}
+}
+
+// hideStrings masks the strings of the container that opens at v (a list,
+// a tuple, a set, a dict: to any depth, but a dict's keys), the value of a
+// key that names a collection of secrets: {'cookies': {'sessionid': '...'}}.
+func (sc *scanner) hideStrings(v piece, hide func(from, to int), found func(string)) {
+	depth := 1
+	for p, ok := sc.next(v.end); ok && depth > 0; p, ok = sc.next(p.end) {
+		switch p.kind {
+		case '[', '(', '{':
+			depth++
+		case ']', ')', '}':
+			depth--
+		case 's':
+			if n, ok := sc.next(p.end); ok && n.kind == ':' {
+				continue // a dict's key names a part; it is none
+			}
+			l, _ := expressions.ReadLiteral(sc.s, p.start)
+			hide(l.BodyStart, l.BodyEnd)
+			if l.Known && l.Value != sc.s[l.BodyStart:l.BodyEnd] && found != nil {
+				found(l.Value) // as the program holds it
+			}
+		}
+	}
+}
+
+// collection reports whether a secret's name (a key) names secrets in the
+// plural, whose container holds nothing else: cookies, credentials, creds,
+// secrets, passwords, api_keys. Not so a config's block under a secret's
+// name ({'password': {'min_length': 8}}, {'auth': {'type': 'basic'}}), nor
+// a language model's tokens.
+func collection(name string) bool {
+	l := strings.ReplaceAll(strings.ToLower(name), "-", "_")
+	for _, w := range []string{"cookies", "credentials", "creds", "secrets", "passwords", "api_keys", "apikeys", "private_keys", "access_keys", "ssh_keys"} {
+		if l == w || strings.HasSuffix(l, "_"+w) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyName is a key's name: a string key's value, or a keyword.
+func keyName(s string, k piece) string {
+	if k.kind == 's' {
+		if l, _ := expressions.ReadLiteral(s, k.start); l.Known {
+			return l.Value
+		}
+	}
+	return s[k.start:k.end]
 }
 
 // piece is a token of a text read as a repr: a string literal ('s'), a

@@ -62,7 +62,13 @@ func TestMaskPairs(t *testing.T) {
 		{"connect(password=pw)", "connect(password=pw)", ""}, // a name in code, not a value
 		{"['password', 'email']", "['password', 'email']", ""},
 		{"('password', 'email', 'x')", "('password', 'email', 'x')", ""},
-		{"{'password': {'a': 'b'}}", "{'password': {'a': 'b'}}", ""},
+		{"{'password': {'a': 'b'}}", "{'password': {'a': 'b'}}", ""}, // a config's block: {'min_length': 8}
+		{"{'auth': {'type': 'basic'}}", "{'auth': {'type': 'basic'}}", ""},
+		{"{'tokens': ['hello', 'world']}", "{'tokens': ['hello', 'world']}", ""}, // a language model's
+		// A collection of secrets: its strings, to any depth, but a dict's keys.
+		{"{'cookies': {'sessionid': 'c00kie', 'csrf': \"it's\"}}", "{'cookies': {'sessionid': '[redacted]', 'csrf': \"[redacted]\"}}", "c00kie"},
+		{"Jar(creds=[('ada', 'pw-1'), ('bob', 'pw\\'2')], n=3)", "Jar(creds=[('[redacted]', '[redacted]'), ('[redacted]', '[redacted]')], n=3)", "pw'2"},
+		{"{'API_SECRETS': ('k1x', ['k2x'])}", "{'API_SECRETS': ('[redacted]', ['[redacted]'])}", "k2x"},
 		{"xpassword'abc'", "xpassword'abc'", ""},
 	} {
 		var found []string
