@@ -1046,7 +1046,7 @@ Creds = collections.namedtuple("Creds", "user api_key")
 
 def main():
     cfg = Config("app", "dc-s3cret-'quoted'")
-    creds = Creds("app", "nt-s3cret-value")
+    login = Creds("app", "nt-s3cret-value")
     raw = {b"db_password": b"bytes-s3cret-value", "port": 5432}
     ordered = collections.OrderedDict([("client_secret", "od-s3cret-value")])
     headers = [("Authorization", "Bearer hdr-s3cret-value")]
@@ -1070,7 +1070,7 @@ func TestAttackSecretsInReprs(t *testing.T) {
 	r.stopAtBreak(reprsProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"cfg", "creds", "raw", "ordered", "headers", "api_headers", "[cfg, creds]"} {
+	for _, e := range []string{"cfg", "login", "raw", "ordered", "headers", "api_headers", "[cfg, login]"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
@@ -1411,7 +1411,7 @@ func TestAttackSecretThroughAPath(t *testing.T) {
 	r.stopAtBreak(`import logging
 password = "hunter2-s3cret-value"
 alias = password
-creds = ("admin", password)
+login = ("admin", password)
 user = "admin"
 def f():
     n = 1  # BREAK
@@ -1420,9 +1420,9 @@ f()
 	main := "logging.threading._sys.modules['__main__']"
 	env := "logging.threading._os.environ"
 	for _, code := range []string{
-		main + ".alias[1:]", main + ".alias[::2]", main + ".alias < 'm'", main + ".creds[1][2:]",
-		main + ".creds < ('admin', 'm')", "len(" + main + ".alias)", main + ".alias in ('x', 'y')",
-		main + ".alias[3]", main + ".alias[-1]", main + ".creds[1][0]", // one character, with no slice in the code
+		main + ".alias[1:]", main + ".alias[::2]", main + ".alias < 'm'", main + ".login[1][2:]",
+		main + ".login < ('admin', 'm')", "len(" + main + ".alias)", main + ".alias in ('x', 'y')",
+		main + ".alias[3]", main + ".alias[-1]", main + ".login[1][0]", // one character, with no slice in the code
 		env + "['DATABASE_URL'][15:]", env + "['DATABASE_URL'] < 'postgres://app:e'",
 	} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "withheld by policy", "holds a secret")
