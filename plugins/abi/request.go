@@ -55,9 +55,9 @@ type Derived struct {
 	// seen (guard.secret): alias = password. The host masks such a value
 	// where it shows whole; code that reads a holder in part (alias[1:],
 	// alias < 'm') would show it in pieces no mask finds. Sorted. In the
-	// call phase of a call that reads the program's values, the names of
-	// the stop's listing (not the paths, read only once the call may run);
-	// empty for a call without code.
+	// call phase of a call that reads the program's values or sets a
+	// breakpoint, the names of the stop's listing (not the paths, read
+	// only once the call may run); empty for a call without code.
 	Holders []string `json:"holders"`
 	// Cut, in the same calls, are the names (and paths) of that frame that
 	// hold no secret the host saw, but whose values the host saw cut short
