@@ -218,6 +218,23 @@ func isPlace(v string) bool {
 	return err == nil
 }
 
+// shortNumber reports whether v is a number of fewer than 6 digits: under
+// a secret-like name it is a setting (JWT_EXPIRY=3600, AUTH_TIMEOUT=3000,
+// token_count = 4096), and masked it hid that number in every result (a
+// port, a line, a count) and made every value holding it a holder, whose
+// arithmetic was refused.
+func shortNumber(v string) bool {
+	if len(v) >= 6 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // Mask is what a secret is replaced with.
 const Mask = "[redacted]"
 
@@ -226,10 +243,10 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 
 // Add adds a value the session has seen under a secret's name. It reports
 // whether the value is kept (not too short, too long, a flag's word, a
-// place, or one too many).
+// place, a short number, or one too many).
 func (s *Secrets) Add(session, value string) bool {
 	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) ||
-		flagWords[strings.ToLower(value)] || isPlace(value) {
+		flagWords[strings.ToLower(value)] || isPlace(value) || shortNumber(value) {
 		return false
 	}
 	s.mu.Lock()

@@ -161,7 +161,9 @@ json.dump(out, sys.stdout)
 	cut, hidden, bad := 0, 0, 0
 	for i, c := range cases {
 		s := NewSecrets()
-		s.Add("a", c.Secret)
+		if !s.Add("a", c.Secret) {
+			continue // a short number: no secret (TestSecretsAShortNumberIsNotASecret)
+		}
 		m := s.Masker("a")
 		var windows []string
 		for _, f := range forms(c.Secret) {
@@ -339,5 +341,22 @@ func TestSecretsAPlaceIsNotASecret(t *testing.T) {
 	}
 	if got := s.Masker("s").Replace("at " + dir + "/app.py:7"); got != "at "+dir+"/app.py:7" {
 		t.Fatalf("a path under the place is masked: %s", got)
+	}
+}
+
+// A number of fewer than 6 digits is a setting, not a secret (JWT_EXPIRY=
+// 3600): masked, it hid that number everywhere. Longer ones are kept (an
+// OTP's 6 digits), as are short values with anything but digits.
+func TestSecretsAShortNumberIsNotASecret(t *testing.T) {
+	s := NewSecrets()
+	for _, v := range []string{"3600", "86400", "04096"} {
+		if s.Add("s", v) {
+			t.Errorf("%s is kept as a secret", v)
+		}
+	}
+	for _, v := range []string{"123456", "3600s", "-3600", "36.00"} {
+		if !s.Add("s", v) {
+			t.Errorf("%s is not kept", v)
+		}
 	}
 }

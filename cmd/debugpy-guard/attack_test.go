@@ -916,15 +916,20 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 	// masked, it hid every path under it).
 	t.Run("environment", func(t *testing.T) {
 		t.Parallel()
-		r := startRaw(t, rawOpts{env: []string{"DB_PASSWORD=env-hidden-s3cret-value", "TOKENIZERS_PARALLELISM=false", "PWD=" + os.TempDir()}})
+		r := startRaw(t, rawOpts{env: []string{"DB_PASSWORD=env-hidden-s3cret-value", "TOKENIZERS_PARALLELISM=false", "PWD=" + os.TempDir(), "JWT_EXPIRY=3600"}})
 		r.stopAtBreak("import os\nos.environ['API_SECRET'] = 'runtime-env-s3cret'\nconn_arg = os.environ['DB_PASSWORD']\n" +
-			"k = os.environ['API_SECRET']\ndict, repr = {}, None  # the program's own names do not hide the builtins\nn = 1  # BREAK\n")
+			"k = os.environ['API_SECRET']\ndelay = 3600\ndict, repr = {}, None  # the program's own names do not hide the builtins\nn = 1  # BREAK\n")
 		r.masked("conn_arg", "k")
 		if text := r.ok("debugpy_evaluate", `{"expression":"['false', 1 + 1]"}`); !strings.Contains(text, "['false', 2]") {
 			t.Errorf("the control: %s", text)
 		}
 		if text := r.ok("debugpy_stack_trace", `{}`); !strings.Contains(text, filepath.Join(r.dir, "app.py")) {
 			t.Errorf("the program's path, under PWD: %s", text)
+		}
+		// A short number under a secret-like name is a setting: an equal
+		// value elsewhere is no holder, and is shown.
+		if text := r.ok("debugpy_evaluate", `{"expression":"(delay, delay + 1)"}`); !strings.Contains(text, "(3600, 3601)") {
+			t.Errorf("a number equal to a setting: %s", text)
 		}
 		noneSeen(t, r.seen.String(), "env-hidden-s3cret", "runtime-env-s3cret")
 	})
