@@ -41,8 +41,10 @@ type verdict struct {
 	v      abi.Verdict
 	reason string
 	// What the code's constants make, summed over the tree (size.go):
-	// elements of sequences repeated, bits of powers and shifts.
+	// elements of sequences repeated, bits of powers and shifts; and the
+	// nodes folded for them.
 	repeated, bits float64
+	folds          folds
 }
 
 var rank = map[abi.Verdict]int{abi.Allow: 0, abi.Approve: 1, abi.Deny: 2}

@@ -24,7 +24,10 @@ const (
 // size judges the size of what n (a BinOp) makes, with what the rest of
 // the tree makes: a tuple of ten repeats makes ten times one.
 func size(n *Node, v *verdict) {
-	a, b := fold(n.Kids[0]), fold(n.Kids[1])
+	if v.folds == nil {
+		v.folds = folds{}
+	}
+	a, b := v.folds.fold(n.Kids[0]), v.folds.fold(n.Kids[1])
 	switch n.Name {
 	case "**":
 		switch {
@@ -82,7 +85,22 @@ type folded struct {
 	isInt, isSeq bool
 }
 
-func fold(n *Node) folded {
+// folds are the nodes of one tree folded so far: walk judges each BinOp
+// of a chain (1*1*...*1), and each folds the chain below it, so without
+// them a chain of n takes n*n/2 steps (a chain of 16,000: 4.5 s).
+type folds map[*Node]folded
+
+// fold is what n comes to (folded), each node folded once.
+func (fs folds) fold(n *Node) folded {
+	if f, ok := fs[n]; ok {
+		return f
+	}
+	f := fs.folded(n)
+	fs[n] = f
+	return f
+}
+
+func (fs folds) folded(n *Node) folded {
 	switch n.Kind {
 	case "Constant":
 		switch {
@@ -101,7 +119,7 @@ func fold(n *Node) folded {
 	case "Tuple", "List":
 		return folded{n: float64(len(n.Kids)), isSeq: true}
 	case "UnaryOp":
-		k := fold(n.Kids[0])
+		k := fs.fold(n.Kids[0])
 		if !k.isInt {
 			return folded{}
 		}
@@ -113,7 +131,7 @@ func fold(n *Node) folded {
 		}
 		return k
 	case "BinOp":
-		a, b := fold(n.Kids[0]), fold(n.Kids[1])
+		a, b := fs.fold(n.Kids[0]), fs.fold(n.Kids[1])
 		switch {
 		case a.isInt && b.isInt:
 			switch n.Name {

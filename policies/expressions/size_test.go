@@ -142,7 +142,7 @@ print(json.dumps(out))
 		if err != nil {
 			t.Fatalf("%s: %v", c, err)
 		}
-		f := fold(tree)
+		f := folds{}.fold(tree)
 		if !f.isInt && !f.isSeq || math.Abs(f.n-want[i]) > 1e-9*math.Max(1, math.Abs(want[i])) {
 			if bad++; bad <= 10 {
 				t.Errorf("%s: fold %+v, CPython %v", c, f, want[i])
