@@ -46,7 +46,8 @@ func IsName(name string, extra map[string]bool) bool {
 	if len(l) < 2 {
 		return false
 	}
-	var ps []string
+	token := strings.Contains(l, "token")
+	var ps []string // the parts, kept for languageTokens only when a token is named
 	start := 0
 	rs := []rune(n)
 	for i := 0; i <= len(rs); i++ {
@@ -58,7 +59,9 @@ func IsName(name string, extra map[string]bool) bool {
 				if parts[p] {
 					return true
 				}
-				ps = append(ps, p)
+				if token {
+					ps = append(ps, p)
+				}
 			}
 			start = i
 			if i < len(rs) && !unicode.IsLetter(rs[i]) {
@@ -66,7 +69,7 @@ func IsName(name string, extra map[string]bool) bool {
 			}
 		}
 	}
-	return strings.Contains(l, "token") && !languageTokens(ps)
+	return token && !languageTokens(ps)
 }
 
 // A token is a credential (access_token, GITHUB_TOKEN, apitoken), and in a
