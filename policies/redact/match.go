@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
@@ -192,26 +193,13 @@ func percentDecoded(s string) string {
 	if !strings.Contains(s, "%") {
 		return s
 	}
-	unhex := func(c byte) (byte, bool) {
-		switch {
-		case c >= '0' && c <= '9':
-			return c - '0', true
-		case c >= 'a' && c <= 'f':
-			return c - 'a' + 10, true
-		case c >= 'A' && c <= 'F':
-			return c - 'A' + 10, true
-		}
-		return 0, false
-	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' && i+2 < len(s) {
-			if hi, ok := unhex(s[i+1]); ok {
-				if lo, ok := unhex(s[i+2]); ok {
-					b = append(b, hi<<4|lo)
-					i += 2
-					continue
-				}
+			if c, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b = append(b, byte(c))
+				i += 2
+				continue
 			}
 		}
 		b = append(b, s[i])
