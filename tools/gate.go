@@ -102,7 +102,9 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 
 // stoppedAt is where s is stopped, for an approval's binding and the
 // person who answers it: the session, the stop's number (each stop has its
-// own) and its place; "" when s is not stopped.
+// own) and its place; "" when s is not stopped. Not stopText: that adds an
+// exception's text, which can hold a secret, and a call held for a person
+// returns before any mask.
 func stoppedAt(s *dap.Session) string {
 	_, last := s.Stops()
 	if last == nil {
