@@ -31,6 +31,11 @@ func TestJudgeSizes(t *testing.T) {
 		{"b'xy' * 6_000_000", abi.Approve},
 		{"('ab' * 10**6) * 10", abi.Approve},
 		{"(x * 9_000_000, y * 9_000_000)", abi.Approve},
+		{"[0] * 10**5 * 10**5", abi.Approve},
+		{"b'a' * 0X2540BE400", abi.Approve},
+		{"-(-10**10) * 'a'", abi.Approve},
+		{"(1 << 10**7) * (1 << 10**7)", abi.Approve},
+		{"'%.*f' % (p, x)", abi.Approve},
 		{"x * 0x1000000", abi.Approve},
 		{"n * 10**9", abi.Approve}, // n may hold a sequence: a person knows
 		{"'%0999999999d' % 1", abi.Approve},
@@ -66,11 +71,11 @@ func TestFoldAgreesWithCPython(t *testing.T) {
 		n := rng.IntN(40)
 		switch rng.IntN(6) {
 		case 0:
-			return "0x" + strings.ToUpper(strconvBase(n, 16))
+			return []string{"0x", "0X"}[rng.IntN(2)] + strings.ToUpper(strconvBase(n, 16))
 		case 1:
-			return "0o" + strconvBase(n, 8)
+			return []string{"0o", "0O"}[rng.IntN(2)] + strconvBase(n, 8)
 		case 2:
-			return "0b" + strconvBase(n, 2)
+			return []string{"0b", "0B"}[rng.IntN(2)] + strconvBase(n, 2)
 		case 3:
 			s := strconvBase(n, 10)
 			if len(s) > 1 {
