@@ -14,7 +14,8 @@ import (
 // the session (none of them in the result), beside the same result in a
 // session with none; with one of them in the result; and with every value
 // cut short by debugpy (a "..." in each: each is a cut whose neighbours
-// are looked at for a piece of a secret).
+// are looked at for a piece of a secret); and with every value a URL with
+// escapes (%20: each is read again decoded, for a secret percent-encoded).
 func BenchmarkMask(b *testing.B) {
 	type variable struct{ Name, Value, Type string }
 	vars := make([]variable, 40)
@@ -40,10 +41,16 @@ func BenchmarkMask(b *testing.B) {
 	}
 	cut := Result{Text: strings.Repeat("item: list = ['value number 1 of th...plain text']\n", 40), Structured: map[string]any{"variables": cuts}}
 	cut.encoded, _ = json.Marshal(cut.Structured)
+	urls := make([]variable, len(vars))
+	for i := range urls {
+		urls[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("'https://api.example/v1/items?q=value%%20number%%20%d&sort=asc'", i), Type: "str"}
+	}
+	url := Result{Text: strings.Repeat("item: str = 'https://api.example/v1/items?q=value%20number%201&sort=asc'\n", 40), Structured: map[string]any{"variables": urls}}
+	url.encoded, _ = json.Marshal(url.Structured)
 	for _, c := range []struct {
 		name, session string
 		res           Result
-	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}} {
+	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}, {"10-secrets-escapes", "s", url}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

@@ -40,6 +40,10 @@ type Masker struct {
 	// cut's neighbours can be a piece of one (cutPieces).
 	triples [1 << 16 / 64]uint64
 	forms   []string
+	// the values themselves, for the percent-encoded view (percentSpans),
+	// and whether one holds a space (which a form's encoding writes as +)
+	values []string
+	spaced bool
 }
 
 // In reports whether any form of any secret occurs in b, whole or in a
@@ -63,6 +67,9 @@ func (m *Masker) InString(s string) bool {
 	}
 	found := false
 	m.cutPieces(s, func(int, int) { found = true })
+	if !found {
+		m.percentSpans(s, func(int, int) { found = true })
+	}
 	return found
 }
 
@@ -72,6 +79,7 @@ func (m *Masker) Replace(s string) string {
 	s = m.replacer.Replace(s)
 	var spans [][2]int
 	m.cutPieces(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
+	m.percentSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	if spans == nil {
 		return s
 	}
@@ -180,6 +188,195 @@ func (m *Masker) after(s string, j, end int) int {
 	return best
 }
 
+// A value percent-encoded. A program that puts a secret in a URL or a
+// form body encodes it (urllib.parse.quote, quote_plus, urlencode; JS's
+// encodeURIComponent; Go's url.QueryEscape): each byte it does not leave
+// as it is becomes %XX, in upper or lower case, and with quote_plus a space
+// becomes +. Which bytes are left differs by encoder and by its safe
+// characters, so no list of forms holds every spelling:
+// wJalrXUtnFEMI%2FK7MDENG%2FbPxRfiCYEXAMPLEKEY is an AWS secret key as
+// quote(key, safe=”) writes it, and quote(key) leaves its slashes. So a
+// text with a %XX in it is read again decoded (and again with each + a
+// space, when a value holds a space), and every value found in that
+// reading is masked where the text spells it, whole or in a piece beside a
+// cut (viewCuts).
+func (m *Masker) percentSpans(s string, each func(from, to int)) {
+	if !hasEscape(s) && !(m.spaced && strings.Contains(s, "+")) {
+		return
+	}
+	for _, plus := range []bool{false, true} {
+		if plus && !m.spaced {
+			break
+		}
+		d := decoded{s: s, view: percentDecoded(s, plus), plus: plus}
+		view := d.view
+		for i := 0; i+1 < len(view); i++ {
+			p := uint16(view[i])<<8 | uint16(view[i+1])
+			if m.pairs[p>>6]&(1<<(p&63)) == 0 { // the first two bytes of no form (values are forms)
+				continue
+			}
+			for _, v := range m.values {
+				if len(view)-i >= len(v) && view[i:i+len(v)] == v {
+					if from, to := d.at(i), d.at(i+len(v)); s[from:to] != v {
+						each(from, to) // spelled other than as it is (the forms mask that)
+					}
+				}
+			}
+		}
+		m.viewCuts(&d, each)
+	}
+}
+
+// decoded is a text s read decoded (percentDecoded), and where each byte
+// of the reading begins in s, worked out on first use: most texts read so
+// hold no secret.
+type decoded struct {
+	s, view string
+	plus    bool
+	starts  []int // starts[i]: where view[i] begins in s; starts[len(view)] is len(s)
+}
+
+func (d *decoded) at(i int) int {
+	if d.starts == nil {
+		d.starts = make([]int, 0, len(d.view)+1)
+		for j := 0; j < len(d.s); {
+			d.starts = append(d.starts, j)
+			j += escapeLen(d.s, j)
+		}
+		d.starts = append(d.starts, len(d.s))
+	}
+	return d.starts[i]
+}
+
+// viewCuts is cutPieces in a decoded reading of a text (percentSpans): a
+// value's beginning before a cut and its end after one, each of minPiece
+// bytes or more decoded. A cut may fall inside an escape (%C3%B...): a
+// piece may end before a "%" or "%X" left before the cut, and begin after
+// one or two hex digits left after it; the span masked holds them.
+func (m *Masker) viewCuts(d *decoded, each func(from, to int)) {
+	view, at := d.view, d.at
+	prev := -1
+	for i := strings.Index(view, cut); i >= 0; {
+		next := strings.Index(view[i+1:], cut)
+		if next >= 0 {
+			next += i + 1
+		}
+		before := view[prev+1 : i]
+		if n := len(before); n >= 1 && before[n-1] == '%' {
+			before = before[:n-1]
+		} else if n >= 2 && before[n-2] == '%' && isHex(before[n-1]) {
+			before = before[:n-2]
+		}
+		if n := m.valueStart(before); n > 0 {
+			each(at(prev+1+len(before)-n), at(i))
+		}
+		end := len(view)
+		if next >= 0 {
+			end = next + len(cut) - 1
+		}
+		after, best := view[i+len(cut):end], 0
+		for k := 0; k <= 2 && k < len(after); k++ {
+			if k > 0 && !isHex(after[k-1]) {
+				break
+			}
+			if n := m.valueEnd(after[k:]); n > 0 && k+n > best {
+				best = k + n
+			}
+		}
+		if best > 0 {
+			each(at(i+len(cut)), at(i+len(cut)+best))
+		}
+		prev, i = i, next
+	}
+}
+
+// valueStart is the length of the longest end of t that begins a value,
+// or 0 (none of minPiece bytes).
+func (m *Masker) valueStart(t string) int {
+	best := 0
+	for _, v := range m.values {
+		for n := min(len(v), len(t)); n > best && n >= minPiece; n-- {
+			if t[len(t)-n:] == v[:n] {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
+
+// valueEnd is the length of the longest start of t that ends a value, or 0.
+func (m *Masker) valueEnd(t string) int {
+	best := 0
+	for _, v := range m.values {
+		for n := min(len(v), len(t)); n > best && n >= minPiece; n-- {
+			if t[:n] == v[len(v)-n:] {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
+
+// hasEscape reports whether s holds a %XX (two hex digits).
+func hasEscape(s string) bool {
+	for i := strings.IndexByte(s, '%'); i >= 0 && i+2 < len(s); {
+		if isHex(s[i+1]) && isHex(s[i+2]) {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '%')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f' }
+
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c | 0x20 - 'a' + 10
+}
+
+// percentDecoded is s with each %XX decoded (and, with plus, each + read as
+// a space).
+func percentDecoded(s string, plus bool) string {
+	b := make([]byte, 0, len(s))
+	special := "%"
+	if plus {
+		special = "%+"
+	}
+	for {
+		i := strings.IndexAny(s, special)
+		if i < 0 {
+			return string(append(b, s...))
+		}
+		b = append(b, s[:i]...)
+		switch {
+		case s[i] == '+':
+			b, s = append(b, ' '), s[i+1:]
+		case escapeLen(s, i) == 3:
+			b, s = append(b, unhex(s[i+1])<<4|unhex(s[i+2])), s[i+3:]
+		default:
+			b, s = append(b, '%'), s[i+1:]
+		}
+	}
+}
+
+// escapeLen is 3 when s[i:] begins with %XX, else 1: the bytes of s that
+// one byte of its decoded reading stands for.
+func escapeLen(s string, i int) int {
+	if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+		return 3
+	}
+	return 1
+}
+
 // triple reports whether t (minPiece bytes) may occur in a form.
 func (m *Masker) triple(t string) bool {
 	h := tripleHash(t)
@@ -279,6 +476,8 @@ func (s *Secrets) Masker(session string) *Masker {
 		m := &Masker{}
 		var pairs []string
 		for v := range set.values {
+			m.values = append(m.values, v)
+			m.spaced = m.spaced || strings.Contains(v, " ")
 			for _, f := range forms(v) {
 				pairs = append(pairs, f, Mask)
 				m.forms = append(m.forms, f)

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"net/url"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -358,5 +361,202 @@ func TestSecretsAShortNumberIsNotASecret(t *testing.T) {
 		if !s.Add("s", v) {
 			t.Errorf("%s is not kept", v)
 		}
+	}
+}
+
+// TestPercentFormsAgreeWithCPython holds the masking of a secret
+// percent-encoded to what CPython's encoders write: 2,000 secrets (ASCII
+// with the characters encoders differ on, a space, a %, past ASCII), each
+// between other text, encoded by urllib.parse.quote (which leaves /),
+// quote with no safe character, quote_plus, urlencode, and quote in lower
+// case hex. Decoded again (net/url), no masked result holds the secret,
+// and every one holds the mask; a text of escapes without it is left as
+// it was.
+func TestPercentFormsAgreeWithCPython(t *testing.T) {
+	python := cpython.Path(t)
+	rng := rand.New(rand.NewPCG(3, 14))
+	alphabet := []rune("abcXYZ019-_.~:+/=?&@#% !*'()éß€\U0001F600")
+	type kase struct{ Prefix, Secret, Suffix string }
+	var cases []kase
+	var src bytes.Buffer
+	for range 2000 {
+		word := func(lo, hi int) string {
+			rs := make([]rune, lo+rng.IntN(hi-lo+1))
+			for i := range rs {
+				rs[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			return string(rs)
+		}
+		c := kase{word(0, 6), word(4, 30), word(0, 6)}
+		cases = append(cases, c)
+		b, _ := json.Marshal(c)
+		src.Write(append(b, '\n'))
+	}
+	cmd := exec.Command(python, "-c", `
+import json, re, sys
+from urllib.parse import quote, quote_plus, urlencode
+for l in sys.stdin:
+    c = json.loads(l)
+    s = c["Secret"]
+    print(json.dumps([
+        "https://h/p?a=" + quote(c["Prefix"]) + quote(s) + quote(c["Suffix"]),
+        "x=" + quote(c["Prefix"] + s + c["Suffix"], safe=""),
+        "q=" + quote_plus(c["Prefix"] + s + c["Suffix"]) + "&n=1",
+        urlencode({"user": "bob", "k": c["Prefix"] + s + c["Suffix"]}),
+        re.sub("%[0-9A-F]{2}", lambda m: m.group(0).lower(), quote(c["Prefix"] + s + c["Suffix"])),
+    ]))
+`)
+	cmd.Stdin = &src
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", python, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("python answered %d of %d", len(lines), len(cases))
+	}
+	bad := 0
+	for i, l := range lines {
+		var encs []string
+		if err := json.Unmarshal([]byte(l), &encs); err != nil {
+			t.Fatal(err)
+		}
+		c := cases[i]
+		s := NewSecrets()
+		if !s.Add("s", c.Secret) {
+			continue // too short, say: not kept
+		}
+		m := s.Masker("s")
+		for j, enc := range encs {
+			got := m.Replace(enc)
+			plain, err := url.PathUnescape(got)
+			if j == 2 || j == 3 { // quote_plus and urlencode write a space as +
+				plain, err = url.QueryUnescape(got)
+			}
+			if err != nil || strings.Contains(plain, c.Secret) || !strings.Contains(got, Mask) || !m.InString(enc) {
+				if bad++; bad <= 10 {
+					t.Errorf("%+v: encoding %d %q masked as %q (decoded %q, %v)", c, j, enc, got, plain, err)
+				}
+			}
+		}
+	}
+	// Nothing else is masked: a text of escapes without the secret, and
+	// the secret's own spelling around a + that is not its space.
+	s := NewSecrets()
+	s.Add("s", "p@ss w0rd/x")
+	m := s.Masker("s")
+	for _, text := range []string{"a%20b%2Fc?q=1+2", "100%", "%zz%4", "p%40ss+w0rd", "p%40ss w0rd%2Fy"} {
+		if got := m.Replace(text); got != text || m.InString(text) {
+			t.Errorf("%q masked as %q", text, got)
+		}
+	}
+}
+
+// FuzzPercentSpans: whatever the text and the secret, a masked text read
+// decoded (each %XX, and each + as a space) holds the secret nowhere.
+func FuzzPercentSpans(f *testing.F) {
+	f.Add("p@ss w0rd", "u=p%40ss+w0rd&x=%2")
+	f.Add("a/b%c", "%61%2fb%25c%2Fb%25c")
+	f.Add("ab cd", "ab+cd%20ab cd")
+	f.Fuzz(func(t *testing.T, secret, text string) {
+		s := NewSecrets()
+		if !s.Add("s", secret) || strings.Contains(secret, "[") || strings.Contains(secret, "]") {
+			return // not kept, or one the mask itself could spell
+		}
+		m := s.Masker("s")
+		got := m.Replace(text)
+		for _, plus := range []bool{false, true} {
+			if view := percentDecoded(got, plus); strings.Contains(view, secret) {
+				t.Fatalf("%q masked as %q: decoded %q", text, got, view)
+			}
+		}
+	})
+}
+
+// TestPercentCutPiecesAgreeWithPydevd: a secret percent-encoded in a value
+// that pydevd shows cut short (a string past 30 characters inside a
+// container, an object's repr), the cut falling anywhere, inside an escape
+// too. Read decoded (each %XX, and each + as a space), no three bytes of
+// the secret are left beside the mask; and In says whether Replace masks.
+func TestPercentCutPiecesAgreeWithPydevd(t *testing.T) {
+	python := cpython.Path(t)
+	cmd := exec.Command(python, "-c", `
+import json, random, re, sys
+from urllib.parse import quote, quote_plus
+from _pydevd_bundle.pydevd_safe_repr import SafeRepr
+rnd = random.Random(11)
+secretChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/@+&=? \u00e9\u20ac"
+filler = "xy'\""
+class Obj:
+    def __init__(self, s): self.s = s
+    def __repr__(self): return "<Obj " + self.s + ">"
+out = []
+for i in range(3000):
+    secret = "".join(rnd.choice(secretChars) for _ in range(rnd.randint(4, 40)))
+    a = "".join(rnd.choice(filler) for _ in range(rnd.randint(0, 40)))
+    b = "".join(rnd.choice(filler) for _ in range(rnd.randint(0, 40)))
+    enc = rnd.randrange(4)
+    if enc == 0: v = quote(a + secret + b)
+    elif enc == 1: v = quote(a + secret + b, safe="")
+    elif enc == 2: v = quote_plus(a + secret + b)
+    else: v = re.sub("%[0-9A-F]{2}", lambda m: m.group(0).lower(), quote(a + secret + b))
+    kind = rnd.randrange(4)
+    if kind == 0: value = [v]
+    elif kind == 1: value = {"k": v}
+    elif kind == 2: value = [Obj(v)]
+    else: value = (v, 1)
+    out.append({"secret": secret, "shown": SafeRepr()(value)})
+json.dump(out, sys.stdout)
+`)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
+	}
+	var cases []struct{ Secret, Shown string }
+	if err := json.Unmarshal(outb, &cases); err != nil {
+		t.Fatal(err)
+	}
+	escape := regexp.MustCompile(`%[0-9a-fA-F]{2}`)
+	decode := func(s string, plus bool) string {
+		if plus {
+			s = strings.ReplaceAll(s, "+", " ")
+		}
+		return escape.ReplaceAllStringFunc(s, func(e string) string {
+			b, _ := strconv.ParseUint(e[1:], 16, 8)
+			return string([]byte{byte(b)})
+		})
+	}
+	cut, bad := 0, 0
+	for i, c := range cases {
+		s := NewSecrets()
+		if !s.Add("a", c.Secret) {
+			continue
+		}
+		m := s.Masker("a")
+		got := m.Replace(c.Shown)
+		if strings.Contains(c.Shown, "...") {
+			cut++
+		}
+		for _, plus := range []bool{false, true} {
+			plain := decode(got, plus)
+			for j := 0; j+minPiece <= len(c.Secret); j++ {
+				if w := c.Secret[j : j+minPiece]; strings.Contains(plain, w) {
+					if bad++; bad <= 10 {
+						t.Errorf("case %d: %q shows %q after the mask: %q -> %q", i, c.Secret, w, c.Shown, got)
+					}
+					break
+				}
+			}
+		}
+		if m.InString(c.Shown) != (got != c.Shown) {
+			if bad++; bad <= 10 {
+				t.Errorf("case %d: In says %v of %q, Replace made %q", i, m.InString(c.Shown), c.Shown, got)
+			}
+		}
+	}
+	if cut < 1500 {
+		t.Fatalf("the cases do not cover the cuts: %d of %d cut", cut, len(cases))
 	}
 }

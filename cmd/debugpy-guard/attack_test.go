@@ -1204,6 +1204,37 @@ main()
 	}
 }
 
+// A secret percent-encoded by the program itself, to go in a URL or a
+// form body, under an innocent name: quote leaves the slashes of an AWS
+// secret key and escapes the rest, quote with no safe character escapes
+// them too, quote_plus writes a space as +, another encoder writes its hex
+// in lower case. Shown, each spelled the key whole between its escapes.
+func TestAttackSecretPercentEncoded(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`from urllib.parse import quote, quote_plus, urlencode
+def main():
+    aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    api_password = "p@ss w0rd+m\u00f6re&x=1"
+    url = "https://s3.example/?sig=" + quote(aws_secret_access_key, safe="")
+    path = "/keys/" + quote(aws_secret_access_key)
+    body = urlencode({"user": "bob", "k": api_password})
+    lower = quote(api_password).lower()
+    pair = (quote_plus(api_password), "https://example.org/a%20b")
+    plain = "https://example.org/a%20b?q=1+2"
+    n = 1  # BREAK
+    return n
+main()
+`)
+	r.masked("url", "path", "body", "lower", "pair")
+	if text := r.ok("debugpy_evaluate", `{"expression":"plain"}`); !strings.Contains(text, "a%20b?q=1+2") {
+		t.Fatalf("the control, a URL without a secret: %s", text)
+	}
+	for _, e := range []string{"url[24:]", "pair[1]"} { // parts of holders
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "denied by policy")
+	}
+	noneSeen(t, r.seen.String(), "wJalrXUtnFEMI", "bPxRfiCYEXAMPLEKEY", "w0rd", "m%C3%B6re", "m%c3%b6re")
+}
+
 // encodings are the runs of base64 (both alphabets, three alignments)
 // and hex that hold only a secret's bits: what must never be seen.
 func encodings(secret string) []string {
