@@ -1293,6 +1293,7 @@ const connProgram = `def main():
     cookies = {"sessionid": "cookieSecretValue"}
     jar = {"cookies": {"sessionid": "jarCookieSecretValue"}, "domain": "example.org"}
     copy = jar["cookies"]["sessionid"]
+    notify = "https://hooks.slack.com/services/T0AAA/B0BBB/slackHookSecretValue"
     print("connecting:", conn_str, flush=True)
     n = 1  # BREAK
     return n
@@ -1301,10 +1302,10 @@ const connProgram = `def main():
 main()
 `
 
-// Secrets under short names (DB_PASS, smtp_pw, creds, cookies) and inside
-// connection strings: the names are
-// refused in expressions and masked in listings; a connection string's
-// password is masked wherever it is shown.
+// Secrets under short names (DB_PASS, smtp_pw, creds, cookies), inside
+// connection strings and in a webhook URL's path: the names are refused in
+// expressions and masked in listings; a connection string's password and a
+// webhook's path are masked wherever they are shown.
 func TestAttackSecretNamesAndConnections(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(connProgram)
@@ -1313,12 +1314,12 @@ func TestAttackSecretNamesAndConnections(t *testing.T) {
 	r.refused("debugpy_evaluate", `{"expression":"creds[1]"}`, "denied by policy", "secret's name")
 	r.refused("debugpy_evaluate", `{"expression":"cookies"}`, "denied by policy", "secret's name")
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"settings", "conn_str", "pg_opts", "jar", "copy"} {
+	for _, e := range []string{"settings", "conn_str", "pg_opts", "jar", "copy", "notify"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	r.ok("debugpy_output", `{}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue", "jarCookieSecretValue")
+	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue", "jarCookieSecretValue", "slackHookSecretValue")
 	if !strings.Contains(seen, "Server=db;UID=sa;PWD=[redacted]") || !strings.Contains(seen, "dbname=orders") || !strings.Contains(seen, "example.org") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

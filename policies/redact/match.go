@@ -112,9 +112,42 @@ func awsKey(s string, from int) (start, end int, ok bool) {
 	return 0, 0, false
 }
 
+// webhookPaths begin the path of a webhook URL that is its credential:
+// whoever has the URL posts to the channel (Slack's, Discord's, Microsoft
+// Teams'), whatever name the program keeps it under.
+var webhookPaths = []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/",
+	"discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "webhook.office.com/webhookb2/"}
+
+// webhook finds the ids and secret of a webhook URL: the path after one of
+// webhookPaths, 16 bytes or more of letters, digits, -, _, /, @ and .
+func webhook(s string, from int) (start, end int, ok bool) {
+	if !strings.Contains(s[from:], "hook") { // in every one of webhookPaths: most texts are passed with one scan
+		return 0, 0, false
+	}
+	for from < len(s) {
+		at, place := -1, ""
+		for _, p := range webhookPaths {
+			if i := strings.Index(s[from:], p); i >= 0 && (at < 0 || i < at) {
+				at, place = i, p
+			}
+		}
+		if at < 0 {
+			return 0, 0, false
+		}
+		start = from + at + len(place)
+		if n := run(s, start, isPathByte); n >= 16 {
+			return start, start + n, true
+		}
+		from = start
+	}
+	return 0, 0, false
+}
+
+func isPathByte(c byte) bool { return isB64URL(c) || c == '/' || c == '@' || c == '.' }
+
 // maskShapes replaces every credential of a well-known shape in s (JWT,
-// PEM private key, AWS key id, GitHub, Slack and Stripe tokens, the
-// password of a URL), and hands each to found; a URL's password as written
+// PEM private key, AWS key id, GitHub, Slack and Stripe tokens, a webhook
+// URL's path, the password of a URL), and hands each to found; a URL's password as written
 // and as the program holds it, percent-decoded (p%40ss is p@ss).
 func maskShapes(s string, found func(string)) (string, bool) {
 	changed := false
@@ -185,7 +218,7 @@ var prefixesByFirst = func() (t [256][]struct {
 var shapes = []struct {
 	find    func(string, int) (int, int, bool)
 	percent bool
-}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {urlPassword, true}}
+}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}}
 
 // percentDecoded is s with each %XX (two hex digits) read as its byte, as
 // a URL's userinfo is read; anything else as it is.

@@ -93,6 +93,13 @@ func TestMaskTokenShapes(t *testing.T) {
 		{"hf_" + strings.Repeat("Qw", 17), "[redacted]"},
 		{"sk-learn is a library; pip install scikit-learn", "sk-learn is a library; pip install scikit-learn"},
 		{"task-" + strings.Repeat("a", 50), "task-" + strings.Repeat("a", 50)}, // not at a word's start
+		// Webhook URLs: the path is the credential.
+		{"url='https://hooks.slack.com/services/T0ABC1DEF/B0GHI2JKL/abcdEFGHijklMNOPqrstUVWX'", "url='https://hooks.slack.com/services/[redacted]'"},
+		{"https://discord.com/api/webhooks/112233445566778899/Zx9-Yw8_Vu7TsRq6PoNm5", "https://discord.com/api/webhooks/[redacted]"},
+		{"https://contoso.webhook.office.com/webhookb2/0f1e2d3c-aaaa-bbbb-cccc-111122223333@9a8b7c6d-0000/IncomingWebhook/abc123def456/77aa-88bb x",
+			"https://contoso.webhook.office.com/webhookb2/[redacted] x"},
+		{"see https://hooks.slack.com/services/ for how", "see https://hooks.slack.com/services/ for how"}, // no path
+		{"https://api.slack.com/messaging/webhooks", "https://api.slack.com/messaging/webhooks"},
 	} {
 		if got, _ := maskShapes(c.in, nil); got != c.want {
 			t.Errorf("maskShapes(%q) = %q, want %q", c.in, got, c.want)
