@@ -401,6 +401,14 @@ const (
 // false a result shows.
 var flagWords = map[string]bool{"true": true, "false": true, "none": true, "null": true, "enabled": true, "disabled": true}
 
+// labelWords name a kind of credential: under a name a module reads as a
+// secret's (login_auth = "password", a scheme's "Bearer"), such a value is
+// a label, and masked it hid the word in every result (the field
+// password_reset_required of every repr).
+var labelWords = map[string]bool{"password": true, "passwd": true, "passphrase": true, "secret": true, "token": true,
+	"bearer": true, "basic": true, "digest": true, "apikey": true, "api_key": true, "oauth": true, "oauth2": true,
+	"cookie": true, "credentials": true}
+
 // isPlace reports whether v is an absolute path that exists on this
 // machine: it names a place, and what is secret is in the file, not its
 // name. The environment has such values under secret-like names: PWD (the
@@ -440,10 +448,10 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 
 // Add adds a value the session has seen under a secret's name. It reports
 // whether the value is kept (not too short, too long, a flag's word, a
-// place, a short number, or one too many).
+// credential's label, a place, a short number, or one too many).
 func (s *Secrets) Add(session, value string) bool {
 	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) ||
-		flagWords[strings.ToLower(value)] || isPlace(value) || shortNumber(value) {
+		flagWords[strings.ToLower(value)] || labelWords[strings.ToLower(value)] || isPlace(value) || shortNumber(value) {
 		return false
 	}
 	s.mu.Lock()

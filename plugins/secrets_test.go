@@ -364,6 +364,23 @@ func TestSecretsAShortNumberIsNotASecret(t *testing.T) {
 	}
 }
 
+// A credential's label is not a secret: login_auth = "password" made the
+// word a secret, masked in every field name that holds it. A value that
+// holds a label among other characters is kept.
+func TestSecretsALabelIsNotASecret(t *testing.T) {
+	s := NewSecrets()
+	for _, v := range []string{"password", "Password", "BEARER", "Basic", "token", "oauth2"} {
+		if s.Add("s", v) {
+			t.Errorf("%s is kept as a secret", v)
+		}
+	}
+	for _, v := range []string{"password1", "my-secret", "Bearer abc123", "tokenXYZ"} {
+		if !s.Add("s", v) {
+			t.Errorf("%s is not kept", v)
+		}
+	}
+}
+
 // TestPercentFormsAgreeWithCPython holds the masking of a secret
 // percent-encoded to what CPython's encoders write: 2,000 secrets (ASCII
 // with the characters encoders differ on, a space, a %, past ASCII), each

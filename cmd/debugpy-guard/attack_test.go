@@ -1281,6 +1281,47 @@ main()
 	noneSeen(t, r.seen.String(), "tok-s3cret")
 }
 
+// A program's names that say something about a secret (its length, its
+// kind, its rules) are not a secret's: auth_method = "password" made the
+// word a secret, masked in the field password_reset_required of every
+// repr, and the listing's every order a holder, whose type was withheld;
+// password_length was refused; a secretary's name was masked. The secrets
+// beside them still are.
+func TestNamesAboutSecrets(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import dataclasses, json
+@dataclasses.dataclass
+class Order:
+    id: int
+    auth_method: str = "password"
+    password_reset_required: bool = False
+def main():
+    orders = [Order(i) for i in range(3)]
+    password_length = 12
+    PASSWORD_RESET_TIMEOUT = 259200
+    staff = json.dumps({"secretary": "Grace Hopper"})
+    password = "about-s3cret-value"
+    password_reset_code = "reset-s3cret-value"
+    n = 1  # BREAK
+    return n
+main()
+`)
+	r.ok("debugpy_variables", `{}`)
+	for e, want := range map[string]string{
+		"orders[0]":                      "Order(id=0, auth_method='password', password_reset_required=False)",
+		"type(orders[0])":                "<class '__main__.Order'>",
+		"password_length + 1":            "13",
+		"PASSWORD_RESET_TIMEOUT // 3600": "72",
+		"staff":                          `"secretary": "Grace Hopper"`,
+	} {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, want) {
+			t.Errorf("%s: %s", e, text)
+		}
+	}
+	r.refused("debugpy_evaluate", `{"expression":"password_reset_code"}`, "a secret's name")
+	noneSeen(t, r.seen.String(), "about-s3cret-value", "reset-s3cret-value")
+}
+
 // connProgram keeps credentials the way programs do besides password:
 // short names (DB_PASS, smtp_pw), connection strings (ODBC's, libpq's)
 // under innocent names, and prints one.

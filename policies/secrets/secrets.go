@@ -32,36 +32,39 @@ func IsName(name string, extra map[string]bool) bool {
 	if !ascii(n) {
 		n = norm.NFKC.String(name)
 	}
-	l := strings.ToLower(n)
-	if extra[l] {
+	if extra[strings.ToLower(n)] {
 		return true
 	}
-	// api-key is api_key (an HTTP header's X-Api-Key, a dict's 'api-key')
-	l = strings.ReplaceAll(l, "-", "_")
-	for _, w := range words {
-		if strings.Contains(l, w) {
-			return true
+	return isSecrets(joinedParts(n))
+}
+
+// joinedParts is name's parts, lower-cased, joined by _: split at every
+// character that is not a letter (an underscore, a digit, a dash, a dot:
+// X-Api-Key is x_api_key) and where a lower case letter meets an upper
+// case one. A name already so (db_password) is returned as it is.
+func joinedParts(name string) string {
+	if ascii(name) {
+		plain := len(name) > 0 && name[0] != '_' && name[len(name)-1] != '_'
+		for i := 0; plain && i < len(name); i++ {
+			c := name[i]
+			plain = 'a' <= c && c <= 'z' || c == '_' && name[i-1] != '_'
+		}
+		if plain {
+			return name
 		}
 	}
-	if len(l) < 2 {
-		return false
-	}
-	token := strings.Contains(l, "token")
-	var ps []string // the parts, kept for languageTokens only when a token is named
+	var b strings.Builder
 	start := 0
-	rs := []rune(n)
+	rs := []rune(name)
 	for i := 0; i <= len(rs); i++ {
 		split := i == len(rs) || !unicode.IsLetter(rs[i]) ||
 			i > 0 && unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
 		if split {
 			if i > start {
-				p := strings.ToLower(string(rs[start:i]))
-				if parts[p] {
-					return true
+				if b.Len() > 0 {
+					b.WriteByte('_')
 				}
-				if token {
-					ps = append(ps, p)
-				}
+				b.WriteString(strings.ToLower(string(rs[start:i])))
 			}
 			start = i
 			if i < len(rs) && !unicode.IsLetter(rs[i]) {
@@ -69,40 +72,125 @@ func IsName(name string, extra map[string]bool) bool {
 			}
 		}
 	}
-	return token && !languageTokens(ps)
+	return b.String()
 }
+
+// isSecrets reports whether a name of joined parts (joinedParts) is a
+// secret's: it holds a secret's word or part, and one of them is not
+// followed by a part of facts.
+//
+// A name may say something about a secret rather than hold one: its
+// length, its policy, its kind, where it is kept (password_length,
+// PASSWORD_RESET_TIMEOUT, auth_method, SESSION_COOKIE_AGE, secret_name,
+// jwt_algorithm). Read as a secret's, such a name was refused in every
+// expression, and its value masked everywhere: auth_method = "password"
+// made "password" a secret, masked in every field name that holds the word
+// (password_reset_required). A secret's word followed by another
+// (auth_token, api_key) is read by the last: auth_password_validators is
+// about passwords, auth_token and password_reset_token are credentials. A
+// word glued to what follows (passwordreset, credentials_file) is read so
+// too, and one glued into another word (secretary, passwordless) is not a
+// secret's word.
+func isSecrets(joined string) bool {
+	if joined == "" {
+		return false
+	}
+	// what follows a secret's word or part says something about it
+	facts := func(rest string) bool {
+		if rest == "s" || strings.HasPrefix(rest, "s_") { // a plural: credentials_file
+			rest = rest[1:]
+		}
+		rest = strings.TrimPrefix(rest, "_")
+		next, after, _ := strings.Cut(rest, "_")
+		if events[next] { // password_reset_timeout, not password_reset_code
+			next, _, _ = strings.Cut(after, "_")
+		}
+		return factParts[next] || startsSecret(rest)
+	}
+	for _, w := range words {
+		for i := strings.Index(joined, w); i >= 0; {
+			if !otherWord(joined[i:]) && !facts(joined[i+len(w):]) {
+				return true
+			}
+			j := strings.Index(joined[i+1:], w)
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+	}
+	prev := ""
+	for rest := joined; rest != ""; {
+		p, after, _ := strings.Cut(rest, "_")
+		next, _, _ := strings.Cut(after, "_")
+		if parts[p] || strings.Contains(p, "token") && !languageToken(prev, p, next) {
+			if !facts(after) {
+				return true
+			}
+		}
+		prev, rest = p, after
+	}
+	return false
+}
+
+// events are what happens to a secret; what follows says whether the name
+// holds a fact of it (PASSWORD_RESET_TIMEOUT, password_changed_at) or a
+// secret (password_reset_code).
+var events = map[string]bool{"reset": true, "changed": true, "updated": true, "created": true, "last": true}
+
+// otherWords begin with a secret's word and are other words.
+var otherWords = []string{"secretar", "secretion", "secreted", "secreting", "secretive", "passwordless"}
+
+func otherWord(s string) bool {
+	for _, o := range otherWords {
+		if strings.HasPrefix(s, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// startsSecret reports whether rest (parts joined by _) begins with a
+// secret's word or part: the name is read by that one.
+func startsSecret(rest string) bool {
+	first, after, _ := strings.Cut(rest, "_")
+	next, _, _ := strings.Cut(after, "_")
+	if parts[first] || strings.Contains(first, "token") && !languageToken("", first, next) {
+		return true
+	}
+	for _, w := range words {
+		if strings.HasPrefix(rest, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// factParts are the parts that, after a secret's word, say something about
+// the secret (its size, age, rules, kind, name, place, state), not hold it.
+var factParts = map[string]bool{"length": true, "len": true, "min": true, "max": true, "count": true, "size": true, "digits": true,
+	"age": true, "expiry": true, "expires": true, "expired": true, "expiration": true, "ttl": true, "timeout": true, "lifetime": true,
+	"rotation": true, "policy": true, "policies": true, "rule": true, "rules": true, "validator": true, "validators": true,
+	"hasher": true, "hashers": true, "strength": true, "complexity": true, "required": true, "enabled": true, "disabled": true,
+	"at": true, "date": true, "time": true, "method": true, "methods": true, "type": true, "types": true,
+	"kind": true, "mode": true, "scheme": true, "schemes": true, "provider": true, "providers": true, "backend": true, "backends": true,
+	"strategy": true, "algorithm": true, "algorithms": true, "issuer": true, "audience": true, "leeway": true, "url": true, "uri": true,
+	"endpoint": true, "name": true, "names": true, "domain": true, "path": true, "file": true, "dir": true, "secure": true,
+	"httponly": true, "samesite": true, "field": true, "fields": true, "label": true, "prompt": true, "hint": true,
+	"placeholder": true, "error": true, "errors": true, "message": true, "user": true, "username": true}
 
 // A token is a credential (access_token, GITHUB_TOKEN, apitoken), and in a
 // language model's code a piece of text: tokens, tokenizer, max_tokens,
 // token_ids, pad_token. Those, denied and masked, made such a program
 // impossible to debug (every count of tokens masked wherever it showed).
-// languageTokens reports whether every part of a name that holds "token"
-// means the text's: the tokenizer's words; tokens counted (tokens after
+// languageToken reports whether a name's part p, which holds "token",
+// between prev and next (its neighbours, or ""), means the text's: the tokenizer's words; tokens counted (tokens after
 // max, num, prompt ... : max_new_tokens, OPENAI_MAX_TOKENS; api_tokens is
 // credentials); a token's ids, count or type (token_ids, TOKEN_LIMIT); a
 // tokenizer's special tokens (pad_token, eos_token). A name glued
 // together (apitoken, maxtokens) is a credential's.
-func languageTokens(ps []string) bool {
-	for i, p := range ps {
-		if !strings.Contains(p, "token") {
-			continue
-		}
-		prev, next := "", ""
-		if i > 0 {
-			prev = ps[i-1]
-		}
-		if i+1 < len(ps) {
-			next = ps[i+1]
-		}
-		switch {
-		case tokenizerWords[p]:
-		case p == "tokens" && tokensCounted[prev]:
-		case p == "token" && (tokenFacts[next] || specialTokens[prev]):
-		default:
-			return false
-		}
-	}
-	return true
+func languageToken(prev, p, next string) bool {
+	return tokenizerWords[p] || p == "tokens" && tokensCounted[prev] || p == "token" && (tokenFacts[next] || specialTokens[prev])
 }
 
 var (

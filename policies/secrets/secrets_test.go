@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // FuzzMentions: every name IsName calls a secret's, in any text, is
@@ -72,7 +73,13 @@ func TestIsName(t *testing.T) {
 		"token", "TOKEN", "GITHUB_TOKEN", "HF_TOKEN", "access_token", "accessToken", "apitoken", "authtoken", "id_token",
 		"csrf_token", "api_tokens", "tokens", "user_tokens", "maxtokens", "token_secret", "next_token_value", "bearer_token_ids",
 		// abbreviations and plurals programs use
-		"creds", "db_creds", "awsCreds", "cookies", "ssh_key", "recovery_code", "mfa_code"} {
+		"creds", "db_creds", "awsCreds", "cookies", "ssh_key", "recovery_code", "mfa_code",
+		// a secret's word before a part of facts, then a credential; or
+		// after one; or followed by what holds it
+		"auth_token", "password_reset_token", "SECRET_KEY", "SECRET_KEY_FALLBACKS", "password_hash",
+		"password_salt", "password_confirmation", "new_password", "password2", "passwordNew", "api_key_header",
+		"access_key_id", "secret_id", "auth_header", "token_value", "session_cookie", "max_password", "secrets_manager",
+		"passwords", "secrets", "password_reset_code", "password_reset", "password_changed"} {
 		if !IsName(n, nil) {
 			t.Errorf("%q is a secret's name", n)
 		}
@@ -82,9 +89,52 @@ func TestIsName(t *testing.T) {
 		// a language model's tokens: pieces of text, their counts and ids
 		"tokenizer", "Tokenizer", "tokenize", "detokenized", "max_tokens", "max_new_tokens", "OPENAI_MAX_TOKENS", "maxTokens",
 		"num_tokens", "prompt_tokens", "completion_tokens", "special_tokens", "additional_special_tokens", "token_ids",
-		"input_token_ids", "token_count", "TOKEN_LIMIT", "token_type_ids", "pad_token", "eos_token_id", "tokenizer_config"} {
+		"input_token_ids", "token_count", "TOKEN_LIMIT", "token_type_ids", "pad_token", "eos_token_id", "tokenizer_config",
+		// what a name says about a secret: its length, rules, age, kind, name, place
+		"password_length", "min_password_length", "passwordLength", "PASSWORD_RESET_TIMEOUT", "password_reset_required",
+		"AUTH_PASSWORD_VALIDATORS", "PASSWORD_HASHERS", "auth_method", "authType", "AUTH_USER_MODEL", "SESSION_COOKIE_AGE",
+		"CSRF_COOKIE_NAME", "SESSION_COOKIE_SECURE", "secret_name", "secrets_file", "JWT_ALGORITHM",
+		"jwt_expiration", "token_url", "AUTH_TOKEN_URL", "TOKEN_ENDPOINT", "credential_type", "credentials_file", "password_file",
+		"passwordlength", "otp_digits", "pass_rules", "password_changed_at",
+		// other words that begin with a secret's
+		"secretary", "Secretaries", "secretariat", "secretion", "passwordless", "passwordless_login"} {
 		if IsName(n, nil) {
 			t.Errorf("%q is not a secret's name", n)
+		}
+	}
+}
+
+// TestJoinedParts: a name is its parts, lower-cased, joined by _, whether
+// it is returned as it is or built.
+func TestJoinedParts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	letters := "abcXYZ_-.09 Pqé"
+	for range 20000 {
+		rs := make([]rune, rng.IntN(12))
+		for i := range rs {
+			rs[i] = []rune(letters)[rng.IntN(len([]rune(letters)))]
+		}
+		n := string(rs)
+		// the parts: runs of letters, split where lower meets upper case
+		var want []string
+		cur := []rune{}
+		for i, r := range rs {
+			letter := unicode.IsLetter(r)
+			if !letter || i > 0 && unicode.IsLower(rs[i-1]) && unicode.IsUpper(r) {
+				if len(cur) > 0 {
+					want = append(want, strings.ToLower(string(cur)))
+				}
+				cur = cur[:0]
+			}
+			if letter {
+				cur = append(cur, r)
+			}
+		}
+		if len(cur) > 0 {
+			want = append(want, strings.ToLower(string(cur)))
+		}
+		if got := joinedParts(n); got != strings.Join(want, "_") {
+			t.Fatalf("%q: %q, want %q", n, got, strings.Join(want, "_"))
 		}
 	}
 }
