@@ -70,6 +70,9 @@ func (m *Masker) InString(s string) bool {
 	if !found {
 		m.percentSpans(s, func(int, int) { found = true })
 	}
+	if !found {
+		m.unwrappedSpans(s, func(int, int) { found = true })
+	}
 	return found
 }
 
@@ -80,6 +83,7 @@ func (m *Masker) Replace(s string) string {
 	var spans [][2]int
 	m.cutPieces(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	m.percentSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
+	m.unwrappedSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	if spans == nil {
 		return s
 	}
@@ -246,6 +250,103 @@ func (d *decoded) at(i int) int {
 		d.starts = append(d.starts, len(d.s))
 	}
 	return d.starts[i]
+}
+
+// A value's encoding broken into lines. base64.encodebytes (and MIME, and
+// PEM's 64 characters a line) writes a line end every 76 characters; a
+// secret's run across one shows as two pieces, and no whole form. So a
+// text with such a line end in it (wrapped: a newline, a carriage return,
+// or the \n or \r a repr or JSON writes for one) is read again without
+// its line ends, and a form found there across one is masked where the
+// text spells it.
+func (m *Masker) unwrappedSpans(s string, each func(from, to int)) {
+	if !wrapped(s) {
+		return
+	}
+	view := make([]byte, 0, len(s))
+	var starts []int // where each byte of view is in s: worked out on first use
+	for i := 0; i < len(s); {
+		if n := lineEnd(s, i); n > 0 {
+			i += n
+			continue
+		}
+		view = append(view, s[i])
+		i++
+	}
+	for i := 0; i+1 < len(view); i++ {
+		p := uint16(view[i])<<8 | uint16(view[i+1])
+		if m.pairs[p>>6]&(1<<(p&63)) == 0 {
+			continue
+		}
+		for _, f := range m.forms {
+			if len(view)-i < len(f) || string(view[i:i+len(f)]) != f {
+				continue
+			}
+			if starts == nil {
+				starts = make([]int, 0, len(view))
+				for j := 0; j < len(s); {
+					if n := lineEnd(s, j); n > 0 {
+						j += n
+						continue
+					}
+					starts = append(starts, j)
+					j++
+				}
+			}
+			if from, to := starts[i], starts[i+len(f)-1]+1; s[from:to] != f {
+				each(from, to) // across a line end (a form whole is masked as it is)
+			}
+		}
+	}
+}
+
+// wrapped reports whether s has a line end right after minWrapped
+// characters of base64 (or hex): a wrapped encoding's line (MIME writes 76
+// a line, PEM 64). Other texts are not read again.
+func wrapped(s string) bool {
+	for _, c := range []byte{'\n', '\r', '\\'} { // each found by IndexByte's fast scan
+		for i := 0; ; i++ {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 {
+				break
+			}
+			if i += j; i < minWrapped || lineEnd(s, i) == 0 {
+				continue
+			}
+			n := 0
+			for n < minWrapped && isBase64(s[i-1-n]) {
+				n++
+			}
+			if n == minWrapped {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+const minWrapped = 16
+
+func isBase64(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '='
+}
+
+// lineEnd is the length of the line end at s[i:] (a newline, a carriage
+// return, or backslashes then n or r, as a repr or JSON escapes one), or 0.
+func lineEnd(s string, i int) int {
+	switch s[i] {
+	case '\n', '\r':
+		return 1
+	case '\\':
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		if j < len(s) && (s[j] == 'n' || s[j] == 'r') {
+			return j + 1 - i
+		}
+	}
+	return 0
 }
 
 // viewCuts is cutPieces in a decoded reading of a text (percentSpans): a

@@ -577,3 +577,89 @@ json.dump(out, sys.stdout)
 		t.Fatalf("the cases do not cover the cuts: %d of %d cut", cut, len(cases))
 	}
 }
+
+// TestWrappedFormsAgreeWithCPython: a secret's base64 broken into lines,
+// as CPython writes it: base64.encodebytes (a line end every 76
+// characters) and PEM's 64 a line, shown as printed (newlines), as the
+// repr of the bytes (\n), and as that repr inside JSON (\\n). 1,000
+// secrets of 40 to 120 bytes after 0 to 80 others, so that most runs cross
+// a line end. Read without its line ends, no masked text holds a run of
+// the secret's bits (TestEncodedFormsAgreeWithCPython's spans).
+func TestWrappedFormsAgreeWithCPython(t *testing.T) {
+	python := cpython.Path(t)
+	rng := rand.New(rand.NewPCG(9, 4))
+	alphabet := []rune("abcXYZ019-_:+/=~ éß€")
+	type kase struct{ Prefix, Secret string }
+	var cases []kase
+	var src bytes.Buffer
+	for range 1000 {
+		word := func(lo, hi int) string {
+			rs := make([]rune, lo+rng.IntN(hi-lo+1))
+			for i := range rs {
+				rs[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			return string(rs)
+		}
+		c := kase{word(0, 80), word(40, 120)}
+		cases = append(cases, c)
+		b, _ := json.Marshal(c)
+		src.Write(append(b, '\n'))
+	}
+	cmd := exec.Command(python, "-c", `
+import base64, json, sys, textwrap
+for l in sys.stdin:
+    c = json.loads(l)
+    b = (c["Prefix"] + c["Secret"]).encode()
+    mime = base64.encodebytes(b)
+    pem = "\n".join(textwrap.wrap(base64.b64encode(b).decode(), 64))
+    print(json.dumps([mime.decode(), repr(mime), json.dumps(repr(mime)), pem, base64.b64encode(b).decode()]))
+`)
+	cmd.Stdin = &src
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", python, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("python answered %d of %d", len(lines), len(cases))
+	}
+	unwrap := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			if n := lineEnd(s, i); n > 0 {
+				i += n
+				continue
+			}
+			b.WriteByte(s[i])
+			i++
+		}
+		return b.String()
+	}
+	bad, crossed := 0, 0
+	for i, l := range lines {
+		var shown []string
+		if err := json.Unmarshal([]byte(l), &shown); err != nil {
+			t.Fatal(err)
+		}
+		c := cases[i]
+		s := NewSecrets()
+		s.Add("s", c.Secret)
+		m := s.Masker("s")
+		k, n := len(c.Prefix), len(c.Secret)
+		core := shown[4][(8*k+5)/6 : 8*(k+n)/6] // the run of the secret's bits only
+		for j, text := range shown[:4] {
+			if !strings.Contains(text, core) {
+				crossed++
+			}
+			got := m.Replace(text)
+			if strings.Contains(unwrap(got), core) || !m.InString(text) {
+				if bad++; bad <= 10 {
+					t.Errorf("%+v: shown %d %q masked as %q", c, j, text, got)
+				}
+			}
+		}
+	}
+	if crossed < 2000 {
+		t.Fatalf("the cases do not cross line ends: %d of %d", crossed, 4*len(cases))
+	}
+}

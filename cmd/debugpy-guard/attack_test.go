@@ -1179,7 +1179,9 @@ func TestAttackSecretSpellings(t *testing.T) {
 // The host masks, for each secret, its base64 (both alphabets, at each of
 // the three places it can start in a group of three bytes, so whatever
 // comes before it) and its hex. A URL's password, percent-encoded in the
-// URL, is the program's decoded elsewhere.
+// URL, is the program's decoded elsewhere. A base64 broken into lines
+// (base64.encodebytes), in a repr and printed, is masked across its line
+// end.
 func TestAttackSecretEncoded(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(`import base64, binascii
@@ -1192,13 +1194,20 @@ def main():
     headers = [("X-Basic", basic2)]
     db_url = "postgres://app:p%40ss-s3cret%21@db/orders"
     conn_arg = "p@ss-s3cret!"
+    mime = base64.encodebytes(b"x" * 50 + password.encode())
     n = 1  # BREAK
+    print(mime.decode(), flush=True)
     return n
 main()
 `)
-	r.masked("basic", "basic2", "urlsafe", "hexed", "headers", "db_url", "conn_arg")
+	r.masked("basic", "basic2", "urlsafe", "hexed", "headers", "db_url", "conn_arg", "mime")
+	r.ok("debugpy_step_over", `{}`)
+	r.ok("debugpy_step_over", `{}`) // it prints mime: its lines, each line end a real one
+	if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "eHh4") || !strings.Contains(text, "[redacted]") {
+		t.Fatalf("output: %s", text)
+	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "p@ss-s3cret", "p%40ss-s3cret")
+	noneSeen(t, seen, "p@ss-s3cret", "p%40ss-s3cret", "bmMtczNj", "cmV0LXZhbHVl") // mime's pieces either side of its line end
 	for _, enc := range encodings("enc-s3cret-value") {
 		noneSeen(t, seen, enc)
 	}
