@@ -611,7 +611,7 @@ func (s *Secrets) Masker(session string) *Masker {
 // JSON string; inside the quotes of a JSON string as Go's encoding/json
 // and Python's json.dumps write it (a program's JSON output); and each of
 // those reversed; and, for a value of minEncoded bytes or more, its base64
-// and its hex. pyrepr's tests hold repr's spelling to CPython's,
+// and its hex (either case). pyrepr's tests hold repr's spelling to CPython's,
 // TestFormsAgreeWithCPython the JSON ones to json.dumps and encoding/json.
 func forms(v string) []string {
 	out := []string{v}
@@ -651,7 +651,9 @@ func forms(v string) []string {
 				add(enc.EncodeToString(b)[(8*k+5)/6 : 8*len(b)/6])
 			}
 		}
-		add(hex.EncodeToString([]byte(v)))
+		h := hex.EncodeToString([]byte(v))
+		add(h)
+		add(strings.ToUpper(h)) // binascii.hexlify(...).upper(), '%02X' a byte, Java's and .NET's
 	}
 	return out
 }

@@ -264,9 +264,9 @@ func TestCutPiecesRandom(t *testing.T) {
 // TestEncodedFormsAgreeWithCPython holds the encoded forms to what CPython
 // writes: 2,000 secrets (ASCII, past it, astral), each after 0 to 7 bytes
 // and before 0 to 4 (Basic credentials put user: first), encoded by
-// base64.b64encode, base64.urlsafe_b64encode and bytes.hex. In each
-// encoding, every run of characters that holds the secret's bits only is
-// masked, and an encoded secret is never left whole.
+// base64.b64encode, base64.urlsafe_b64encode and bytes.hex (in both
+// cases). In each encoding, every run of characters that holds the
+// secret's bits only is masked, and an encoded secret is never left whole.
 func TestEncodedFormsAgreeWithCPython(t *testing.T) {
 	python := cpython.Path(t)
 	rng := rand.New(rand.NewPCG(7, 12))
@@ -292,7 +292,7 @@ import base64, json, sys
 for l in sys.stdin:
     c = json.loads(l)
     b = (c["Prefix"] + c["Secret"] + c["Suffix"]).encode()
-    print(json.dumps([base64.b64encode(b).decode(), base64.urlsafe_b64encode(b).decode(), b.hex()]))
+    print(json.dumps([base64.b64encode(b).decode(), base64.urlsafe_b64encode(b).decode(), b.hex(), b.hex().upper()]))
 `)
 	cmd.Stdin = &src
 	out, err := cmd.Output()
@@ -316,7 +316,7 @@ for l in sys.stdin:
 		// The characters of each encoding that hold the secret's bits only.
 		// What is left unmasked is at most the characters around them.
 		k, n := len(c.Prefix), len(c.Secret)
-		spans := [][2]int{{(8*k + 5) / 6, 8 * (k + n) / 6}, {(8*k + 5) / 6, 8 * (k + n) / 6}, {2 * k, 2 * (k + n)}}
+		spans := [][2]int{{(8*k + 5) / 6, 8 * (k + n) / 6}, {(8*k + 5) / 6, 8 * (k + n) / 6}, {2 * k, 2 * (k + n)}, {2 * k, 2 * (k + n)}}
 		for j, enc := range encs {
 			got := m.Replace(enc)
 			left := len(got) - strings.Count(got, Mask)*len(Mask)
