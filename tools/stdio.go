@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,9 +89,14 @@ type response struct {
 // long enough for another reader to take over (serveFirst).
 func (s *stdio) read(ctx context.Context) {
 	for {
-		line, err := s.in.ReadBytes('\n')
+		line, over, err := s.readLine()
 		if len(line) > 0 && err == io.EOF {
 			err = nil // a last message without its newline
+		}
+		if over > 0 && err == nil {
+			s.write(mcp.NewJSONRPCError(leadingID(line), mcp.INVALID_REQUEST,
+				fmt.Sprintf("the message is %d bytes, over the %d-byte limit of a message (a tool's arguments take at most %d): it was not read", over, maxMessage, maxArguments), nil))
+			continue
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -126,6 +132,82 @@ func (s *stdio) read(ctx context.Context) {
 				return // another goroutine reads now
 			}
 		}
+	}
+}
+
+// maxMessage bounds a message's line: a tool's arguments are at most
+// maxArguments, and no other message of MCP comes close. A longer line is
+// not kept: it is read through to its end and answered with an error, so
+// that a client cannot make the server hold many times a line of gigabytes
+// (a 300 MB line took 1.5 GB and 12 s to refuse: docs/PERFORMANCE.md).
+const maxMessage = 4 << 20
+
+// readLine reads the next line. One longer than maxMessage is read to its
+// end and dropped: over is its length, and line its first bytes (where a
+// request's id may be found).
+func (s *stdio) readLine() (line []byte, over int, err error) {
+	for {
+		chunk, err := s.in.ReadSlice('\n')
+		n := len(chunk) // the message's bytes, without its newline
+		if n > 0 && chunk[n-1] == '\n' {
+			n--
+		}
+		switch {
+		case over > 0:
+			over += n
+		case len(line)+n > maxMessage: // keep the first idPrefix bytes only
+			over = len(line) + n
+			if len(line) < idPrefix {
+				line = append(line, chunk[:idPrefix-len(line)]...)
+			}
+			line = slices.Clone(line[:idPrefix])
+		default:
+			line = append(line, chunk...)
+		}
+		if err != bufio.ErrBufferFull {
+			if over > 0 {
+				return line, over, err
+			}
+			return line, 0, err
+		}
+	}
+}
+
+// idPrefix is how much of a line too long is kept to find its id.
+const idPrefix = 4 << 10
+
+// leadingID is the id of a request whose line begins with it before its
+// params ({"jsonrpc":"2.0","id":7,"method":...): prefix is the line's first
+// bytes. Otherwise the answer's id is null.
+func leadingID(prefix []byte) mcp.RequestId {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return mcp.NewRequestId(nil)
+	}
+	for {
+		key, err := dec.Token()
+		if err != nil {
+			return mcp.NewRequestId(nil)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return mcp.NewRequestId(nil)
+		}
+		if key != "id" {
+			continue
+		}
+		var id any
+		if json.Unmarshal(v, &id) == nil {
+			switch id := id.(type) {
+			case float64:
+				if id == float64(int64(id)) {
+					return mcp.NewRequestId(int64(id))
+				}
+			case string:
+				return mcp.NewRequestId(id)
+			}
+		}
+		return mcp.NewRequestId(nil)
 	}
 }
 

@@ -213,3 +213,31 @@ func TestStdioConcurrentAnswersAreWholeLines(t *testing.T) {
 		seen[m["id"].(float64)] = true
 	}
 }
+
+// A line longer than maxMessage is not kept: it is read to its end and
+// answered with an error, with the request's id when the line begins with
+// it; the reading goes on. A line of maxMessage is served.
+func TestStdioLineTooLong(t *testing.T) {
+	p := newStdioPeer(t, nil)
+	big := strings.Repeat("x", maxMessage)
+	p.send(callLine(5, "echo", `{"s":"`+big+`"}`))
+	m := p.next()
+	e, _ := m["error"].(map[string]any)
+	if m["id"] != 5.0 || e["code"] != float64(mcp.INVALID_REQUEST) || !strings.Contains(e["message"].(string), "over the 4194304-byte limit") {
+		t.Fatalf("a line too long: %v", m)
+	}
+	// The id after the params: not found in the line's beginning.
+	p.send(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"s":"` + big + `"}},"id":6}`)
+	if m := p.next(); m["id"] != nil || m["error"] == nil {
+		t.Fatalf("a line too long, its id last: %v", m)
+	}
+	p.send(callLine(7, "echo", `{"s":"after"}`))
+	if m := p.next(); m["id"] != 7.0 || textOfMsg(m) != "echo after" {
+		t.Fatalf("after: %v", m)
+	}
+	fits := strings.Repeat("y", maxMessage-len(callLine(8, "echo", `{"s":""}`)))
+	p.send(callLine(8, "echo", `{"s":"`+fits+`"}`))
+	if m := p.next(); m["id"] != 8.0 || textOfMsg(m) != "echo "+fits {
+		t.Fatalf("a line of maxMessage bytes: id %v %v", m["id"], m["error"])
+	}
+}
