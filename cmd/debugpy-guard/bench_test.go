@@ -255,11 +255,23 @@ func watModule(b *testing.B, dir, name string) string {
 	return out
 }
 
+// goModule builds the Go module of plugins/testdata/NAME into dir.
+func goModule(b *testing.B, dir, name string) string {
+	out := filepath.Join(dir, name+".wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, "../../plugins/testdata/"+name)
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build %s: %v\n%s", name, err, msg)
+	}
+	return out
+}
+
 // BenchmarkDeniedVsIntercept times a denied debugpy_evaluate over stdio,
 // byte for byte from one client (the raw one of the attack tests: a line
 // out, a line in), through debugpy-guard with no module, with one module
 // (the expressions policy), with the default chain, with a module without a
-// runtime, and through PolicyLayer's Intercept denying the same call with an
+// runtime, with a Go module that decides as that one does, and through
+// PolicyLayer's Intercept denying the same call with an
 // `action: "deny"` rule in front of debugpy-guard. They take turns,
 // one call each, so that the shared machine's noise falls on all of them
 // alike. Intercept is not on the Go module proxy: build it from its source
@@ -304,6 +316,16 @@ call = ["expressions"]
 default = "allow"
 [modules.deny]
 source = "` + watModule(b, dir, "deny_evaluate") + `"
+[[rules]]
+tools = ["debugpy_evaluate"]
+call = ["deny"]
+`}, "denied by policy"},
+		// The same decision by a Go module on the SDK: what a Go guest
+		// costs a round trip whatever its policy's code.
+		{"guard-go", rawOpts{config: `
+default = "allow"
+[modules.deny]
+source = "` + goModule(b, dir, "denygo") + `"
 [[rules]]
 tools = ["debugpy_evaluate"]
 call = ["deny"]
