@@ -307,9 +307,9 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		}
 	}
 	if ec.Derived != nil && len(ec.Derived.Code) > 0 {
-		if h, cut := g.holders(call.MCPSession, res.Seen); len(h) > 0 || len(cut) > 0 {
+		if h, cut, objects := g.holders(call.MCPSession, res.Seen); len(h) > 0 || len(cut) > 0 {
 			d := *ec.Derived
-			d.Holders, d.Cut = h, cut
+			d.Holders, d.Cut, d.Objects = h, cut, objects
 			ec.Derived = &d
 		}
 	}
@@ -350,9 +350,9 @@ func (g *Gate) decideCall(ctx context.Context, p Decider, call ToolCall, ec *Cal
 	if err != nil {
 		return Decision{Verdict: Deny, Reasons: []string{"the variables of the frame it reads, read first for the secrets they hold, could not be read (" + err.Error() + ")"}}, err
 	}
-	if h, cut := g.holders(call.MCPSession, seen); len(h) > 0 || len(cut) > 0 {
+	if h, cut, objects := g.holders(call.MCPSession, seen); len(h) > 0 || len(cut) > 0 {
 		d := *ec.Derived
-		d.Holders, d.Cut = h, cut
+		d.Holders, d.Cut, d.Objects = h, cut, objects
 		ec.Derived = &d
 	}
 	return p.Decide(ctx, *ec), nil
@@ -414,22 +414,26 @@ func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) error {
 }
 
 // holders are the names in the listings seen whose values hold a secret of
-// the MCP session (plugins/ABI.md, derived.holders), and cut the others
-// whose values were shown cut short (derived.cut), in a session that has
-// seen a secret; each sorted.
-func (g *Gate) holders(session string, seen []Seen) (holders, cut []string) {
+// the MCP session (plugins/ABI.md, derived.holders), cut the others whose
+// values were shown cut short (derived.cut), in a session that has seen a
+// secret, and objects the holders shown as an object or a container
+// (derived.objects); each sorted.
+func (g *Gate) holders(session string, seen []Seen) (holders, cut, objects []string) {
 	if g.secrets == nil || len(seen) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	m := g.secrets.Masker(session)
 	if m == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	for _, s := range seen {
 		for name, v := range s.Values {
 			switch {
 			case m.InString(v):
 				holders = append(holders, name)
+				if shownAsObject(v) {
+					objects = append(objects, name)
+				}
 			case plugins.CutShort(v):
 				cut = append(cut, name)
 			}
@@ -439,7 +443,36 @@ func (g *Gate) holders(session string, seen []Seen) (holders, cut []string) {
 	holders = slices.Compact(holders)
 	cut = slices.DeleteFunc(cut, func(name string) bool { _, found := slices.BinarySearch(holders, name); return found })
 	slices.Sort(cut)
-	return holders, slices.Compact(cut)
+	slices.Sort(objects)
+	return holders, slices.Compact(cut), slices.Compact(objects)
+}
+
+// shownAsObject reports whether v, a value as debugpy shows it, is an
+// object's or a container's (derived.objects): a dict, list, tuple or set
+// display, an instance's <...>, or a class's name and "(" (a dataclass, a
+// namedtuple, a Namespace, an OrderedDict). A string ('...', b'...'), a
+// number, and a bytearray(b'...'), memoryview or array, whose items are its
+// characters, are not.
+func shownAsObject(v string) bool {
+	if v == "" {
+		return false
+	}
+	switch v[0] {
+	case '{', '[', '(', '<':
+		return true
+	}
+	i := 0
+	for i < len(v) && (v[i] == '_' || v[i] == '.' || 'a' <= v[i]|0x20 && v[i]|0x20 <= 'z' || i > 0 && '0' <= v[i] && v[i] <= '9') {
+		i++
+	}
+	if i == 0 || i >= len(v) || v[i] != '(' {
+		return false
+	}
+	switch v[:i] {
+	case "bytearray", "memoryview", "array", "array.array", "str", "bytes":
+		return false
+	}
+	return true
 }
 
 // outcome records what became of a call (and what monitor-mode modules said

@@ -544,14 +544,17 @@ func openAudit(t testing.TB, dir string) *audit.Log {
 }
 
 // A call with code that has a Listing is told, in its call phase, which
-// names hold a secret (derived.holders) and which were shown cut short
-// (derived.cut), from that listing, learned first; a call without code is
+// names hold a secret (derived.holders), which of those are objects or
+// containers (derived.objects: not a bytearray, whose items are its bytes)
+// and which were shown cut short (derived.cut), from that listing, learned first; a call without code is
 // decided without it. When the listing cannot be read, or no module can
 // read it, the call is denied and nothing runs (fail closed).
 func TestGateTellsTheCallPhaseItsHolders(t *testing.T) {
 	listing := Seen{Tool: "debugpy_variables", Category: "read", Arguments: json.RawMessage(`{}`), Learned: &Learned{},
 		Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}},
-		Values:     map[string]string{"password": "'local-s3cret-value'", "alias": "'local-s3cret-value'", "big": "[0, 1, ...]", "n": "1"}}
+		Values: map[string]string{"password": "'local-s3cret-value'", "alias": "'local-s3cret-value'", "big": "[0, 1, ...]", "n": "1",
+			"user": "User(name='ada', password='local-s3cret-value')", "pair": "('ada', 'local-s3cret-value')",
+			"raw": "bytearray(b'local-s3cret-value')"}}
 	derived := &Derived{Code: []Code{{Argument: "expression", Kind: "statement", Text: "x = alias[1:]"}}}
 	call := ToolCall{Tool: "debugpy_evaluate", Category: "execute", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"x = alias[1:]"}`), Derived: derived}
 	ran := func(n *int) func(context.Context) Result {
@@ -569,8 +572,8 @@ func TestGateTellsTheCallPhaseItsHolders(t *testing.T) {
 		if listed != 1 || len(p.seen) != 1 || runs != 1 {
 			t.Fatalf("listed %d, learned %d, ran %d: want 1 each", listed, len(p.seen), runs)
 		}
-		if len(p.calls) == 0 || p.calls[0].Phase != PhaseCall || !slices.Equal(p.calls[0].Derived.Holders, []string{"alias", "password"}) ||
-			!slices.Equal(p.calls[0].Derived.Cut, []string{"big"}) || derived.Holders != nil {
+		if len(p.calls) == 0 || p.calls[0].Phase != PhaseCall || !slices.Equal(p.calls[0].Derived.Holders, []string{"alias", "pair", "password", "raw", "user"}) ||
+			!slices.Equal(p.calls[0].Derived.Cut, []string{"big"}) || !slices.Equal(p.calls[0].Derived.Objects, []string{"pair", "user"}) || derived.Holders != nil {
 			t.Fatalf("the call phase saw %+v", p.calls)
 		}
 		// Without code, no listing is read before the decision.
@@ -599,5 +602,22 @@ func TestGateTellsTheCallPhaseItsHolders(t *testing.T) {
 				t.Fatalf("recorded %+v, %+v", dec, out)
 			}
 		})
+	}
+}
+
+// shownAsObject tells an object's or a container's repr from a string's,
+// a number's and a sequence of characters'.
+func TestShownAsObject(t *testing.T) {
+	for v, want := range map[string]bool{
+		"{'a': 1}": true, "[1, 2]": true, "(1,)": true, "{1}": true, "<app.User object at 0x7f>": true,
+		"User(name='ada')": true, "Namespace(token='x')": true, "OrderedDict([('a', 1)])": true, "deque([1])": true,
+		"collections.OrderedDict()": true, "Counter({'x': 2})": true,
+		"'secret'": false, `"secret"`: false, "b'secret'": false, "bytearray(b'secret')": false, "memoryview(b'x')": false,
+		"array('u', 'secret')": false, "123456": false, "-1.5": false, "True": false, "None": false, "": false,
+		"str('x')": false, "b\"x\"": false, "rb'x'": false, "2(": false,
+	} {
+		if got := shownAsObject(v); got != want {
+			t.Errorf("shownAsObject(%q) = %v, want %v", v, got, want)
+		}
 	}
 }

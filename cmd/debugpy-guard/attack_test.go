@@ -1331,6 +1331,47 @@ main()
 	noneSeen(t, r.seen.String(), "about-s3cret-value", "reset-s3cret-value")
 }
 
+// An object that holds a secret in one field (a user and its password's
+// hash, a request's headers, Django's DATABASES) had every member read
+// refused: user.username, headers['Content-Type'], args.verbose. A member
+// read whole by attributes and string keys is now shown (the secret whole
+// is masked); a part of one, a number on the way, a comparison, stay
+// denied.
+func TestMembersOfObjectHolders(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import argparse, dataclasses
+DATABASES = {"default": {"NAME": "app", "PASSWORD": "dbpw-s3cret-value", "HOST": "db"}}
+@dataclasses.dataclass
+class User:
+    username: str
+    password: str
+def main():
+    user = User("ada", "pbkdf2-s3cret-hash")
+    alias = user.password
+    args = argparse.Namespace(token="cli-t0ken-value", verbose=True)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer hdr-s3cret-value", "X-Trace": "trace-1"}
+    pair = ("ada", user.password)
+    n = 1  # BREAK
+    return n
+main()
+`)
+	for e, want := range map[string]string{
+		"user.username":                "'ada'",
+		"args.verbose":                 "True",
+		"headers['Content-Type']":      "'application/json'",
+		"DATABASES['default']['HOST']": "'db'",
+		"(user, headers)":              "[redacted]",
+	} {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, want) {
+			t.Errorf("%s: %s", e, text)
+		}
+	}
+	for _, e := range []string{"user.username == 'ada'", "headers['X-Trace'][1:]", "pair[1]", "pair[1][1:]", "alias.upper()", "len(args.verbose)"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "denied by policy", "other than whole")
+	}
+	noneSeen(t, r.seen.String(), "dbpw-s3cret-value", "pbkdf2-s3cret-hash", "cli-t0ken-value", "hdr-s3cret-value")
+}
+
 // connProgram keeps credentials the way programs do besides password:
 // short names (DB_PASS, smtp_pw), connection strings (ODBC's, libpq's)
 // under innocent names, and prints one.

@@ -44,6 +44,9 @@ type Case struct {
 	// Cut are the names the host would tell the modules were shown cut
 	// short in a session that has seen a secret (derived.cut), likewise.
 	Cut []string `toml:"cut"`
+	// Objects are the holders the host would tell the modules were shown
+	// as an object or a container (derived.objects), likewise.
+	Objects []string `toml:"objects"`
 	// Want is allow, deny, approve, or abstain: no module decided (the
 	// config's default then applies, and is not what is tested).
 	Want        engine.Verdict `toml:"want"`
@@ -114,6 +117,7 @@ func Run(ctx context.Context, e *engine.Engine, c Case, prepare Prepare) (engine
 			d = *call.Derived
 		}
 		d.Holders, d.Cut = slices.Sorted(slices.Values(c.Holders)), slices.Sorted(slices.Values(c.Cut))
+		d.Objects = slices.Sorted(slices.Values(c.Objects))
 		call.Derived = &d
 	}
 	var d engine.Decision

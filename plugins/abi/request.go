@@ -68,6 +68,14 @@ type Derived struct {
 	// path (big[15:], big[20]), would show what no listing did, a bit at a
 	// time: big < [0, ..., 'Zq']. Sorted.
 	Cut []string `json:"cut"`
+	// Objects are the holders whose values the host saw as an object or a
+	// container (a dict, a list, an instance: what debugpy shows opens
+	// with {, [, (, < or a class's name and "("), not a string, bytes or a
+	// number. A member of one read whole (user.username,
+	// headers['Content-Type']: attributes and string keys) is not a part
+	// of the secret it holds: it is the secret whole, shown masked, or
+	// another value. Sorted. (ABI v1.5.)
+	Objects []string `json:"objects"`
 }
 
 // Code is one piece of Python that debugpy will compile and run.
@@ -196,6 +204,7 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 	}
 	b = appendStrings(append(b, `],"holders":[`...), d.Holders)
 	b = appendStrings(append(b, `],"cut":[`...), d.Cut)
+	b = appendStrings(append(b, `],"objects":[`...), d.Objects)
 	return append(b, `]},"settings":`...)
 }
 

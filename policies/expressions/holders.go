@@ -216,8 +216,8 @@ var display = map[string]bool{"Tuple": true, "List": true, "Set": true, "Dict": 
 // Statements (a repl input) read every holder they name other than whole,
 // and code that does not tokenize reads every holder so: what it would do
 // is not known (Python refuses such code, so it shows no value).
-func ReadsPart(text, kind string, holders map[string]bool) string {
-	return reads(text, kind, holders, func(n *Node, whole bool) string { return partRead(n, whole, holders) })
+func ReadsPart(text, kind string, holders, objects map[string]bool) string {
+	return reads(text, kind, holders, func(n *Node, whole bool) string { return partRead(n, whole, holders, objects) })
 }
 
 // ReadsCut returns the first name or path of cut (values the host saw cut
@@ -280,7 +280,7 @@ func first(holders map[string]bool) string {
 
 // partRead returns the first holder n reads other than whole; whole says
 // whether n itself is read whole.
-func partRead(n *Node, whole bool, holders map[string]bool) string {
+func partRead(n *Node, whole bool, holders, objects map[string]bool) string {
 	switch n.Kind {
 	case "Name":
 		if !whole && holders[n.Name] {
@@ -290,15 +290,58 @@ func partRead(n *Node, whole bool, holders map[string]bool) string {
 	case "Attribute", "Subscript":
 		if p := Path(n); !whole && p != "" && holders[p] {
 			return p
+		} else if whole && memberRead(n, holders, objects) {
+			return ""
 		}
 	}
 	whole = whole && display[n.Kind]
 	for _, k := range n.Kids {
-		if h := partRead(k, whole, holders); h != "" {
+		if h := partRead(k, whole, holders, objects); h != "" {
 			return h
 		}
 	}
 	return ""
+}
+
+// memberRead reports whether n, read whole, is a member of an object
+// holder (derived.objects) reached by attributes and string keys only:
+// user.username, headers['Content-Type'], settings['db']['host']. Such a
+// member is the secret whole (shown masked) or another value, never a part
+// of one: a string has no string keys, and its attributes are its methods.
+// A number or a slice on the way (user.tokens[0], which may be a str's
+// character) is not a member's read, nor is one through a holder that is
+// not an object (at the result phase, whose holders are paths too:
+// cfg.password.real).
+func memberRead(n *Node, holders, objects map[string]bool) bool {
+	if len(objects) == 0 {
+		return false
+	}
+	paths := false // whether a holder is a path (the result phase's), not a name only
+	for h := range holders {
+		if strings.ContainsAny(h, ".[") {
+			paths = true
+			break
+		}
+	}
+	for n.Kind == "Attribute" || n.Kind == "Subscript" && n.Kids[1].Str {
+		n = n.Kids[0]
+		p := n.Name
+		if n.Kind != "Name" {
+			if !paths {
+				continue
+			}
+			if p = Path(n); p == "" {
+				return false
+			}
+		}
+		switch {
+		case objects[p]:
+			return true
+		case holders[p]:
+			return false
+		}
+	}
+	return false
 }
 
 // reading is how code reads a value (cutRead).

@@ -46,12 +46,59 @@ func TestReadsPart(t *testing.T) {
 		{"alias[1:", "expression", "alias"},  // not an expression: read as tokens
 		{"'unclosed", "expression", "alias"}, // no tokens: every holder, the first named
 	} {
-		if got := ReadsPart(c.code, c.kind, holders); got != c.want {
+		if got := ReadsPart(c.code, c.kind, holders, nil); got != c.want {
 			t.Errorf("ReadsPart(%q, %s) = %q, want %q", c.code, c.kind, got, c.want)
 		}
 	}
-	if got := ReadsPart("alias[1:]", "expression", nil); got != "" {
+	if got := ReadsPart("alias[1:]", "expression", nil, nil); got != "" {
 		t.Errorf("with no holders: %q", got)
+	}
+}
+
+// TestReadsPartOfObjects: a holder shown as an object or a container
+// (derived.objects) has its members read whole by attributes and string
+// keys: each is the secret whole, shown masked, or another value. Any
+// other read of a member, or a number or a slice on the way, reads part
+// of it, as of any holder.
+func TestReadsPartOfObjects(t *testing.T) {
+	holders := map[string]bool{"user": true, "headers": true, "alias": true, "pair": true, "m.cfg": true, "m.pw": true}
+	objects := map[string]bool{"user": true, "headers": true, "pair": true, "m.cfg": true}
+	for _, c := range []struct{ code, want string }{
+		{"user.username", ""},
+		{"user.password", ""}, // the secret whole: shown masked
+		{"headers['Content-Type']", ""},
+		{"headers[b'k']", ""},
+		{"(user.email, headers['Accept'], [user.profile.city])", ""},
+		{"user.profile['address'].city", ""},
+		{"m.cfg.db['host']", ""}, // a path holder that is an object (the result phase's)
+		{"user.password[1:]", "user"},
+		{"user.password[0]", "user"},
+		{"user.username == 'ada'", "user"},
+		{"len(user.username)", "user"},
+		{"user.password.upper()", "user"},
+		{"headers['Authorization'][7:]", "headers"},
+		{"headers[k]", "headers"},
+		{"headers[f'{k}']", "headers"},
+		{"pair[1]", "pair"}, // a number may pick a str's character: not a member's read
+		{"pair[0:1]", "pair"},
+		{"user.tokens[0]", "user"},
+		{"alias.upper", "alias"},       // not an object: its attributes are a str's
+		{"alias['k']", "alias"},        // nor are its keys a member's
+		{"m.pw.real", "m.pw"},          // through a holder that is not an object
+		{"f'{user.username}'", "user"}, // formatted: other than whole
+		{"x = user.username", "user"},  // a statement: every holder named
+		{"user.username", ""},
+	} {
+		if got := ReadsPart(c.code, "expression", holders, objects); got != c.want && !(c.code == "x = user.username" && got != "") {
+			t.Errorf("ReadsPart(%q) = %q, want %q", c.code, got, c.want)
+		}
+	}
+	if got := ReadsPart("x = user.username", "statement", holders, objects); got != "user" {
+		t.Errorf("a statement: %q", got)
+	}
+	// Without objects, a member is a part, as before.
+	if got := ReadsPart("user.username", "expression", holders, nil); got != "user" {
+		t.Errorf("no objects: %q", got)
 	}
 }
 
@@ -108,7 +155,7 @@ func TestPartPaths(t *testing.T) {
 		{"(1, m.modules['__main__'].alias)", ""},
 		{"m.modules['__main__'].other[1:]", ""},
 	} {
-		if got := ReadsPart(c.code, "expression", holders); got != c.want {
+		if got := ReadsPart(c.code, "expression", holders, nil); got != c.want {
 			t.Errorf("ReadsPart(%q) = %q, want %q", c.code, got, c.want)
 		}
 	}
