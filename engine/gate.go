@@ -307,9 +307,9 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		}
 	}
 	if ec.Derived != nil && len(ec.Derived.Code) > 0 {
-		if h, cut, objects := g.holders(call.MCPSession, res.Seen); len(h) > 0 || len(cut) > 0 {
+		if h := g.holders(call.MCPSession, res.Seen); len(h.Holders) > 0 || len(h.Cut) > 0 {
 			d := *ec.Derived
-			d.Holders, d.Cut, d.Objects = h, cut, objects
+			d.Holders, d.Cut, d.Objects, d.Sequences = h.Holders, h.Cut, h.Objects, h.Sequences
 			ec.Derived = &d
 		}
 	}
@@ -350,9 +350,9 @@ func (g *Gate) decideCall(ctx context.Context, p Decider, call ToolCall, ec *Cal
 	if err != nil {
 		return Decision{Verdict: Deny, Reasons: []string{"the variables of the frame it reads, read first for the secrets they hold, could not be read (" + err.Error() + ")"}}, err
 	}
-	if h, cut, objects := g.holders(call.MCPSession, seen); len(h) > 0 || len(cut) > 0 {
+	if h := g.holders(call.MCPSession, seen); len(h.Holders) > 0 || len(h.Cut) > 0 {
 		d := *ec.Derived
-		d.Holders, d.Cut, d.Objects = h, cut, objects
+		d.Holders, d.Cut, d.Objects, d.Sequences = h.Holders, h.Cut, h.Objects, h.Sequences
 		ec.Derived = &d
 	}
 	return p.Decide(ctx, *ec), nil
@@ -413,38 +413,49 @@ func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) error {
 	return nil
 }
 
-// holders are the names in the listings seen whose values hold a secret of
-// the MCP session (plugins/ABI.md, derived.holders), cut the others whose
-// values were shown cut short (derived.cut), in a session that has seen a
-// secret, and objects the holders shown as an object or a container
-// (derived.objects); each sorted.
-func (g *Gate) holders(session string, seen []Seen) (holders, cut, objects []string) {
+// holders returns, of the names in the listings seen (plugins/ABI.md,
+// derived): those whose values hold a secret of the MCP session
+// (Holders), the others whose values were shown cut short in a session
+// that has seen a secret (Cut), and of the holders those shown as an
+// object or a container (Objects) and of those as a list or a tuple
+// (Sequences); each sorted. Only these fields are set.
+func (g *Gate) holders(session string, seen []Seen) (d Derived) {
 	if g.secrets == nil || len(seen) == 0 {
-		return nil, nil, nil
+		return d
 	}
 	m := g.secrets.Masker(session)
 	if m == nil {
-		return nil, nil, nil
+		return d
 	}
 	for _, s := range seen {
 		for name, v := range s.Values {
 			switch {
 			case m.InString(v):
-				holders = append(holders, name)
+				d.Holders = append(d.Holders, name)
 				if shownAsObject(v) {
-					objects = append(objects, name)
+					d.Objects = append(d.Objects, name)
+				}
+				if shownAsSequence(v) {
+					d.Sequences = append(d.Sequences, name)
 				}
 			case plugins.CutShort(v):
-				cut = append(cut, name)
+				d.Cut = append(d.Cut, name)
 			}
 		}
 	}
-	slices.Sort(holders)
-	holders = slices.Compact(holders)
-	cut = slices.DeleteFunc(cut, func(name string) bool { _, found := slices.BinarySearch(holders, name); return found })
-	slices.Sort(cut)
-	slices.Sort(objects)
-	return holders, slices.Compact(cut), slices.Compact(objects)
+	sorted := func(ss []string) []string { slices.Sort(ss); return slices.Compact(ss) }
+	d.Holders = sorted(d.Holders)
+	d.Cut = slices.DeleteFunc(d.Cut, func(name string) bool { _, found := slices.BinarySearch(d.Holders, name); return found })
+	d.Cut, d.Objects, d.Sequences = sorted(d.Cut), sorted(d.Objects), sorted(d.Sequences)
+	return d
+}
+
+// shownAsSequence reports whether v, a value as debugpy shows it, is a
+// list's or a tuple's display ([...], (...)): its constant indexes and
+// slices pick its elements whole.
+func shownAsSequence(v string) bool {
+	n := len(v)
+	return n >= 2 && (v[0] == '[' && v[n-1] == ']' || v[0] == '(' && v[n-1] == ')')
 }
 
 // shownAsObject reports whether v, a value as debugpy shows it, is an

@@ -546,6 +546,7 @@ func openAudit(t testing.TB, dir string) *audit.Log {
 // A call with code that has a Listing is told, in its call phase, which
 // names hold a secret (derived.holders), which of those are objects or
 // containers (derived.objects: not a bytearray, whose items are its bytes)
+// and lists or tuples (derived.sequences)
 // and which were shown cut short (derived.cut), from that listing, learned first; a call without code is
 // decided without it. When the listing cannot be read, or no module can
 // read it, the call is denied and nothing runs (fail closed).
@@ -573,7 +574,8 @@ func TestGateTellsTheCallPhaseItsHolders(t *testing.T) {
 			t.Fatalf("listed %d, learned %d, ran %d: want 1 each", listed, len(p.seen), runs)
 		}
 		if len(p.calls) == 0 || p.calls[0].Phase != PhaseCall || !slices.Equal(p.calls[0].Derived.Holders, []string{"alias", "pair", "password", "raw", "user"}) ||
-			!slices.Equal(p.calls[0].Derived.Cut, []string{"big"}) || !slices.Equal(p.calls[0].Derived.Objects, []string{"pair", "user"}) || derived.Holders != nil {
+			!slices.Equal(p.calls[0].Derived.Cut, []string{"big"}) || !slices.Equal(p.calls[0].Derived.Objects, []string{"pair", "user"}) || !slices.Equal(p.calls[0].Derived.Sequences, []string{"pair"}) ||
+			derived.Holders != nil {
 			t.Fatalf("the call phase saw %+v", p.calls)
 		}
 		// Without code, no listing is read before the decision.
@@ -606,7 +608,8 @@ func TestGateTellsTheCallPhaseItsHolders(t *testing.T) {
 }
 
 // shownAsObject tells an object's or a container's repr from a string's,
-// a number's and a sequence of characters'.
+// a number's and a sequence of characters'; shownAsSequence a list's or
+// a tuple's among them.
 func TestShownAsObject(t *testing.T) {
 	for v, want := range map[string]bool{
 		"{'a': 1}": true, "[1, 2]": true, "(1,)": true, "{1}": true, "<app.User object at 0x7f>": true,
@@ -618,6 +621,14 @@ func TestShownAsObject(t *testing.T) {
 	} {
 		if got := shownAsObject(v); got != want {
 			t.Errorf("shownAsObject(%q) = %v, want %v", v, got, want)
+		}
+	}
+	for v, want := range map[string]bool{
+		"[1, 2]": true, "('a', 'b')": true, "[0, 1, ...]": true, "()": true,
+		"{'a': 1}": false, "User(name='ada')": false, "'[x]'": false, "[": false, "(1, 2": false,
+	} {
+		if got := shownAsSequence(v); got != want || want && !shownAsObject(v) {
+			t.Errorf("shownAsSequence(%q) = %v, want %v (and an object)", v, got, want)
 		}
 	}
 }

@@ -1238,7 +1238,7 @@ main()
 	if text := r.ok("debugpy_evaluate", `{"expression":"plain"}`); !strings.Contains(text, "a%20b?q=1+2") {
 		t.Fatalf("the control, a URL without a secret: %s", text)
 	}
-	for _, e := range []string{"url[24:]", "pair[1]"} { // parts of holders
+	for _, e := range []string{"url[24:]", "pair[0][5:]"} { // parts of holders
 		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "denied by policy")
 	}
 	noneSeen(t, r.seen.String(), "wJalrXUtnFEMI", "bPxRfiCYEXAMPLEKEY", "w0rd", "m%C3%B6re", "m%c3%b6re")
@@ -1334,9 +1334,9 @@ main()
 // An object that holds a secret in one field (a user and its password's
 // hash, a request's headers, Django's DATABASES) had every member read
 // refused: user.username, headers['Content-Type'], args.verbose. A member
-// read whole by attributes and string keys is now shown (the secret whole
-// is masked); a part of one, a number on the way, a comparison, stay
-// denied.
+// read whole by attributes and string keys (and a list's or a tuple's by
+// its index first) is now shown, the secret whole masked; a part of one, a
+// number further on the way, a comparison, stay denied.
 func TestMembersOfObjectHolders(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(`import argparse, dataclasses
@@ -1351,6 +1351,7 @@ def main():
     args = argparse.Namespace(token="cli-t0ken-value", verbose=True)
     headers = {"Content-Type": "application/json", "Authorization": "Bearer hdr-s3cret-value", "X-Trace": "trace-1"}
     pair = ("ada", user.password)
+    users = [user, User("bob", "bob-s3cret-hash")]
     n = 1  # BREAK
     return n
 main()
@@ -1361,15 +1362,19 @@ main()
 		"headers['Content-Type']":      "'application/json'",
 		"DATABASES['default']['HOST']": "'db'",
 		"(user, headers)":              "[redacted]",
+		"pair[0]":                      "'ada'",
+		"users[0].username":            "'ada'",
 	} {
 		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, want) {
 			t.Errorf("%s: %s", e, text)
 		}
 	}
-	for _, e := range []string{"user.username == 'ada'", "headers['X-Trace'][1:]", "pair[1]", "pair[1][1:]", "alias.upper()", "len(args.verbose)"} {
+	for _, e := range []string{"user.username == 'ada'", "headers['X-Trace'][1:]", "pair[1][1:]", "pair[1][0]", "users[0].username[1:]", "users[1][0]",
+		"alias.upper()", "len(args.verbose)"} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "denied by policy", "other than whole")
 	}
-	noneSeen(t, r.seen.String(), "dbpw-s3cret-value", "pbkdf2-s3cret-hash", "cli-t0ken-value", "hdr-s3cret-value")
+	r.masked("pair[1]", "users[1]")
+	noneSeen(t, r.seen.String(), "dbpw-s3cret-value", "pbkdf2-s3cret-hash", "cli-t0ken-value", "hdr-s3cret-value", "bob-s3cret-hash")
 }
 
 // connProgram keeps credentials the way programs do besides password:

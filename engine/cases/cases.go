@@ -47,6 +47,9 @@ type Case struct {
 	// Objects are the holders the host would tell the modules were shown
 	// as an object or a container (derived.objects), likewise.
 	Objects []string `toml:"objects"`
+	// Sequences are the objects the host would tell the modules were shown
+	// as a list or a tuple (derived.sequences), likewise.
+	Sequences []string `toml:"sequences"`
 	// Want is allow, deny, approve, or abstain: no module decided (the
 	// config's default then applies, and is not what is tested).
 	Want        engine.Verdict `toml:"want"`
@@ -117,7 +120,7 @@ func Run(ctx context.Context, e *engine.Engine, c Case, prepare Prepare) (engine
 			d = *call.Derived
 		}
 		d.Holders, d.Cut = slices.Sorted(slices.Values(c.Holders)), slices.Sorted(slices.Values(c.Cut))
-		d.Objects = slices.Sorted(slices.Values(c.Objects))
+		d.Objects, d.Sequences = slices.Sorted(slices.Values(c.Objects)), slices.Sorted(slices.Values(c.Sequences))
 		call.Derived = &d
 	}
 	var d engine.Decision

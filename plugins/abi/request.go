@@ -76,6 +76,10 @@ type Derived struct {
 	// of the secret it holds: it is the secret whole, shown masked, or
 	// another value. Sorted. (ABI v1.5.)
 	Objects []string `json:"objects"`
+	// Sequences are the objects shown as a list or a tuple ([...], (...)):
+	// a constant index or slice of one picks its elements whole (pair[1],
+	// orders[0].total). Sorted. (ABI v1.5.)
+	Sequences []string `json:"sequences"`
 }
 
 // Code is one piece of Python that debugpy will compile and run.
@@ -205,6 +209,7 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 	b = appendStrings(append(b, `],"holders":[`...), d.Holders)
 	b = appendStrings(append(b, `],"cut":[`...), d.Cut)
 	b = appendStrings(append(b, `],"objects":[`...), d.Objects)
+	b = appendStrings(append(b, `],"sequences":[`...), d.Sequences)
 	return append(b, `]},"settings":`...)
 }
 

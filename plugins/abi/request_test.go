@@ -16,7 +16,7 @@ func reference(r *Request) ([]byte, error) {
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = json.RawMessage("null")
 	}
-	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Holders: []string{}, Cut: []string{}, Objects: []string{}}
+	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Holders: []string{}, Cut: []string{}, Objects: []string{}, Sequences: []string{}}
 	if r.Derived != nil {
 		d = *r.Derived
 		if d.Code == nil {
@@ -36,6 +36,9 @@ func reference(r *Request) ([]byte, error) {
 		}
 		if d.Objects == nil {
 			d.Objects = []string{}
+		}
+		if d.Sequences == nil {
+			d.Sequences = []string{}
 		}
 	}
 	head := struct {
@@ -110,7 +113,7 @@ func FuzzRequest(f *testing.F) {
 		if flag {
 			r.Result = raw
 			r.DebugSession = &DebugSession{Name: b, Host: a, Port: n, PID: -n, State: a}
-			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag}}, Addresses: []Address{{b, a, b, n}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}}
+			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag}}, Addresses: []Address{{b, a, b, n}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}}
 		}
 		compare(t, r)
 	})

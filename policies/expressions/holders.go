@@ -216,9 +216,14 @@ var display = map[string]bool{"Tuple": true, "List": true, "Set": true, "Dict": 
 // Statements (a repl input) read every holder they name other than whole,
 // and code that does not tokenize reads every holder so: what it would do
 // is not known (Python refuses such code, so it shows no value).
-func ReadsPart(text, kind string, holders, objects map[string]bool) string {
-	return reads(text, kind, holders, func(n *Node, whole bool) string { return partRead(n, whole, holders, objects) })
+func ReadsPart(text, kind string, h Held) string {
+	return reads(text, kind, h.Holders, func(n *Node, whole bool) string { return partRead(n, whole, h) })
 }
+
+// Held is what the host told of the names code reads (plugins/ABI.md,
+// derived): which hold a secret (holders), and of those which it saw as an
+// object or a container (objects) and as a list or a tuple (sequences).
+type Held struct{ Holders, Objects, Sequences map[string]bool }
 
 // ReadsCut returns the first name or path of cut (values the host saw cut
 // short, derived.cut) whose content code reads, or "": compared, formatted,
@@ -280,50 +285,58 @@ func first(holders map[string]bool) string {
 
 // partRead returns the first holder n reads other than whole; whole says
 // whether n itself is read whole.
-func partRead(n *Node, whole bool, holders, objects map[string]bool) string {
+func partRead(n *Node, whole bool, h Held) string {
 	switch n.Kind {
 	case "Name":
-		if !whole && holders[n.Name] {
+		if !whole && h.Holders[n.Name] {
 			return n.Name
 		}
 		return ""
 	case "Attribute", "Subscript":
-		if p := Path(n); !whole && p != "" && holders[p] {
+		if p := Path(n); !whole && p != "" && h.Holders[p] {
 			return p
-		} else if whole && memberRead(n, holders, objects) {
+		} else if whole && memberRead(n, h) {
 			return ""
 		}
 	}
 	whole = whole && display[n.Kind]
 	for _, k := range n.Kids {
-		if h := partRead(k, whole, holders, objects); h != "" {
-			return h
+		if hd := partRead(k, whole, h); hd != "" {
+			return hd
 		}
 	}
 	return ""
 }
 
 // memberRead reports whether n, read whole, is a member of an object
-// holder (derived.objects) reached by attributes and string keys only:
-// user.username, headers['Content-Type'], settings['db']['host']. Such a
-// member is the secret whole (shown masked) or another value, never a part
-// of one: a string has no string keys, and its attributes are its methods.
-// A number or a slice on the way (user.tokens[0], which may be a str's
-// character) is not a member's read, nor is one through a holder that is
-// not an object (at the result phase, whose holders are paths too:
-// cfg.password.real).
-func memberRead(n *Node, holders, objects map[string]bool) bool {
-	if len(objects) == 0 {
+// holder (derived.objects) reached by attributes and string keys:
+// user.username, headers['Content-Type'], settings['db']['host']; and, on
+// a holder shown as a list or a tuple (derived.sequences), a constant index
+// or slice of it first: pair[1], orders[0].total. Such a member is the
+// secret whole (shown masked) or another value, never a part of one: a
+// string has no string keys, its attributes are its methods, and a list's
+// index picks an element whole. A number or a slice anywhere else
+// (user.tokens[0], which may be a str's character) is not a member's read,
+// nor is one through a holder that is not an object (at the result phase,
+// whose holders are paths too: cfg.password.real).
+func memberRead(n *Node, h Held) bool {
+	if len(h.Objects) == 0 {
 		return false
 	}
 	paths := false // whether a holder is a path (the result phase's), not a name only
-	for h := range holders {
-		if strings.ContainsAny(h, ".[") {
+	for p := range h.Holders {
+		if strings.ContainsAny(p, ".[") {
 			paths = true
 			break
 		}
 	}
-	for n.Kind == "Attribute" || n.Kind == "Subscript" && n.Kids[1].Str {
+	for {
+		switch {
+		case n.Kind == "Attribute", n.Kind == "Subscript" && n.Kids[1].Str:
+		case n.Kind == "Subscript" && n.Kids[0].Kind == "Name" && h.Sequences[n.Kids[0].Name] && pathKeyOK(n.Kids[1]):
+		default:
+			return false
+		}
 		n = n.Kids[0]
 		p := n.Name
 		if n.Kind != "Name" {
@@ -335,13 +348,12 @@ func memberRead(n *Node, holders, objects map[string]bool) bool {
 			}
 		}
 		switch {
-		case objects[p]:
+		case h.Objects[p]:
 			return true
-		case holders[p]:
+		case h.Holders[p]:
 			return false
 		}
 	}
-	return false
 }
 
 // reading is how code reads a value (cutRead).

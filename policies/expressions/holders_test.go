@@ -46,23 +46,27 @@ func TestReadsPart(t *testing.T) {
 		{"alias[1:", "expression", "alias"},  // not an expression: read as tokens
 		{"'unclosed", "expression", "alias"}, // no tokens: every holder, the first named
 	} {
-		if got := ReadsPart(c.code, c.kind, holders, nil); got != c.want {
+		if got := ReadsPart(c.code, c.kind, Held{Holders: holders}); got != c.want {
 			t.Errorf("ReadsPart(%q, %s) = %q, want %q", c.code, c.kind, got, c.want)
 		}
 	}
-	if got := ReadsPart("alias[1:]", "expression", nil, nil); got != "" {
+	if got := ReadsPart("alias[1:]", "expression", Held{}); got != "" {
 		t.Errorf("with no holders: %q", got)
 	}
 }
 
 // TestReadsPartOfObjects: a holder shown as an object or a container
 // (derived.objects) has its members read whole by attributes and string
-// keys: each is the secret whole, shown masked, or another value. Any
-// other read of a member, or a number or a slice on the way, reads part
-// of it, as of any holder.
+// keys, and one shown as a list or a tuple (derived.sequences) by a
+// constant index or slice first: each is the secret whole, shown masked,
+// or another value. Any other read of a member, or a number or a slice
+// elsewhere on the way, reads part of it, as of any holder.
 func TestReadsPartOfObjects(t *testing.T) {
-	holders := map[string]bool{"user": true, "headers": true, "alias": true, "pair": true, "m.cfg": true, "m.pw": true}
-	objects := map[string]bool{"user": true, "headers": true, "pair": true, "m.cfg": true}
+	h := Held{
+		Holders:   map[string]bool{"user": true, "headers": true, "alias": true, "pair": true, "orders": true, "m.cfg": true, "m.pw": true},
+		Objects:   map[string]bool{"user": true, "headers": true, "pair": true, "orders": true, "m.cfg": true},
+		Sequences: map[string]bool{"pair": true, "orders": true},
+	}
 	for _, c := range []struct{ code, want string }{
 		{"user.username", ""},
 		{"user.password", ""}, // the secret whole: shown masked
@@ -71,33 +75,39 @@ func TestReadsPartOfObjects(t *testing.T) {
 		{"(user.email, headers['Accept'], [user.profile.city])", ""},
 		{"user.profile['address'].city", ""},
 		{"m.cfg.db['host']", ""}, // a path holder that is an object (the result phase's)
+		{"pair[1]", ""},          // a tuple's element, whole
+		{"pair[-1]", ""},
+		{"pair[0:1]", ""},
+		{"orders[0].total", ""},
+		{"orders[2]['id']", ""},
 		{"user.password[1:]", "user"},
 		{"user.password[0]", "user"},
 		{"user.username == 'ada'", "user"},
 		{"len(user.username)", "user"},
 		{"user.password.upper()", "user"},
-		{"headers['Authorization'][7:]", "headers"},
+		{"headers['X-Trace'][7:]", "headers"},
 		{"headers[k]", "headers"},
 		{"headers[f'{k}']", "headers"},
-		{"pair[1]", "pair"}, // a number may pick a str's character: not a member's read
-		{"pair[0:1]", "pair"},
+		{"headers[0]", "headers"}, // a number on an object not shown as a sequence
+		{"pair[1][1:]", "pair"},   // a slice of an element, which may be a str
+		{"pair[1][0]", "pair"},
+		{"pair[i]", "pair"},
+		{"orders[0].items[0]", "orders"},
 		{"user.tokens[0]", "user"},
 		{"alias.upper", "alias"},       // not an object: its attributes are a str's
 		{"alias['k']", "alias"},        // nor are its keys a member's
 		{"m.pw.real", "m.pw"},          // through a holder that is not an object
 		{"f'{user.username}'", "user"}, // formatted: other than whole
-		{"x = user.username", "user"},  // a statement: every holder named
-		{"user.username", ""},
 	} {
-		if got := ReadsPart(c.code, "expression", holders, objects); got != c.want && !(c.code == "x = user.username" && got != "") {
+		if got := ReadsPart(c.code, "expression", h); got != c.want {
 			t.Errorf("ReadsPart(%q) = %q, want %q", c.code, got, c.want)
 		}
 	}
-	if got := ReadsPart("x = user.username", "statement", holders, objects); got != "user" {
+	if got := ReadsPart("x = user.username", "statement", h); got != "user" {
 		t.Errorf("a statement: %q", got)
 	}
 	// Without objects, a member is a part, as before.
-	if got := ReadsPart("user.username", "expression", holders, nil); got != "user" {
+	if got := ReadsPart("user.username", "expression", Held{Holders: h.Holders}); got != "user" {
 		t.Errorf("no objects: %q", got)
 	}
 }
@@ -155,7 +165,7 @@ func TestPartPaths(t *testing.T) {
 		{"(1, m.modules['__main__'].alias)", ""},
 		{"m.modules['__main__'].other[1:]", ""},
 	} {
-		if got := ReadsPart(c.code, "expression", holders, nil); got != c.want {
+		if got := ReadsPart(c.code, "expression", Held{Holders: holders}); got != c.want {
 			t.Errorf("ReadsPart(%q) = %q, want %q", c.code, got, c.want)
 		}
 	}

@@ -137,7 +137,7 @@ func ours(src string) summary {
 	slices.Sort(s.Ins)
 	s.Unknown = unknownPart(n, true) != ""
 	for _, name := range slices.Compact(slices.Clone(s.Names)) {
-		if partRead(n, true, map[string]bool{name: true}, nil) != "" {
+		if partRead(n, true, Held{Holders: map[string]bool{name: true}}) != "" {
 			s.Parts = append(s.Parts, name)
 		}
 		if cutRead(n, shown, map[string]bool{name: true}) != "" {

@@ -9,7 +9,8 @@ import (
 // Withheld returns why the code of a call (d: the request's derived
 // member) must not run, nor show its result, or "" when it may: it reads
 // part of a holder (ReadsPart; derived.holders, of which derived.objects
-// may have their members read whole), or the content of a value
+// and derived.sequences may have their members read whole), or the content
+// of a value
 // shown cut short (ReadsCut; derived.cut). Both phases ask it: the call
 // phase (this policy), before code that would copy a part of a holder to
 // another name (x = alias[1:]) or pass it on runs, and the result phase
@@ -27,13 +28,13 @@ func withheld(d sdk.Value, of func(argument string) bool, atHits bool) string {
 	if len(holders) == 0 && len(cut) == 0 {
 		return ""
 	}
-	objects := set(d.Get("objects"))
+	held := Held{Holders: holders, Objects: set(d.Get("objects")), Sequences: set(d.Get("sequences"))}
 	for _, c := range d.Get("code").Elements() {
 		text, kind, arg := c.Get("text").Str(), c.Get("kind").Str(), c.Get("argument").Str()
 		if !of(arg) {
 			continue
 		}
-		if h := ReadsPart(text, kind, holders, objects); h != "" {
+		if h := ReadsPart(text, kind, held); h != "" {
 			if atHits {
 				return "its " + arg + " reads " + h + " other than whole, and " + h + " holds a secret the session has seen, where the program is stopped: " +
 					"a log message would print a part of it, a condition tell a bit of it at each hit, where no mask finds it"
@@ -67,7 +68,7 @@ func runsAtHits(argument string) bool {
 }
 
 // set reads a list of strings (derived.holders, derived.cut,
-// derived.objects) as a set.
+// derived.objects, derived.sequences) as a set.
 func set(v sdk.Value) map[string]bool {
 	es := v.Elements()
 	if len(es) == 0 {
