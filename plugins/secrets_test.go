@@ -115,6 +115,25 @@ func TestSecretsMaskEveryForm(t *testing.T) {
 	}
 }
 
+// shownByPydevd runs script, which prints a JSON list of secrets and how
+// pydevd's SafeRepr showed a value that holds each.
+func shownByPydevd(t *testing.T, script string) []struct{ Secret, Shown string } {
+	t.Helper()
+	python := cpython.Path(t)
+	cmd := exec.Command(python, "-c", script)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
+	}
+	var cases []struct{ Secret, Shown string }
+	if err := json.Unmarshal(out, &cases); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
 // TestCutPiecesAgreeWithPydevd holds the masking of a secret cut short to
 // what pydevd shows: random secrets inside random strings (a string in a
 // list, a dict, a tuple, two lists deep, an object's repr in a list, and
@@ -124,8 +143,7 @@ func TestSecretsMaskEveryForm(t *testing.T) {
 // where no piece was shown, the mask changes nothing. The secrets' bytes
 // and the other characters are apart, so that a piece is the secret's.
 func TestCutPiecesAgreeWithPydevd(t *testing.T) {
-	python := cpython.Path(t)
-	cmd := exec.Command(python, "-c", `
+	cases := shownByPydevd(t, `
 import json, random, sys
 from _pydevd_bundle.pydevd_safe_repr import SafeRepr
 rnd = random.Random(7)
@@ -151,16 +169,6 @@ for i in range(3000):
     out.append({"secret": secret, "shown": SafeRepr()(value)})
 json.dump(out, sys.stdout)
 `)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	outb, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
-	}
-	var cases []struct{ Secret, Shown string }
-	if err := json.Unmarshal(outb, &cases); err != nil {
-		t.Fatal(err)
-	}
 	cut, hidden, bad := 0, 0, 0
 	for i, c := range cases {
 		s := NewSecrets()
@@ -261,6 +269,51 @@ func TestCutPiecesRandom(t *testing.T) {
 	}
 }
 
+// kase is a secret between other text, for CPython's encoders.
+type kase struct{ Prefix, Secret, Suffix string }
+
+// encodedByCPython makes n cases of random words from alphabet (prefix,
+// secret and suffix of the lengths given, each [lo, hi] in runes), has
+// CPython run script on each (a JSON line of the case in, a JSON list of
+// strings out, one line a case), and returns the cases and their lines.
+func encodedByCPython(t *testing.T, seed uint64, n int, alphabet string, lens [3][2]int, script string) ([]kase, [][]string) {
+	t.Helper()
+	python := cpython.Path(t)
+	rng := rand.New(rand.NewPCG(seed, seed*7+1))
+	runes := []rune(alphabet)
+	word := func(l [2]int) string {
+		rs := make([]rune, l[0]+rng.IntN(l[1]-l[0]+1))
+		for i := range rs {
+			rs[i] = runes[rng.IntN(len(runes))]
+		}
+		return string(rs)
+	}
+	cases := make([]kase, n)
+	var src bytes.Buffer
+	for i := range cases {
+		cases[i] = kase{word(lens[0]), word(lens[1]), word(lens[2])}
+		b, _ := json.Marshal(cases[i])
+		src.Write(append(b, '\n'))
+	}
+	cmd := exec.Command(python, "-c", script)
+	cmd.Stdin = &src
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", python, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != n {
+		t.Fatalf("python answered %d of %d", len(lines), n)
+	}
+	encs := make([][]string, n)
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &encs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cases, encs
+}
+
 // TestEncodedFormsAgreeWithCPython holds the encoded forms to what CPython
 // writes: 2,000 secrets (ASCII, past it, astral), each after 0 to 7 bytes
 // and before 0 to 4 (Basic credentials put user: first), encoded by
@@ -268,47 +321,15 @@ func TestCutPiecesRandom(t *testing.T) {
 // cases). In each encoding, every run of characters that holds the
 // secret's bits only is masked, and an encoded secret is never left whole.
 func TestEncodedFormsAgreeWithCPython(t *testing.T) {
-	python := cpython.Path(t)
-	rng := rand.New(rand.NewPCG(7, 12))
-	alphabet := []rune("abcXYZ019-_:+/=~ éß€\U0001F600")
-	type kase struct{ Prefix, Secret, Suffix string }
-	var cases []kase
-	var src bytes.Buffer
-	for range 2000 {
-		word := func(lo, hi int) string {
-			rs := make([]rune, lo+rng.IntN(hi-lo+1))
-			for i := range rs {
-				rs[i] = alphabet[rng.IntN(len(alphabet))]
-			}
-			return string(rs)
-		}
-		c := kase{word(0, 7), word(6, 40), word(0, 4)}
-		cases = append(cases, c)
-		b, _ := json.Marshal(c)
-		src.Write(append(b, '\n'))
-	}
-	cmd := exec.Command(python, "-c", `
+	cases, all := encodedByCPython(t, 7, 2000, "abcXYZ019-_:+/=~ éß€\U0001F600", [3][2]int{{0, 7}, {6, 40}, {0, 4}}, `
 import base64, json, sys
 for l in sys.stdin:
     c = json.loads(l)
     b = (c["Prefix"] + c["Secret"] + c["Suffix"]).encode()
     print(json.dumps([base64.b64encode(b).decode(), base64.urlsafe_b64encode(b).decode(), b.hex(), b.hex().upper()]))
 `)
-	cmd.Stdin = &src
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", python, err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != len(cases) {
-		t.Fatalf("python answered %d of %d", len(lines), len(cases))
-	}
 	bad := 0
-	for i, l := range lines {
-		var encs []string
-		if err := json.Unmarshal([]byte(l), &encs); err != nil {
-			t.Fatal(err)
-		}
+	for i, encs := range all {
 		c := cases[i]
 		s := NewSecrets()
 		s.Add("s", c.Secret)
@@ -347,36 +368,28 @@ func TestSecretsAPlaceIsNotASecret(t *testing.T) {
 	}
 }
 
-// A number of fewer than 6 digits is a setting, not a secret (JWT_EXPIRY=
-// 3600): masked, it hid that number everywhere. Longer ones are kept (an
-// OTP's 6 digits), as are short values with anything but digits.
-func TestSecretsAShortNumberIsNotASecret(t *testing.T) {
-	s := NewSecrets()
-	for _, v := range []string{"3600", "86400", "04096"} {
-		if s.Add("s", v) {
-			t.Errorf("%s is kept as a secret", v)
+// Values that are not secrets whatever their name: a number of fewer than
+// 6 digits is a setting (JWT_EXPIRY=3600: masked, it hid that number
+// everywhere), and a credential's label is a word (login_auth =
+// "password" made the word a secret, masked in every field name that holds
+// it). Longer numbers are kept (an OTP's 6 digits), as are short values
+// with anything but digits, and values that hold a label among other
+// characters.
+func TestSecretsNotKept(t *testing.T) {
+	for _, c := range []struct{ dropped, kept []string }{
+		{[]string{"3600", "86400", "04096"}, []string{"123456", "3600s", "-3600", "36.00"}},
+		{[]string{"password", "Password", "BEARER", "Basic", "token", "oauth2"}, []string{"password1", "my-secret", "Bearer abc123", "tokenXYZ"}},
+	} {
+		s := NewSecrets()
+		for _, v := range c.dropped {
+			if s.Add("s", v) {
+				t.Errorf("%s is kept as a secret", v)
+			}
 		}
-	}
-	for _, v := range []string{"123456", "3600s", "-3600", "36.00"} {
-		if !s.Add("s", v) {
-			t.Errorf("%s is not kept", v)
-		}
-	}
-}
-
-// A credential's label is not a secret: login_auth = "password" made the
-// word a secret, masked in every field name that holds it. A value that
-// holds a label among other characters is kept.
-func TestSecretsALabelIsNotASecret(t *testing.T) {
-	s := NewSecrets()
-	for _, v := range []string{"password", "Password", "BEARER", "Basic", "token", "oauth2"} {
-		if s.Add("s", v) {
-			t.Errorf("%s is kept as a secret", v)
-		}
-	}
-	for _, v := range []string{"password1", "my-secret", "Bearer abc123", "tokenXYZ"} {
-		if !s.Add("s", v) {
-			t.Errorf("%s is not kept", v)
+		for _, v := range c.kept {
+			if !s.Add("s", v) {
+				t.Errorf("%s is not kept", v)
+			}
 		}
 	}
 }
@@ -390,26 +403,7 @@ func TestSecretsALabelIsNotASecret(t *testing.T) {
 // and every one holds the mask; a text of escapes without it is left as
 // it was.
 func TestPercentFormsAgreeWithCPython(t *testing.T) {
-	python := cpython.Path(t)
-	rng := rand.New(rand.NewPCG(3, 14))
-	alphabet := []rune("abcXYZ019-_.~:+/=?&@#% !*'()éß€\U0001F600")
-	type kase struct{ Prefix, Secret, Suffix string }
-	var cases []kase
-	var src bytes.Buffer
-	for range 2000 {
-		word := func(lo, hi int) string {
-			rs := make([]rune, lo+rng.IntN(hi-lo+1))
-			for i := range rs {
-				rs[i] = alphabet[rng.IntN(len(alphabet))]
-			}
-			return string(rs)
-		}
-		c := kase{word(0, 6), word(4, 30), word(0, 6)}
-		cases = append(cases, c)
-		b, _ := json.Marshal(c)
-		src.Write(append(b, '\n'))
-	}
-	cmd := exec.Command(python, "-c", `
+	cases, all := encodedByCPython(t, 3, 2000, "abcXYZ019-_.~:+/=?&@#% !*'()éß€\U0001F600", [3][2]int{{0, 6}, {4, 30}, {0, 6}}, `
 import json, re, sys
 from urllib.parse import quote, quote_plus, urlencode
 for l in sys.stdin:
@@ -423,21 +417,8 @@ for l in sys.stdin:
         re.sub("%[0-9A-F]{2}", lambda m: m.group(0).lower(), quote(c["Prefix"] + s + c["Suffix"])),
     ]))
 `)
-	cmd.Stdin = &src
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", python, err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != len(cases) {
-		t.Fatalf("python answered %d of %d", len(lines), len(cases))
-	}
 	bad := 0
-	for i, l := range lines {
-		var encs []string
-		if err := json.Unmarshal([]byte(l), &encs); err != nil {
-			t.Fatal(err)
-		}
+	for i, encs := range all {
 		c := cases[i]
 		s := NewSecrets()
 		if !s.Add("s", c.Secret) {
@@ -496,8 +477,7 @@ func FuzzPercentSpans(f *testing.F) {
 // too. Read decoded (each %XX, and each + as a space), no three bytes of
 // the secret are left beside the mask; and In says whether Replace masks.
 func TestPercentCutPiecesAgreeWithPydevd(t *testing.T) {
-	python := cpython.Path(t)
-	cmd := exec.Command(python, "-c", `
+	cases := shownByPydevd(t, `
 import json, random, re, sys
 from urllib.parse import quote, quote_plus
 from _pydevd_bundle.pydevd_safe_repr import SafeRepr
@@ -525,16 +505,6 @@ for i in range(3000):
     out.append({"secret": secret, "shown": SafeRepr()(value)})
 json.dump(out, sys.stdout)
 `)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	outb, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
-	}
-	var cases []struct{ Secret, Shown string }
-	if err := json.Unmarshal(outb, &cases); err != nil {
-		t.Fatal(err)
-	}
 	escape := regexp.MustCompile(`%[0-9a-fA-F]{2}`)
 	decode := func(s string, plus bool) string {
 		if plus {
@@ -586,26 +556,7 @@ json.dump(out, sys.stdout)
 // a line end. Read without its line ends, no masked text holds a run of
 // the secret's bits (TestEncodedFormsAgreeWithCPython's spans).
 func TestWrappedFormsAgreeWithCPython(t *testing.T) {
-	python := cpython.Path(t)
-	rng := rand.New(rand.NewPCG(9, 4))
-	alphabet := []rune("abcXYZ019-_:+/=~ éß€")
-	type kase struct{ Prefix, Secret string }
-	var cases []kase
-	var src bytes.Buffer
-	for range 1000 {
-		word := func(lo, hi int) string {
-			rs := make([]rune, lo+rng.IntN(hi-lo+1))
-			for i := range rs {
-				rs[i] = alphabet[rng.IntN(len(alphabet))]
-			}
-			return string(rs)
-		}
-		c := kase{word(0, 80), word(40, 120)}
-		cases = append(cases, c)
-		b, _ := json.Marshal(c)
-		src.Write(append(b, '\n'))
-	}
-	cmd := exec.Command(python, "-c", `
+	cases, all := encodedByCPython(t, 9, 1000, "abcXYZ019-_:+/=~ éß€", [3][2]int{{0, 80}, {40, 120}, {0, 0}}, `
 import base64, json, sys, textwrap
 for l in sys.stdin:
     c = json.loads(l)
@@ -614,15 +565,6 @@ for l in sys.stdin:
     pem = "\n".join(textwrap.wrap(base64.b64encode(b).decode(), 64))
     print(json.dumps([mime.decode(), repr(mime), json.dumps(repr(mime)), pem, base64.b64encode(b).decode()]))
 `)
-	cmd.Stdin = &src
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", python, err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != len(cases) {
-		t.Fatalf("python answered %d of %d", len(lines), len(cases))
-	}
 	unwrap := func(s string) string {
 		var b strings.Builder
 		for i := 0; i < len(s); {
@@ -636,11 +578,7 @@ for l in sys.stdin:
 		return b.String()
 	}
 	bad, crossed := 0, 0
-	for i, l := range lines {
-		var shown []string
-		if err := json.Unmarshal([]byte(l), &shown); err != nil {
-			t.Fatal(err)
-		}
+	for i, shown := range all {
 		c := cases[i]
 		s := NewSecrets()
 		s.Add("s", c.Secret)

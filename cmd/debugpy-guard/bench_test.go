@@ -255,6 +255,12 @@ func watModule(b *testing.B, dir, name string) string {
 	return out
 }
 
+// denyingModule is a config that asks the module at source alone about
+// debugpy_evaluate.
+func denyingModule(source string) string {
+	return "default = \"allow\"\n[modules.deny]\nsource = " + strconv.Quote(source) + "\n[[rules]]\ntools = [\"debugpy_evaluate\"]\ncall = [\"deny\"]\n"
+}
+
 // goModule builds the Go module of plugins/testdata/NAME into dir.
 func goModule(b *testing.B, dir, name string) string {
 	out := filepath.Join(dir, name+".wasm")
@@ -312,24 +318,10 @@ call = ["expressions"]
 		// A module without a runtime (WebAssembly text, no SDK) that reads
 		// the request and denies: the host's cost of a module, apart from
 		// what a Go guest's code costs.
-		{"guard-wat", rawOpts{config: `
-default = "allow"
-[modules.deny]
-source = "` + watModule(b, dir, "deny_evaluate") + `"
-[[rules]]
-tools = ["debugpy_evaluate"]
-call = ["deny"]
-`}, "denied by policy"},
+		{"guard-wat", rawOpts{config: denyingModule(watModule(b, dir, "deny_evaluate"))}, "denied by policy"},
 		// The same decision by a Go module on the SDK: what a Go guest
 		// costs a round trip whatever its policy's code.
-		{"guard-go", rawOpts{config: `
-default = "allow"
-[modules.deny]
-source = "` + goModule(b, dir, "denygo") + `"
-[[rules]]
-tools = ["debugpy_evaluate"]
-call = ["deny"]
-`}, "denied by policy"},
+		{"guard-go", rawOpts{config: denyingModule(goModule(b, dir, "denygo"))}, "denied by policy"},
 		{"intercept", rawOpts{config: "default = \"allow\"\n", wrap: []string{icpt, "-c", policy, "--"},
 			env: []string{"HOME=" + dir}}, "evaluate is not allowed"},
 	}
