@@ -462,14 +462,17 @@ func shownAsSequence(v string) bool {
 // object's or a container's (derived.objects): a dict, list, tuple or set
 // display, an instance's <...>, or a class's name and "(" (a dataclass, a
 // namedtuple, a Namespace, an OrderedDict). A string ('...', b'...'), a
-// number, and a bytearray(b'...'), memoryview or array, whose items are its
-// characters, are not.
+// number, a bytearray(b'...'), memoryview or array, whose items are its
+// characters, and a re.Match, whose string keys are its named groups, are
+// not.
 func shownAsObject(v string) bool {
 	if v == "" {
 		return false
 	}
 	switch v[0] {
-	case '{', '[', '(', '<':
+	case '<': // but a match, whose string key is a named group: a part of the string it matched
+		return !strings.HasPrefix(v, "<re.Match object")
+	case '{', '[', '(':
 		return true
 	}
 	i := 0

@@ -618,6 +618,7 @@ func TestShownAsObject(t *testing.T) {
 		"'secret'": false, `"secret"`: false, "b'secret'": false, "bytearray(b'secret')": false, "memoryview(b'x')": false,
 		"array('u', 'secret')": false, "123456": false, "-1.5": false, "True": false, "None": false, "": false,
 		"str('x')": false, "b\"x\"": false, "rb'x'": false, "2(": false,
+		"<re.Match object; span=(0, 6), match='s3cret'>": false,
 	} {
 		if got := shownAsObject(v); got != want {
 			t.Errorf("shownAsObject(%q) = %v, want %v", v, got, want)
