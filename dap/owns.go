@@ -78,6 +78,14 @@ func holdsHome(dir string) bool {
 	return home == dir || strings.HasPrefix(home, dir+string(filepath.Separator))
 }
 
+// Reported reports whether debugpy reported path (resolved): a frame's
+// file or a loaded source's.
+func (s *Session) Reported(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owned.files[path]
+}
+
 // Owns reports whether the session may read path, a resolved absolute path
 // (symlinks resolved: the caller reads this very path).
 func (s *Session) Owns(path string) bool {

@@ -268,7 +268,7 @@ func resolvePath(ts *Toolset, session, argument, kind, p string) (engine.Path, e
 	}
 	out := engine.Path{Argument: argument, Kind: kind, Given: p, Resolved: realPath(p)}
 	if s, err := ts.Sessions.Get(session); err == nil && kind == "source" {
-		out.Session = s.Owns(out.Resolved)
+		out.Session, out.Reported = s.Owns(out.Resolved), s.Reported(out.Resolved)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,7 +10,10 @@ import (
 )
 
 // readLines reads the lines of file within n of line (all of the first 2n+1
-// lines when line is 0), marking line as current.
+// lines when line is 0), marking line as current. A file with a NUL byte in
+// the lines up to the last one shown is not text (a SQLite database, an
+// archive): it is refused, since what it holds in its bytes (a password
+// column's values) is in no shape a mask reads.
 func readLines(file string, line, n int) ([]sourceLine, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -24,6 +28,9 @@ func readLines(file string, line, n int) ([]sourceLine, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for i := 1; sc.Scan() && i <= hi; i++ {
+		if bytes.IndexByte(sc.Bytes(), 0) >= 0 {
+			return nil, fmt.Errorf("%s is not a text file (line %d holds a NUL byte, which no source does): debugpy_source shows source, not a database's or an archive's bytes", file, i)
+		}
 		if i >= lo {
 			out = append(out, sourceLine{Line: i, Text: sc.Text(), Current: i == line})
 		}

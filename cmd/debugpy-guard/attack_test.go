@@ -1110,7 +1110,7 @@ func TestAttackSecrets(t *testing.T) {
 	r.ok("debugpy_variables", `{"depth":2}`)
 	r.ok("debugpy_variables", `{"scope":"globals","depth":2}`)
 	r.ok("debugpy_source", `{"context_lines":40}`)
-	r.ok("debugpy_source", `{"file":`+q(filepath.Join(r.dir, ".env"))+`}`)
+	r.approved("debugpy_source", `{"file":`+q(filepath.Join(r.dir, ".env"))+`}`) // not source: a person approves, and its values are masked still
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_evaluate", `{"expression":"alias"}`)
 	r.refused("debugpy_evaluate", `{"expression":"alias[::-1]"}`, "denied by policy") // a part, reversed: denied (derived.holders)
@@ -1375,6 +1375,30 @@ main()
 	}
 	r.masked("pair[1]", "users[1]")
 	noneSeen(t, r.seen.String(), "dbpw-s3cret-value", "pbkdf2-s3cret-hash", "cli-t0ken-value", "hdr-s3cret-value", "bob-s3cret-hash")
+}
+
+// Files of the program's directory that are not source: a CSV whose
+// password column no mask reads (its values are not beside their names), a
+// SQLite database whose rows showed among its bytes. Read freely as files
+// of the debug session, they showed every credential in them. Now a
+// person decides (targets.data_files), and a file with a NUL byte is not
+// shown at all; the program's source is read as before.
+func TestAttackDataFiles(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	csv := filepath.Join(r.dir, "users.csv")
+	db := filepath.Join(r.dir, "app.db")
+	os.WriteFile(csv, []byte("email,password,role\nada@example.org,csvpw-s3cret-1,admin\n"), 0o600)
+	os.WriteFile(db, []byte("SQLite format 3\x00\x10\x00\x01\x01\n\x00\x13adasqlite-s3cret-pw\n"), 0o600)
+	r.stopAtBreak("def main():\n    n = 1  # BREAK\n    return n\nmain()\n")
+	r.refused("debugpy_source", `{"file":`+q(csv)+`}`, "needs a person's approval", "not Python source")
+	if out, err := r.cli("approve", id(t, r.refused("debugpy_source", `{"file":`+q(db)+`}`, "not Python source"))); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	r.refused("debugpy_source", `{"file":`+q(db)+`}`, "not a text file")
+	if text := r.ok("debugpy_source", `{}`); !strings.Contains(text, "# BREAK") {
+		t.Fatalf("the program's source: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "csvpw-s3cret-1", "sqlite-s3cret-pw")
 }
 
 // connProgram keeps credentials the way programs do besides password:

@@ -108,6 +108,10 @@ type Path struct {
 	// a source debugpy reported, or under a launch's program directory or
 	// cwd, which a person approved).
 	Session bool `json:"session"`
+	// Reported: debugpy reported the file (a frame's, or a loaded
+	// source's), which a file under a launch's directory need not be.
+	// (ABI v1.5.)
+	Reported bool `json:"reported"`
 }
 
 // Address is a host argument as the handler will dial it.
@@ -190,6 +194,7 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 		b = append(b, `,"resolved":`...)
 		b = AppendString(b, p.Resolved)
 		b = strconv.AppendBool(append(b, `,"session":`...), p.Session)
+		b = strconv.AppendBool(append(b, `,"reported":`...), p.Reported)
 		b = append(b, '}')
 	}
 	b = append(b, `],"addresses":[`...)

@@ -12,6 +12,10 @@
 //   - allow_pid: attach by PID (default false).
 //   - files: the verdict for reading a file that does not belong to the
 //     debug session (default approve). /proc, /sys and /dev are never read.
+//   - data_files: the verdict for reading a file of the debug session's
+//     directories that is not Python source and that debugpy did not
+//     report (a CSV, a database, a config file; default approve): its
+//     values are in no shape the masks read (a CSV's password column).
 package targets
 
 import (
@@ -27,7 +31,8 @@ import (
 // Settings are the settings it takes, and their kinds (docs/CONFIG.md
 // lists them; a test keeps the two the same).
 var Settings = map[string]settings.Kind{"hosts": settings.Strings,
-	"programs": settings.Strings, "interpreters": settings.Strings, "allow_pid": settings.Bool, "files": settings.String}
+	"programs": settings.Strings, "interpreters": settings.Strings, "allow_pid": settings.Bool, "files": settings.String,
+	"data_files": settings.String}
 
 // Validate checks the settings.
 func Validate(s sdk.Value) error {
@@ -46,10 +51,12 @@ func Validate(s sdk.Value) error {
 			}
 		}
 	}
-	switch abi.Verdict(s.Get("files").Str()) {
-	case "", abi.Allow, abi.Deny, abi.Approve:
-	default:
-		return bad("targets: files must be allow, deny or approve")
+	for _, k := range []string{"files", "data_files"} {
+		switch abi.Verdict(s.Get(k).Str()) {
+		case "", abi.Allow, abi.Deny, abi.Approve:
+		default:
+			return bad("targets: " + k + " must be allow, deny or approve")
+		}
 	}
 	return nil
 }
@@ -78,6 +85,7 @@ type config struct {
 	interpSet bool
 	allowPID  bool
 	files     abi.Verdict
+	dataFiles abi.Verdict
 }
 
 // host is a hosts entry: loopback, or a prefix (ok false: not one).
@@ -88,9 +96,12 @@ type host struct {
 }
 
 func readConfig(s sdk.Value) config {
-	c := config{allowPID: s.Get("allow_pid").Bool(), files: abi.Verdict(s.Get("files").Str())}
+	c := config{allowPID: s.Get("allow_pid").Bool(), files: abi.Verdict(s.Get("files").Str()), dataFiles: abi.Verdict(s.Get("data_files").Str())}
 	if c.files == "" {
 		c.files = abi.Approve
+	}
+	if c.dataFiles == "" {
+		c.dataFiles = abi.Approve
 	}
 	if hs := s.Get("hosts"); hs.Exists() {
 		c.hosts = []host{}
@@ -187,7 +198,12 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 				continue
 			}
 			if p.Get("session").Bool() {
-				v.add(sdk.Allow(file + " belongs to the debug session"))
+				if p.Get("reported").Bool() || pythonSource(file) {
+					v.add(sdk.Allow(file + " belongs to the debug session"))
+				} else {
+					v.add(sdk.Decision{Verdict: c.dataFiles, Reason: "reading " + file + ", a file of the debug session's directories that is not Python source " +
+						"(data or configuration: a CSV's columns, a database's rows, a config's values are in no shape the masks read)"})
+				}
 				continue
 			}
 			v.add(sdk.Decision{Verdict: c.files, Reason: "reading " + file + ", which is not a file of the debug session's program (its stack, its loaded sources, a launch's directory): it could hold secrets"})
@@ -229,6 +245,16 @@ func match(globs []string, p, what, key string) sdk.Decision {
 		}
 	}
 	return sdk.Deny(what + " is not in " + key)
+}
+
+// pythonSource reports whether file is named as Python source is: a
+// module, a stub, an extension's Cython source.
+func pythonSource(file string) bool {
+	switch path.Ext(file) {
+	case ".py", ".pyw", ".pyi", ".pyx", ".pxd", ".pxi":
+		return true
+	}
+	return false
 }
 
 func under(p string, dirs ...string) bool {

@@ -18,6 +18,11 @@ func file(kind, resolved string, session bool) string {
 	return `{"code":[],"paths":[{"argument":"path","kind":"` + kind + `","given":"x","resolved":"` + resolved + `","session":` + s + `}],"addresses":[]}`
 }
 
+// reported is a session's source file that debugpy reported (a frame's).
+func reported(resolved string) string {
+	return `{"code":[],"paths":[{"argument":"file","kind":"source","given":"x","resolved":"` + resolved + `","session":true,"reported":true}],"addresses":[]}`
+}
+
 func TestDecide(t *testing.T) {
 	attach := "debugpy_attach"
 	policytest.Run(t, Decide, []policytest.Case{
@@ -38,6 +43,16 @@ func TestDecide(t *testing.T) {
 		{Name: "/procfs is not /proc", Tool: "debugpy_source", Derived: file("source", "/procfs/a.py", true), Want: "allow"},
 		{Name: "a session's file", Tool: "debugpy_source", Derived: file("source", "/srv/app.py", true), Want: "allow", Reason: "belongs to the debug session"},
 		{Name: "another file", Tool: "debugpy_source", Derived: file("source", "/etc/passwd", false), Want: "approve", Reason: "could hold secrets"},
+		// A session's directory holds data and configuration too: a file
+		// there that is not Python source, unless debugpy reported it,
+		// waits for a person (data_files).
+		{Name: "a session's CSV", Tool: "debugpy_source", Derived: file("source", "/srv/users.csv", true), Want: "approve", Reason: "not Python source"},
+		{Name: "a session's database", Tool: "debugpy_source", Derived: file("source", "/srv/app.db", true), Want: "approve"},
+		{Name: "a session's .env", Tool: "debugpy_source", Derived: file("source", "/srv/.env", true), Want: "approve"},
+		{Name: "a session's data, data_files allow", Tool: "debugpy_source", Derived: file("source", "/srv/users.csv", true), Settings: `{"data_files":"allow"}`, Want: "allow"},
+		{Name: "a session's data, data_files deny", Tool: "debugpy_source", Derived: file("source", "/srv/users.csv", true), Settings: `{"data_files":"deny"}`, Want: "deny"},
+		{Name: "a stub", Tool: "debugpy_source", Derived: file("source", "/srv/app.pyi", true), Want: "allow"},
+		{Name: "a script debugpy reported", Tool: "debugpy_source", Derived: reported("/srv/bin/manage"), Want: "allow", Reason: "belongs to the debug session"},
 		{Name: "another file, files deny", Tool: "debugpy_source", Derived: file("source", "/etc/passwd", false), Settings: `{"files":"deny"}`, Want: "deny"},
 		{Name: "a program, no programs set", Tool: "debugpy_launch", Derived: file("program", "/tmp/x.py", false), Want: "abstain"},
 		{Name: "a listed program", Tool: "debugpy_launch", Derived: file("program", "/srv/app.py", false), Settings: `{"programs":["/srv/*.py"]}`, Want: "allow"},
@@ -64,6 +79,7 @@ func TestValidate(t *testing.T) {
 		{JSON: `{"hosts":["fe80::1%eth0"]}`, Err: "is not"},
 		{JSON: `{"programs":["[a-"]}`, Err: "programs entry [a- is not a glob"},
 		{JSON: `{"files":"ask"}`, Err: "files must be allow, deny or approve"},
+		{JSON: `{"data_files":"maybe"}`, Err: "data_files must be allow, deny or approve"},
 		{JSON: `{"allow_pid":"yes"}`, Err: `setting "allow_pid" must be a boolean`},
 	})
 }
