@@ -199,7 +199,7 @@ func (m *Masker) after(s string, j, end int) int {
 // becomes +. Which bytes are left differs by encoder and by its safe
 // characters, so no list of forms holds every spelling:
 // wJalrXUtnFEMI%2FK7MDENG%2FbPxRfiCYEXAMPLEKEY is an AWS secret key as
-// quote(key, safe=”) writes it, and quote(key) leaves its slashes. So a
+// quote(key, safe="") writes it, and quote(key) leaves its slashes. So a
 // text with a %XX in it is read again decoded (and again with each + a
 // space, when a value holds a space), and every value found in that
 // reading is masked where the text spells it, whole or in a piece beside a
@@ -212,7 +212,7 @@ func (m *Masker) percentSpans(s string, each func(from, to int)) {
 		if plus && !m.spaced {
 			break
 		}
-		d := decoded{s: s, view: percentDecoded(s, plus), plus: plus}
+		d := decoded{s: s, view: percentDecoded(s, plus)}
 		view := d.view
 		for i := 0; i+1 < len(view); i++ {
 			p := uint16(view[i])<<8 | uint16(view[i+1])
@@ -236,7 +236,6 @@ func (m *Masker) percentSpans(s string, each func(from, to int)) {
 // hold no secret.
 type decoded struct {
 	s, view string
-	plus    bool
 	starts  []int // starts[i]: where view[i] begins in s; starts[len(view)] is len(s)
 }
 

@@ -95,21 +95,24 @@ func isSecrets(joined string) bool {
 	if joined == "" {
 		return false
 	}
-	// what follows a secret's word or part says something about it
-	facts := func(rest string) bool {
+	// what follows a secret's word or part (w) says something about it
+	facts := func(w, rest string) bool {
 		if rest == "s" || strings.HasPrefix(rest, "s_") { // a plural: credentials_file
 			rest = rest[1:]
 		}
 		rest = strings.TrimPrefix(rest, "_")
 		next, after, _ := strings.Cut(rest, "_")
-		if events[next] { // password_reset_timeout, not password_reset_code
-			next, _, _ = strings.Cut(after, "_")
+		for events[next] { // password_reset_timeout, password_last_changed_at; not password_reset_code
+			next, after, _ = strings.Cut(after, "_")
+		}
+		if w == "secret" && places[next] { // a secret URL is a capability: whoever has it is let in
+			return false
 		}
 		return factParts[next] || startsSecret(rest)
 	}
 	for _, w := range words {
 		for i := strings.Index(joined, w); i >= 0; {
-			if !otherWord(joined[i:]) && !facts(joined[i+len(w):]) {
+			if !otherWord(joined[i:]) && !facts(w, joined[i+len(w):]) {
 				return true
 			}
 			j := strings.Index(joined[i+1:], w)
@@ -124,7 +127,7 @@ func isSecrets(joined string) bool {
 		p, after, _ := strings.Cut(rest, "_")
 		next, _, _ := strings.Cut(after, "_")
 		if parts[p] || strings.Contains(p, "token") && !languageToken(prev, p, next) {
-			if !facts(after) {
+			if !facts(p, after) {
 				return true
 			}
 		}
@@ -177,7 +180,12 @@ var factParts = map[string]bool{"length": true, "len": true, "min": true, "max":
 	"strategy": true, "algorithm": true, "algorithms": true, "issuer": true, "audience": true, "leeway": true, "url": true, "uri": true,
 	"endpoint": true, "name": true, "names": true, "domain": true, "path": true, "file": true, "dir": true, "secure": true,
 	"httponly": true, "samesite": true, "field": true, "fields": true, "label": true, "prompt": true, "hint": true,
-	"placeholder": true, "error": true, "errors": true, "message": true, "user": true, "username": true}
+	"placeholder": true, "error": true, "errors": true, "user": true, "username": true}
+
+// places are the fact parts that name where something is reached: after
+// "secret" they may name a capability (secret_url, a presigned or a
+// webhook's URL), which is the secret itself.
+var places = map[string]bool{"url": true, "uri": true, "endpoint": true}
 
 // A token is a credential (access_token, GITHUB_TOKEN, apitoken), and in a
 // language model's code a piece of text: tokens, tokenizer, max_tokens,

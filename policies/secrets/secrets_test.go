@@ -79,7 +79,8 @@ func TestIsName(t *testing.T) {
 		"auth_token", "password_reset_token", "SECRET_KEY", "SECRET_KEY_FALLBACKS", "password_hash",
 		"password_salt", "password_confirmation", "new_password", "password2", "passwordNew", "api_key_header",
 		"access_key_id", "secret_id", "auth_header", "token_value", "session_cookie", "max_password", "secrets_manager",
-		"passwords", "secrets", "password_reset_code", "password_reset", "password_changed"} {
+		"passwords", "secrets", "password_reset_code", "password_reset", "password_changed", "secret_url",
+		"WEBHOOK_SECRET_URL", "secret_message"} {
 		if !IsName(n, nil) {
 			t.Errorf("%q is a secret's name", n)
 		}
@@ -95,7 +96,7 @@ func TestIsName(t *testing.T) {
 		"AUTH_PASSWORD_VALIDATORS", "PASSWORD_HASHERS", "auth_method", "authType", "AUTH_USER_MODEL", "SESSION_COOKIE_AGE",
 		"CSRF_COOKIE_NAME", "SESSION_COOKIE_SECURE", "secret_name", "secrets_file", "JWT_ALGORITHM",
 		"jwt_expiration", "token_url", "AUTH_TOKEN_URL", "TOKEN_ENDPOINT", "credential_type", "credentials_file", "password_file",
-		"passwordlength", "otp_digits", "pass_rules", "password_changed_at",
+		"passwordlength", "otp_digits", "pass_rules", "password_changed_at", "password_last_changed_at",
 		// other words that begin with a secret's
 		"secretary", "Secretaries", "secretariat", "secretion", "passwordless", "passwordless_login"} {
 		if IsName(n, nil) {
