@@ -165,10 +165,7 @@ func (s *stdio) readLine() (line []byte, over int, err error) {
 			line = append(line, chunk...)
 		}
 		if err != bufio.ErrBufferFull {
-			if over > 0 {
-				return line, over, err
-			}
-			return line, 0, err
+			return line, over, err
 		}
 	}
 }
@@ -197,11 +194,13 @@ func leadingID(prefix []byte) mcp.RequestId {
 			continue
 		}
 		var id any
-		if json.Unmarshal(v, &id) == nil {
+		num := json.NewDecoder(bytes.NewReader(v))
+		num.UseNumber() // an id past 2**53 as it was sent
+		if num.Decode(&id) == nil {
 			switch id := id.(type) {
-			case float64:
-				if id == float64(int64(id)) {
-					return mcp.NewRequestId(int64(id))
+			case json.Number:
+				if n, err := id.Int64(); err == nil {
+					return mcp.NewRequestId(n)
 				}
 			case string:
 				return mcp.NewRequestId(id)

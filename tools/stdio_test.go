@@ -62,6 +62,10 @@ func newStdioPeer(t *testing.T, release chan struct{}) *stdioPeer {
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 				t.Errorf("a line that is not JSON: %q", sc.Bytes())
 			}
+			if m == nil {
+				m = map[string]any{}
+			}
+			m[rawKey] = sc.Text() // the line as it came (nextRaw)
 			p.lines <- m
 		}
 		close(p.lines)
@@ -79,6 +83,15 @@ func (p *stdioPeer) send(s string) {
 	if _, err := io.WriteString(p.in, s+"\n"); err != nil {
 		p.t.Fatal(err)
 	}
+}
+
+// rawKey holds, in each message the peer reads, its line as it came.
+const rawKey = " raw"
+
+// nextRaw is the next message's line as it came.
+func (p *stdioPeer) nextRaw() string {
+	p.t.Helper()
+	return p.next()[rawKey].(string)
 }
 
 func (p *stdioPeer) next() map[string]any {
@@ -230,6 +243,15 @@ func TestStdioLineTooLong(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"s":"` + big + `"}},"id":6}`)
 	if m := p.next(); m["id"] != nil || m["error"] == nil {
 		t.Fatalf("a line too long, its id last: %v", m)
+	}
+	// A string id, and one past 2**53, as they were sent.
+	p.send(`{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"echo","arguments":{"s":"` + big + `"}}}`)
+	if m := p.next(); m["id"] != "a-1" || m["error"] == nil {
+		t.Fatalf("a string id: %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"echo","arguments":{"s":"` + big + `"}}}`)
+	if raw := p.nextRaw(); !strings.Contains(raw, `"id":9007199254740993`) {
+		t.Fatalf("a large id: %.200s", raw)
 	}
 	p.send(callLine(7, "echo", `{"s":"after"}`))
 	if m := p.next(); m["id"] != 7.0 || textOfMsg(m) != "echo after" {
