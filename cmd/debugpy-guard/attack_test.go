@@ -1414,6 +1414,7 @@ const connProgram = `def main():
     jar = {"cookies": {"sessionid": "jarCookieSecretValue"}, "domain": "example.org"}
     copy = jar["cookies"]["sessionid"]
     notify = "https://hooks.slack.com/services/T0AAA/B0BBB/slackHookSecretValue"
+    mail = {"auth": ("mailer", "smtpAuthSecretValue"), "host": "mx"}
     print("connecting:", conn_str, flush=True)
     n = 1  # BREAK
     return n
@@ -1434,12 +1435,12 @@ func TestAttackSecretNamesAndConnections(t *testing.T) {
 	r.refused("debugpy_evaluate", `{"expression":"creds[1]"}`, "denied by policy", "secret's name")
 	r.refused("debugpy_evaluate", `{"expression":"cookies"}`, "denied by policy", "secret's name")
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"settings", "conn_str", "pg_opts", "jar", "copy", "notify"} {
+	for _, e := range []string{"settings", "conn_str", "pg_opts", "jar", "copy", "notify", "mail"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	r.ok("debugpy_output", `{}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue", "jarCookieSecretValue", "slackHookSecretValue")
+	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue", "jarCookieSecretValue", "slackHookSecretValue", "smtpAuthSecretValue")
 	if !strings.Contains(seen, "Server=db;UID=sa;PWD=[redacted]") || !strings.Contains(seen, "dbname=orders") || !strings.Contains(seen, "example.org") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

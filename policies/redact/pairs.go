@@ -90,7 +90,8 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				case !ok:
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
 					if v, ok := sc.next(sep.end); ok {
-						if (v.kind == '[' || v.kind == '(' || v.kind == '{') && collection(keyName(s, k)) {
+						if (v.kind == '[' || v.kind == '(' || v.kind == '{') && collection(keyName(s, k)) ||
+							(v.kind == '[' || v.kind == '(') && credentialSequence(keyName(s, k)) {
 							sc.hideStrings(v, hide, found)
 						} else {
 							sc.hideValue(v, hide, found)
@@ -208,6 +209,15 @@ func collection(name string) bool {
 		}
 	}
 	return false
+}
+
+// credentialSequence reports whether a list or a tuple under name (a
+// secret's) holds credentials: auth=('ada', 'pw'), {'password': ['old',
+// 'new']}. Not so a language model's tokens ({'tokens': ['hello']}); a
+// dict under a singular name is a config's block ({'password':
+// {'min_length': 8}}), left as it is.
+func credentialSequence(name string) bool {
+	return !strings.Contains(strings.ToLower(name), "token")
 }
 
 // keyName is a key's name: a string key's value, or a keyword.

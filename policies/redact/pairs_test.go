@@ -65,6 +65,10 @@ func TestMaskPairs(t *testing.T) {
 		{"{'password': {'a': 'b'}}", "{'password': {'a': 'b'}}", ""}, // a config's block: {'min_length': 8}
 		{"{'auth': {'type': 'basic'}}", "{'auth': {'type': 'basic'}}", ""},
 		{"{'tokens': ['hello', 'world']}", "{'tokens': ['hello', 'world']}", ""}, // a language model's
+		// A sequence under a secret's name: credentials (requests' auth=).
+		{"{'auth': ('mailer', 'smtp-pw'), 'host': 'mx'}", "{'auth': ('[redacted]', '[redacted]'), 'host': 'mx'}", "smtp-pw"},
+		{"Session(auth=['ada', \"it's\"])", "Session(auth=['[redacted]', \"[redacted]\"])", "it's"},
+		{"{'password': ['old-pw', 'new-pw'], 'n': 2}", "{'password': ['[redacted]', '[redacted]'], 'n': 2}", "new-pw"},
 		// A collection of secrets: its strings, to any depth, but a dict's keys.
 		{"{'cookies': {'sessionid': 'c00kie', 'csrf': \"it's\"}}", "{'cookies': {'sessionid': '[redacted]', 'csrf': \"[redacted]\"}}", "c00kie"},
 		{"Jar(creds=[('ada', 'pw-1'), ('bob', 'pw\\'2')], n=3)", "Jar(creds=[('[redacted]', '[redacted]'), ('[redacted]', '[redacted]')], n=3)", "pw'2"},
