@@ -147,8 +147,9 @@ func isPathByte(c byte) bool { return isB64URL(c) || c == '/' || c == '@' || c =
 
 // maskShapes replaces every credential of a well-known shape in s (JWT,
 // PEM private key, AWS key id, GitHub, Slack and Stripe tokens, a webhook
-// URL's path, the password of a URL), and hands each to found; a URL's password as written
-// and as the program holds it, percent-decoded (p%40ss is p@ss).
+// URL's path, the password of a URL), and hands each to found; a URL's
+// password as written and as the program holds it, percent-decoded (p%40ss
+// is p@ss).
 func maskShapes(s string, found func(string)) (string, bool) {
 	changed := false
 	for _, shape := range shapes {
