@@ -80,7 +80,7 @@ check-policies:
 # test runs every test; fuzzes briefly the policy gate with malformed and
 # hostile arguments, the expression parser (alone, and against CPython's),
 # redact's readings of text, the host's percent-decoded reading of a
-# result, the fuel rewriter, the OPA
+# result (and the decoding, against net/url), the fuel rewriter, the OPA
 # memory rewrite, the config parser and audit verify (their seed corpora
 # also run in the plain go test), each for a number of inputs rather than
 # a time: Go's fuzzer can fail a time-bounded run with a bare "context
@@ -106,6 +106,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzMaskSource -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 200000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzPercentSpans -fuzztime 100000x -fuzzminimizetime 20x ./plugins
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 100000x -fuzzminimizetime 20x ./internal/percent
 	$(GO) test -run '^$$' -fuzz FuzzAppendString -fuzztime 100000x -fuzzminimizetime 20x ./plugins/abi
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 200000x -fuzzminimizetime 20x ./plugins/abi
 	$(GO) test -run '^$$' -fuzz FuzzQuickResponse -fuzztime 200000x -fuzzminimizetime 20x ./plugins/abi

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/debugpy-guard/debugpy-guard/internal/percent"
 	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 )
 
@@ -205,14 +206,14 @@ func (m *Masker) after(s string, j, end int) int {
 // reading is masked where the text spells it, whole or in a piece beside a
 // cut (viewCuts).
 func (m *Masker) percentSpans(s string, each func(from, to int)) {
-	if !hasEscape(s) && !(m.spaced && strings.Contains(s, "+")) {
+	if !percent.HasEscape(s) && !(m.spaced && strings.Contains(s, "+")) {
 		return
 	}
 	for _, plus := range []bool{false, true} {
 		if plus && !m.spaced {
 			break
 		}
-		d := decoded{s: s, view: percentDecoded(s, plus)}
+		d := decoded{s: s, view: percent.Decode(s, plus)}
 		view := d.view
 		for i := 0; i+1 < len(view); i++ {
 			p := uint16(view[i])<<8 | uint16(view[i+1])
@@ -231,7 +232,7 @@ func (m *Masker) percentSpans(s string, each func(from, to int)) {
 	}
 }
 
-// decoded is a text s read decoded (percentDecoded), and where each byte
+// decoded is a text s read decoded (percent.Decode), and where each byte
 // of the reading begins in s, worked out on first use: most texts read so
 // hold no secret.
 type decoded struct {
@@ -244,7 +245,7 @@ func (d *decoded) at(i int) int {
 		d.starts = make([]int, 0, len(d.view)+1)
 		for j := 0; j < len(d.s); {
 			d.starts = append(d.starts, j)
-			j += escapeLen(d.s, j)
+			j += percent.EscapeLen(d.s, j)
 		}
 		d.starts = append(d.starts, len(d.s))
 	}
@@ -364,7 +365,7 @@ func (m *Masker) viewCuts(d *decoded, each func(from, to int)) {
 		before := view[prev+1 : i]
 		if n := len(before); n >= 1 && before[n-1] == '%' {
 			before = before[:n-1]
-		} else if n >= 2 && before[n-2] == '%' && isHex(before[n-1]) {
+		} else if n >= 2 && before[n-2] == '%' && percent.IsHex(before[n-1]) {
 			before = before[:n-2]
 		}
 		if n := m.valueStart(before); n > 0 {
@@ -376,7 +377,7 @@ func (m *Masker) viewCuts(d *decoded, each func(from, to int)) {
 		}
 		after, best := view[i+len(cut):end], 0
 		for k := 0; k <= 2 && k < len(after); k++ {
-			if k > 0 && !isHex(after[k-1]) {
+			if k > 0 && !percent.IsHex(after[k-1]) {
 				break
 			}
 			if n := m.valueEnd(after[k:]); n > 0 && k+n > best {
@@ -417,64 +418,6 @@ func (m *Masker) valueEnd(t string) int {
 		}
 	}
 	return best
-}
-
-// hasEscape reports whether s holds a %XX (two hex digits).
-func hasEscape(s string) bool {
-	for i := strings.IndexByte(s, '%'); i >= 0 && i+2 < len(s); {
-		if isHex(s[i+1]) && isHex(s[i+2]) {
-			return true
-		}
-		j := strings.IndexByte(s[i+1:], '%')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return false
-}
-
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f' }
-
-func unhex(c byte) byte {
-	if c <= '9' {
-		return c - '0'
-	}
-	return c | 0x20 - 'a' + 10
-}
-
-// percentDecoded is s with each %XX decoded (and, with plus, each + read as
-// a space).
-func percentDecoded(s string, plus bool) string {
-	b := make([]byte, 0, len(s))
-	special := "%"
-	if plus {
-		special = "%+"
-	}
-	for {
-		i := strings.IndexAny(s, special)
-		if i < 0 {
-			return string(append(b, s...))
-		}
-		b = append(b, s[:i]...)
-		switch {
-		case s[i] == '+':
-			b, s = append(b, ' '), s[i+1:]
-		case escapeLen(s, i) == 3:
-			b, s = append(b, unhex(s[i+1])<<4|unhex(s[i+2])), s[i+3:]
-		default:
-			b, s = append(b, '%'), s[i+1:]
-		}
-	}
-}
-
-// escapeLen is 3 when s[i:] begins with %XX, else 1: the bytes of s that
-// one byte of its decoded reading stands for.
-func escapeLen(s string, i int) int {
-	if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-		return 3
-	}
-	return 1
 }
 
 // triple reports whether t (minPiece bytes) may occur in a form.

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
+	"github.com/debugpy-guard/debugpy-guard/internal/percent"
 )
 
 // TestFormsAgreeWithCPython holds the JSON forms a secret is masked in to
@@ -464,7 +465,7 @@ func FuzzPercentSpans(f *testing.F) {
 		m := s.Masker("s")
 		got := m.Replace(text)
 		for _, plus := range []bool{false, true} {
-			if view := percentDecoded(got, plus); strings.Contains(view, secret) {
+			if view := percent.Decode(got, plus); strings.Contains(view, secret) {
 				t.Fatalf("%q masked as %q: decoded %q", text, got, view)
 			}
 		}

@@ -1,9 +1,9 @@
 package redact
 
 import (
-	"strconv"
 	"strings"
 
+	"github.com/debugpy-guard/debugpy-guard/internal/percent"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
 
@@ -160,7 +160,7 @@ func maskShapes(s string, found func(string)) (string, bool) {
 			}
 			if found != nil {
 				found(s[start:end])
-				if d := percentDecoded(s[start:end]); shape.percent && d != s[start:end] {
+				if d := percent.Decode(s[start:end], false); shape.percent && d != s[start:end] {
 					found(d)
 				}
 			}
@@ -220,26 +220,6 @@ var shapes = []struct {
 	find    func(string, int) (int, int, bool)
 	percent bool
 }{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}}
-
-// percentDecoded is s with each %XX (two hex digits) read as its byte, as
-// a URL's userinfo is read; anything else as it is.
-func percentDecoded(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			if c, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-				b = append(b, byte(c))
-				i += 2
-				continue
-			}
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
 
 // urlPassword finds the password of a URL: scheme://user:PASSWORD@host.
 func urlPassword(s string, from int) (start, end int, ok bool) {
