@@ -263,14 +263,15 @@ func (m *Masker) unwrappedSpans(s string, each func(from, to int)) {
 	if !wrapped(s) {
 		return
 	}
-	view := make([]byte, 0, len(s))
-	var starts []int // where each byte of view is in s: worked out on first use
+	// s without its line ends, and where each of its bytes is in s (a
+	// wrapped text is rare enough to work both out at once)
+	view, starts := make([]byte, 0, len(s)), make([]int, 0, len(s))
 	for i := 0; i < len(s); {
 		if n := lineEnd(s, i); n > 0 {
 			i += n
 			continue
 		}
-		view = append(view, s[i])
+		view, starts = append(view, s[i]), append(starts, i)
 		i++
 	}
 	for i := 0; i+1 < len(view); i++ {
@@ -281,17 +282,6 @@ func (m *Masker) unwrappedSpans(s string, each func(from, to int)) {
 		for _, f := range m.forms {
 			if len(view)-i < len(f) || string(view[i:i+len(f)]) != f {
 				continue
-			}
-			if starts == nil {
-				starts = make([]int, 0, len(view))
-				for j := 0; j < len(s); {
-					if n := lineEnd(s, j); n > 0 {
-						j += n
-						continue
-					}
-					starts = append(starts, j)
-					j++
-				}
 			}
 			if from, to := starts[i], starts[i+len(f)-1]+1; s[from:to] != f {
 				each(from, to) // across a line end (a form whole is masked as it is)
