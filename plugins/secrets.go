@@ -55,19 +55,11 @@ func (m *Masker) In(b []byte) bool {
 
 // InString is In for a string.
 func (m *Masker) InString(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		p := uint16(s[i])<<8 | uint16(s[i+1])
-		if m.pairs[p>>6]&(1<<(p&63)) == 0 {
-			continue
-		}
-		for _, f := range m.forms {
-			if len(s)-i >= len(f) && s[i:i+len(f)] == f {
-				return true
-			}
-		}
-	}
 	found := false
-	m.cutPieces(s, func(int, int) { found = true })
+	m.occurrences(s, m.forms, func(int, string) bool { found = true; return false })
+	if !found {
+		m.cutPieces(s, func(int, int) { found = true })
+	}
 	if !found {
 		m.percentSpans(s, func(int, int) { found = true })
 	}
@@ -102,6 +94,24 @@ func (m *Masker) Replace(s string) string {
 	}
 	b.WriteString(s[at:])
 	return b.String()
+}
+
+// occurrences calls each with every place in s where one of in (forms,
+// or the values, which are forms too) begins, and that one, until each
+// returns false. The first two bytes of every form are a bit each
+// (pairs), so most places are passed with one test.
+func (m *Masker) occurrences(s string, in []string, each func(at int, f string) bool) {
+	for i := 0; i+1 < len(s); i++ {
+		p := uint16(s[i])<<8 | uint16(s[i+1])
+		if m.pairs[p>>6]&(1<<(p&63)) == 0 {
+			continue
+		}
+		for _, f := range in {
+			if len(s)-i >= len(f) && s[i:i+len(f)] == f && !each(i, f) {
+				return
+			}
+		}
+	}
 }
 
 // A value cut short. pydevd shows a long string as its first two thirds
@@ -214,20 +224,12 @@ func (m *Masker) percentSpans(s string, each func(from, to int)) {
 			break
 		}
 		d := decoded{s: s, view: percent.Decode(s, plus)}
-		view := d.view
-		for i := 0; i+1 < len(view); i++ {
-			p := uint16(view[i])<<8 | uint16(view[i+1])
-			if m.pairs[p>>6]&(1<<(p&63)) == 0 { // the first two bytes of no form (values are forms)
-				continue
+		m.occurrences(d.view, m.values, func(i int, v string) bool {
+			if from, to := d.at(i), d.at(i+len(v)); s[from:to] != v {
+				each(from, to) // spelled other than as it is (the forms mask that)
 			}
-			for _, v := range m.values {
-				if len(view)-i >= len(v) && view[i:i+len(v)] == v {
-					if from, to := d.at(i), d.at(i+len(v)); s[from:to] != v {
-						each(from, to) // spelled other than as it is (the forms mask that)
-					}
-				}
-			}
-		}
+			return true
+		})
 		m.viewCuts(&d, each)
 	}
 }
@@ -274,20 +276,12 @@ func (m *Masker) unwrappedSpans(s string, each func(from, to int)) {
 		view, starts = append(view, s[i]), append(starts, i)
 		i++
 	}
-	for i := 0; i+1 < len(view); i++ {
-		p := uint16(view[i])<<8 | uint16(view[i+1])
-		if m.pairs[p>>6]&(1<<(p&63)) == 0 {
-			continue
+	m.occurrences(string(view), m.forms, func(i int, f string) bool {
+		if from, to := starts[i], starts[i+len(f)-1]+1; s[from:to] != f {
+			each(from, to) // across a line end (a form whole is masked as it is)
 		}
-		for _, f := range m.forms {
-			if len(view)-i < len(f) || string(view[i:i+len(f)]) != f {
-				continue
-			}
-			if from, to := starts[i], starts[i+len(f)-1]+1; s[from:to] != f {
-				each(from, to) // across a line end (a form whole is masked as it is)
-			}
-		}
-	}
+		return true
+	})
 }
 
 // wrapped reports whether s has a line end right after minWrapped
