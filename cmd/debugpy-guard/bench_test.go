@@ -337,8 +337,16 @@ call = ["expressions"]
 			}{"peer-" + strings.TrimPrefix(s.name, "guard-"), s.o, s.want})
 		}
 	}
+	// DEBUGPY_GUARD_PROFILE_DIR=DIR: each of our servers writes a CPU
+	// profile of itself to DIR/NAME.pprof when it exits (run with -count 1:
+	// each run writes over the last); `go tool pprof -focus ServeStdio`
+	// keeps a call's path, without the modules' compilation at start.
+	profiles := os.Getenv("DEBUGPY_GUARD_PROFILE_DIR")
 	conns := make([]*raw, len(servers))
 	for i, s := range servers {
+		if profiles != "" && s.name != "intercept" {
+			s.o.env = append(s.o.env, "DEBUGPY_GUARD_CPUPROFILE="+filepath.Join(profiles, s.name+".pprof"))
+		}
 		conns[i] = startRaw(b, s.o)
 	}
 	args := `{"expression":"__import__('os')"}`

@@ -21,6 +21,8 @@ const env = `Environment:
   DEBUGPY_GUARD_NODELAY=off           turn off the speed fix put into programs it launches
   DEBUGPY_GUARD_MAX_RESULT=32KiB      the most of a result's text, and of its structured content, an
                                       agent gets; a longer one is cut, saying how to read the rest
+  DEBUGPY_GUARD_CPUPROFILE=FILE       write a CPU profile of serve to FILE when it exits (go tool pprof
+                                      FILE), for measuring the server; docs/PERFORMANCE.md
   XDG_STATE_HOME                      the audit log is $XDG_STATE_HOME/debugpy-guard/audit.jsonl (default
                                       ~/.local/state/debugpy-guard/audit.jsonl) unless [audit] path says
   XDG_RUNTIME_DIR                     the approval socket is in $XDG_RUNTIME_DIR/debugpy-guard (default

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -68,6 +69,13 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "debugpy-guard serve:", err)
 		return 1
+	}
+	if file := os.Getenv("DEBUGPY_GUARD_CPUPROFILE"); file != "" {
+		stop, err := cpuProfile(file)
+		if err != nil {
+			return fail(err)
+		}
+		defer stop()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -163,6 +171,26 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 		return fail(err)
 	}
 	return 0
+}
+
+// cpuProfile starts a CPU profile of the process into file and returns
+// what ends it (written when serve returns: on EOF, SIGINT or SIGTERM, not
+// on SIGKILL). It is how the benchmarks profile a server end to end over
+// stdio (docs/PERFORMANCE.md), where `go test -cpuprofile` sees only the
+// client.
+func cpuProfile(file string) (func(), error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("DEBUGPY_GUARD_CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("DEBUGPY_GUARD_CPUPROFILE=%s: %w", file, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // reload loads the config again beside the one in force and swaps it in

@@ -2,10 +2,11 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/debugpy-guard/debugpy-guard/engine"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/tools"
 )
@@ -507,6 +509,39 @@ func TestServeDeniedRecordsSurviveSIGTERM(t *testing.T) {
 	out, err := p.cli("audit", "verify", p.audit)
 	if err != nil || !strings.Contains(out, fmt.Sprintf("ok, %d record(s)", 2*n)) {
 		t.Fatalf("audit verify after SIGTERM: %v %s", err, out)
+	}
+}
+
+// DEBUGPY_GUARD_CPUPROFILE writes a CPU profile of serve when it exits
+// (the benchmarks' end-to-end profile); a path that cannot be written stops
+// the server with the variable's name.
+func TestServeCPUProfile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "serve.pprof")
+	r := startRaw(t, rawOpts{config: "default = \"deny\"\n", env: []string{"DEBUGPY_GUARD_CPUPROFILE=" + file}})
+	r.refused("debugpy_evaluate", `{"expression":"x"}`, "denied by policy")
+	r.in.Close()
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, r.stderr)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f) // a pprof profile is a gzipped protocol buffer
+	if err != nil {
+		t.Fatalf("not a profile: %v", err)
+	}
+	if data, err := io.ReadAll(zr); err != nil || len(data) == 0 {
+		t.Fatalf("profile: %d bytes, %v", len(data), err)
+	}
+
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "serve")
+	cmd.Env = append(os.Environ(), append(testEnv(dir), "DEBUGPY_GUARD_CPUPROFILE="+filepath.Join(dir, "no", "such", "dir", "p"))...)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "DEBUGPY_GUARD_CPUPROFILE") {
+		t.Fatalf("serve with an unwritable profile: %v %s", err, out)
 	}
 }
 
