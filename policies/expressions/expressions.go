@@ -77,12 +77,14 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 	// no mask finds it (derived.holders in the call phase). A breakpoint's
 	// code runs at each hit, where the names may be others: a person
 	// decides, told which name holds a secret here.
-	notAtHits := func(arg string) bool { return !runsAtHits(arg) }
-	if w := withheld(r.Derived(), notAtHits, false); w != "" {
-		return sdk.Deny(w)
-	}
-	if w := withheld(r.Derived(), runsAtHits, true); w != "" {
-		return sdk.Decision{Verdict: abi.Approve, Reason: w + ": a person decides"}
+	if h, ok := readHeld(r.Derived()); ok {
+		notAtHits := func(arg string) bool { return !runsAtHits(arg) }
+		if w := h.withheld(code, notAtHits, false); w != "" {
+			return sdk.Deny(w)
+		}
+		if w := h.withheld(code, runsAtHits, true); w != "" {
+			return sdk.Decision{Verdict: abi.Approve, Reason: w + ": a person decides"}
+		}
 	}
 	return sdk.Decision{Verdict: worst, Reason: why}
 }

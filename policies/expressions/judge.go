@@ -312,7 +312,7 @@ func judgeStatements(text string, r rules) (abi.Verdict, string) {
 		switch {
 		case t.kind == tName && t.asciiWord && (t.text == "import" || t.text == "lambda" || t.text == "global" || t.text == "nonlocal"):
 			v.add(abi.Deny, "it uses the statement "+t.text+": never allowed")
-		case t.kind == tName && !(t.asciiWord && keywords[t.text]):
+		case t.kind == tName && !t.keyword:
 			r.name(t.text, &v, "the name")
 		case t.kind == tString && strings.Contains(t.prefix, "f"):
 			fs, err := fields(t.body, t.pos, 0, false)

@@ -65,7 +65,7 @@ func Parse(src string) (*Node, error) {
 	return n, nil
 }
 
-func describe(t token) string {
+func describe(t *token) string {
 	switch t.kind {
 	case tEnd:
 		return "end"
@@ -75,10 +75,13 @@ func describe(t token) string {
 	return "'" + t.text + "'"
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
+// peek and next give a token by reference: a token is some hundred bytes,
+// and a copy of one at each of the grammar's levels was much of a parse in
+// WebAssembly, where a copy is a call (docs/PERFORMANCE.md).
+func (p *parser) peek() *token { return &p.toks[p.i] }
 
-func (p *parser) next() token {
-	t := p.toks[p.i]
+func (p *parser) next() *token {
+	t := &p.toks[p.i]
 	if t.kind != tEnd {
 		p.i++
 	}
@@ -87,8 +90,8 @@ func (p *parser) next() token {
 
 // is: the next token is the operator or ASCII keyword s.
 func (p *parser) is(s string) bool {
-	t := p.peek()
-	return (t.kind == tOp || t.kind == tName && keywords[t.text] && t.asciiWord) && t.text == s
+	t := &p.toks[p.i]
+	return (t.kind == tOp || t.keyword) && t.text == s
 }
 
 func (p *parser) accept(s string) bool {
@@ -153,7 +156,7 @@ func startsExpr(p *parser) bool {
 	t := p.peek()
 	switch t.kind {
 	case tName:
-		if keywords[t.text] && t.asciiWord {
+		if t.keyword {
 			switch t.text {
 			case "not", "lambda", "await", "None", "True", "False", "yield":
 				return true
@@ -174,7 +177,7 @@ func startsExpr(p *parser) bool {
 
 // namedExpression: NAME ':=' expression | expression
 func (p *parser) namedExpression() (*Node, error) {
-	if t := p.peek(); t.kind == tName && !(keywords[t.text] && t.asciiWord) && p.toks[p.i+1].kind == tOp && p.toks[p.i+1].text == ":=" {
+	if t := p.peek(); t.kind == tName && !t.keyword && p.toks[p.i+1].kind == tOp && p.toks[p.i+1].text == ":=" {
 		p.i += 2
 		v, err := p.expression()
 		if err != nil {
@@ -226,11 +229,11 @@ func (p *parser) lambda() (*Node, error) {
 	for !p.is(":") {
 		switch {
 		case p.accept("*"), p.accept("**"):
-			if t := p.peek(); t.kind == tName && !(keywords[t.text] && t.asciiWord) {
+			if t := p.peek(); t.kind == tName && !t.keyword {
 				p.next()
 			}
 		case p.accept("/"):
-		case p.peek().kind == tName && !(keywords[p.peek().text] && p.peek().asciiWord):
+		case p.peek().kind == tName && !p.peek().keyword:
 			p.next()
 			if p.accept("=") {
 				d, err := p.expression()
@@ -477,7 +480,7 @@ func (p *parser) arguments() ([]*Node, error) {
 				return nil, err
 			}
 			a, doubleStar = node("keyword", v), true
-		case p.peek().kind == tName && !(keywords[p.peek().text] && p.peek().asciiWord) && p.toks[p.i+1].kind == tOp && p.toks[p.i+1].text == "=":
+		case p.peek().kind == tName && !p.peek().keyword && p.toks[p.i+1].kind == tOp && p.toks[p.i+1].text == "=":
 			name := p.next().text
 			p.next()
 			v, err := p.expression()
@@ -583,7 +586,7 @@ func (p *parser) atom() (*Node, error) {
 	t := p.peek()
 	switch t.kind {
 	case tName:
-		if keywords[t.text] && t.asciiWord {
+		if t.keyword {
 			switch t.text {
 			case "None", "True", "False":
 				p.next()
@@ -856,7 +859,7 @@ func (p *parser) primaryTarget() (*Node, error) {
 func (p *parser) strings() (*Node, error) {
 	first := p.peek()
 	bytes := strings.Contains(first.prefix, "b")
-	var parts []token
+	var parts []*token
 	for p.peek().kind == tString {
 		t := p.next()
 		if strings.Contains(t.prefix, "b") != bytes {
@@ -871,12 +874,17 @@ func (p *parser) strings() (*Node, error) {
 	if !fstring {
 		n := &Node{Kind: "Constant", Str: true, Bytes: bytes}
 		known := true
-		var b strings.Builder
-		for _, t := range parts {
-			b.WriteString(t.value)
-			known = known && t.known
+		if len(parts) == 1 { // most often: its value as it is, not a copy
+			n.Value, known = parts[0].value, parts[0].known
+		} else {
+			var b strings.Builder
+			for _, t := range parts {
+				b.WriteString(t.value)
+				known = known && t.known
+			}
+			n.Value = b.String()
 		}
-		n.Value, n.Str, n.Undecoded = b.String(), known, !known
+		n.Str, n.Undecoded = known, !known
 		return n, nil
 	}
 	j := node("JoinedStr")
@@ -896,7 +904,7 @@ func (p *parser) strings() (*Node, error) {
 // fstring parses the {replacement fields} of an f-string's body (the
 // Python 3.8-3.11 reading: the body ends at the closing quote; no
 // backslash inside the braces).
-func (p *parser) fstring(t token) ([]*Node, error) {
+func (p *parser) fstring(t *token) ([]*Node, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}

@@ -568,3 +568,42 @@ func FuzzParserAgreesWithCPython(f *testing.F) {
 		}
 	})
 }
+
+// TestOperatorLen compares operatorLen with a search of Python's operators
+// and delimiters, longest first (the tokenizer's reading before
+// operatorLen), on every string of up to four bytes over their characters
+// and a few others.
+func TestOperatorLen(t *testing.T) {
+	operators := []string{
+		"**=", "//=", ">>=", "<<=", "...", "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=", ":=",
+		"<<", "<=", "==", ">=", ">>", "@=", "^=", "|=",
+		"(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "@", "=", "~", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^",
+	}
+	search := func(s string) int {
+		for _, o := range operators {
+			if strings.HasPrefix(s, o) {
+				return len(o)
+			}
+		}
+		return 0
+	}
+	alphabet := "()[]{},:.;@=~<>+-*/%&|^!a1 $?`\\'\"#\x00\x80"
+	var all func(prefix string, n int)
+	checked := 0
+	all = func(prefix string, n int) {
+		if got, want := operatorLen(prefix), search(prefix); got != want {
+			t.Fatalf("operatorLen(%q) = %d, want %d", prefix, got, want)
+		}
+		checked++
+		if n == 0 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			all(prefix+alphabet[i:i+1], n-1)
+		}
+	}
+	all("", 4)
+	if checked < 1_000_000 {
+		t.Fatalf("checked %d strings", checked)
+	}
+}

@@ -46,6 +46,7 @@ type token struct {
 	// asciiWord: a name spelled as it folds (so, for a keyword, in ASCII):
 	// only such a name is a keyword.
 	asciiWord bool
+	keyword   bool // an asciiWord that is one of keywords
 }
 
 // keywords are Python's hard keywords: an ASCII-spelled one is a keyword, a
@@ -59,11 +60,58 @@ var keywords = map[string]bool{
 	"pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
 }
 
-// operators, longest first.
-var operators = []string{
-	"**=", "//=", ">>=", "<<=", "...", "!=", "%=", "&=", "**", "*=", "+=", "-=", "->", "//", "/=", ":=",
-	"<<", "<=", "==", ">=", ">>", "@=", "^=", "|=",
-	"(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "@", "=", "~", "<", ">", "+", "-", "*", "/", "%", "&", "|", "^",
+// operatorLen is the length of the operator that s starts with, the
+// longest that matches, or 0 when s starts with none. Python's operators
+// and delimiters:
+//
+//	**= //= >>= <<= ... != %= &= **  *= += -= -> // /= := << <= == >= >> @= ^= |=
+//	( ) [ ] { } , : . ; @ = ~ < > + - * / % & | ^
+//
+// A byte at a time, not a search of that list: a tokenizer's every
+// operator passes here (TestOperatorLen compares it with the list).
+func operatorLen(s string) int {
+	if s == "" {
+		return 0
+	}
+	var c1, c2 byte
+	if len(s) > 1 {
+		c1 = s[1]
+	}
+	if len(s) > 2 {
+		c2 = s[2]
+	}
+	switch c := s[0]; c {
+	case '(', ')', '[', ']', '{', '}', ',', ';', '~':
+		return 1
+	case '.':
+		if c1 == '.' && c2 == '.' {
+			return 3
+		}
+		return 1
+	case '*', '/', '<', '>': // doubled (** // << >>), and either with '='
+		switch {
+		case c1 == c && c2 == '=':
+			return 3
+		case c1 == c, c1 == '=':
+			return 2
+		}
+		return 1
+	case '-':
+		if c1 == '=' || c1 == '>' {
+			return 2
+		}
+		return 1
+	case '+', '%', '&', '|', '^', '@', '=', ':':
+		if c1 == '=' {
+			return 2
+		}
+		return 1
+	case '!':
+		if c1 == '=' {
+			return 2
+		}
+	}
+	return 0
 }
 
 type syntaxError struct {
@@ -148,7 +196,6 @@ func tokenize(src string) ([]token, error) {
 			continue
 		}
 		start := i
-		r, _ := utf8.DecodeRuneInString(src[i:])
 		if len(toks) == 0 && col > 0 {
 			return nil, errAt(i, "unexpected indent")
 		}
@@ -156,11 +203,15 @@ func tokenize(src string) ([]token, error) {
 		case isIdentByte(c) || c >= 0x80 && !isDigitByte(c):
 			j := i
 			for j < len(src) {
-				r2, s2 := utf8.DecodeRuneInString(src[j:])
-				if r2 < 0x80 && !isIdentByte(byte(r2)) && !isDigitByte(byte(r2)) {
-					break
+				if b := src[j]; b < 0x80 {
+					if !isIdentByte(b) && !isDigitByte(b) {
+						break
+					}
+					j++
+					continue
 				}
-				j += s2
+				_, size := utf8.DecodeRuneInString(src[j:])
+				j += size
 			}
 			word := src[i:j]
 			// A string prefix directly before a quote.
@@ -177,7 +228,7 @@ func tokenize(src string) ([]token, error) {
 			if err != nil {
 				return nil, err
 			}
-			toks = append(toks, token{kind: tName, text: name, pos: start, asciiWord: name == word})
+			toks = append(toks, token{kind: tName, text: name, pos: start, asciiWord: name == word, keyword: name == word && keywords[name]})
 			i = j
 		case isDigitByte(c) || c == '.' && i+1 < len(src) && isDigitByte(src[i+1]):
 			end, err := readNumber(src, i)
@@ -194,17 +245,12 @@ func tokenize(src string) ([]token, error) {
 			toks = append(toks, tok)
 			i = end
 		default:
-			op := ""
-			for _, o := range operators {
-				if strings.HasPrefix(src[i:], o) {
-					op = o
-					break
-				}
-			}
+			op := src[i : i+operatorLen(src[i:])]
 			if op == "" {
 				if c == '!' {
 					return nil, errAt(i, "a lone '!'")
 				}
+				r, _ := utf8.DecodeRuneInString(src[i:])
 				return nil, errAt(i, "invalid character "+strconv.QuoteRune(r))
 			}
 			switch op {

@@ -10,26 +10,44 @@ import (
 // member) must not run, nor show its result, or "" when it may: it reads
 // part of a holder (ReadsPart; derived.holders, of which derived.objects
 // and derived.sequences may have their members read whole), or the content
-// of a value
-// shown cut short (ReadsCut; derived.cut). Both phases ask it: the call
+// of a value shown cut short (ReadsCut; derived.cut). Both phases ask it: the call
 // phase (this policy), before code that would copy a part of a holder to
 // another name (x = alias[1:]) or pass it on runs, and the result phase
 // (redact), whose holders include the paths the code reads, read whole once
 // the call may run.
 func Withheld(d sdk.Value) string {
-	return withheld(d, func(string) bool { return true }, false)
-}
-
-// withheld is Withheld for the code of the arguments that of accepts. For
-// a breakpoint's code (atHits), which runs at each hit wherever the
-// breakpoint is, the reason says what a person approving it must know.
-func withheld(d sdk.Value, of func(argument string) bool, atHits bool) string {
-	holders, cut := set(d.Get("holders")), set(d.Get("cut"))
-	if len(holders) == 0 && len(cut) == 0 {
+	h, ok := readHeld(d)
+	if !ok {
 		return ""
 	}
-	held := Held{Holders: holders, Objects: set(d.Get("objects")), Sequences: set(d.Get("sequences"))}
-	for _, c := range d.Get("code").Elements() {
+	return h.withheld(d.Get("code").Elements(), func(string) bool { return true }, false)
+}
+
+// heldNames is what withheld judges code by: the holders, with the objects
+// and sequences among them, and the names shown cut short.
+type heldNames struct {
+	held Held
+	cut  map[string]bool
+}
+
+// readHeld reads d's holders and cut once for every piece of code (each is
+// a scan of d); ok is false when there are neither, and no code is
+// withheld.
+func readHeld(d sdk.Value) (h heldNames, ok bool) {
+	holders, cut := set(d.Get("holders")), set(d.Get("cut"))
+	if len(holders) == 0 && len(cut) == 0 {
+		return h, false
+	}
+	return heldNames{held: Held{Holders: holders, Objects: set(d.Get("objects")), Sequences: set(d.Get("sequences"))}, cut: cut}, true
+}
+
+// withheld is Withheld for the code (derived.code's elements) of the
+// arguments that of accepts. For a breakpoint's code (atHits), which runs
+// at each hit wherever the breakpoint is, the reason says what a person
+// approving it must know.
+func (h heldNames) withheld(code []sdk.Value, of func(argument string) bool, atHits bool) string {
+	held, cut := h.held, h.cut
+	for _, c := range code {
 		text, kind, arg := c.Get("text").Str(), c.Get("kind").Str(), c.Get("argument").Str()
 		if !of(arg) {
 			continue
