@@ -331,11 +331,19 @@ func checkedCompile(ctx context.Context, rt wazero.Runtime, wasm []byte, init in
 // use, not instances alive: get takes a slot (at most max in use), then an
 // idle instance or a new one; put returns it; discard closes a faulty one.
 // An instance is only ever in use by the goroutine that got it.
+//
+// The idle instances are a stack: a call takes the one used last, whose
+// memory is likeliest still in the CPU's caches. Modules loaded together
+// make several instances of a shared pool (four for the default config),
+// and taken in turn each call found its instance's memory as cold as four
+// calls ago (docs/PERFORMANCE.md).
 type pool struct {
 	key  poolKey // zero for a pool of its own
 	code *code
 	log  *slog.Logger
-	idle chan *instance
+	mu   sync.Mutex
+	idle []*instance   // guarded by mu; the last is the one used last
+	max  int           // the most instances kept idle
 	slot chan struct{} // one token per instance in use
 	refs int           // guarded by Runtime.mu
 	opa  *opaSpec      // how to set up each instance of an OPA module
@@ -527,7 +535,7 @@ func (r *Runtime) pool(ctx context.Context, c *code, max int, shared bool, log *
 		r.release(ctx, c) // the pool holds a reference of its own
 		return p
 	}
-	p := &pool{code: c, log: log, refs: 1, idle: make(chan *instance, max), slot: make(chan struct{}, max), opa: opa}
+	p := &pool{code: c, log: log, refs: 1, max: max, slot: make(chan struct{}, max), opa: opa}
 	if shared {
 		p.key = key
 		r.pools[key] = p
@@ -595,10 +603,8 @@ func (p *pool) get(ctx context.Context, l Limits) (*instance, error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("no free instance: %w", ctx.Err())
 	}
-	select {
-	case inst := <-p.idle:
+	if inst := p.pop(); inst != nil {
 		return inst, nil
-	default:
 	}
 	inst, err := p.instantiate(ctx, l)
 	if err != nil {
@@ -608,11 +614,29 @@ func (p *pool) get(ctx context.Context, l Limits) (*instance, error) {
 	return inst, nil
 }
 
+// pop takes the idle instance used last, or nil.
+func (p *pool) pop() *instance {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.idle)
+	if n == 0 {
+		return nil
+	}
+	inst := p.idle[n-1]
+	p.idle[n-1] = nil
+	p.idle = p.idle[:n-1]
+	return inst
+}
+
 // put returns a healthy instance to the pool.
 func (p *pool) put(inst *instance) {
-	select {
-	case p.idle <- inst:
-	default:
+	p.mu.Lock()
+	kept := len(p.idle) < p.max
+	if kept {
+		p.idle = append(p.idle, inst)
+	}
+	p.mu.Unlock()
+	if !kept {
 		inst.mod.Close(context.Background())
 	}
 	<-p.slot
@@ -832,8 +856,6 @@ func firstLine(s string) string {
 	return s
 }
 
-// Close releases the module's pool: its idle instances and compiled code go
-// with the last module that uses them. Call it once no Evaluate is in flight.
 // SettingsError is a module's refusal of its settings (guard_validate).
 type SettingsError struct {
 	Module string
@@ -842,6 +864,8 @@ type SettingsError struct {
 
 func (e *SettingsError) Error() string { return "settings rejected: " + e.Msg }
 
+// Close releases the module's pool: its idle instances and compiled code go
+// with the last module that uses them. Call it once no Evaluate is in flight.
 func (m *Module) Close(ctx context.Context) {
 	if m.pool == nil {
 		return
@@ -858,13 +882,8 @@ func (m *Module) Close(ctx context.Context) {
 	if !last {
 		return
 	}
-	for {
-		select {
-		case inst := <-p.idle:
-			inst.mod.Close(ctx)
-		default:
-			r.release(ctx, p.code)
-			return
-		}
+	for inst := p.pop(); inst != nil; inst = p.pop() {
+		inst.mod.Close(ctx)
 	}
+	r.release(ctx, p.code)
 }

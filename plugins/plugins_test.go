@@ -288,6 +288,40 @@ func TestHammer(t *testing.T) {
 	}
 }
 
+// The pool hands out the idle instance used last (its memory the warmest),
+// not the one idle longest, and keeps at most its limit idle.
+func TestPoolTakesTheInstanceUsedLast(t *testing.T) {
+	m := load(t, "pool", probe(t), Limits{Timeout: 5 * time.Second, MaxInstances: 3})
+	ctx, l := context.Background(), m.limits
+	var insts []*instance
+	for range 3 { // three in use at once: three instances
+		inst, err := m.pool.get(ctx, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		insts = append(insts, inst)
+	}
+	if insts[0] == insts[1] || insts[1] == insts[2] || insts[0] == insts[2] {
+		t.Fatal("an instance handed out twice")
+	}
+	for _, inst := range insts {
+		m.pool.put(inst)
+	}
+	for range 5 { // one call at a time: always the one put back last
+		inst, err := m.pool.get(ctx, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inst != insts[2] {
+			t.Fatal("the pool did not hand out the instance used last")
+		}
+		m.pool.put(inst)
+	}
+	if n := len(m.pool.idle); n != 3 {
+		t.Fatalf("%d idle instances, want 3", n)
+	}
+}
+
 func benchModule(b *testing.B) *Module {
 	m, err := testRuntime(b).Load(context.Background(), Spec{Name: "bench", Wasm: probe(b),
 		Limits: Limits{Timeout: time.Second, MaxInstances: 8}})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -335,6 +336,22 @@ call = ["expressions"]
 				o    rawOpts
 				want string
 			}{"peer-" + strings.TrimPrefix(s.name, "guard-"), s.o, s.want})
+		}
+	}
+	// DEBUGPY_GUARD_BENCH_SERVERS=NAME,... keeps only those servers in the
+	// turns: each server between two calls of another cools the caches it
+	// left warm, the more so the more servers take turns.
+	if only := os.Getenv("DEBUGPY_GUARD_BENCH_SERVERS"); only != "" {
+		names := strings.Split(only, ",")
+		servers = slices.DeleteFunc(servers, func(s struct {
+			name string
+			o    rawOpts
+			want string
+		}) bool {
+			return !slices.Contains(names, s.name)
+		})
+		if len(servers) == 0 {
+			b.Fatalf("DEBUGPY_GUARD_BENCH_SERVERS=%s names none of the servers", only)
 		}
 	}
 	// DEBUGPY_GUARD_PROFILE_DIR=DIR: each of our servers writes a CPU
