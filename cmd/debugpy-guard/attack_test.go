@@ -1056,6 +1056,8 @@ def main():
     ordered = collections.OrderedDict([("client_secret", "od-s3cret-value")])
     headers = [("Authorization", "Bearer hdr-s3cret-value")]
     api_headers = {"X-Api-Key": "xak-s3cret-value"}
+    keys = {"api_key": {"prod": "blk-s3cret-value", "retries": 3}}
+    print("keys:", keys, flush=True)
     print("can't connect with", {"token": "out-s3cret-value"}, flush=True)
     print("GET /v1 Authorization: Bearer brr-s3cret-value42", flush=True)
     n = 1  # BREAK
@@ -1069,18 +1071,19 @@ main()
 // under its own name, in the repr Python writes for it (a dataclass's
 // password='...', a namedtuple's, a bytes key's, a pair's). redact reads
 // those reprs as Python writes them: every listing, evaluate and output
-// shows them masked.
+// shows them masked; a dict under a secret's name has its strings masked
+// (a listing's row for the name itself shows it masked whole).
 func TestAttackSecretsInReprs(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(reprsProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"cfg", "login", "raw", "ordered", "headers", "api_headers", "[cfg, login]"} {
+	for _, e := range []string{"cfg", "login", "raw", "ordered", "headers", "api_headers", "[cfg, login]", "keys"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret")
-	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") {
+	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret")
+	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") || !strings.Contains(seen, "'retries': 3") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}
 }

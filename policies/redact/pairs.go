@@ -90,8 +90,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				case !ok:
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
 					if v, ok := sc.next(sep.end); ok {
-						if (v.kind == '[' || v.kind == '(' || v.kind == '{') && collection(keyName(s, k)) ||
-							(v.kind == '[' || v.kind == '(') && credentialSequence(keyName(s, k)) {
+						if v.kind == '{' || (v.kind == '[' || v.kind == '(') && credentialSequence(keyName(s, k)) {
 							sc.hideStrings(v, hide, found)
 						} else {
 							sc.hideValue(v, hide, found)
@@ -196,26 +195,15 @@ func (sc *scanner) hideStrings(v piece, hide func(from, to int), found func(stri
 	}
 }
 
-// collection reports whether a secret's name (a key) names secrets in the
-// plural, whose container holds nothing else: cookies, credentials, creds,
-// secrets, passwords, api_keys. Not so a config's block under a secret's
-// name ({'password': {'min_length': 8}}, {'auth': {'type': 'basic'}}), nor
-// a language model's tokens.
-func collection(name string) bool {
-	l := strings.ReplaceAll(strings.ToLower(name), "-", "_")
-	for _, w := range []string{"cookies", "credentials", "creds", "secrets", "passwords", "api_keys", "apikeys", "private_keys", "access_keys", "ssh_keys"} {
-		if l == w || strings.HasSuffix(l, "_"+w) {
-			return true
-		}
-	}
-	return false
-}
-
 // credentialSequence reports whether a list or a tuple under name (a
 // secret's) holds credentials: auth=('ada', 'pw'), {'password': ['old',
-// 'new']}. Not so a language model's tokens ({'tokens': ['hello']}); a
-// dict under a singular name is a config's block ({'password':
-// {'min_length': 8}}), left as it is.
+// 'new']}, {'cookies': [...]}. Not so a language model's tokens ({'tokens':
+// ['hello']}). A dict or a set under a secret's name always has its strings
+// masked, whatever the name: {'api_key': {'prod': '...'}} holds keys, and a
+// config's block ({'password': {'min_length': 8, 'mode': 'strict'}}) shows
+// its numbers and loses only its words. The listing masks such a name's row
+// whole; a repr that spells the same value must not show what the row
+// hides.
 func credentialSequence(name string) bool {
 	return !strings.Contains(strings.ToLower(name), "token")
 }

@@ -62,8 +62,13 @@ func TestMaskPairs(t *testing.T) {
 		{"connect(password=pw)", "connect(password=pw)", ""}, // a name in code, not a value
 		{"['password', 'email']", "['password', 'email']", ""},
 		{"('password', 'email', 'x')", "('password', 'email', 'x')", ""},
-		{"{'password': {'a': 'b'}}", "{'password': {'a': 'b'}}", ""}, // a config's block: {'min_length': 8}
-		{"{'auth': {'type': 'basic'}}", "{'auth': {'type': 'basic'}}", ""},
+		// A dict or a set under a secret's name: its strings (a listing
+		// masks the name's own row whole); a config's block keeps its numbers.
+		{"{'api_key': {'prod': 'k-9x', 'retries': 3}}", "{'api_key': {'prod': '[redacted]', 'retries': 3}}", "k-9x"},
+		{"{'password': {'min_length': 8, 'mode': 'strict'}}", "{'password': {'min_length': 8, 'mode': '[redacted]'}}", "strict"},
+		{"{'auth': {'type': 'basic'}}", "{'auth': {'type': '[redacted]'}}", "basic"},
+		{`{"token": {"value": "t0k-v", "expires": 3600}}`, `{"token": {"value": "[redacted]", "expires": 3600}}`, "t0k-v"},
+		{"Client(secret={'k1', 'k2'})", "Client(secret={'[redacted]', '[redacted]'})", "k2"},
 		{"{'tokens': ['hello', 'world']}", "{'tokens': ['hello', 'world']}", ""}, // a language model's
 		// A sequence under a secret's name: credentials (requests' auth=).
 		{"{'auth': ('mailer', 'smtp-pw'), 'host': 'mx'}", "{'auth': ('[redacted]', '[redacted]'), 'host': 'mx'}", "smtp-pw"},
