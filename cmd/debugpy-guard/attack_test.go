@@ -1058,6 +1058,11 @@ def main():
     api_headers = {"X-Api-Key": "xak-s3cret-value"}
     keys = {"api_key": {"prod": "blk-s3cret-value", "retries": 3}}
     print("keys:", keys, flush=True)
+    import json, pprint
+    many = {"api_key": {"dev": "mld-s3cret-value-" + "x" * 30, "prod": "mlp-s3cret-value-" + "y" * 30}, "n": 1}
+    print(json.dumps(many, indent=2), flush=True)  # the values on lines of their own
+    pprint.pprint(many)
+    print(json.dumps({"password": ["mll-s3cret-value", "other"]}, indent=1), flush=True)
     print("can't connect with", {"token": "out-s3cret-value"}, flush=True)
     print("GET /v1 Authorization: Bearer brr-s3cret-value42", flush=True)
     n = 1  # BREAK
@@ -1082,7 +1087,7 @@ func TestAttackSecretsInReprs(t *testing.T) {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret")
+	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret")
 	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") || !strings.Contains(seen, "'retries': 3") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

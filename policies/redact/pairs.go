@@ -43,6 +43,11 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 			found(s[from:to])
 		}
 	}
+	// A container under a secret's name is read to its closing bracket,
+	// past its key's line: json.dumps(indent=2) and pprint put its values
+	// on lines of their own. covered is where the last one read ended (the
+	// strings of a container inside it were hidden with it).
+	full, covered := scanner{s: s}, 0
 	for line := 0; line < len(s); {
 		end := line + strings.IndexAny(s[line:], "\n\r")
 		if end < line {
@@ -91,7 +96,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
 					if v, ok := sc.next(sep.end); ok {
 						if v.kind == '{' || (v.kind == '[' || v.kind == '(') && credentialSequence(keyName(s, k)) {
-							sc.hideStrings(v, hide, found)
+							if v.start >= covered {
+								covered = full.hideStrings(v, hide, found)
+							}
 						} else {
 							sc.hideValue(v, hide, found)
 						}
@@ -173,15 +180,26 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 
 // hideStrings masks the strings of the container that opens at v (a list,
 // a tuple, a set, a dict: to any depth, but a dict's keys), the value of a
-// key that names a collection of secrets: {'cookies': {'sessionid': '...'}}.
-func (sc *scanner) hideStrings(v piece, hide func(from, to int), found func(string)) {
+// secret's key: {'cookies': {'sessionid': '...'}}, {'api_key': {'prod':
+// '...'}}. It reads sc's text to the container's closing bracket, over
+// line ends, and returns where that is (the text's end when it does not
+// close: a container cut short hides every string after it).
+func (sc *scanner) hideStrings(v piece, hide func(from, to int), found func(string)) int {
 	depth := 1
-	for p, ok := sc.next(v.end); ok && depth > 0; p, ok = sc.next(p.end) {
+	sc.opensNo = [2]int{} // what a quote opened not is a line's (scanner)
+	p, ok := sc.next(v.end)
+	for ; ok; p, ok = sc.next(p.end) {
+		if c := sc.s[p.start]; c == '\n' || c == '\r' {
+			sc.opensNo = [2]int{} // a new line: its quotes are read afresh
+			continue
+		}
 		switch p.kind {
 		case '[', '(', '{':
 			depth++
 		case ']', ')', '}':
-			depth--
+			if depth--; depth == 0 {
+				return p.end
+			}
 		case 's':
 			if n, ok := sc.next(p.end); ok && n.kind == ':' {
 				continue // a dict's key names a part; it is none
@@ -193,6 +211,7 @@ func (sc *scanner) hideStrings(v piece, hide func(from, to int), found func(stri
 			}
 		}
 	}
+	return len(sc.s)
 }
 
 // credentialSequence reports whether a list or a tuple under name (a
@@ -236,11 +255,13 @@ var endsWord = func() (t [256]bool) {
 	return t
 }()
 
-// scanner reads the pieces of one line (s ends with it). A quote that
-// opened no literal means no later quote of its kind on the line does (each
-// one after it is escaped: a scan from it sees what the first one's saw),
-// so those are not read again: a line full of apostrophes is read once. A
-// triple quote that opened none says nothing of a single one.
+// scanner reads the pieces of one line (s ends with it), or of a container
+// over its lines (hideStrings, which starts afresh at each line end). A
+// quote that opened no literal means no later quote of its kind on the
+// line does (each one after it is escaped: a scan from it sees what the
+// first one's saw), so those are not read again: a line full of
+// apostrophes is read once. A triple quote that opened none says nothing
+// of a single one.
 type scanner struct {
 	s       string
 	opensNo [2]int // for ' and ": 1 + the first quote of the kind that opened no literal (0: none)

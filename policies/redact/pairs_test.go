@@ -69,6 +69,13 @@ func TestMaskPairs(t *testing.T) {
 		{"{'auth': {'type': 'basic'}}", "{'auth': {'type': '[redacted]'}}", "basic"},
 		{`{"token": {"value": "t0k-v", "expires": 3600}}`, `{"token": {"value": "[redacted]", "expires": 3600}}`, "t0k-v"},
 		{"Client(secret={'k1', 'k2'})", "Client(secret={'[redacted]', '[redacted]'})", "k2"},
+		// Over its lines, as json.dumps(indent=2) and pprint write it.
+		{"{\n  \"api_key\": {\n    \"dev\": \"k-1x\",\n    \"prod\": \"k-2x\"\n  },\n  \"n\": \"v\"\n}",
+			"{\n  \"api_key\": {\n    \"dev\": \"[redacted]\",\n    \"prod\": \"[redacted]\"\n  },\n  \"n\": \"v\"\n}", "k-2x"},
+		{"{'api_key': {'dev': 'k-1x',\n             'prod': 'k-2x'},\n 'n': 'v'}", "{'api_key': {'dev': '[redacted]',\n             'prod': '[redacted]'},\n 'n': 'v'}", "k-2x"},
+		{"{\n \"password\": [\n  \"p-1x\",\n  \"p-2x\"\n ]\n}", "{\n \"password\": [\n  \"[redacted]\",\n  \"[redacted]\"\n ]\n}", "p-2x"},
+		// An apostrophe that opens no literal says nothing of the next line's quotes.
+		{"{'api_key': {'dev': can't\r\n  'prod': 'k-2x'}}", "{'api_key': {'dev': can't\r\n  'prod': '[redacted]'}}", "k-2x"},
 		{"{'tokens': ['hello', 'world']}", "{'tokens': ['hello', 'world']}", ""}, // a language model's
 		// A sequence under a secret's name: credentials (requests' auth=).
 		{"{'auth': ('mailer', 'smtp-pw'), 'host': 'mx'}", "{'auth': ('[redacted]', '[redacted]'), 'host': 'mx'}", "smtp-pw"},
