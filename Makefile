@@ -34,6 +34,7 @@ deps:
 	    echo "debugpy: $$(command -v $$p) has it"; found=1; break; fi; done; \
 	[ -n "$$found" ] || need="python3-debugpy"; \
 	command -v gdb >/dev/null 2>&1 || need="$$need gdb"; \
+	/usr/bin/python3 -c 'import yaml' 2>/dev/null || need="$$need python3-yaml"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \
 	command -v wasm-ld >/dev/null 2>&1 || need="$$need lld"; \
@@ -104,6 +105,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzMaskKeyValues -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskNested -fuzztime 50000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskSource -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskAssignments -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 200000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzPercentSpans -fuzztime 100000x -fuzzminimizetime 20x ./plugins
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 100000x -fuzzminimizetime 20x ./internal/percent

@@ -1063,6 +1063,9 @@ def main():
     print(json.dumps(many, indent=2), flush=True)  # the values on lines of their own
     pprint.pprint(many)
     print(json.dumps({"password": ["mll-s3cret-value", "other"]}, indent=1), flush=True)
+    import yaml  # Debian's python3-yaml (make deps)
+    print(yaml.dump({"db": {"token": {"value": "yml-s3cret-value", "ttl": 60}, "passwords": ["ylp-s3cret-value"],
+                            "password": "ylf-s3cret " + "w0rd " * 20 + "ylf-end-s3cret"}}), flush=True)
     print("can't connect with", {"token": "out-s3cret-value"}, flush=True)
     print("GET /v1 Authorization: Bearer brr-s3cret-value42", flush=True)
     n = 1  # BREAK
@@ -1087,7 +1090,7 @@ func TestAttackSecretsInReprs(t *testing.T) {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret")
+	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret", "yml-s3cret", "ylp-s3cret", "ylf-end-s3cret")
 	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") || !strings.Contains(seen, "'retries': 3") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

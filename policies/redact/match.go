@@ -248,14 +248,46 @@ func urlPassword(s string, from int) (start, end int, ok bool) {
 // name: DB_PASSWORD = "s3cr3t" in a source file, API_KEY=k in a .env file,
 // password: x in a config, export TOKEN=t in a shell script. A quoted value
 // is masked inside its quotes; an unquoted one when it is a single word.
+// A YAML key with its value on the lines below (api_key: then a block
+// indented under it, or its "- " items: what yaml.dump writes of a dict or
+// a list) has every value of that block masked, keys kept; so have the
+// lines that go on with a value past its key's column (a long value that
+// yaml.dump folds, an INI value's continuation).
 func maskAssignments(s string, found func(string)) (string, bool) {
 	if !strings.ContainsAny(s, "=:") {
 		return s, false
 	}
 	lines := strings.SplitAfter(s, "\n")
 	changed := false
+	hideAt := func(li, vs, ve int) {
+		line := lines[li]
+		if found != nil {
+			found(line[vs:ve])
+		}
+		lines[li] = line[:vs] + mask + line[ve:]
+		changed = true
+	}
+	block := -1 // the column of the secret's key whose block this is; -1: none
 	for li, line := range lines {
+		indent := run(line, 0, func(c byte) bool { return c == ' ' })
+		if block >= 0 {
+			content := strings.TrimRight(line[indent:], "\r\n")
+			switch {
+			case content == "" || content[0] == '#': // a blank or a comment: the block goes on
+				continue
+			case indent > block || indent == block && (content == "-" || strings.HasPrefix(content, "- ")):
+				if vs, ve, ok := blockValue(line, indent); ok {
+					hideAt(li, vs, ve)
+				}
+				continue
+			}
+			block = -1
+		}
 		i := run(line, 0, isSpace)
+		for strings.HasPrefix(line[i:], "- ") { // a YAML list's item: - password: x
+			i += 2 + run(line, i+2, isBlank)
+		}
+		col := i // the key's column, which a YAML block below it is indented past
 		if strings.HasPrefix(line[i:], "export ") {
 			i += len("export ")
 			i += run(line, i, isSpace)
@@ -282,16 +314,33 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 			!secrets.IsName(name, nil) {
 			continue
 		}
+		sep := line[j]
 		j++
 		j += run(line, j, isBlank)
+		rest := strings.TrimRight(line[j:], "\r\n")
+		if sep == ':' && (rest == "" || rest[0] == '#') {
+			block = col // YAML: its value is the block below
+			continue
+		}
 		var vs, ve int
-		if j < len(line) && (line[j] == '"' || line[j] == '\'') {
-			e := strings.IndexByte(line[j+1:], line[j])
+		switch {
+		case rest != "" && (rest[0] == '"' || rest[0] == '\''):
+			// To the last quote of its kind on the line: an escaped one
+			// inside ("k\"x", YAML's 'it''s') does not end it.
+			e := strings.LastIndexByte(rest[1:], rest[0])
 			if e < 0 {
 				continue
 			}
 			vs, ve = j+1, j+1+e
-		} else {
+		case sep == ':' && q == 0:
+			// YAML's plain or flow value runs to the line's end or its
+			// comment: password: it's "x", token: [a, b].
+			vs, ve = j, j+len(rest)
+			if c := strings.Index(rest, " #"); c >= 0 {
+				ve = j + c
+			}
+			ve = j + len(strings.TrimRight(line[j:ve], " \t"))
+		default:
 			vs = j
 			ve = vs + run(line, vs, func(c byte) bool {
 				return c > ' ' && c != '#' && c != ',' && c != ';' && c != '(' && c != '[' && c != '{'
@@ -299,8 +348,8 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 			if ve < len(line) && (line[ve] == '(' || line[ve] == '[' || line[ve] == '{') {
 				continue // code, not a value
 			}
-			// An INI or YAML value runs to the line's end (or its
-			// comment): password = two words. Not past code.
+			// An INI value runs to the line's end (or its comment):
+			// password = two words. Not past code.
 			if rest := strings.TrimRight(line[ve:], " \t\r\n"); ve < len(line) && isBlank(line[ve]) && rest != "" {
 				if c := strings.Index(rest, " #"); c >= 0 {
 					rest = rest[:c]
@@ -313,16 +362,56 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		if ve <= vs || line[vs:ve] == mask {
 			continue
 		}
-		if found != nil {
-			found(line[vs:ve])
-		}
-		lines[li] = line[:vs] + mask + line[ve:]
-		changed = true
+		hideAt(li, vs, ve)
+		block = col // a value folded over the lines below it, indented past its key
 	}
 	if !changed {
 		return s, false
 	}
 	return strings.Join(lines, ""), true
+}
+
+// blockValue is where the value of a line of a YAML block starts and ends,
+// the line's content starting at i: after its "- " marks and its key
+// ("prod: ", quoted or not), inside its quotes or to its comment or its
+// end. ok is false when there is none: a key that opens a deeper block
+// ("prod:"), a value already masked.
+func blockValue(line string, i int) (vs, ve int, ok bool) {
+	end := len(strings.TrimRight(line, "\r\n"))
+	for i < end && line[i] == '-' && (i+1 == end || isBlank(line[i+1])) {
+		i++
+		i += run(line[:end], i, isBlank)
+	}
+	if i < end && (line[i] == '"' || line[i] == '\'') { // a quoted key, or a quoted value
+		if e := strings.IndexByte(line[i+1:end], line[i]); e >= 0 && i+2+e < end && line[i+2+e] == ':' {
+			i += 2 + e + 1
+		}
+	} else if c := strings.Index(line[i:end], ": "); c >= 0 {
+		i += c + 2
+	} else if strings.HasSuffix(line[i:end], ":") {
+		return 0, 0, false
+	}
+	i += run(line[:end], i, isBlank)
+	if i >= end || line[i] == '#' {
+		return 0, 0, false
+	}
+	if q := line[i]; q == '"' || q == '\'' {
+		if e := strings.LastIndexByte(line[i+1:end], q); e > 0 {
+			vs, ve = i+1, i+1+e
+		} else {
+			vs, ve = i, end
+		}
+	} else {
+		vs, ve = i, end
+		if c := strings.Index(line[i:end], " #"); c >= 0 {
+			ve = i + c
+		}
+		ve = i + len(strings.TrimRight(line[i:ve], " \t"))
+	}
+	if ve <= vs || line[vs:ve] == mask {
+		return 0, 0, false
+	}
+	return vs, ve, true
 }
 
 // isBlank: a space or a tab (within a line).

@@ -68,6 +68,14 @@ func TestMaskAssignments(t *testing.T) {
 		{"token: x y z  # rotated", "token: [redacted]  # rotated", "x y z"},
 		{"password := read()", "password := read()", ""},
 		{"password = a if b else f(c)", "password = [redacted] if b else f(c)", "a"},
+		// YAML: a block under a secret's key (yaml.dump of a dict, of a list).
+		{"api_key:\n  prod: k-1x\n  dev: 'k 2x'\n  retries: 3\nname: app\n", "api_key:\n  prod: [redacted]\n  dev: '[redacted]'\n  retries: [redacted]\nname: app\n", "k-1x,k 2x,3"},
+		{"passwords:\n- p-1x\n- \"p-2x\" # old\nhost: db", "passwords:\n- [redacted]\n- \"[redacted]\" # old\nhost: db", "p-1x,p-2x"},
+		{"db:\n  token:\n    value: t-1x\n\n    scopes:\n    - read\n  host: x\n", "db:\n  token:\n    value: [redacted]\n\n    scopes:\n    - [redacted]\n  host: x\n", "t-1x,read"},
+		{"users:\n- name: ada\n  password: p-1x\n- password: p-2x\n  name: bob\n", "users:\n- name: ada\n  password: [redacted]\n- password: [redacted]\n  name: bob\n", "p-1x,p-2x"},
+		{"- secret:\n    k: v-1x\n- other: v\n", "- secret:\n    k: [redacted]\n- other: v\n", "v-1x"},
+		{"token:   # below\r\n  \"k\": \"v-1x\"\r\nx: 1\r\n", "token:   # below\r\n  \"k\": \"[redacted]\"\r\nx: 1\r\n", "v-1x"},
+		{"password:\nname: ada\n", "password:\nname: ada\n", ""}, // an empty value, then the next key
 	} {
 		var got []string
 		out, _ := maskAssignments(c.in, func(v string) { got = append(got, v) })

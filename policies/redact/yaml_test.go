@@ -1,0 +1,159 @@
+package redact
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
+)
+
+// yamlDocs writes, with PyYAML, documents as yaml.dump writes a program's
+// config: dicts and lists to four levels, some under secrets' names, with
+// strings of every kind PyYAML quotes or folds (spaces, ': ', ' #', quotes,
+// long ones over several lines), numbers, booleans and nulls. One JSON
+// string (the document's text) a line.
+const yamlDocs = `import json, random, sys, yaml
+rng = random.Random(int(sys.argv[1]))
+secret_keys = ["api_key", "password", "token", "secrets", "creds", "client_secret"]
+plain_keys = ["name", "host", "port", "mode", "env", "items", "region"]
+def text():
+    k = rng.randrange(9)
+    if k == 0:
+        return " ".join("w%d" % rng.randrange(10**6) for _ in range(rng.randrange(10, 25)))  # folded
+    if k == 1:
+        return "a: b # c"
+    if k == 2:
+        return "it's \"quoted\""
+    if k == 3:
+        return "- dash"
+    if k == 4:
+        return "ünï-%d" % rng.randrange(1000)
+    return "".join(rng.choice("abcxyz0123-_./") for _ in range(rng.randrange(1, 20)))
+def scalar():
+    return rng.choice([text, text, text, lambda: rng.randrange(10**6), lambda: rng.random() < 0.5, lambda: None])()
+def node(depth):
+    k = rng.randrange(4) if depth < 4 else 3
+    if k == 0:
+        return {rng.choice(secret_keys + plain_keys * 2) + ("" if rng.random() < 0.8 else str(rng.randrange(9))): node(depth + 1) for _ in range(rng.randrange(1, 4))}
+    if k == 1:
+        return [node(depth + 1) for _ in range(rng.randrange(1, 4))]
+    return scalar()
+for _ in range(int(sys.argv[2])):
+    doc = {rng.choice(secret_keys + plain_keys): node(1) for _ in range(rng.randrange(1, 5))}
+    print(json.dumps(yaml.dump(doc, default_flow_style=False, sort_keys=False, allow_unicode=True)))
+`
+
+// yamlCheck reads pairs of documents (as written, as masked) and says, for
+// each, what a reader of the masked one learns that it should not: every
+// scalar under a secret's name (at any depth below it) must read as the
+// mask (or be empty), and everything else must read as it was.
+const yamlCheck = `import json, sys, yaml
+secret_keys = {"api_key", "password", "token", "secrets", "creds", "client_secret"}
+def is_secret(k):
+    return isinstance(k, str) and k.rstrip("0123456789") in secret_keys
+def compare(a, b, under, path):
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or list(a) != list(b):
+            return "%s: keys %r, masked %r" % (path, a if not isinstance(a, dict) else list(a), b if not isinstance(b, dict) else list(b))
+        for k in a:
+            why = compare(a[k], b[k], under or is_secret(k), path + "/" + str(k))
+            if why: return why
+        return ""
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return "%s: list %r, masked %r" % (path, a, b)
+        for i, (x, y) in enumerate(zip(a, b)):
+            why = compare(x, y, under, path + "/" + str(i))
+            if why: return why
+        return ""
+    if under:
+        if a in ("", None) and b in ("", None): return ""
+        # a value folded over lines is masked a line at a time
+        return "" if isinstance(b, str) and set(b.split()) == {"MASKED"} else "%s: %r shown as %r" % (path, a, b)
+    return "" if a == b else "%s: %r changed to %r" % (path, a, b)
+for line in sys.stdin:
+    orig, masked = json.loads(line)
+    try:
+        # the mask reads as a list in YAML ([redacted]): read as a word
+        print(json.dumps(compare(yaml.safe_load(orig), yaml.safe_load(masked.replace("[redacted]", "MASKED")), False, "")))
+    except yaml.YAMLError as e:
+        print(json.dumps("the masked text is not YAML: %s" % e))
+`
+
+// TestYAMLBlocksAgreeWithPyYAML masks 1,500 documents yaml.dump wrote and
+// reads them back with yaml.safe_load: every value under a secret's name,
+// to any depth, reads as the mask; every other value and every key reads
+// as it was.
+func TestYAMLBlocksAgreeWithPyYAML(t *testing.T) {
+	python := policytest.Python3(t)
+	dir := t.TempDir()
+	gen, check := filepath.Join(dir, "gen.py"), filepath.Join(dir, "check.py")
+	os.WriteFile(gen, []byte(yamlDocs), 0o644)
+	os.WriteFile(check, []byte(yamlCheck), 0o644)
+	out, err := exec.Command(python, gen, "1", "1500").Output()
+	if err != nil {
+		t.Fatalf("python3 with PyYAML (make deps installs python3-yaml): %v", err)
+	}
+	var docs []string
+	var pairs strings.Builder
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var doc string
+		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		masked, _ := maskAssignments(doc, nil)
+		docs = append(docs, doc)
+		b, _ := json.Marshal([]string{doc, masked})
+		pairs.Write(b)
+		pairs.WriteByte('\n')
+	}
+	if len(docs) != 1500 {
+		t.Fatalf("%d documents", len(docs))
+	}
+	cmd := exec.Command(python, check)
+	cmd.Stdin = strings.NewReader(pairs.String())
+	verdicts, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	bad := 0
+	for i, line := range strings.Split(strings.TrimSpace(string(verdicts)), "\n") {
+		var why string
+		json.Unmarshal([]byte(line), &why)
+		if why != "" {
+			if bad++; bad <= 10 {
+				masked, _ := maskAssignments(docs[i], nil)
+				t.Errorf("%s\n--- yaml.dump wrote:\n%s--- masked:\n%s", why, docs[i], masked)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d of %d documents", bad, len(docs))
+	}
+}
+
+// FuzzMaskAssignments: any text is masked without a panic and keeps its
+// lines; each value handed over is a piece of the text.
+func FuzzMaskAssignments(f *testing.F) {
+	for _, s := range []string{"api_key:\n  prod: k-1x\n- a\n", "password: 'it''s'\n  more\n", "- - token:\n    - x\n  - y\n",
+		"x = 1\npassword = a b\n  c\n", "\"k\": \"v\\\"w\",\n", "token:   # c\r\n  \"k\": \"v\"\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := maskAssignments(s, func(v string) {
+			if v == "" || !strings.Contains(s, v) {
+				t.Fatalf("handed over %q, not a piece of %q", v, s)
+			}
+		})
+		if strings.Count(out, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("lines changed: %q -> %q", s, out)
+		}
+	})
+}
