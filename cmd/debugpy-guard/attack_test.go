@@ -1063,6 +1063,9 @@ def main():
     print(json.dumps(many, indent=2), flush=True)  # the values on lines of their own
     pprint.pprint(many)
     print(json.dumps({"password": ["mll-s3cret-value", "other"]}, indent=1), flush=True)
+    phrase = "ppr-s3cret correct horse battery staple " * 3 + "ppr-end-s3cret"
+    pprint.pprint({"password": phrase, "n": 1})  # in pieces over lines
+    pprint.pprint([("password", phrase)])  # the pair's value on the next line
     import yaml  # Debian's python3-yaml (make deps)
     print(yaml.dump({"db": {"token": {"value": "yml-s3cret-value", "ttl": 60}, "passwords": ["ylp-s3cret-value"],
                             "password": "ylf-s3cret " + "w0rd " * 20 + "ylf-end-s3cret"}}), flush=True)
@@ -1090,7 +1093,7 @@ func TestAttackSecretsInReprs(t *testing.T) {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret", "yml-s3cret", "ylp-s3cret", "ylf-end-s3cret")
+	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret", "yml-s3cret", "ylp-s3cret", "ylf-end-s3cret", "ppr-end-s3cret")
 	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") || !strings.Contains(seen, "'retries': 3") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

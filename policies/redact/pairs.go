@@ -66,10 +66,14 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				if !ok || k.kind != 's' || !secretKey(s, k, extra) {
 					continue
 				}
-				if comma, ok := sc.next(k.end); ok && comma.kind == ',' {
-					if v, ok := sc.next(comma.end); ok && v.kind == 's' {
-						if close, ok := sc.next(v.end); ok && close.kind == ')' {
-							sc.hideValue(v, hide, found)
+				// The value may be on the next line, and in pieces over
+				// lines, as pprint writes a long one: [('password',\n  'a '\n  'b')].
+				over := &scanner{s: s}
+				if comma, ok := over.nextOver(k.end); ok && comma.kind == ',' {
+					if v, ok := over.nextOver(comma.end); ok && v.kind == 's' {
+						last := over.run(v, nil, nil)
+						if close, ok := over.nextOver(last); ok && close.kind == ')' {
+							(&scanner{s: s}).run(v, hide, found)
 						}
 					}
 				}
@@ -101,6 +105,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 							}
 						} else {
 							sc.hideValue(v, hide, found)
+							if v.kind == 's' { // and its pieces over the lines below
+								(&scanner{s: s}).run(v, hide, found)
+							}
 						}
 					}
 				case sep.kind == ']' && k.kind == 's': // settings['password'] = VALUE
@@ -187,12 +194,8 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 func (sc *scanner) hideStrings(v piece, hide func(from, to int), found func(string)) int {
 	depth := 1
 	sc.opensNo = [2]int{} // what a quote opened not is a line's (scanner)
-	p, ok := sc.next(v.end)
-	for ; ok; p, ok = sc.next(p.end) {
-		if c := sc.s[p.start]; c == '\n' || c == '\r' {
-			sc.opensNo = [2]int{} // a new line: its quotes are read afresh
-			continue
-		}
+	p, ok := sc.nextOver(v.end)
+	for ; ok; p, ok = sc.nextOver(p.end) {
 		switch p.kind {
 		case '[', '(', '{':
 			depth++
@@ -297,6 +300,41 @@ func (sc *scanner) next(i int) (piece, bool) {
 		j++
 	}
 	return piece{kind: 'w', start: i, end: j}, true
+}
+
+// nextOver is next, over line ends: the text's pieces to any line (a
+// container's, a value's pieces over lines). Each line's quotes are read
+// afresh (what a quote opened not is a line's: scanner).
+func (sc *scanner) nextOver(i int) (piece, bool) {
+	for i < len(sc.s) && isSpace(sc.s[i]) {
+		if sc.s[i] == '\n' || sc.s[i] == '\r' {
+			sc.opensNo = [2]int{}
+		}
+		i++
+	}
+	return sc.next(i)
+}
+
+// run masks the string literal v and those that follow it with only
+// blanks and line ends between (Python's implicit concatenation: pprint
+// writes a long string as 'a '\n  'b'), each handed to found as hide
+// does, and returns where the last ends. With hide nil it only finds
+// where.
+func (sc *scanner) run(v piece, hide func(from, to int), found func(string)) int {
+	for {
+		if hide != nil {
+			l, _ := expressions.ReadLiteral(sc.s, v.start)
+			hide(l.BodyStart, l.BodyEnd)
+			if l.Known && l.Value != sc.s[l.BodyStart:l.BodyEnd] && found != nil {
+				found(l.Value) // as the program holds it
+			}
+		}
+		n, ok := sc.nextOver(v.end)
+		if !ok || n.kind != 's' {
+			return v.end
+		}
+		v = n
+	}
 }
 
 func isWordByte(c byte) bool { return isWord(c) || c >= 0x80 }

@@ -74,6 +74,11 @@ func TestMaskPairs(t *testing.T) {
 			"{\n  \"api_key\": {\n    \"dev\": \"[redacted]\",\n    \"prod\": \"[redacted]\"\n  },\n  \"n\": \"v\"\n}", "k-2x"},
 		{"{'api_key': {'dev': 'k-1x',\n             'prod': 'k-2x'},\n 'n': 'v'}", "{'api_key': {'dev': '[redacted]',\n             'prod': '[redacted]'},\n 'n': 'v'}", "k-2x"},
 		{"{\n \"password\": [\n  \"p-1x\",\n  \"p-2x\"\n ]\n}", "{\n \"password\": [\n  \"[redacted]\",\n  \"[redacted]\"\n ]\n}", "p-2x"},
+		// A long string as pprint writes it, in pieces over lines; a pair's value on the next line.
+		{"{'n': 1,\n 'password': 'p-1x a '\n             'p-2x b '}", "{'n': 1,\n 'password': '[redacted]'\n             '[redacted]'}", "p-2x b "},
+		{"C(password='p-1x a '\n           'p-2x b ',\n  user='ada')", "C(password='[redacted]'\n           '[redacted]',\n  user='ada')", "p-2x b "},
+		{"[('password',\n  'p-1x a '\n  'p-2x b ')]", "[('password',\n  '[redacted]'\n  '[redacted]')]", "p-2x b "},
+		{"[('password',\n  x)]", "[('password',\n  x)]", ""}, // code: a name, not a value
 		// An apostrophe that opens no literal says nothing of the next line's quotes.
 		{"{'api_key': {'dev': can't\r\n  'prod': 'k-2x'}}", "{'api_key': {'dev': can't\r\n  'prod': '[redacted]'}}", "k-2x"},
 		{"{'tokens': ['hello', 'world']}", "{'tokens': ['hello', 'world']}", ""}, // a language model's
