@@ -14,7 +14,7 @@ type outputArgs struct {
 	Target
 	Since    uint64 `json:"since,omitempty" jsonschema:"cursor from the last call's next (default: from the start of the buffer)"`
 	Category string `json:"category,omitempty" jsonschema:"only stdout, stderr, console or important"`
-	MaxItems int    `json:"max_items,omitempty" jsonschema:"entries to return (default 200)"`
+	MaxItems int    `json:"max_items,omitempty" jsonschema:"output events to read (default 200); a run of one category comes back as one entry"`
 }
 
 type outputResult struct {
@@ -28,9 +28,7 @@ func output(ctx context.Context, ts *Toolset, s *dap.Session, a outputArgs) (out
 		a.MaxItems = 200
 	}
 	e, next, dropped := s.Output().Read(a.Since, a.Category, a.MaxItems)
-	if e == nil {
-		e = []dap.OutputEntry{}
-	}
+	e = joinRuns(e)
 	var sb strings.Builder
 	if dropped > 0 {
 		fmt.Fprintf(&sb, "(%d earlier entries were dropped)\n", dropped)
@@ -46,4 +44,23 @@ func output(ctx context.Context, ts *Toolset, s *dap.Session, a outputArgs) (out
 	}
 	fmt.Fprintf(&sb, "next cursor: %d", next)
 	return outputResult{Entries: e, Next: next, Dropped: dropped}, sb.String(), nil
+}
+
+// joinRuns makes each run of entries of one category one entry, at the
+// run's first cursor. A program writes its output in pieces (csv.writer a
+// row at a time, print each argument), and the debugger's events cut it
+// where it happened to flush, differently from run to run: read as one
+// text, a table's rows are under their header and a value written in two
+// pieces is whole, for the policies that mask secrets in results (a
+// result's module sees the entries, not this tool's text).
+func joinRuns(es []dap.OutputEntry) []dap.OutputEntry {
+	out := make([]dap.OutputEntry, 0, len(es))
+	for _, x := range es {
+		if n := len(out); n > 0 && out[n-1].Category == x.Category {
+			out[n-1].Text += x.Text
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }

@@ -1066,6 +1066,12 @@ def main():
     phrase = "ppr-s3cret correct horse battery staple " * 3 + "ppr-end-s3cret"
     pprint.pprint({"password": phrase, "n": 1})  # in pieces over lines
     pprint.pprint([("password", phrase)])  # the pair's value on the next line
+    import csv, sys
+    table = csv.writer(sys.stdout)  # a table: its header names the column
+    table.writerow(["user", "password", "host"])
+    table.writerow(["ada", "csv-s3cret-value", "db"])
+    table.writerow(["bob", "csv-s3cret, \"quoted\"\nover lines", "db"])
+    sys.stdout.flush()
     import yaml  # Debian's python3-yaml (make deps)
     print(yaml.dump({"db": {"token": {"value": "yml-s3cret-value", "ttl": 60}, "passwords": ["ylp-s3cret-value"],
                             "password": "ylf-s3cret " + "w0rd " * 20 + "ylf-end-s3cret"}}), flush=True)
@@ -1087,13 +1093,16 @@ main()
 func TestAttackSecretsInReprs(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(reprsProgram)
+	users := filepath.Join(r.dir, "users.csv") // a data file: a person approves its reading, and its secrets are masked
+	os.WriteFile(users, []byte("id,user,API Key\r\n1,ada,fil-s3cret-value\r\n"), 0o600)
+	r.approved("debugpy_source", `{"file":`+q(users)+`}`)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_variables", `{}`)
 	for _, e := range []string{"cfg", "login", "raw", "ordered", "headers", "api_headers", "[cfg, login]", "keys"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret", "yml-s3cret", "ylp-s3cret", "ylf-end-s3cret", "ppr-end-s3cret")
+	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret", "yml-s3cret", "ylp-s3cret", "ylf-end-s3cret", "ppr-end-s3cret", "csv-s3cret", "over lines", "fil-s3cret")
 	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") || !strings.Contains(seen, "'retries': 3") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

@@ -130,9 +130,10 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		s, pairs := maskPairs(s, extra, remember)
 		s, listed := maskKeyValues(s, extra, remember)
 		s, assigned := maskAssignments(s, remember)
+		s, tables := maskTables(s, extra, remember)
 		s, shapes := maskShapes(s, remember)
 		s, files := maskCredentialLines(s, remember)
-		if !nested && !pairs && !listed && !assigned && !shapes && !files {
+		if !nested && !pairs && !listed && !assigned && !tables && !shapes && !files {
 			return v, false
 		}
 		*n++
@@ -201,8 +202,11 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 			return res // not lines of a file: left to the line masks
 		}
 	}
+	// Read together: Python's assignments over lines, and a table's rows
+	// under its header (a CSV file's).
 	masked, changed := maskSource(strings.Join(texts, "\n"), extra, remember)
-	if !changed {
+	masked, tables := maskTables(masked, extra, remember)
+	if !changed && !tables {
 		return res
 	}
 	after := strings.Split(masked, "\n")
