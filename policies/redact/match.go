@@ -520,7 +520,7 @@ func maskKeyValues(s string, extra map[string]bool, found func(string)) (string,
 			found(s[sp[0]:sp[1]])
 		}
 		b.WriteString(s[last:sp[0]])
-		b.WriteString(mask)
+		writeMasked(&b, s[sp[0]:sp[1]])
 		last = sp[1]
 	}
 	b.WriteString(s[last:])

@@ -144,7 +144,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 		}
 		b.WriteString(s[last:max(last, sp[0])])
 		if sp[0] >= last {
-			b.WriteString(mask)
+			writeMasked(&b, s[sp[0]:sp[1]]) // a triple-quoted string's lines stay lines
+		} else {
+			writeMaskedFrom(&b, s[last:sp[1]], false) // its rest: no second mask on the first line
 		}
 		last = sp[1]
 	}

@@ -13,6 +13,7 @@
 package redact
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -202,16 +203,21 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 			return res // not lines of a file: left to the line masks
 		}
 	}
-	// Read together: Python's assignments over lines, and a table's rows
-	// under its header (a CSV file's).
+	// Read together: Python's assignments over lines, a dict's or a list's
+	// values on the lines below its secret's key, a YAML key's block, and
+	// a table's rows under its header (a CSV file's).
 	masked, changed := maskSource(strings.Join(texts, "\n"), extra, remember)
+	masked, pairs := maskPairs(masked, extra, remember)
+	masked, assigned := maskAssignments(masked, remember)
 	masked, tables := maskTables(masked, extra, remember)
-	if !changed && !tables {
+	if !changed && !pairs && !assigned && !tables {
 		return res
 	}
 	after := strings.Split(masked, "\n")
 	if len(after) != len(lines) {
-		return res // cannot happen: maskSource keeps line ends
+		// Cannot happen (every mask keeps line ends); were it to, every
+		// line is masked rather than one shown unmasked.
+		after = slices.Repeat([]string{mask}, len(lines))
 	}
 	out := make([]sdk.Value, len(lines))
 	for i, l := range lines {

@@ -69,30 +69,40 @@ func maskTables(s string, extra map[string]bool, found func(string)) (string, bo
 	last := 0
 	for _, sp := range spans {
 		b.WriteString(s[last:sp[0]])
-		// A cell over lines is masked a line at a time, its line ends
-		// kept: a source's lines stay its lines (sourceMasked).
-		for v := s[sp[0]:sp[1]]; ; {
-			e := strings.IndexAny(v, "\r\n")
-			if e < 0 {
-				if v != "" {
-					b.WriteString(mask)
-				}
-				break
-			}
-			if e > 0 {
-				b.WriteString(mask)
-			}
-			n := 1
-			if strings.HasPrefix(v[e:], "\r\n") {
-				n = 2
-			}
-			b.WriteString(v[e : e+n])
-			v = v[e+n:]
-		}
+		writeMasked(&b, s[sp[0]:sp[1]]) // a cell over lines: a mask a line
 		last = sp[1]
 	}
 	b.WriteString(s[last:])
 	return b.String(), true
+}
+
+// writeMasked writes the mask in place of v, a mask for each of its lines
+// with its line ends kept where they were: a masked text keeps its lines
+// (debugpy_source's lines are masked read together, then split again).
+func writeMasked(b *strings.Builder, v string) { writeMaskedFrom(b, v, true) }
+
+// writeMaskedFrom is writeMasked, with no mask for v's first line unless
+// first (v goes on a span already masked on that line).
+func writeMaskedFrom(b *strings.Builder, v string, first bool) {
+	for {
+		e := strings.IndexAny(v, "\r\n")
+		if e < 0 {
+			if v != "" && first {
+				b.WriteString(mask)
+			}
+			return
+		}
+		if e > 0 && first {
+			b.WriteString(mask)
+		}
+		first = true
+		n := 1
+		if strings.HasPrefix(v[e:], "\r\n") {
+			n = 2
+		}
+		b.WriteString(v[e : e+n])
+		v = v[e+n:]
+	}
 }
 
 // underscored spells a header's name as a program's (API Key is API_Key).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
 
@@ -160,4 +161,39 @@ func FuzzMaskTables(f *testing.F) {
 			t.Fatalf("lines changed: %q -> %q", s, out)
 		}
 	})
+}
+
+// A debugpy_source result's lines are masked read together: a dict's values
+// on the lines below its secret's key, a YAML key's block, a table's rows
+// under their header; each line stays a line.
+func TestSourceLinesReadTogether(t *testing.T) {
+	src := []string{
+		`CONFIG = {`, `    "api_key": {`, `        "prod": "k-1x",`, `    },`, `    "passwords": [`, `        """p-1x`, `p-2x""",`, `    ],`, `}`,
+		`db:`, `  password:`, `    primary: y-1x`,
+		`id,token`, `1,t-1x`,
+	}
+	want := []string{
+		`CONFIG = {`, `    "api_key": {`, `        "prod": "[redacted]",`, `    },`, `    "passwords": [`, `        """[redacted]`, `[redacted]""",`, `    ],`, `}`,
+		`db:`, `  password:`, `    primary: [redacted]`,
+		`id,token`, `1,[redacted]`,
+	}
+	var lines []map[string]any
+	for i, l := range src {
+		lines = append(lines, map[string]any{"line": i + 1, "text": l})
+	}
+	b, _ := json.Marshal(map[string]any{"path": "/app/x", "lines": lines})
+	v, err := sdk.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	got := sourceMasked(v, nil, &n).Get("lines").Elements()
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for i, l := range got {
+		if text := l.Get("text").Str(); text != want[i] {
+			t.Errorf("line %d: %q, want %q", i+1, text, want[i])
+		}
+	}
 }
