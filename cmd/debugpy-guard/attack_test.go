@@ -1072,6 +1072,11 @@ def main():
     table.writerow(["ada", "csv-s3cret-value", "db"])
     table.writerow(["bob", "csv-s3cret, \"quoted\"\nover lines", "db"])
     sys.stdout.flush()
+    import configparser
+    ini = configparser.ConfigParser()
+    ini["api_keys"] = {"prod": "ini-s3cret-value # not a comment"}
+    ini.write(sys.stdout)  # a section named for secrets: every value in it
+    sys.stdout.flush()
     import yaml  # Debian's python3-yaml (make deps)
     print(yaml.dump({"db": {"token": {"value": "yml-s3cret-value", "ttl": 60}, "passwords": ["ylp-s3cret-value"],
                             "password": "ylf-s3cret " + "w0rd " * 20 + "ylf-end-s3cret"}}), flush=True)
@@ -1111,7 +1116,7 @@ func TestAttackSecretsInReprs(t *testing.T) {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret", "yml-s3cret", "ylp-s3cret", "ylf-end-s3cret", "ppr-end-s3cret", "csv-s3cret", "over lines", "fil-s3cret", "fiy-s3cret", "src-s3cret")
+	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret", "yml-s3cret", "ylp-s3cret", "ylf-end-s3cret", "ppr-end-s3cret", "csv-s3cret", "over lines", "fil-s3cret", "fiy-s3cret", "src-s3cret", "ini-s3cret", "not a comment")
 	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") || !strings.Contains(seen, "'retries': 3") {
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}

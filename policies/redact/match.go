@@ -252,7 +252,8 @@ func urlPassword(s string, from int) (start, end int, ok bool) {
 // indented under it, or its "- " items: what yaml.dump writes of a dict or
 // a list) has every value of that block masked, keys kept; so have the
 // lines that go on with a value past its key's column (a long value that
-// yaml.dump folds, an INI value's continuation).
+// yaml.dump folds, an INI value's continuation), and every value of an INI
+// section or a TOML table named for a secret ([api_keys] then prod = k).
 func maskAssignments(s string, found func(string)) (string, bool) {
 	if !strings.ContainsAny(s, "=:") {
 		return s, false
@@ -267,8 +268,14 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		lines[li] = line[:vs] + mask + line[ve:]
 		changed = true
 	}
-	block := -1 // the column of the secret's key whose block this is; -1: none
+	block := -1      // the column of the secret's key whose block this is; -1: none
+	section := false // in an INI section or a TOML table named for a secret: [api_keys]
 	for li, line := range lines {
+		if h, ok := sectionHeader(line); ok {
+			section = h
+			block = -1
+			continue
+		}
 		indent := run(line, 0, func(c byte) bool { return c == ' ' })
 		if block >= 0 {
 			content := strings.TrimRight(line[indent:], "\r\n")
@@ -311,7 +318,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		}
 		j += run(line, j, isBlank)
 		if j >= len(line) || (line[j] != '=' && line[j] != ':') || strings.HasPrefix(line[j:], "==") || strings.HasPrefix(line[j:], ":=") ||
-			!secrets.IsName(name, nil) {
+			!section && !secrets.IsName(name, nil) {
 			continue
 		}
 		sep := line[j]
@@ -333,30 +340,27 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 			}
 			vs, ve = j+1, j+1+e
 		case sep == ':' && q == 0:
-			// YAML's plain or flow value runs to the line's end or its
-			// comment: password: it's "x", token: [a, b].
-			vs, ve = j, j+len(rest)
-			if c := strings.Index(rest, " #"); c >= 0 {
-				ve = j + c
-			}
-			ve = j + len(strings.TrimRight(line[j:ve], " \t"))
+			// YAML's plain or flow value runs to the line's end: password:
+			// it's "x", token: [a, b]. What reads as a comment (" # old")
+			// is masked with it: configparser reads it as the value's.
+			vs, ve = j, j+len(strings.TrimRight(rest, " \t"))
 		default:
-			vs = j
-			ve = vs + run(line, vs, func(c byte) bool {
-				return c > ' ' && c != '#' && c != ',' && c != ';' && c != '(' && c != '[' && c != '{'
-			})
+			// A word, to a blank, or to a ',' or ';' that ends it (JSON's
+			// "pin": 1234, a statement's end); one inside it is the
+			// value's (abc,def), as a '#' is (abc#def).
+			vs, ve = j, j
+			for ve < len(line) && line[ve] > ' ' && line[ve] != '(' && line[ve] != '[' && line[ve] != '{' &&
+				!((line[ve] == ',' || line[ve] == ';') && (ve+1 == len(line) || line[ve+1] <= ' ')) {
+				ve++
+			}
 			if ve < len(line) && (line[ve] == '(' || line[ve] == '[' || line[ve] == '{') {
 				continue // code, not a value
 			}
-			// An INI value runs to the line's end (or its comment):
-			// password = two words. Not past code.
-			if rest := strings.TrimRight(line[ve:], " \t\r\n"); ve < len(line) && isBlank(line[ve]) && rest != "" {
-				if c := strings.Index(rest, " #"); c >= 0 {
-					rest = rest[:c]
-				}
-				if rest = strings.TrimRight(rest, " \t"); rest != "" && !strings.ContainsAny(rest, "()[]{}=,;'\"") {
-					ve += len(rest)
-				}
+			// An INI value runs to the line's end, what reads as a
+			// comment with it: password = two words # old. Not past code.
+			if rest := strings.TrimRight(line[ve:], " \t\r\n"); ve < len(line) && isBlank(line[ve]) && rest != "" &&
+				!strings.ContainsAny(rest, "()[]{}=,;'\"") {
+				ve += len(rest)
 			}
 		}
 		if ve <= vs || line[vs:ve] == mask {
@@ -371,10 +375,32 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 	return strings.Join(lines, ""), true
 }
 
+// sectionHeader reads line as an INI section's or a TOML table's header
+// ([name], [a.b."c"], [[name]]): ok when it is one, secret when a part of
+// its name is a secret's ([api_keys], [credentials.prod]).
+func sectionHeader(line string) (secret, ok bool) {
+	t := strings.TrimSpace(line)
+	if c := strings.Index(t, " #"); c >= 0 {
+		t = strings.TrimSpace(t[:c])
+	}
+	if len(t) < 3 || t[0] != '[' || t[len(t)-1] != ']' {
+		return false, false
+	}
+	name := strings.Trim(t, "[]")
+	if name == "" || strings.ContainsAny(name, "[]'=,(){}") { // a list's repr, code: not a header
+		return false, false
+	}
+	for _, part := range strings.Split(name, ".") {
+		if secrets.IsName(strings.Trim(strings.TrimSpace(part), `"`), nil) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
 // blockValue is where the value of a line of a YAML block starts and ends,
 // the line's content starting at i: after its "- " marks and its key
-// ("prod: ", quoted or not), inside its quotes or to its comment or its
-// end. ok is false when there is none: a key that opens a deeper block
+// ("prod: ", quoted or not), inside its quotes or to the line's end. ok is false when there is none: a key that opens a deeper block
 // ("prod:"), a value already masked.
 func blockValue(line string, i int) (vs, ve int, ok bool) {
 	end := len(strings.TrimRight(line, "\r\n"))
@@ -402,11 +428,7 @@ func blockValue(line string, i int) (vs, ve int, ok bool) {
 			vs, ve = i, end
 		}
 	} else {
-		vs, ve = i, end
-		if c := strings.Index(line[i:end], " #"); c >= 0 {
-			ve = i + c
-		}
-		ve = i + len(strings.TrimRight(line[i:ve], " \t"))
+		vs, ve = i, i+len(strings.TrimRight(line[i:end], " \t")) // a comment with it, as above
 	}
 	if ve <= vs || line[vs:ve] == mask {
 		return 0, 0, false

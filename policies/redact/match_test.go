@@ -60,12 +60,15 @@ func TestMaskAssignments(t *testing.T) {
 		{"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG\nAWS_REGION=eu-west-1\n", "AWS_SECRET_ACCESS_KEY=[redacted]\nAWS_REGION=eu-west-1\n", "wJalrXUtnFEMI/K7MDENG"},
 		{"export GITHUB_TOKEN='abc def'", "export GITHUB_TOKEN='[redacted]'", "abc def"},
 		{`  "api_key": "k-123",`, `  "api_key": "[redacted]",`, "k-123"},
-		{"password: hunter22 # old", "password: [redacted] # old", "hunter22"},
+		{"password: hunter22 # old", "password: [redacted]", "hunter22 # old"}, // configparser's value, comment and all
 		{"DB_PASSWORD = os.environ['DB_PASSWORD']", "DB_PASSWORD = os.environ['DB_PASSWORD']", ""},
 		{"if password == other:", "if password == other:", ""},
 		{"author = 'Ada'", "author = 'Ada'", ""},
 		{"password = hunter two words", "password = [redacted]", "hunter two words"},
-		{"token: x y z  # rotated", "token: [redacted]  # rotated", "x y z"},
+		{"token: x y z  # rotated", "token: [redacted]", "x y z  # rotated"},
+		{"PASSWORD=abc#def", "PASSWORD=[redacted]", "abc#def"}, // a '#' inside a word is the value's
+		{"password=abc,def;ghi", "password=[redacted]", "abc,def;ghi"},
+		{`  "secret": 1234,`, `  "secret": [redacted],`, "1234"},
 		{"password := read()", "password := read()", ""},
 		{"password = a if b else f(c)", "password = [redacted] if b else f(c)", "a"},
 		// YAML: a block under a secret's key (yaml.dump of a dict, of a list).
@@ -76,6 +79,10 @@ func TestMaskAssignments(t *testing.T) {
 		{"- secret:\n    k: v-1x\n- other: v\n", "- secret:\n    k: [redacted]\n- other: v\n", "v-1x"},
 		{"token:   # below\r\n  \"k\": \"v-1x\"\r\nx: 1\r\n", "token:   # below\r\n  \"k\": \"[redacted]\"\r\nx: 1\r\n", "v-1x"},
 		{"password:\nname: ada\n", "password:\nname: ada\n", ""}, // an empty value, then the next key
+		// An INI section or a TOML table named for a secret: every value in it.
+		{"[db]\nhost = x\n[api_keys]\nprod = k-1x\ndev: \"k 2x\"\n\n[app]\nname = y\n", "[db]\nhost = x\n[api_keys]\nprod = [redacted]\ndev: \"[redacted]\"\n\n[app]\nname = y\n", "k-1x,k 2x"},
+		{"[credentials.\"prod\"]  # live\nkey_id = \"a-1x\"\n[[servers]]\nip = \"10.0.0.1\"\n", "[credentials.\"prod\"]  # live\nkey_id = \"[redacted]\"\n[[servers]]\nip = \"10.0.0.1\"\n", "a-1x"},
+		{"['password']\nx = 1\n", "['password']\nx = 1\n", ""}, // a list's repr, not a header
 	} {
 		var got []string
 		out, _ := maskAssignments(c.in, func(v string) { got = append(got, v) })

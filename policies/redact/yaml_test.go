@@ -157,3 +157,128 @@ func FuzzMaskAssignments(f *testing.F) {
 		}
 	})
 }
+
+// sectionDocs writes config files with sections named for secrets and not:
+// INI as configparser writes it, and TOML tables (as a person writes them;
+// the standard library reads TOML but writes none). One JSON line a file:
+// [text, "ini" or "toml"].
+const sectionDocs = `import configparser, io, json, random, sys
+rng = random.Random(int(sys.argv[1]))
+secret = ["api_keys", "credentials", "secrets", "tokens", "passwords"]
+plain = ["db", "app", "server", "paths", "logging"]
+keys = ["prod", "dev", "key_id", "host", "name", "region", "url"]
+def text():
+    return rng.choice(["".join(rng.choice("abcxyz0123-_./") for _ in range(rng.randrange(1, 16))),
+                       "two words %d" % rng.randrange(99), "a:b # c", "ünï"])
+for _ in range(int(sys.argv[2])):
+    names = rng.sample(secret + plain, rng.randrange(1, 5))
+    if rng.random() < 0.5:
+        cp = configparser.ConfigParser(interpolation=None)
+        for n in names:
+            cp[n] = {k: text().replace("%", "") for k in rng.sample(keys, rng.randrange(1, 4))}
+        out = io.StringIO()
+        cp.write(out)
+        print(json.dumps([out.getvalue(), "ini"]))
+    else:
+        lines = []
+        for n in names:
+            if rng.random() < 0.3:
+                n = n + "." + rng.choice(keys)
+            lines.append("[%s]" % n)
+            for k in rng.sample(keys, rng.randrange(1, 4)):
+                v = rng.choice([json.dumps(text(), ensure_ascii=False), str(rng.randrange(10**5)), "true"])
+                lines.append("%s = %s" % (k, v))
+            lines.append("")
+        print(json.dumps(["\n".join(lines), "toml"]))
+`
+
+// sectionCheck reads [original, masked, kind] and says what a reader of the
+// masked file learns that it should not: every value of a section named for
+// a secret must read as the mask, every other value as it was.
+const sectionCheck = `import configparser, json, sys, tomllib
+secret = {"api_keys", "credentials", "secrets", "tokens", "passwords"}
+def flat(text, kind):
+    out = {}
+    if kind == "ini":
+        cp = configparser.ConfigParser(interpolation=None)
+        cp.read_string(text)
+        for s in cp.sections():
+            for k, v in cp[s].items():
+                out[(s, k)] = v
+    else:
+        def walk(d, path):
+            for k, v in d.items():
+                if isinstance(v, dict): walk(v, path + [k])
+                else: out[(".".join(path), k)] = v
+        walk(tomllib.loads(text.replace("[redacted]", '"MASKED"').replace('"MASKED"', '"MASKED"')), [])
+    return out
+for line in sys.stdin:
+    orig, masked, kind = json.loads(line)
+    try:
+        a, b = flat(orig, kind), flat(masked.replace('"[redacted]"', '"MASKED"').replace("[redacted]", "MASKED" if kind == "ini" else '"MASKED"'), kind)
+    except Exception as e:
+        print(json.dumps("the masked file does not read: %s" % e)); continue
+    why = ""
+    if a.keys() != b.keys():
+        why = "keys %s, masked %s" % (sorted(a), sorted(b))
+    for key, v in a.items():
+        if why: break
+        section = key[0].split(".")
+        if any(p in secret for p in section):
+            if b[key] != "MASKED": why = "%s: %r shown as %r" % (key, v, b[key])
+        elif b[key] != v:
+            why = "%s: %r changed to %r" % (key, v, b[key])
+    print(json.dumps(why))
+`
+
+// TestSectionsAgreeWithPython masks 1,000 config files (INI that
+// configparser writes, TOML tables) and reads them back with configparser
+// and tomllib: every value of a section named for a secret reads as the
+// mask, every other value as it was.
+func TestSectionsAgreeWithPython(t *testing.T) {
+	python := policytest.Python3(t)
+	dir := t.TempDir()
+	gen, check := filepath.Join(dir, "gen.py"), filepath.Join(dir, "check.py")
+	os.WriteFile(gen, []byte(sectionDocs), 0o644)
+	os.WriteFile(check, []byte(sectionCheck), 0o644)
+	out, err := exec.Command(python, gen, "1", "1000").Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	var docs []string
+	var in strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var doc [2]string
+		if err := json.Unmarshal([]byte(line), &doc); err != nil {
+			t.Fatal(err)
+		}
+		masked, _ := maskAssignments(doc[0], nil)
+		docs = append(docs, doc[0])
+		b, _ := json.Marshal([]string{doc[0], masked, doc[1]})
+		in.Write(b)
+		in.WriteByte('\n')
+	}
+	if len(docs) != 1000 {
+		t.Fatalf("%d files", len(docs))
+	}
+	cmd := exec.Command(python, check)
+	cmd.Stdin = strings.NewReader(in.String())
+	verdicts, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	bad := 0
+	for i, line := range strings.Split(strings.TrimSpace(string(verdicts)), "\n") {
+		var why string
+		json.Unmarshal([]byte(line), &why)
+		if why != "" {
+			if bad++; bad <= 8 {
+				masked, _ := maskAssignments(docs[i], nil)
+				t.Errorf("%s\n--- written:\n%s--- masked:\n%s", why, docs[i], masked)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d of %d files", bad, len(docs))
+	}
+}
