@@ -1,22 +1,15 @@
 package redact
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
 
 // yamlDocs writes, with PyYAML, documents as yaml.dump writes a program's
 // config: dicts and lists to four levels, some under secrets' names, with
 // strings of every kind PyYAML quotes or folds (spaces, ': ', ' #', quotes,
 // long ones over several lines), numbers, booleans and nulls. One JSON
-// string (the document's text) a line.
+// array a line: [the document's text].
 const yamlDocs = `import json, random, sys, yaml
 rng = random.Random(int(sys.argv[1]))
 secret_keys = ["api_key", "password", "token", "secrets", "creds", "client_secret"]
@@ -45,7 +38,7 @@ def node(depth):
     return scalar()
 for _ in range(int(sys.argv[2])):
     doc = {rng.choice(secret_keys + plain_keys): node(1) for _ in range(rng.randrange(1, 5))}
-    print(json.dumps(yaml.dump(doc, default_flow_style=False, sort_keys=False, allow_unicode=True)))
+    print(json.dumps([yaml.dump(doc, default_flow_style=False, sort_keys=False, allow_unicode=True)]))
 `
 
 // yamlCheck reads pairs of documents (as written, as masked) and says, for
@@ -90,53 +83,7 @@ for line in sys.stdin:
 // to any depth, reads as the mask; every other value and every key reads
 // as it was.
 func TestYAMLBlocksAgreeWithPyYAML(t *testing.T) {
-	python := policytest.Python3(t)
-	dir := t.TempDir()
-	gen, check := filepath.Join(dir, "gen.py"), filepath.Join(dir, "check.py")
-	os.WriteFile(gen, []byte(yamlDocs), 0o644)
-	os.WriteFile(check, []byte(yamlCheck), 0o644)
-	out, err := exec.Command(python, gen, "1", "1500").Output()
-	if err != nil {
-		t.Fatalf("python3 with PyYAML (make deps installs python3-yaml): %v", err)
-	}
-	var docs []string
-	var pairs strings.Builder
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var doc string
-		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
-			t.Fatal(err)
-		}
-		masked, _ := maskAssignments(doc, nil)
-		docs = append(docs, doc)
-		b, _ := json.Marshal([]string{doc, masked})
-		pairs.Write(b)
-		pairs.WriteByte('\n')
-	}
-	if len(docs) != 1500 {
-		t.Fatalf("%d documents", len(docs))
-	}
-	cmd := exec.Command(python, check)
-	cmd.Stdin = strings.NewReader(pairs.String())
-	verdicts, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	bad := 0
-	for i, line := range strings.Split(strings.TrimSpace(string(verdicts)), "\n") {
-		var why string
-		json.Unmarshal([]byte(line), &why)
-		if why != "" {
-			if bad++; bad <= 10 {
-				masked, _ := maskAssignments(docs[i], nil)
-				t.Errorf("%s\n--- yaml.dump wrote:\n%s--- masked:\n%s", why, docs[i], masked)
-			}
-		}
-	}
-	if bad > 0 {
-		t.Fatalf("%d of %d documents", bad, len(docs))
-	}
+	againstPython(t, yamlDocs, yamlCheck, 1500, func(s string) string { out, _ := maskAssignments(s, nil); return out })
 }
 
 // FuzzMaskAssignments: any text is masked without a panic and keeps its
@@ -236,49 +183,5 @@ for line in sys.stdin:
 // and tomllib: every value of a section named for a secret reads as the
 // mask, every other value as it was.
 func TestSectionsAgreeWithPython(t *testing.T) {
-	python := policytest.Python3(t)
-	dir := t.TempDir()
-	gen, check := filepath.Join(dir, "gen.py"), filepath.Join(dir, "check.py")
-	os.WriteFile(gen, []byte(sectionDocs), 0o644)
-	os.WriteFile(check, []byte(sectionCheck), 0o644)
-	out, err := exec.Command(python, gen, "1", "1000").Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	var docs []string
-	var in strings.Builder
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		var doc [2]string
-		if err := json.Unmarshal([]byte(line), &doc); err != nil {
-			t.Fatal(err)
-		}
-		masked, _ := maskAssignments(doc[0], nil)
-		docs = append(docs, doc[0])
-		b, _ := json.Marshal([]string{doc[0], masked, doc[1]})
-		in.Write(b)
-		in.WriteByte('\n')
-	}
-	if len(docs) != 1000 {
-		t.Fatalf("%d files", len(docs))
-	}
-	cmd := exec.Command(python, check)
-	cmd.Stdin = strings.NewReader(in.String())
-	verdicts, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	bad := 0
-	for i, line := range strings.Split(strings.TrimSpace(string(verdicts)), "\n") {
-		var why string
-		json.Unmarshal([]byte(line), &why)
-		if why != "" {
-			if bad++; bad <= 8 {
-				masked, _ := maskAssignments(docs[i], nil)
-				t.Errorf("%s\n--- written:\n%s--- masked:\n%s", why, docs[i], masked)
-			}
-		}
-	}
-	if bad > 0 {
-		t.Fatalf("%d of %d files", bad, len(docs))
-	}
+	againstPython(t, sectionDocs, sectionCheck, 1000, func(s string) string { out, _ := maskAssignments(s, nil); return out })
 }
