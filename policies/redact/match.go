@@ -269,6 +269,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		changed = true
 	}
 	block := -1      // the column of the secret's key whose block this is; -1: none
+	open := byte(0)  // in the block, the quote of a value still open at the last line's end
 	section := false // in an INI section or a TOML table named for a secret: [api_keys]
 	for li, line := range lines {
 		if h, ok := sectionHeader(line); ok {
@@ -280,15 +281,27 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		if block >= 0 {
 			content := strings.TrimRight(line[indent:], "\r\n")
 			switch {
+			case open != 0 && content != "":
+				// A quoted value folded over lines: this line is its,
+				// to its closing quote, which stays.
+				vs, ve := indent, indent+len(strings.TrimRight(content, " \t"))
+				if closes(line[vs:ve], open) {
+					ve, open = ve-1, 0
+				}
+				if ve > vs {
+					hideAt(li, vs, ve)
+				}
+				continue
 			case content == "" || content[0] == '#': // a blank or a comment: the block goes on
 				continue
 			case indent > block || indent == block && (content == "-" || strings.HasPrefix(content, "- ")):
 				if vs, ve, ok := blockValue(line, indent); ok {
 					hideAt(li, vs, ve)
+					open = opened(line, vs, ve)
 				}
 				continue
 			}
-			block = -1
+			block, open = -1, 0
 		}
 		i := run(line, 0, isSpace)
 		for strings.HasPrefix(line[i:], "- ") { // a YAML list's item: - password: x
@@ -332,13 +345,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		var vs, ve int
 		switch {
 		case rest != "" && (rest[0] == '"' || rest[0] == '\''):
-			// To the last quote of its kind on the line: an escaped one
-			// inside ("k\"x", YAML's 'it''s') does not end it.
-			e := strings.LastIndexByte(rest[1:], rest[0])
-			if e < 0 {
-				continue
-			}
-			vs, ve = j+1, j+1+e
+			vs, ve = quoted(line, j, j+len(rest))
 		case sep == ':' && q == 0:
 			// YAML's plain or flow value runs to the line's end: password:
 			// it's "x", token: [a, b]. What reads as a comment (" # old")
@@ -368,6 +375,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		}
 		hideAt(li, vs, ve)
 		block = col // a value folded over the lines below it, indented past its key
+		open = opened(line, vs, ve)
 	}
 	if !changed {
 		return s, false
@@ -400,8 +408,9 @@ func sectionHeader(line string) (secret, ok bool) {
 
 // blockValue is where the value of a line of a YAML block starts and ends,
 // the line's content starting at i: after its "- " marks and its key
-// ("prod: ", quoted or not), inside its quotes or to the line's end. ok is false when there is none: a key that opens a deeper block
-// ("prod:"), a value already masked.
+// ("prod: ", quoted or not), inside its quotes or to the line's end. ok
+// is false when there is none: a key that opens a deeper block ("prod:"),
+// a value already masked.
 func blockValue(line string, i int) (vs, ve int, ok bool) {
 	end := len(strings.TrimRight(line, "\r\n"))
 	for i < end && line[i] == '-' && (i+1 == end || isBlank(line[i+1])) {
@@ -422,11 +431,7 @@ func blockValue(line string, i int) (vs, ve int, ok bool) {
 		return 0, 0, false
 	}
 	if q := line[i]; q == '"' || q == '\'' {
-		if e := strings.LastIndexByte(line[i+1:end], q); e > 0 {
-			vs, ve = i+1, i+1+e
-		} else {
-			vs, ve = i, end
-		}
+		vs, ve = quoted(line, i, end)
 	} else {
 		vs, ve = i, i+len(strings.TrimRight(line[i:end], " \t")) // a comment with it, as above
 	}
@@ -434,6 +439,56 @@ func blockValue(line string, i int) (vs, ve int, ok bool) {
 		return 0, 0, false
 	}
 	return vs, ve, true
+}
+
+// quoted is where the quoted value that opens at line[i] lies, in a line
+// that ends at end: to the last quote of its kind, an escaped one inside
+// ("k\"x", YAML's doubled quote inside a single-quoted value) not ending
+// it, when what follows that quote ends a value (a blank, ',', ';', a
+// bracket, a comment); to the line's end when the quote closes nowhere on
+// the line (YAML folds a long quoted value over lines: its lines below are
+// masked as the block's).
+func quoted(line string, i, end int) (vs, ve int) {
+	vs, ve = i+1, len(strings.TrimRight(line[:end], " \t"))
+	if e := strings.LastIndexByte(line[i+1:end], line[i]); e >= 0 {
+		if after := strings.TrimSpace(line[i+2+e : end]); after == "" || strings.IndexByte(",;)]}#", after[0]) >= 0 {
+			ve = i + 1 + e
+		}
+	}
+	return vs, ve
+}
+
+// opened is the quote of a quoted value masked at line[vs:ve] when it
+// does not close on its line (quoted: it runs to the line's end), or 0.
+func opened(line string, vs, ve int) byte {
+	if vs == 0 || line[vs-1] != '"' && line[vs-1] != '\'' {
+		return 0
+	}
+	if ve < len(line) && line[ve] == line[vs-1] {
+		return 0 // closed
+	}
+	return line[vs-1]
+}
+
+// closes reports whether text, a line of a quoted value folded over lines,
+// ends with the value's closing quote q: a quote not escaped (an even run
+// of backslashes before a ", an odd run of ' for YAML's doubled quotes).
+func closes(text string, q byte) bool {
+	n := 0
+	for n < len(text) && text[len(text)-1-n] == q {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	if q == '\'' {
+		return n%2 == 1
+	}
+	b := 0
+	for b < len(text)-1 && text[len(text)-2-b] == '\\' {
+		b++
+	}
+	return b%2 == 0
 }
 
 // isBlank: a space or a tab (within a line).

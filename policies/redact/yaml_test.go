@@ -15,7 +15,7 @@ rng = random.Random(int(sys.argv[1]))
 secret_keys = ["api_key", "password", "token", "secrets", "creds", "client_secret"]
 plain_keys = ["name", "host", "port", "mode", "env", "items", "region"]
 def text():
-    k = rng.randrange(9)
+    k = rng.randrange(11)
     if k == 0:
         return " ".join("w%d" % rng.randrange(10**6) for _ in range(rng.randrange(10, 25)))  # folded
     if k == 1:
@@ -26,6 +26,10 @@ def text():
         return "- dash"
     if k == 4:
         return "ünï-%d" % rng.randrange(1000)
+    if k == 5:
+        return "esc \x01 %d " % rng.randrange(100) * rng.randrange(1, 12)  # double-quoted, folded with a backslash
+    if k == 6:
+        return "it's %d " % rng.randrange(100) * rng.randrange(1, 15)  # single-quoted, folded
     return "".join(rng.choice("abcxyz0123-_./") for _ in range(rng.randrange(1, 20)))
 def scalar():
     return rng.choice([text, text, text, lambda: rng.randrange(10**6), lambda: rng.random() < 0.5, lambda: None])()
