@@ -388,10 +388,13 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 // its name is a secret's ([api_keys], [credentials.prod]).
 func sectionHeader(line string) (secret, ok bool) {
 	t := strings.TrimSpace(line)
+	if t == "" || t[0] != '[' { // most lines
+		return false, false
+	}
 	if c := strings.Index(t, " #"); c >= 0 {
 		t = strings.TrimSpace(t[:c])
 	}
-	if len(t) < 3 || t[0] != '[' || t[len(t)-1] != ']' {
+	if len(t) < 3 || t[len(t)-1] != ']' {
 		return false, false
 	}
 	name := strings.Trim(t, "[]")

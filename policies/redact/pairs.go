@@ -103,11 +103,10 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 							if v.start >= covered {
 								covered = full.hideStrings(v, hide, found)
 							}
+						} else if v.kind == 's' { // with its pieces over the lines below
+							(&scanner{s: s}).run(v, hide, found)
 						} else {
 							sc.hideValue(v, hide, found)
-							if v.kind == 's' { // and its pieces over the lines below
-								(&scanner{s: s}).run(v, hide, found)
-							}
 						}
 					}
 				case sep.kind == ']' && k.kind == 's': // settings['password'] = VALUE
@@ -160,13 +159,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 // or a word with a digit in it.
 func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string)) {
 	s := sc.s
-	lit := func(p piece) {
-		l, _ := expressions.ReadLiteral(s, p.start)
-		hide(l.BodyStart, l.BodyEnd)
-		if l.Known && l.Value != s[l.BodyStart:l.BodyEnd] && found != nil {
-			found(l.Value)
-		}
-	}
+	lit := func(p piece) { sc.hideLiteral(p, hide, found) }
 	switch v.kind {
 	case 's':
 		lit(v)
@@ -209,14 +202,21 @@ func (sc *scanner) hideStrings(v piece, hide func(from, to int), found func(stri
 			if n, ok := sc.next(p.end); ok && n.kind == ':' {
 				continue // a dict's key names a part; it is none
 			}
-			l, _ := expressions.ReadLiteral(sc.s, p.start)
-			hide(l.BodyStart, l.BodyEnd)
-			if l.Known && l.Value != sc.s[l.BodyStart:l.BodyEnd] && found != nil {
-				found(l.Value) // as the program holds it
-			}
+			sc.hideLiteral(p, hide, found)
 		}
 	}
 	return len(sc.s)
+}
+
+// hideLiteral masks the body of the string literal p and hands found its
+// value as the program holds it, when that is not as written (hide hands
+// over what is written).
+func (sc *scanner) hideLiteral(p piece, hide func(from, to int), found func(string)) {
+	l, _ := expressions.ReadLiteral(sc.s, p.start)
+	hide(l.BodyStart, l.BodyEnd)
+	if l.Known && l.Value != sc.s[l.BodyStart:l.BodyEnd] && found != nil {
+		found(l.Value)
+	}
 }
 
 // credentialSequence reports whether a list or a tuple under name (a
@@ -325,11 +325,7 @@ func (sc *scanner) nextOver(i int) (piece, bool) {
 func (sc *scanner) run(v piece, hide func(from, to int), found func(string)) int {
 	for {
 		if hide != nil {
-			l, _ := expressions.ReadLiteral(sc.s, v.start)
-			hide(l.BodyStart, l.BodyEnd)
-			if l.Known && l.Value != sc.s[l.BodyStart:l.BodyEnd] && found != nil {
-				found(l.Value) // as the program holds it
-			}
+			sc.hideLiteral(v, hide, found)
 		}
 		n, ok := sc.nextOver(v.end)
 		if !ok || n.kind != 's' {

@@ -88,6 +88,35 @@ func partRead(r *sdk.Request) (sdk.Decision, bool) {
 	return sdk.Decision{}, false
 }
 
+// writeMasked writes the mask in place of v, a mask for each of its lines
+// with its line ends kept where they were: a masked text keeps its lines
+// (debugpy_source's lines are masked read together, then split again).
+func writeMasked(b *strings.Builder, v string) { writeMaskedFrom(b, v, true) }
+
+// writeMaskedFrom is writeMasked, with no mask for v's first line unless
+// first (v goes on a span already masked on that line).
+func writeMaskedFrom(b *strings.Builder, v string, first bool) {
+	for {
+		e := strings.IndexAny(v, "\r\n")
+		if e < 0 {
+			if v != "" && first {
+				b.WriteString(mask)
+			}
+			return
+		}
+		if e > 0 && first {
+			b.WriteString(mask)
+		}
+		first = true
+		n := 1
+		if strings.HasPrefix(v[e:], "\r\n") {
+			n = 2
+		}
+		b.WriteString(v[e : e+n])
+		v = v[e+n:]
+	}
+}
+
 func isSecretName(name string, extra map[string]bool) bool { return secrets.IsName(name, extra) }
 
 // remember hands a masked value to the host, which masks it in every

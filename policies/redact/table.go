@@ -16,8 +16,8 @@ import (
 //
 // A header is a line of two fields or more, each of at most 64 bytes, one
 // of them a secret's name, and a name only, once its blanks and dashes
-// are underscores ("API Key" is API_Key). The rows that follow it with as many fields are
-// the table's; it ends at the first that has not. Each cell masked is
+// are underscores ("API Key" is API_Key). The rows that follow it with as
+// many fields are the table's; it ends at the first that has not. Each cell masked is
 // handed to found, as written and, when quoted, as the program holds it.
 // TestTablesAgreeWithPythonCSV checks it against csv.reader.
 func maskTables(s string, extra map[string]bool, found func(string)) (string, bool) {
@@ -74,35 +74,6 @@ func maskTables(s string, extra map[string]bool, found func(string)) (string, bo
 	}
 	b.WriteString(s[last:])
 	return b.String(), true
-}
-
-// writeMasked writes the mask in place of v, a mask for each of its lines
-// with its line ends kept where they were: a masked text keeps its lines
-// (debugpy_source's lines are masked read together, then split again).
-func writeMasked(b *strings.Builder, v string) { writeMaskedFrom(b, v, true) }
-
-// writeMaskedFrom is writeMasked, with no mask for v's first line unless
-// first (v goes on a span already masked on that line).
-func writeMaskedFrom(b *strings.Builder, v string, first bool) {
-	for {
-		e := strings.IndexAny(v, "\r\n")
-		if e < 0 {
-			if v != "" && first {
-				b.WriteString(mask)
-			}
-			return
-		}
-		if e > 0 && first {
-			b.WriteString(mask)
-		}
-		first = true
-		n := 1
-		if strings.HasPrefix(v[e:], "\r\n") {
-			n = 2
-		}
-		b.WriteString(v[e : e+n])
-		v = v[e+n:]
-	}
 }
 
 // underscored spells a header's name as a program's (API Key is API_Key).
