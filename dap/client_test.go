@@ -212,3 +212,31 @@ func TestOutputJoinsPiecesOfALine(t *testing.T) {
 		t.Fatalf("after a read: %+v", e)
 	}
 }
+
+// Before is what a read's entries continue: per category, the text before
+// the read's first cursor, whole lines within its bound.
+func TestOutputBefore(t *testing.T) {
+	o := NewOutput(100, 1<<10)
+	for _, x := range [][2]string{{"stdout", "name,password\n"}, {"stderr", "warn\n"}, {"stdout", "ann,"}, {"stdout", "x1\n"}, {"stdout", "bob,x2\n"}} {
+		o.Add(x[0], x[1])
+	}
+	_, next, _ := o.Read(0, "", 0) // entries 1 to 4 ("ann," and "x1\n" joined)
+	o.Add("stdout", "cy,x3\n")
+	got := o.Before(next, []string{"stdout", "stderr", "console"}, 1<<10)
+	if len(got) != 2 || got[0].Category != "stdout" || got[0].Text != "name,password\nann,x1\nbob,x2\n" || got[1].Text != "warn\n" {
+		t.Fatalf("before %d: %+v", next, got)
+	}
+	if got := o.Before(3, []string{"stdout"}, 1<<10); len(got) != 1 || got[0].Text != "name,password\n" {
+		t.Fatalf("before 3: %+v", got)
+	}
+	// Over the bound: the last lines that fit, from a line's start.
+	if got := o.Before(next, []string{"stdout"}, 16); len(got) != 1 || got[0].Text != "ann,x1\nbob,x2\n" {
+		t.Fatalf("bounded: %+v", got)
+	}
+	if got := o.Before(next, []string{"stdout"}, 10); len(got) != 1 || got[0].Text != "bob,x2\n" {
+		t.Fatalf("bounded: %+v", got)
+	}
+	if got := o.Before(1, []string{"stdout"}, 1<<10); len(got) != 0 {
+		t.Fatalf("before the first entry: %+v", got)
+	}
+}

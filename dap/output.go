@@ -116,3 +116,46 @@ func (o *Output) Read(since uint64, category string, max int) (entries []OutputE
 	}
 	return entries, next, dropped
 }
+
+// Before returns, for each category of cats, the text of that category
+// written before cursor since: the last max bytes of it, from a line's
+// start (the text of one line longer than max is cut at its start), in the
+// order of cats; a category with nothing before since is left out. The
+// policies that mask results read a read's entries with what they
+// continue: a table's header above its rows, a YAML key above its block.
+//
+// Called after the Read it goes with, it sees what that Read's entries
+// continue: a Read seals every entry before its next (none is joined to
+// again), and the bound only drops the oldest.
+func (o *Output) Before(since uint64, cats []string, max int) []OutputEntry {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []OutputEntry
+	for _, c := range cats {
+		var parts []string // the category's entries before since, last first
+		n := 0
+		for i := len(o.entries) - 1; i >= 0 && n < max; i-- {
+			if e := o.entries[i]; e.Cursor < since && e.Category == c {
+				parts = append(parts, e.Text)
+				n += len(e.Text)
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for i := len(parts) - 1; i >= 0; i-- {
+			b.WriteString(parts[i])
+		}
+		text := b.String()
+		if len(text) > max {
+			text = text[len(text)-max:]
+			if nl := strings.IndexByte(text, '\n'); nl >= 0 && nl < len(text)-1 {
+				text = text[nl+1:]
+			}
+		}
+		out = append(out, OutputEntry{Cursor: since, Category: c, Text: text})
+	}
+	return out
+}

@@ -12,4 +12,8 @@ type (
 	Address      = abi.Address
 	DebugSession = abi.DebugSession
 	ClientInfo   = abi.Client
+	Before       = abi.Before
 )
+
+// MaxBefore bounds the text of each Before (derived.before).
+const MaxBefore = abi.MaxBefore

@@ -74,6 +74,10 @@ type Result struct {
 	// reads each before the call's own result, so that the secrets they
 	// hold under their names are learned and masked in what is shown.
 	Seen []Seen
+	// Before is what the run read for the result phase of debugpy_output:
+	// per category, the output the read's entries continue (derived.before).
+	// The agent is not shown it.
+	Before []Before
 
 	encoded []byte // Structured as JSON, when the gate has encoded it
 }
@@ -313,7 +317,15 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 			ec.Derived = &d
 		}
 	}
-	res.Seen = nil
+	if len(res.Before) > 0 {
+		var d Derived
+		if ec.Derived != nil {
+			d = *ec.Derived
+		}
+		d.Before = res.Before
+		ec.Derived = &d
+	}
+	res.Seen, res.Before = nil, nil
 	if unlearned != nil { // fail closed: the secrets it would have taught are not masked
 		res = *denied(call.Tool, "result withheld", Decision{Reasons: []string{unlearned.Error()}},
 			"The call ran; its result is not shown, because the program's values read for the secrets they hold could not be judged. Try again; a user can raise [sandbox] timeout in the policy config (--config).")

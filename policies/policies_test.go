@@ -204,6 +204,34 @@ func BenchmarkRedact(b *testing.B) {
 	benchDefault(b, call, func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil })
 }
 
+// BenchmarkRedactOutput is one result-phase decision with default.toml
+// (redact) on a debugpy_output read of 20 log lines: alone ("none"), and
+// after the 32 KiB of output it continues (derived.before: the most the
+// host gives), which redact masks with it. With DEBUGPY_GUARD_PEER_BUILTIN
+// naming another build of builtin.wasm, the same calls run on it too.
+func BenchmarkRedactOutput(b *testing.B) {
+	var lines strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&lines, "2026-12-05 10:00:%02d INFO processed order %d for ada@example.org in 12 ms\n", i, 1000+i)
+	}
+	result, _ := json.Marshal(map[string]any{"entries": []any{map[string]any{"cursor": 900, "category": "stdout", "text": lines.String()}}, "next": 901})
+	var before strings.Builder
+	for before.Len() < engine.MaxBefore-200 {
+		before.WriteString(lines.String()[:90])
+		before.WriteString("\n")
+	}
+	for _, ctx := range []struct {
+		name   string
+		before []engine.Before
+	}{{"none", nil}, {"32KiB", []engine.Before{{Category: "stdout", Text: before.String()}}}} {
+		b.Run(ctx.name, func(b *testing.B) {
+			call := engine.Call{Phase: engine.PhaseResult, Tool: "debugpy_output", Category: tools.Read,
+				Arguments: json.RawMessage(`{"since":900}`), Result: result, MCPSession: "bench", Derived: &engine.Derived{Before: ctx.before}}
+			benchDefault(b, call, func(d engine.Decision) bool { return d.Verdict == engine.Allow })
+		})
+	}
+}
+
 // BenchmarkExpressions is one call-phase decision by the expressions policy
 // alone on an evaluate, read by the parser. With DEBUGPY_GUARD_PEER_BUILTIN
 // naming another build of builtin.wasm (an earlier commit's, say), the same

@@ -78,8 +78,12 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		if err != nil {
 			return engine.Errorf("%s did not run: the variables of the frame it reads, read first to learn the secrets they hold, could not be read (%v). Check its frame_id (debugpy_stack_trace lists the frames), then try again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
 		}
-		var unanswered atomic.Bool // the program is stuck: its answer is ours, with no value of it
-		r := fromMCP(run(context.WithValue(ctx, unansweredKey{}, &unanswered)))
+		var unanswered atomic.Bool   // the program is stuck: its answer is ours, with no value of it
+		var before []dap.OutputEntry // what a read of output continues (output.go)
+		r := fromMCP(run(context.WithValue(context.WithValue(ctx, unansweredKey{}, &unanswered), beforeKey{}, &before)))
+		for _, b := range before {
+			r.Before = append(r.Before, engine.Before{Category: b.Category, Text: b.Text})
+		}
 		r.ReadMore = readMore[call.Tool]
 		if changesVariables(call) {
 			g.forget(call.Session) // the next call that reads values lists the stop again (stops.go)

@@ -5,10 +5,17 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
+	"github.com/debugpy-guard/debugpy-guard/engine"
 )
+
+// beforeKey holds, in a call's context, where debugpy_output puts the
+// output its entries continue, per category (derived.before: the policies
+// that mask results read the entries with it; the agent is not shown it).
+type beforeKey struct{}
 
 type outputArgs struct {
 	Target
@@ -29,6 +36,15 @@ func output(ctx context.Context, ts *Toolset, s *dap.Session, a outputArgs) (out
 	}
 	e, next, dropped := s.Output().Read(a.Since, a.Category, a.MaxItems)
 	e = joinRuns(e)
+	if before, ok := ctx.Value(beforeKey{}).(*[]dap.OutputEntry); ok && len(e) > 0 {
+		var cats []string
+		for _, x := range e {
+			if !slices.Contains(cats, x.Category) {
+				cats = append(cats, x.Category)
+			}
+		}
+		*before = s.Output().Before(max(a.Since, 1), cats, engine.MaxBefore)
+	}
 	var sb strings.Builder
 	if dropped > 0 {
 		fmt.Fprintf(&sb, "(%d earlier entries were dropped)\n", dropped)

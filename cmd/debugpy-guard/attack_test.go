@@ -1793,3 +1793,77 @@ n = 1  # BREAK
 		t.Fatalf("the control: the rest of each value is shown: %s", seen)
 	}
 }
+
+// outputProgram prints a table and a YAML block in parts: on stdout, a
+// table's header and its row with a warning between them, and a YAML key
+// before its first stop, its value after; on stderr, a table's header
+// before the stop and its rows after.
+const outputProgram = `import sys
+
+
+def main():
+    print("user,password", flush=True)
+    print("a warning", file=sys.stderr, flush=True)
+    print("ada,tbl-s3cret-one", flush=True)
+    print("id,token", file=sys.stderr, flush=True)
+    print("db:", flush=True)
+    print("  password:", flush=True)
+    n = 1  # BREAK
+    print("    primary: yml-s3cret-two", flush=True)
+    print("1,tok-s3cret-three", file=sys.stderr, flush=True)
+    print("2,tok-s3cret-four", file=sys.stderr, flush=True)
+    n = 2  # SECOND
+    return n
+
+
+main()
+`
+
+// A program's output read in parts: as an agent polls it (the rows after
+// an earlier read showed their header), a page at a time (max_items), or
+// from a cursor it chose (since), and with another category's entry
+// between a header and its rows. Each part was masked alone, and a row
+// with no header above it, a YAML value with no key, showed. The result
+// phase reads each category's entries as one text, after what they
+// continue (derived.before), which the agent is not shown again.
+func TestAttackOutputReadInParts(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(outputProgram)
+	first := r.ok("debugpy_output", `{}`)
+	if !strings.Contains(first, "user,password") || !strings.Contains(first, "id,token") || !strings.Contains(first, "ada,[redacted]") {
+		t.Fatalf("the first read: %s", first)
+	}
+	var next int
+	if _, err := fmt.Sscanf(first[strings.LastIndex(first, "next cursor: "):], "next cursor: %d", &next); err != nil {
+		t.Fatalf("no cursor in %q: %v", first, err)
+	}
+	prog := filepath.Join(r.dir, "app.py")
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), strings.Count(outputProgram[:strings.Index(outputProgram, "# SECOND")], "\n")+1))
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+		t.Fatalf("continue: %s", text)
+	}
+	var pages []string
+	for since := next; ; {
+		text := r.ok("debugpy_output", fmt.Sprintf(`{"since":%d,"max_items":1}`, since))
+		if strings.Contains(text, "(no new output)") {
+			break
+		}
+		pages = append(pages, text)
+		fmt.Sscanf(text[strings.LastIndex(text, "next cursor: "):], "next cursor: %d", &since)
+		if len(pages) > 20 {
+			t.Fatalf("paging does not end: %q", pages)
+		}
+	}
+	whole := r.ok("debugpy_output", fmt.Sprintf(`{"since":%d}`, next))
+	rows := r.ok("debugpy_output", fmt.Sprintf(`{"since":%d,"category":"stderr"}`, next))
+	seen := r.seen.String()
+	noneSeen(t, seen, "tbl-s3cret", "yml-s3cret", "tok-s3cret")
+	for _, want := range []string{"primary: [redacted]", "1,[redacted]", "2,[redacted]"} {
+		if !strings.Contains(whole, want) || !strings.Contains(strings.Join(pages, "\n"), want) {
+			t.Errorf("the control: %q shown, whole and page by page: %s\n%q", want, whole, pages)
+		}
+	}
+	if !strings.Contains(rows, "1,[redacted]") || strings.Contains(rows, "primary") {
+		t.Errorf("rows read from a cursor past their header: %s", rows)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -50,6 +51,10 @@ type Case struct {
 	// Sequences are the objects the host would tell the modules were shown
 	// as a list or a tuple (derived.sequences), likewise.
 	Sequences []string `toml:"sequences"`
+	// Before is, per category, the output the host would tell the modules
+	// a debugpy_output result's entries continue (derived.before), in the
+	// result phase: {stdout = "user,password\n"}.
+	Before map[string]string `toml:"before"`
 	// Want is allow, deny, approve, or abstain: no module decided (the
 	// config's default then applies, and is not what is tested).
 	Want        engine.Verdict `toml:"want"`
@@ -79,7 +84,7 @@ func Load(file string) (*File, error) {
 		if len(k) >= 2 && k[0] == "case" && (k[1] == "result" || k[1] == "arguments" || k[1] == "want_result") {
 			continue // free-form JSON values
 		}
-		return nil, engine.KeyError(file, data, k.String(), "unknown key in a case file (name, tool, session, phase, arguments, result, holders, cut, want, reason, want_result, result_has, result_lacks, malformed)")
+		return nil, engine.KeyError(file, data, k.String(), "unknown key in a case file (name, tool, session, phase, arguments, result, holders, cut, objects, sequences, before, want, reason, want_result, result_has, result_lacks, malformed)")
 	}
 	for i, c := range cf.Cases {
 		if c.Name == "" || c.Tool == "" || !slices.Contains([]engine.Verdict{engine.Allow, engine.Deny, engine.Approve, engine.Abstain}, c.Want) {
@@ -114,13 +119,16 @@ func Run(ctx context.Context, e *engine.Engine, c Case, prepare Prepare) (engine
 	if c.Result != nil {
 		call.Result, _ = json.Marshal(c.Result)
 	}
-	if len(c.Holders) > 0 || len(c.Cut) > 0 {
+	if len(c.Holders) > 0 || len(c.Cut) > 0 || len(c.Before) > 0 {
 		d := engine.Derived{}
 		if call.Derived != nil {
 			d = *call.Derived
 		}
 		d.Holders, d.Cut = slices.Sorted(slices.Values(c.Holders)), slices.Sorted(slices.Values(c.Cut))
 		d.Objects, d.Sequences = slices.Sorted(slices.Values(c.Objects)), slices.Sorted(slices.Values(c.Sequences))
+		for _, cat := range slices.Sorted(maps.Keys(c.Before)) {
+			d.Before = append(d.Before, engine.Before{Category: cat, Text: c.Before[cat]})
+		}
 		call.Derived = &d
 	}
 	var d engine.Decision

@@ -80,7 +80,25 @@ type Derived struct {
 	// a constant index or slice of one picks its elements whole (pair[1],
 	// orders[0].total). Sorted. (ABI v1.5.)
 	Sequences []string `json:"sequences"`
+	// Before, in the result phase of debugpy_output, is for each category
+	// of the result's entries the text of that category the program wrote
+	// before the read's first entry: its last lines, at most MaxBefore
+	// bytes, from a line's start. A read that starts inside what the
+	// program wrote (a table's rows, its header above them; a YAML key's
+	// block) is judged with what it continues, which the agent is not
+	// shown again. (ABI v1.6.)
+	Before []Before `json:"before"`
 }
+
+// Before is the text of one category of a program's output written before
+// a read (Derived.Before).
+type Before struct {
+	Category string `json:"category"` // stdout, stderr, console or important
+	Text     string `json:"text"`
+}
+
+// MaxBefore bounds the text of each Before.
+const MaxBefore = 32 << 10
 
 // Code is one piece of Python that debugpy will compile and run.
 type Code struct {
@@ -215,6 +233,17 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 	b = appendStrings(append(b, `],"cut":[`...), d.Cut)
 	b = appendStrings(append(b, `],"objects":[`...), d.Objects)
 	b = appendStrings(append(b, `],"sequences":[`...), d.Sequences)
+	b = append(b, `],"before":[`...)
+	for i, x := range d.Before {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"category":`...)
+		b = AppendString(b, x.Category)
+		b = append(b, `,"text":`...)
+		b = AppendString(b, x.Text)
+		b = append(b, '}')
+	}
 	return append(b, `]},"settings":`...)
 }
 

@@ -16,7 +16,7 @@ func reference(r *Request) ([]byte, error) {
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = json.RawMessage("null")
 	}
-	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Holders: []string{}, Cut: []string{}, Objects: []string{}, Sequences: []string{}}
+	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Holders: []string{}, Cut: []string{}, Objects: []string{}, Sequences: []string{}, Before: []Before{}}
 	if r.Derived != nil {
 		d = *r.Derived
 		if d.Code == nil {
@@ -39,6 +39,9 @@ func reference(r *Request) ([]byte, error) {
 		}
 		if d.Sequences == nil {
 			d.Sequences = []string{}
+		}
+		if d.Before == nil {
+			d.Before = []Before{}
 		}
 	}
 	head := struct {
@@ -81,6 +84,7 @@ func TestRequestAsEncodingJSON(t *testing.T) {
 				if j%2 == 0 {
 					r.Derived.Holders = []string{s, tricky[(i+7)%len(tricky)]}
 					r.Derived.Cut = []string{tricky[(i+8)%len(tricky)]}
+					r.Derived.Before = []Before{{Category: s, Text: tricky[(i+9)%len(tricky)]}, {}}
 				}
 			}
 			compare(t, r)
@@ -113,7 +117,7 @@ func FuzzRequest(f *testing.F) {
 		if flag {
 			r.Result = raw
 			r.DebugSession = &DebugSession{Name: b, Host: a, Port: n, PID: -n, State: a}
-			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag, !flag}}, Addresses: []Address{{b, a, b, n}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}}
+			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag, !flag}}, Addresses: []Address{{b, a, b, n}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}, Before: []Before{{a, b}, {b, a}}}
 		}
 		compare(t, r)
 	})

@@ -164,8 +164,12 @@ func maskShapes(s string, found func(string)) (string, bool) {
 					found(d)
 				}
 			}
-			s = s[:start] + mask + s[end:]
-			from, changed = start+len(mask), true
+			var b strings.Builder // a PEM block's lines: a mask for each, its line ends kept
+			b.WriteString(s[:start])
+			writeMasked(&b, s[start:end])
+			n := b.Len()
+			b.WriteString(s[end:])
+			s, from, changed = b.String(), n, true
 		}
 	}
 	return s, changed

@@ -10,8 +10,9 @@ func TestMaskShapes(t *testing.T) {
 		{"Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmN", "Bearer [redacted]"},
 		{"eyJabc.def", "eyJabc.def"}, // too short to be a token
 		{"x eyJhb.eyJzd.sig12 y eyJhb.eyJzd.sig34", "x [redacted] y [redacted]"},
-		{"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- after", "[redacted] after"},
-		{"-----BEGIN PRIVATE KEY-----\nMIIE cut", "[redacted]"},
+		{"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- after", "[redacted]\n[redacted]\n[redacted] after"}, // its lines kept
+		{"-----BEGIN EC PRIVATE KEY-----\r\nMHQ\r\n-----END EC PRIVATE KEY-----\r\n", "[redacted]\r\n[redacted]\r\n[redacted]\r\n"},
+		{"-----BEGIN PRIVATE KEY-----\nMIIE cut", "[redacted]\n[redacted]"},
 		{"-----BEGIN CERTIFICATE-----\nMIIE", "-----BEGIN CERTIFICATE-----\nMIIE"}, // public: kept
 		{"{'key': 'AKIAIOSFODNN7EXAMPLE'}", "{'key': '[redacted]'}"},
 		{"ASIAIOSFODNN7EXAMPLEX", "ASIAIOSFODNN7EXAMPLEX"}, // 17: not a key id

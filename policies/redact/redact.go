@@ -61,8 +61,11 @@ func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 	}
 	res := r.Result()
 	n := 0
-	if r.Tool() == "debugpy_source" {
+	switch r.Tool() {
+	case "debugpy_source":
 		res = sourceMasked(res, extra, &n)
+	case "debugpy_output":
+		res = outputMasked(res, r.Derived().Get("before"), extra, &n)
 	}
 	out, _ := walk(res, extra, &n)
 	// An evaluate result carries no name: judge it by the expression.
@@ -156,14 +159,8 @@ func rememberShown(display string) {
 func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
-		s, nested := maskNested(v.Str(), extra, remember, nestedDepth)
-		s, pairs := maskPairs(s, extra, remember)
-		s, listed := maskKeyValues(s, extra, remember)
-		s, assigned := maskAssignments(s, remember)
-		s, tables := maskTables(s, extra, remember)
-		s, shapes := maskShapes(s, remember)
-		s, files := maskCredentialLines(s, remember)
-		if !nested && !pairs && !listed && !assigned && !tables && !shapes && !files {
+		s, changed := maskText(v.Str(), extra)
+		if !changed {
 			return v, false
 		}
 		*n++
@@ -212,6 +209,19 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		return sdk.ObjectValue(out...), true
 	}
 	return v, false
+}
+
+// maskText masks the secrets in a text: as values of pairs and of
+// assignments, in tables, and by their shapes.
+func maskText(s string, extra map[string]bool) (string, bool) {
+	s, nested := maskNested(s, extra, remember, nestedDepth)
+	s, pairs := maskPairs(s, extra, remember)
+	s, listed := maskKeyValues(s, extra, remember)
+	s, assigned := maskAssignments(s, remember)
+	s, tables := maskTables(s, extra, remember)
+	s, shapes := maskShapes(s, remember)
+	s, files := maskCredentialLines(s, remember)
+	return s, nested || pairs || listed || assigned || tables || shapes || files
 }
 
 // lastName is the last identifier of an expression such as user.password.
