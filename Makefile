@@ -21,8 +21,10 @@ build:
 # deps installs debugpy (Debian's python3-debugpy) when no Python on this
 # machine can import it, gdb (which attach by PID needs), wabt (wat2wasm,
 # which assembles the hostile WAT modules of the plugins tests), clang and
-# lld (the C policy template), Debian's rustc with its wasm32 standard
-# library (the Rust one), the AssemblyScript compiler from npm and OPA's
+# lld (the C policy template), PyYAML, pandas and tabulate (without what
+# pandas recommends: redact's readings are checked against what they
+# write), Debian's rustc with its wasm32 standard library (the Rust
+# one), the AssemblyScript compiler from npm and OPA's
 # opa (the Rego one, and the OPA fixtures' check) when they are missing:
 # the tests talk to a real debugpy and run real WASM modules built from
 # source. It also installs the reference TypeScript MCP client (npm ci in
@@ -35,13 +37,15 @@ deps:
 	[ -n "$$found" ] || need="python3-debugpy"; \
 	command -v gdb >/dev/null 2>&1 || need="$$need gdb"; \
 	/usr/bin/python3 -c 'import yaml' 2>/dev/null || need="$$need python3-yaml"; \
+	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="python3-pandas python3-tabulate"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \
 	command -v wasm-ld >/dev/null 2>&1 || need="$$need lld"; \
 	ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libcore-*.rlib >/dev/null 2>&1 || need="$$need rustc libstd-rust-dev-wasm32"; \
 	command -v npm >/dev/null 2>&1 || need="$$need nodejs npm"; \
-	if [ -n "$$need" ]; then echo "installing:$$need"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need; fi; \
+	if [ -n "$$need$$lean" ]; then echo "installing:$$need $$lean"; $(SUDO) apt-get update -qq || exit 1; fi; \
+	if [ -n "$$need" ]; then DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$need || exit 1; fi; \
+	if [ -n "$$lean" ]; then DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$lean || exit 1; fi; \
 	command -v asc >/dev/null 2>&1 || { echo "installing: assemblyscript (npm)"; $(SUDO) npm install -g -s assemblyscript@0.28.20; }
 	@[ -f tools/testdata/tslist/node_modules/@modelcontextprotocol/sdk/package.json ] || { echo "installing: the reference TypeScript MCP client (npm ci in tools/testdata/tslist)"; \
 	  cd tools/testdata/tslist && npm ci -s --no-audit --no-fund; }
@@ -99,6 +103,8 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzParseConfig -fuzztime 100000x -fuzzminimizetime 20x ./engine
 	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime 250000x -fuzzminimizetime 20x ./engine/audit
 	$(GO) test -run '^$$' -fuzz FuzzScan -fuzztime 300000x -fuzzminimizetime 20x ./plugins/sdk
+	$(GO) test -run '^$$' -fuzz FuzzMaskAligned -fuzztime 300000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzSplitMasked -fuzztime 300000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzRequestIndex -fuzztime 200000x -fuzzminimizetime 20x ./plugins/sdk
 	$(GO) test -run '^$$' -fuzz FuzzParserAgreesWithCPython -fuzztime 100000x -fuzzminimizetime 20x ./policies/expressions
 	$(GO) test -run '^$$' -fuzz FuzzMaskPairs -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact

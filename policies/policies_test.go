@@ -204,6 +204,22 @@ func BenchmarkRedact(b *testing.B) {
 	benchDefault(b, call, func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil })
 }
 
+// BenchmarkRedactPandas is one result-phase decision with default.toml
+// (redact) on the stop's listing the gate reads of a program that holds a
+// pandas DataFrame and one of its rows (testdata/pandas_listing.json, as
+// pydevd showed it: 211 KB, 4,470 strings; the objects opened, as the
+// gate's listing opens them). With DEBUGPY_GUARD_PEER_BUILTIN naming another
+// build of builtin.wasm, the same calls run on it too.
+func BenchmarkRedactPandas(b *testing.B) {
+	result, err := os.ReadFile("testdata/pandas_listing.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := engine.Call{Phase: engine.PhaseResult, Tool: "debugpy_variables", Category: tools.Read,
+		Arguments: json.RawMessage(`{"depth":2}`), Result: result, MCPSession: "bench"}
+	benchDefault(b, call, func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil })
+}
+
 // BenchmarkRedactOutput is one result-phase decision with default.toml
 // (redact) on a debugpy_output read of 20 log lines: alone ("none"), and
 // after the 32 KiB of output it continues (derived.before: the most the

@@ -1867,3 +1867,42 @@ func TestAttackOutputReadInParts(t *testing.T) {
 		t.Errorf("rows read from a cursor past their header: %s", rows)
 	}
 }
+
+// tablesProgram keeps its users in a pandas DataFrame and prints tables as
+// pandas and tabulate write them: columns lined up by blanks or between
+// bars, no comma between cells.
+const tablesProgram = `import pandas as pd
+from tabulate import tabulate
+
+
+def main():
+    users = pd.DataFrame({"user": ["ada", "bob lee"], "password": ["pdpw-s3cret-one", "pdpw-s3cret-two"], "n": [1, 22]})
+    first = users.iloc[0]
+    print(users, flush=True)
+    print(tabulate([["ada", "tbk-s3cret-one"]], headers=["user", "API Key"], tablefmt="psql"), flush=True)
+    print(tabulate([["bob", "tbk-s3cret-two"]], headers=["user", "token"]), flush=True)
+    n = 1  # BREAK
+    return n, first
+
+
+main()
+`
+
+// Tables lined up by blanks or between bars: a DataFrame's repr in the
+// stop's listing and in an evaluate, a row of it (a Series: label and
+// value), and tables printed as pandas, psql and tabulate write them. The
+// masks read tables as CSV only, and every value showed.
+func TestAttackSecretsInAlignedTables(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(tablesProgram)
+	r.ok("debugpy_variables", `{}`)
+	r.ok("debugpy_output", `{}`)
+	for _, e := range []string{"users", "first", "users.to_dict()"} {
+		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	seen := r.seen.String()
+	noneSeen(t, seen, "pdpw-s3cret", "tbk-s3cret")
+	if !strings.Contains(seen, "bob lee") || !strings.Contains(seen, "API Key") {
+		t.Fatalf("the control: the other cells are shown: %s", seen)
+	}
+}

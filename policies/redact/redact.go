@@ -214,6 +214,7 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 // maskText masks the secrets in a text: as values of pairs and of
 // assignments, in tables, and by their shapes.
 func maskText(s string, extra map[string]bool) (string, bool) {
+	s, aligned := maskAligned(s, extra, remember) // first: another mask may take a header's cell for a value
 	s, nested := maskNested(s, extra, remember, nestedDepth)
 	s, pairs := maskPairs(s, extra, remember)
 	s, listed := maskKeyValues(s, extra, remember)
@@ -221,7 +222,7 @@ func maskText(s string, extra map[string]bool) (string, bool) {
 	s, tables := maskTables(s, extra, remember)
 	s, shapes := maskShapes(s, remember)
 	s, files := maskCredentialLines(s, remember)
-	return s, nested || pairs || listed || assigned || tables || shapes || files
+	return s, nested || pairs || listed || assigned || tables || aligned || shapes || files
 }
 
 // lastName is the last identifier of an expression such as user.password.
@@ -245,11 +246,12 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 	// Read together: Python's assignments over lines, a dict's or a list's
 	// values on the lines below its secret's key, a YAML key's block, and
 	// a table's rows under its header (a CSV file's).
-	masked, changed := maskSource(strings.Join(texts, "\n"), extra, remember)
+	masked, aligned := maskAligned(strings.Join(texts, "\n"), extra, remember)
+	masked, changed := maskSource(masked, extra, remember)
 	masked, pairs := maskPairs(masked, extra, remember)
 	masked, assigned := maskAssignments(masked, remember)
 	masked, tables := maskTables(masked, extra, remember)
-	if !changed && !pairs && !assigned && !tables {
+	if !changed && !pairs && !assigned && !tables && !aligned {
 		return res
 	}
 	after := strings.Split(masked, "\n")
