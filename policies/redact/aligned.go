@@ -71,8 +71,8 @@ func maskAligned(s string, extra map[string]bool, found func(string)) (string, b
 		all := name != "" && secrets.IsName(name, extra)
 		for j := i - 1; j >= 0 && !series[j] && strings.TrimSpace(s[lines[j][0]:lines[j][1]]) != ""; j-- {
 			series[j] = true
-			row := s[lines[j][0]:lines[j][1]]
-			if vs, ve, ok := labelValue(row); ok && (all || mentions(row, extra) && secrets.IsName(underscored.Replace(strings.TrimSpace(row[:vs])), extra)) {
+			text := s[lines[j][0]:lines[j][1]]
+			if vs, ve, ok := labelValue(text); ok && (all || mentions(text, extra) && secrets.IsName(underscored.Replace(strings.TrimSpace(text[:vs])), extra)) {
 				mask(lines[j][0]+vs, lines[j][0]+ve, true)
 			}
 		}
