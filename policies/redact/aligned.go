@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -148,7 +149,7 @@ func mentions(s string, extra map[string]bool) bool {
 // writeSpans writes s with each span masked (spans may overlap and come in
 // any order).
 func writeSpans(s string, spans [][2]int) string {
-	sortSpans(spans)
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
 	var b strings.Builder
 	last := 0
 	for _, sp := range spans {
@@ -162,14 +163,6 @@ func writeSpans(s string, spans [][2]int) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
-}
-
-func sortSpans(spans [][2]int) {
-	for i := 1; i < len(spans); i++ {
-		for j := i; j > 0 && spans[j][0] < spans[j-1][0]; j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
-		}
-	}
 }
 
 // isBar reports whether r stands between cells or draws a table's lines.
