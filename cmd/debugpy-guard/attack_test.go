@@ -1906,3 +1906,39 @@ func TestAttackSecretsInAlignedTables(t *testing.T) {
 		t.Fatalf("the control: the other cells are shown: %s", seen)
 	}
 }
+
+// messageProgram writes a secret into an exception's message under no
+// name that the stop's listing shows: the frame that held it is gone.
+const messageProgram = `def check(p):
+    raise ValueError(f"invalid password: {p!r}")
+
+
+def main():
+    last = None
+    try:
+        check("msg" + "-s3cret-value")
+    except ValueError as e:
+        last = str(e)
+        print("login failed:", e, flush=True)
+    n = 1  # BREAK
+    return n, last
+
+
+main()
+`
+
+// A string literal after a secret's name in a message (invalid password:
+// '...'): in the program's output and in a variable's value. It showed:
+// only a quoted key's pair (a dict's) was read so.
+func TestAttackSecretInAMessage(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(messageProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_variables", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"last"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "msg-s3cret")
+	if !strings.Contains(seen, "invalid password: '[redacted]'") {
+		t.Fatalf("the control: the message is shown, its value masked: %s", seen)
+	}
+}

@@ -109,6 +109,17 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 							sc.hideValue(v, hide, found)
 						}
 					}
+				case k.kind == 'w' && (sep.kind == ':' || sep.kind == 's' && sep.start > k.end):
+					// invalid password: 'VALUE' (an exception's text, a
+					// JavaScript object), password 'VALUE' rejected: a
+					// string literal after a secret's name.
+					v := sep
+					if sep.kind == ':' {
+						v, ok = sc.next(sep.end)
+					}
+					if ok && v.kind == 's' {
+						(&scanner{s: s}).run(v, hide, found)
+					}
 				case sep.kind == ']' && k.kind == 's': // settings['password'] = VALUE
 					if eq, ok := sc.next(sep.end); ok && eq.kind == '=' && lone(s, eq) {
 						if v, ok := sc.next(eq.end); ok {

@@ -53,6 +53,12 @@ func TestMaskPairs(t *testing.T) {
 		// In prose: apostrophes, a literal Python would refuse.
 		{"can't connect, it's {'password': 'x1y2'}", "can't connect, it's {'password': '[redacted]'}", "x1y2"},
 		{"the user's password='x1y2'", "the user's password='[redacted]'", "x1y2"},
+		// A literal after a secret's name, in an exception's text or a
+		// JavaScript object.
+		{"ValueError: invalid password: 'x1y2'", "ValueError: invalid password: '[redacted]'", "x1y2"},
+		{"AuthError: password 'x1y2' rejected", "AuthError: password '[redacted]' rejected", "x1y2"},
+		{"{password: \"x1y2\", user: 'ada'}", "{password: \"[redacted]\", user: 'ada'}", "x1y2"},
+		{"password_hint: 'ask ada'", "password_hint: 'ask ada'", ""},
 		{"b'\u00e9' b'é' {'password': 'x1y2'}", "b'\u00e9' b'é' {'password': '[redacted]'}", "x1y2"},
 		// Not pairs: kept.
 		{"{'user': 'ada', 'tags': ['a']}", "{'user': 'ada', 'tags': ['a']}", ""},
