@@ -105,6 +105,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzScan -fuzztime 300000x -fuzzminimizetime 20x ./plugins/sdk
 	$(GO) test -run '^$$' -fuzz FuzzMaskAligned -fuzztime 300000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzSplitMasked -fuzztime 300000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskNamedNeedsAName -fuzztime 300000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzRequestIndex -fuzztime 200000x -fuzzminimizetime 20x ./plugins/sdk
 	$(GO) test -run '^$$' -fuzz FuzzParserAgreesWithCPython -fuzztime 100000x -fuzzminimizetime 20x ./policies/expressions
 	$(GO) test -run '^$$' -fuzz FuzzMaskPairs -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact

@@ -38,7 +38,7 @@ import (
 // TestAlignedAgreesWithPandasAndTabulate checks it against the tables
 // those write.
 func maskAligned(s string, extra map[string]bool, found func(string)) (string, bool) {
-	if !strings.ContainsAny(s, "\n\r") || !mentions(s, extra) { // a table is two lines or more
+	if !strings.ContainsAny(s, "\n\r") || !secrets.Mentions(s, extra) { // a table is two lines or more
 		return s, false
 	}
 	var lines [][2]int
@@ -73,7 +73,7 @@ func maskAligned(s string, extra map[string]bool, found func(string)) (string, b
 		for j := i - 1; j >= 0 && !series[j] && strings.TrimSpace(s[lines[j][0]:lines[j][1]]) != ""; j-- {
 			series[j] = true
 			text := s[lines[j][0]:lines[j][1]]
-			if vs, ve, ok := labelValue(text); ok && (all || mentions(text, extra) && secrets.IsName(underscored.Replace(strings.TrimSpace(text[:vs])), extra)) {
+			if vs, ve, ok := labelValue(text); ok && (all || secrets.Mentions(text, extra) && secrets.IsName(underscored.Replace(strings.TrimSpace(text[:vs])), extra)) {
 				mask(lines[j][0]+vs, lines[j][0]+ve, true)
 			}
 		}
@@ -83,7 +83,7 @@ func maskAligned(s string, extra map[string]bool, found func(string)) (string, b
 		line := s[ln[0]:ln[1]]
 		// A row of a table read already is not read as a header (each line
 		// once: a text of many lines that name a secret stays linear).
-		if series[i] || row[i] || !mentions(line, extra) {
+		if series[i] || row[i] || !secrets.Mentions(line, extra) {
 			continue
 		}
 		for _, cell := range secretCells(line, extra) {
@@ -131,19 +131,6 @@ func dtype(v string) bool {
 		return true
 	}
 	return strings.HasPrefix(v, "datetime64[") || strings.HasPrefix(v, "timedelta64[") || strings.HasPrefix(v, "period[")
-}
-
-// mentions is secrets.Mentions for a text whose names may be spelled with
-// blanks: API Key, which IsName reads as API_Key (a key's name is the one
-// whose parts are no secret's word on their own: Access Key, Private Key).
-func mentions(s string, extra map[string]bool) bool {
-	if secrets.Mentions(s, extra) {
-		return true
-	}
-	if !strings.Contains(s, "key") && !strings.Contains(s, "Key") && !strings.Contains(s, "KEY") && len(extra) == 0 {
-		return false
-	}
-	return strings.IndexByte(s, ' ') >= 0 && secrets.Mentions(underscored.Replace(s), extra)
 }
 
 // writeSpans writes s with each span masked (spans may overlap and come in

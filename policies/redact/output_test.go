@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
 
 func TestSplitMasked(t *testing.T) {
@@ -98,6 +100,31 @@ func FuzzMaskTextKeepsLines(f *testing.F) {
 		m, _ := maskText(s, nil)
 		if strings.Count(m, "\n") != strings.Count(s, "\n") {
 			t.Fatalf("%q masked %q: %d line ends, not %d", s, m, strings.Count(m, "\n"), strings.Count(s, "\n"))
+		}
+	})
+}
+
+// FuzzMaskNamedNeedsAName: the masks maskText skips on a text that names
+// no secret (secrets.Mentions) find nothing in it: whatever a mask reads
+// as a secret's name is in the text, or in it decoded (an escape, a
+// letter folded: Mentions says yes to those), or with its blanks and
+// dashes for underscores (Mentions reads them so).
+func FuzzMaskNamedNeedsAName(f *testing.F) {
+	for _, s := range []string{
+		"| user | Api Key |\n|---|---|\n| a | b |\n", "user,Access Key\nada,k\n", "x  Private Key\n1  k\n",
+		"user,password\nada,s3cret\n", "db:\n  pass-word:\n    primary: x\n", "[api keys]\nprod = k1\n", "Server=db;PWD=x;",
+		"{'pass\\x77ord': 'x'}", "<pàssword>x</pàssword>", "--api-key k1", "Authorization: Bearer abcdefgh12345678",
+		"AUTH_TOKEN=abc1", "'{\\'secret\\': \\'x\\'}'", "0    x\nName: API Key, dtype: object\n", "Cookie: session=abcd1234",
+		"user  credential\nada   x1\n", "ApiKey: k1", "api.key=k1", "X-Api-Key: k1", "client secret: 'x'",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if secrets.Mentions(s, nil) {
+			return
+		}
+		if m, changed := maskNamed(s, nil); changed || m != s {
+			t.Fatalf("%q names no secret, but is masked %q", s, m)
 		}
 	})
 }

@@ -212,17 +212,29 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 }
 
 // maskText masks the secrets in a text: as values of pairs and of
-// assignments, in tables, and by their shapes.
+// assignments, in tables, and by their shapes. The masks that find a value
+// by a secret's name are not run on a text that names none (one scan,
+// where each scanned it: most strings of a large listing name none);
+// FuzzMaskNamedNeedsAName checks that they find nothing there.
 func maskText(s string, extra map[string]bool) (string, bool) {
+	var named bool
+	if secrets.Mentions(s, extra) {
+		s, named = maskNamed(s, extra)
+	}
+	s, shapes := maskShapes(s, remember)
+	s, files := maskCredentialLines(s, remember)
+	return s, named || shapes || files
+}
+
+// maskNamed runs the masks that find a value by a secret's name.
+func maskNamed(s string, extra map[string]bool) (string, bool) {
 	s, aligned := maskAligned(s, extra, remember) // first: another mask may take a header's cell for a value
 	s, nested := maskNested(s, extra, remember, nestedDepth)
 	s, pairs := maskPairs(s, extra, remember)
 	s, listed := maskKeyValues(s, extra, remember)
 	s, assigned := maskAssignments(s, remember)
 	s, tables := maskTables(s, extra, remember)
-	s, shapes := maskShapes(s, remember)
-	s, files := maskCredentialLines(s, remember)
-	return s, nested || pairs || listed || assigned || tables || aligned || shapes || files
+	return s, aligned || nested || pairs || listed || assigned || tables
 }
 
 // lastName is the last identifier of an expression such as user.password.

@@ -29,8 +29,7 @@ func maskTables(s string, extra map[string]bool, found func(string)) (string, bo
 		end := lineEnd(s, i)
 		var d byte
 		var secret []bool
-		// A name with a blank or a dash (API Key) is not one Mentions finds.
-		if line := s[i:end]; strings.ContainsAny(line, ",;\t") && (strings.ContainsAny(line, " -") || secrets.Mentions(line, extra)) {
+		if line := s[i:end]; strings.ContainsAny(line, ",;\t") && secrets.Mentions(line, extra) { // API Key too
 			d, secret = header(line, extra)
 		}
 		if secret == nil {

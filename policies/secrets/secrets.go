@@ -253,12 +253,13 @@ func Mentions(text string, extra map[string]bool) bool {
 	return false
 }
 
-// foldEqual: t is w (lower-case) in any case, a '-' standing for a '_'.
+// foldEqual: t is w (lower-case) in any case, a '-' or a blank standing
+// for a '_' (a table's header spells api_key "API Key").
 func foldEqual(t, w string) bool {
 	for k := 0; k < len(w); k++ {
 		c := t[k]
 		switch {
-		case c == '-' && w[k] == '_':
+		case (c == '-' || c == ' ') && w[k] == '_':
 		case 'A' <= c && c <= 'Z':
 			if c+'a'-'A' != w[k] {
 				return false
