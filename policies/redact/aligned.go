@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -131,25 +130,6 @@ func dtype(v string) bool {
 		return true
 	}
 	return strings.HasPrefix(v, "datetime64[") || strings.HasPrefix(v, "timedelta64[") || strings.HasPrefix(v, "period[")
-}
-
-// writeSpans writes s with each span masked (spans may overlap and come in
-// any order).
-func writeSpans(s string, spans [][2]int) string {
-	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
-	var b strings.Builder
-	last := 0
-	for _, sp := range spans {
-		if sp[1] <= last {
-			continue
-		}
-		from := max(sp[0], last)
-		b.WriteString(s[last:from])
-		writeMaskedFrom(&b, s[from:sp[1]], from == sp[0])
-		last = sp[1]
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }
 
 // isBar reports whether r stands between cells or draws a table's lines.

@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
@@ -144,24 +143,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	if len(spans) == 0 {
 		return s, false
 	}
-	// Spans found from different starts may nest or repeat: merge them.
-	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
-	var b strings.Builder
-	last := 0
-	for _, sp := range spans {
-		if sp[1] <= last {
-			continue
-		}
-		b.WriteString(s[last:max(last, sp[0])])
-		if sp[0] >= last {
-			writeMasked(&b, s[sp[0]:sp[1]]) // a triple-quoted string's lines stay lines
-		} else {
-			writeMaskedFrom(&b, s[last:sp[1]], false) // its rest: no second mask on the first line
-		}
-		last = sp[1]
-	}
-	b.WriteString(s[last:])
-	return b.String(), true
+	// Spans found from different starts may nest or repeat: writeSpans
+	// merges them.
+	return writeSpans(s, spans), true
 }
 
 // hideValue masks the value v of a pair: a literal's body (the host is

@@ -2,8 +2,12 @@
 // whose name looks like a secret (password, token, api_key ...), in any
 // string the value of a pair with such a name (a dict's, a keyword's, in a
 // repr read as Python writes it: pairs.go), JWTs, PEM blocks, AWS access
-// keys and other token shapes, and the passwords of credential files'
-// lines (.pgpass, .netrc: files.go). settings.names adds names.
+// keys and other token shapes, the passwords of credential files' lines
+// (.pgpass, .netrc: files.go), and a table's column under a header that
+// names a secret (CSV: table.go; columns lined up by blanks or bars, as
+// pandas and tabulate write them: aligned.go). A read of a program's
+// output is masked with the output it continues (output.go).
+// settings.names adds names.
 // It withholds the result of code that reads part of a name whose value
 // holds a secret (derived.holders): alias[1:] after alias = password would
 // show the secret in pieces that no mask finds; and of code that compares
@@ -118,6 +122,26 @@ func writeMaskedFrom(b *strings.Builder, v string, first bool) {
 		b.WriteString(v[e : e+n])
 		v = v[e+n:]
 	}
+}
+
+// writeSpans writes s with each span masked, each line's mask once: spans
+// may come in any order, and nest or overlap (found from different
+// starts).
+func writeSpans(s string, spans [][2]int) string {
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		if sp[1] <= last {
+			continue
+		}
+		from := max(sp[0], last)
+		b.WriteString(s[last:from])
+		writeMaskedFrom(&b, s[from:sp[1]], from == sp[0])
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 func isSecretName(name string, extra map[string]bool) bool { return secrets.IsName(name, extra) }
