@@ -18,7 +18,8 @@ import (
 //	               namedtuples, attrs, SimpleNamespace, argparse, pydantic
 //	a pair's       OrderedDict([('password', 's3cr3t')]), headers.items()
 //	an item's      settings['password'] = 's3cr3t', os.environ["API_KEY"] = "k1"
-//	an element's   <password>s3cr3t</password>
+//	an element's   <password>s3cr3t</password>, and its elements' text:
+//	               <password><primary>s3cr3t</primary></password>
 //	a flag's       --token s3cr3t (and --token=s3cr3t, a keyword's), and in
 //	               a command line's list: ['app.py', '--token', 's3cr3t'] (sys.argv)
 //	a scheme's     Authorization: Bearer s3cr3t, Basic dXNlcjpwYXNz
@@ -47,6 +48,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	// on lines of their own. covered is where the last one read ended (the
 	// strings of a container inside it were hidden with it).
 	full, covered := scanner{s: s}, 0
+	unclosed := map[string]bool{} // elements with no end tag (hideElement)
 	for line := 0; line < len(s); {
 		end := line + strings.IndexAny(s[line:], "\n\r")
 		if end < line {
@@ -126,8 +128,10 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						}
 					}
 				case sep.kind == '>' && k.kind == 'w' && k.start > 0 && s[k.start-1] == '<': // <password>VALUE</password>
-					if e := strings.IndexByte(s[sep.end:end], '<'); e > 0 {
+					if e := strings.IndexByte(s[sep.end:end], '<'); e > 0 && trimBlank(s[sep.end:sep.end+e]) != "" {
 						hide(sep.end, sep.end+e)
+					} else if sep.end >= covered {
+						covered = hideElement(s, k, sep.end, unclosed, hide)
 					}
 				case k.kind == 'w' && k.start > 0 && s[k.start-1] == '-' && sep.start > k.end && (sep.kind == 'w' || sep.kind == 's'): // --token VALUE
 					sc.hideValue(sep, hide, found)
@@ -146,6 +150,57 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	// Spans found from different starts may nest or repeat: writeSpans
 	// merges them.
 	return writeSpans(s, spans), true
+}
+
+// hideElement masks the text of every element inside the element named
+// k whose start tag ends at from, to its end tag (</password>) over lines:
+// <password><primary>VALUE</primary></password>, as an XML config nests
+// them. It returns where the end tag starts (from, when there is none:
+// nothing is masked, and unclosed remembers the name, so that a text of
+// many such tags is read once).
+func hideElement(s string, k piece, from int, unclosed map[string]bool, hide func(from, to int)) int {
+	name := s[k.start:k.end]
+	if unclosed[name] {
+		return from
+	}
+	close := strings.Index(s[from:], "</"+name+">")
+	if close < 0 {
+		unclosed[name] = true
+		return from
+	}
+	close += from
+	for i := from; i < close; {
+		gt := strings.IndexByte(s[i:close], '>')
+		if gt < 0 {
+			break
+		}
+		ts, te := i+gt+1, close // a text node: from a tag's end to the next tag
+		if lt := strings.IndexByte(s[ts:close], '<'); lt >= 0 {
+			te = ts + lt
+		}
+		if v := trimBlank(s[ts:te]); v != "" {
+			vs := ts + strings.Index(s[ts:te], v)
+			hide(vs, vs+len(v))
+		}
+		i = te
+	}
+	return close
+}
+
+// trimBlank is v without the blanks and line ends at its ends, as
+// written or escaped in a repr (\n, \t, \r): an element's text between
+// its tags as repr shows an XML string.
+func trimBlank(v string) string {
+	for {
+		t := strings.TrimSpace(v)
+		for _, e := range []string{`\n`, `\r`, `\t`} {
+			t = strings.TrimSuffix(strings.TrimPrefix(t, e), e)
+		}
+		if t == v {
+			return t
+		}
+		v = t
+	}
 }
 
 // hideValue masks the value v of a pair: a literal's body (the host is

@@ -59,6 +59,11 @@ func TestMaskPairs(t *testing.T) {
 		{"AuthError: password 'x1y2' rejected", "AuthError: password '[redacted]' rejected", "x1y2"},
 		{"{password: \"x1y2\", user: 'ada'}", "{password: \"[redacted]\", user: 'ada'}", "x1y2"},
 		{"password_hint: 'ask ada'", "password_hint: 'ask ada'", ""},
+		// An element's elements, over lines, to its end tag.
+		{"<password>\n  <primary>x1y2</primary>\n  <replica> z3w4 </replica>\n</password>\n<user>ada</user>",
+			"<password>\n  <primary>[redacted]</primary>\n  <replica> [redacted] </replica>\n</password>\n<user>ada</user>", "z3w4"},
+		{"<secrets><db>x1y2</db></secrets><host>db</host>", "<secrets><db>[redacted]</db></secrets><host>db</host>", "x1y2"},
+		{"<token>\n<token>\n<user>ada</user>", "<token>\n<token>\n<user>ada</user>", ""}, // no end tag: nothing
 		{"b'\u00e9' b'é' {'password': 'x1y2'}", "b'\u00e9' b'é' {'password': '[redacted]'}", "x1y2"},
 		// Not pairs: kept.
 		{"{'user': 'ada', 'tags': ['a']}", "{'user': 'ada', 'tags': ['a']}", ""},
