@@ -597,16 +597,10 @@ func maskKeyValues(s string, extra map[string]bool, found func(string)) (string,
 	if len(spans) == 0 {
 		return s, false
 	}
-	var b strings.Builder
-	last := 0
-	for _, sp := range spans {
-		if found != nil {
+	if found != nil {
+		for _, sp := range spans {
 			found(s[sp[0]:sp[1]])
 		}
-		b.WriteString(s[last:sp[0]])
-		writeMasked(&b, s[sp[0]:sp[1]])
-		last = sp[1]
 	}
-	b.WriteString(s[last:])
-	return b.String(), true
+	return writeSpans(s, spans), true
 }

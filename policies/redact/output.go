@@ -61,13 +61,7 @@ func outputMasked(res, before sdk.Value, extra map[string]bool, n *int) sdk.Valu
 			}
 			*n++
 			changed = true
-			ms := entries[i].Members()
-			for j := range ms {
-				if ms[j].Key == "text" {
-					ms[j].Value = sdk.StringValue(part)
-				}
-			}
-			entries[i] = sdk.ObjectValue(ms...)
+			entries[i].Set("text", sdk.StringValue(part))
 		}
 	}
 	if changed {

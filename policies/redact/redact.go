@@ -303,13 +303,7 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 			continue
 		}
 		*n++
-		ms := l.Members()
-		for k := range ms {
-			if ms[k].Key == "text" {
-				ms[k].Value = sdk.StringValue(after[i])
-			}
-		}
-		out[i] = sdk.ObjectValue(ms...)
+		out[i].Set("text", sdk.StringValue(after[i]))
 	}
 	res.Set("lines", sdk.ArrayValue(out...))
 	return res

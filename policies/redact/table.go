@@ -64,15 +64,7 @@ func maskTables(s string, extra map[string]bool, found func(string)) (string, bo
 	if len(spans) == 0 {
 		return s, false
 	}
-	var b strings.Builder
-	last := 0
-	for _, sp := range spans {
-		b.WriteString(s[last:sp[0]])
-		writeMasked(&b, s[sp[0]:sp[1]]) // a cell over lines: a mask a line
-		last = sp[1]
-	}
-	b.WriteString(s[last:])
-	return b.String(), true
+	return writeSpans(s, spans), true // a cell over lines: a mask a line
 }
 
 // underscored spells a header's name as a program's (API Key is API_Key).
