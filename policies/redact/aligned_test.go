@@ -21,6 +21,10 @@ func TestMaskAligned(t *testing.T) {
 		// Labels and values lined up: the value, and what reads as a
 		// column below too (a header and its rows look the same).
 		{"user        ada\npassword    s3cret\nhost        db\n", "user        ada\npassword    [redacted]\n[redacted]        db\n"},
+		// Names as Python folds them (NFKC): full-width letters, a no-break space.
+		{"      user    ｐａｓｓｗｏｒｄ\n0      ada    zz-s3cret-1\n", "      user    ｐａｓｓｗｏｒｄ\n0      ada    [redacted]\n"},
+		{"user  API\u00a0Key\nada   zz-s3cret-2\n", "user  API\u00a0Key\nada   [redacted]\n"},
+		{"0    zz-s3cret-5\nName: ＡＰＩ_ＫＥＹ, dtype: object\n", "0    [redacted]\nName: ＡＰＩ_ＫＥＹ, dtype: object\n"},
 		// Prose joins the columns: no table.
 		{"The password policy:\nusers must change it every 90 days.\n", "The password policy:\nusers must change it every 90 days.\n"},
 		{"Password  reset email sent\nTo: ada@example.org\n", "Password  reset email sent\nTo: ada@example.org\n"},
