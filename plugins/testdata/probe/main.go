@@ -47,6 +47,18 @@ func init() {
 			for {
 				hoard = append(hoard, make([]byte, 1<<20))
 			}
+		case "churn": // 4 MB in small objects, live until the call returns, as a policy reading a large result makes them
+			keep := make([][]byte, 0, 1024)
+			n := 0
+			for range 40000 {
+				b := make([]byte, 100)
+				n += len(b)
+				if len(keep) == cap(keep) {
+					keep = keep[:0]
+				}
+				keep = append(keep, b)
+			}
+			return sdk.Allow("churned " + strconv.Itoa(n))
 		case "panic":
 			panic("probe panics")
 		case "file":
