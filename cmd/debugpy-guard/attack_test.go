@@ -1942,3 +1942,47 @@ func TestAttackSecretInAMessage(t *testing.T) {
 		t.Fatalf("the control: the message is shown, its value masked: %s", seen)
 	}
 }
+
+// commandProgram holds passwords in command lines' options, under no
+// secret's name: a subprocess's list, a CalledProcessError's message, a
+// line it logs as a shell would run it.
+const commandProgram = `import shlex, subprocess
+
+
+def main():
+    cmd = ["mysql", "-uroot", "-p" + "cmd" + "-s3cret-mysql", "app"]
+    line = shlex.join(["curl", "-u", "ada:" + "cmd s3cret " + "curl", "-H", "X-Api-Key: " + "cmd-s3cret-" + "header", "https://example.invalid"])
+    err = None
+    try:
+        subprocess.run(["false"] + cmd, check=True)
+    except subprocess.CalledProcessError as e:
+        err = str(e)
+        print("failed:", e, flush=True)
+    print("running:", line, flush=True)
+    n = 1  # BREAK
+    return n, cmd, line, err
+
+
+main()
+`
+
+// Passwords in command lines' options (mysql -pX, curl -u user:X, a
+// header given to curl -H), in the stop's listing, an evaluate and the
+// program's output. They showed: no option was read as a program reads
+// it, and a header only as a line of its own.
+func TestAttackSecretsInCommandLines(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(commandProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_variables", `{}`)
+	for _, e := range []string{"cmd", "line", "err", "[line, err]"} {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header")
+	for _, want := range []string{"-p[redacted]", "ada:[redacted]", "X-Api-Key: [redacted]"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("the control: the command lines are shown, their secrets masked: no %q in %s", want, seen)
+		}
+	}
+}

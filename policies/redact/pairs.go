@@ -110,6 +110,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 							sc.hideValue(v, hide, found)
 						}
 					}
+				case k.kind == 'w' && sep.kind == ':' && hideHeader(s[:end], k, sep, hide, found):
+					// 'X-Api-Key: VALUE': a header's line as a string of its
+					// own (curl's -H, a list of headers), to its end.
 				case k.kind == 'w' && (sep.kind == ':' || sep.kind == 's' && sep.start > k.end):
 					// invalid password: 'VALUE' (an exception's text, a
 					// JavaScript object), password 'VALUE' rejected: a
@@ -150,6 +153,30 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	// Spans found from different starts may nest or repeat: writeSpans
 	// merges them.
 	return writeSpans(s, spans), true
+}
+
+// hideHeader masks the value of a string that is a header's line whose
+// name is the word k (the string starts with it; sep is its colon), to
+// the string's end, and reports whether k starts such a string.
+func hideHeader(s string, k, sep piece, hide func(from, to int), found func(string)) bool {
+	if k.start == 0 || quoteAt(s, k.start-1) < 0 {
+		return false
+	}
+	l, ok := expressions.ReadLiteral(s, k.start-1)
+	if !ok || l.BodyStart != k.start || sep.end >= l.BodyEnd {
+		return false
+	}
+	vs := sep.end + run(s, sep.end, isBlank)
+	if vs >= l.BodyEnd {
+		return false
+	}
+	hide(vs, l.BodyEnd) // handed over as written; and decoded:
+	if c := strings.IndexByte(l.Value, ':'); found != nil && l.Known && c >= 0 {
+		if v := strings.TrimLeft(l.Value[c+1:], " \t"); v != s[vs:l.BodyEnd] {
+			found(v)
+		}
+	}
+	return true
 }
 
 // hideElement masks the text of every element inside the element named

@@ -42,6 +42,10 @@ func TestMaskPairs(t *testing.T) {
 		{"Authorization: Bearer abc123def456", "Authorization: Bearer [redacted]", "abc123def456"},
 		{"sending headers authorization: Basic dXNlcjpwYXNz== now", "sending headers authorization: Basic [redacted] now", "dXNlcjpwYXNz=="},
 		{"{'X-Api-Key': 'k3y-value'}", "{'X-Api-Key': '[redacted]'}", "k3y-value"},
+		{"['curl', '-H', 'X-Api-Key: k3y value', 'url']", "['curl', '-H', 'X-Api-Key: [redacted]', 'url']", "k3y value"},
+		{`curl -H "X-Auth-Token:  k3y\"v" url`, `curl -H "X-Auth-Token:  [redacted]" url`, `k3y"v`},
+		{"{'headers': ['Accept: json', 'Api-Key: key']}", "{'headers': ['Accept: json', 'Api-Key: [redacted]']}", "key"},
+		{"'Api-Key: ' + key", "'Api-Key: ' + key", ""}, // no value in the string
 		{"  <password>hunter2 x</password>", "  <password>[redacted]</password>", "hunter2 x"},
 		{"mysql --password=hunter2 -h db", "mysql --password=[redacted] -h db", "hunter2"},
 		{"app --token hunter2 --verbose", "app --token [redacted] --verbose", "hunter2"},

@@ -236,9 +236,10 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 }
 
 // maskText masks the secrets in a text: as values of pairs and of
-// assignments, in tables, and by their shapes. The masks that find a value
-// by a secret's name are not run on a text that names none (one scan,
-// where each scanned it: most strings of a large listing name none);
+// assignments, in tables, by their shapes, in credential files' lines and
+// in command lines' options. The masks that find a value by a secret's
+// name are not run on a text that names none (one scan, where each
+// scanned it: most strings of a large listing name none);
 // FuzzMaskNamedNeedsAName checks that they find nothing there.
 func maskText(s string, extra map[string]bool) (string, bool) {
 	var named bool
@@ -247,7 +248,8 @@ func maskText(s string, extra map[string]bool) (string, bool) {
 	}
 	s, shapes := maskShapes(s, remember)
 	s, files := maskCredentialLines(s, remember)
-	return s, named || shapes || files
+	s, commands := maskCommands(s, remember)
+	return s, named || shapes || files || commands
 }
 
 // maskNamed runs the masks that find a value by a secret's name.

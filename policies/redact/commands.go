@@ -1,0 +1,572 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
+)
+
+// Command lines whose options carry a password under no secret's name:
+// mysql -pSECRET, curl -u ada:SECRET, sshpass -p SECRET, redis-cli -a
+// SECRET. A program's command line shows in sys.argv, in the list it hands
+// subprocess (['mysql', '-pSECRET', 'app']), in a CalledProcessError's
+// message and in what it logs (running: curl -u ada:SECRET ...). Which
+// option takes a secret is each program's own (-p is a port to ssh, a
+// password glued to mysql and the database's name apart from it), so the
+// options are read only after a program of the table below, as that
+// program reads them.
+
+// takes says how a program reads one option's secret.
+type takes struct {
+	next, glued, equals bool   // -p SECRET, -pSECRET, --password=SECRET
+	after               byte   // the secret is what follows the first such byte: curl's user:SECRET, smbclient's user%SECRET; none, no secret
+	prefix              string // the secret follows it: openssl's pass:SECRET (env:VAR and file:PATH name none)
+	sub                 string // a word that comes before the option: docker login -p SECRET (docker run -p is a port)
+}
+
+type option struct {
+	name string
+	takes
+}
+
+// programs lists, for each program, the options that take a secret: its
+// manual's, read as its parser reads them (getopt's -pX and -p X, but
+// mysql's -p only glued; curl's long options apart only).
+var programs = func() map[string][]option {
+	m := map[string][]option{}
+	add := func(opts []option, names ...string) {
+		for _, n := range names {
+			m[n] = append(m[n], opts...)
+		}
+	}
+	short := takes{next: true, glued: true}
+	long := takes{next: true, equals: true}
+	userPass := takes{next: true, glued: true, after: ':'}
+	add([]option{{"-p", takes{glued: true}}, {"--password", takes{equals: true}}}, // -p apart: a prompt, then the database
+		"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mysqlpump", "mysqlslap", "mysqlbinlog", "mysqlsh",
+		"mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-show", "mariadb-check", "mariadb-slap", "mariadb-binlog")
+	add([]option{{"-u", userPass}, {"--user", takes{next: true, after: ':'}}, {"-U", userPass}, {"--proxy-user", takes{next: true, after: ':'}},
+		{"-E", userPass}, {"--cert", takes{next: true, after: ':'}}, {"--pass", takes{next: true}}, {"--proxy-pass", takes{next: true}}}, "curl")
+	add([]option{{"--password", long}, {"--http-password", long}, {"--ftp-password", long}, {"--proxy-password", long}}, "wget")
+	add([]option{{"-p", short}}, "sshpass")
+	add([]option{{"-a", takes{next: true}}, {"--pass", takes{next: true}}}, "redis-cli")
+	login := func(t takes) takes { t.sub = "login"; return t }
+	add([]option{{"-p", login(short)}, {"--password", login(long)}}, "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "az")
+	add([]option{{"-w", short}}, "ldapsearch", "ldapmodify", "ldapadd", "ldapdelete", "ldapmodrdn", "ldapcompare", "ldapwhoami", "ldapexop")
+	add([]option{{"-w", short}, {"-s", short}, {"-a", short}}, "ldappasswd") // -s the new password, -a the old
+	add([]option{{"-P", takes{next: true}}, {"--password", long}}, "zip", "zipcloak")
+	add([]option{{"-P", takes{next: true}}}, "unzip")
+	add([]option{{"-p", takes{glued: true}}}, "7z", "7za", "7zr")
+	pass := takes{next: true, prefix: "pass:"}
+	add([]option{{"-passin", pass}, {"-passout", pass}, {"-pass", pass}, {"-k", takes{next: true}}}, "openssl")
+	apart := takes{next: true}
+	add([]option{{"-storepass", apart}, {"-keypass", apart}, {"-srcstorepass", apart}, {"-deststorepass", apart},
+		{"-srckeypass", apart}, {"-destkeypass", apart}, {"-new", apart}}, "keytool", "jarsigner")
+	userPct := takes{next: true, glued: true, after: '%'}
+	add([]option{{"-U", userPct}, {"--user", takes{next: true, equals: true, after: '%'}}, {"--password", long}}, "smbclient", "rpcclient", "smbcacls", "smbget")
+	add([]option{{"-P", short}}, "sqlcmd", "bcp", "osql")
+	add([]option{{"-p", apart}, {"--password", long}},
+		"mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "mongostat", "mongotop", "mongofiles")
+	add([]option{{"-P", apart}, {"--pw", apart}}, "mosquitto_pub", "mosquitto_sub", "mosquitto_rr")
+	add([]option{{"-N", short}, {"-P", short}}, "ssh-keygen")
+	add([]option{{"-u", takes{next: true, after: ','}}}, "lftp")
+	add([]option{{"-A", short}, {"-X", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
+	return m
+}()
+
+// arg is one argument of a command line, as the program gets it (val),
+// and where each of its bytes is written in the text.
+type arg struct {
+	val string
+	// A shell's word: from[i] and to[i] are where val[i] is written (its
+	// escape's backslash included), in[i] the quote it is inside (0: none).
+	from, to []int
+	in       []byte
+	// A shell's word: where it is written, its quotes included. A list's
+	// string (from nil): its body, and its literal's prefix and quote (an
+	// escape in it is written back as repr writes it).
+	start, end int
+	prefix     string
+}
+
+// edit replaces a span of a text.
+type edit struct {
+	from, to int
+	with     string
+}
+
+// maskCommands masks, in every line of s, the secrets that the options of
+// a known program's command line carry (programs): a command as a shell
+// reads it (mysql -uroot -p'S3 cret' app, $ curl -u "ada:pw" url) to its
+// line's end or a shell operator, and as a Python list of strings
+// (['mysql', '-pSECRET'], sys.argv, a CalledProcessError's repr). It hands
+// each secret to found as the program gets it. TestCommandsAgreeWithPython
+// reads the masked lines back with shlex and ast.
+func maskCommands(s string, found func(string)) (string, bool) {
+	return maskCommandsIn(s, found, nestedDepth)
+}
+
+// maskCommandsIn is maskCommands, reading strings inside strings depth
+// levels deep.
+func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
+	if !hasOption(s) { // most texts: at once
+		return s, false
+	}
+	var edits []edit
+	for line := 0; line < len(s); {
+		end := line + strings.IndexAny(s[line:], "\n\r")
+		if end < line {
+			end = len(s)
+		}
+		if hasOption(s[line:end]) {
+			if depth > 0 {
+				edits = escapedCommands(s, line, end, edits, found, depth)
+			}
+			edits = commandsIn(s, line, end, edits, found, depth)
+		}
+		line = end + 1
+	}
+	if len(edits) == 0 {
+		return s, false
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.from - b.from })
+	var b strings.Builder
+	last := 0
+	for _, e := range edits {
+		if e.from < last {
+			// Two readings of one text (a string's decoded, a line's)
+			// overlap: what either masks is masked.
+			last = max(last, e.to)
+			continue
+		}
+		b.WriteString(s[last:e.from])
+		b.WriteString(e.with)
+		last = e.to
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
+}
+
+// escapedCommands reads the strings of the line s[line:end] whose body
+// has an escape as Python decodes them, masks the commands in each, and
+// adds the edit that writes the body back as repr writes it: a shell's
+// line in a repr ('keytool -storepass \'S3 cret\”), whose escaped
+// quotes a shell's reading of the text would misread.
+func escapedCommands(s string, line, end int, edits []edit, found func(string), depth int) []edit {
+	for i := line; i < end; i++ {
+		if s[i] != '\'' && s[i] != '"' {
+			continue
+		}
+		start := i
+		for start > line && i-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
+			start--
+		}
+		l, ok := expressions.ReadLiteral(s[:end], start)
+		if !ok {
+			continue
+		}
+		i = l.End - 1
+		body := s[l.BodyStart:l.BodyEnd]
+		if !l.Known || !strings.Contains(body, "\\") || !hasOption(l.Value) {
+			continue
+		}
+		v, changed := maskCommandsIn(l.Value, found, depth-1)
+		if changed {
+			edits = append(edits, edit{l.BodyStart, l.BodyEnd, writeBody(v, s[start:l.BodyStart])})
+		}
+	}
+	return edits
+}
+
+// writeBody writes v as the body of a literal with the prefix and quote
+// written (pre: 'rb' and its quote): as repr writes it; a raw literal's
+// is masked whole.
+func writeBody(v, pre string) string {
+	q, p := pre[len(pre)-1], strings.ToLower(pre)
+	switch {
+	case strings.Contains(p, "r"):
+		return mask
+	case strings.Contains(p, "b"):
+		return pyrepr.BytesBody(v, q)
+	}
+	return pyrepr.Body(v, q)
+}
+
+// hasOption: s has an option, a '-' after a blank or a quote. (Found by
+// IndexByte, not a loop over the bytes: in WebAssembly the loop added
+// 0.3-0.8 ms to a read of output after 32 KiB of log lines.)
+func hasOption(s string) bool {
+	for i := 1; i < len(s); i++ {
+		k := strings.IndexByte(s[i:], '-')
+		if k < 0 {
+			return false
+		}
+		i += k
+		if c := s[i-1]; c == ' ' || c == '\t' || c == '\'' || c == '"' {
+			return true
+		}
+	}
+	return false
+}
+
+// commandsIn finds the commands of the line s[line:end] and adds the
+// edits that mask their secrets. A command written inside a string
+// ('mysql -pSECRET', 'app'; sh -c 'mysql -pSECRET') ends with it; one in
+// a string with an escape is read decoded (escapedCommands).
+func commandsIn(s string, line, end int, edits []edit, found func(string), depth int) []edit {
+	var strs []expressions.Literal // the line's strings, read from its start
+	for i := line; i < end; {
+		if !isProgramByte(s[i]) || i > line && (isProgramByte(s[i-1]) || s[i-1] == ':') { // a URL's path is none
+			i++
+			continue
+		}
+		j := i
+		for j < end && isProgramByte(s[j]) {
+			j++
+		}
+		rd, ok := reader(s[i:j])
+		if !ok || j == end {
+			i = j
+			continue
+		}
+		if strs == nil {
+			strs = literals(s, line, end)
+		}
+		stop := end
+		if k, _ := slices.BinarySearchFunc(strs, i, func(l expressions.Literal, i int) int { return l.BodyStart - i }); k < len(strs) && strs[k].BodyStart == i || k > 0 {
+			if k == len(strs) || strs[k].BodyStart != i {
+				k--
+			}
+			if l := strs[k]; j < l.BodyEnd { // the strings do not nest: this is the one that may hold it
+				stop = l.BodyEnd
+				if strings.Contains(s[l.BodyStart:l.BodyEnd], "\\") && l.Known {
+					stop = i // read decoded
+				}
+			}
+		}
+		visit := func(a *arg) {
+			// A program among the arguments runs the rest: docker exec db
+			// mysql -pSECRET, sudo, env, timeout. Its options are its own.
+			if inner, ok := reader(a.val); ok && rd.take == nil {
+				rd = inner
+				return
+			}
+			if rd.shell {
+				if rd.command(a.val) && depth > 0 {
+					if v, changed := maskCommandsIn(a.val, found, depth-1); changed {
+						edits = append(edits, a.replace(v))
+					}
+				}
+				return
+			}
+			if from, ok := rd.secret(a.val); ok {
+				if found != nil {
+					found(a.val[from:])
+				}
+				edits = append(edits, a.edit(from, len(a.val)))
+			}
+		}
+		next := j
+		switch c := s[j]; {
+		case stop <= j:
+		case c == ' ' || c == '\t':
+			next = shellWords(s, j, stop, visit)
+		case c == '\'' || c == '"':
+			var list bool
+			if next, list = listStrings(s, line, j, end, visit); !list && (j+1 == end || s[j+1] == ' ' || s[j+1] == '\t') {
+				next = shellWords(s, j+1, end, visit) // '/opt/x y/mysql' -p...: a shell's quoted program
+			}
+		}
+		i = max(next, j)
+	}
+	return edits
+}
+
+// reader is the reader of the options of the program whose path is p,
+// when it is a program of the table or a shell.
+func reader(p string) (*options, bool) {
+	if k := strings.LastIndexByte(p, '/'); k >= 0 {
+		p = p[k+1:]
+	}
+	p = strings.TrimSuffix(p, ".exe")
+	opts, ok := programs[p]
+	if !ok && !shells[p] {
+		return nil, false
+	}
+	return &options{opts: opts, shell: shells[p]}, true
+}
+
+// literals are the strings of the line s[line:end] read as Python reads
+// them from its start (a quote that opens none is passed).
+func literals(s string, line, end int) []expressions.Literal {
+	out := []expressions.Literal{}
+	for i := line; i < end; i++ {
+		if s[i] != '\'' && s[i] != '"' {
+			continue
+		}
+		start := i
+		for start > line && i-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
+			start--
+		}
+		if l, ok := expressions.ReadLiteral(s[:end], start); ok {
+			out = append(out, l)
+			i = l.End - 1
+		}
+	}
+	return out
+}
+
+// shells run the command line of their -c's argument: sh -c 'mysql
+// -pSECRET' (and so does a container's or a remote host's sh -c).
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true}
+
+// options reads a program's arguments one at a time, as the program does.
+type options struct {
+	opts  []option
+	shell bool            // a shell: what it reads is its -c's command line
+	take  *option         // the argument before is this option, which takes the next one whole
+	words map[string]bool // the arguments before that are no option (only the words an option comes after: docker login)
+	skip  bool            // a shell's -o or +o: the next argument is its option's name
+	ended bool            // past --, or a shell's command line
+}
+
+// secret reads the argument w and returns where its secret starts, when
+// it holds one (it ends with w).
+func (r *options) secret(w string) (int, bool) {
+	if o := r.take; o != nil {
+		r.take = nil
+		return o.part(w, 0)
+	}
+	if r.ended {
+		return 0, false
+	}
+	if w == "--" { // the end of the options
+		r.ended = true
+		return 0, false
+	}
+	if !strings.HasPrefix(w, "-") {
+		for _, o := range r.opts {
+			if o.sub == w {
+				if r.words == nil {
+					r.words = map[string]bool{}
+				}
+				r.words[w] = true
+			}
+		}
+		return 0, false
+	}
+	for k := range r.opts {
+		o := &r.opts[k]
+		if o.sub != "" && !r.words[o.sub] {
+			continue
+		}
+		switch {
+		case w == o.name && o.next:
+			r.take = o
+			return 0, false
+		case o.glued && len(w) > len(o.name) && strings.HasPrefix(w, o.name):
+			return o.part(w, len(o.name))
+		case o.equals && strings.HasPrefix(w, o.name+"="):
+			return o.part(w, len(o.name)+1)
+		}
+	}
+	return 0, false
+}
+
+// part is where the secret of the option's value v[from:] starts: past
+// its prefix or its user's name; none when v has neither.
+func (o *option) part(v string, from int) (int, bool) {
+	switch {
+	case o.prefix != "":
+		if !strings.HasPrefix(v[from:], o.prefix) {
+			return 0, false
+		}
+		from += len(o.prefix)
+	case o.after != 0:
+		k := strings.IndexByte(v[from:], o.after)
+		if k < 0 {
+			return 0, false
+		}
+		from += k + 1
+	}
+	return from, from < len(v)
+}
+
+// command reads a shell's argument w and reports whether it is the
+// command line the shell runs: the one after -c (or a cluster of flags
+// ending with it, -ec).
+func (r *options) command(w string) bool {
+	switch {
+	case r.ended:
+		return false
+	case r.skip:
+		r.skip = false
+	case w == "-o" || w == "+o": // bash -o pipefail -c '...'
+		r.skip = true
+	case r.take != nil:
+		r.take, r.ended = nil, true
+		return true
+	case w == "--" || !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "+"):
+		r.ended = true
+	case len(w) > 1 && w[1] != '-' && strings.HasSuffix(w, "c"):
+		r.take = &option{}
+	}
+	return false
+}
+
+// isProgramByte: a byte of a program's path.
+func isProgramByte(c byte) bool { return isWord(c) || c == '-' || c == '.' || c == '/' }
+
+// edit masks the bytes from, to of a: a shell's word keeps its quotes
+// balanced (the mask is written in the quote its first byte was in, and
+// that quote is closed and the last byte's opened after it); a list's
+// string is written again as repr writes it, the mask in its value.
+func (a arg) edit(from, to int) edit {
+	if a.from == nil {
+		return edit{a.start, a.end, writeBody(a.val[:from]+mask+a.val[to:], a.prefix)}
+	}
+	with := mask
+	if first, last := a.in[from], a.in[to-1]; first != last {
+		if first != 0 {
+			with += string(first)
+		}
+		if last != 0 {
+			with += string(last)
+		}
+	}
+	return edit{a.from[from], a.to[to-1], with}
+}
+
+// replace writes v in place of a's value: in a shell's single quotes
+// (shlex.quote's), or as repr writes a list's string.
+func (a arg) replace(v string) edit {
+	if a.from == nil {
+		return edit{a.start, a.end, writeBody(v, a.prefix)}
+	}
+	return edit{a.start, a.end, "'" + strings.ReplaceAll(v, "'", `'"'"'`) + "'"}
+}
+
+// shellWords reads the words of a command line from i as a POSIX shell
+// splits them (quotes, backslashes), to end, a shell operator or a
+// comment. A quote with no closing one before end ends it too.
+func shellWords(s string, i, end int, visit func(*arg)) int {
+	// One word at a time, in arrays that each word reuses: a long
+	// command costs its length.
+	var a arg
+	var val []byte
+	put := func(c byte, f, t int, q byte) {
+		val, a.from, a.to, a.in = append(val, c), append(a.from, f), append(a.to, t), append(a.in, q)
+	}
+	for {
+		for i < end && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i >= end || strings.IndexByte(";&|<>()`#", s[i]) >= 0 {
+			return i
+		}
+		a.start, val, a.from, a.to, a.in = i, val[:0], a.from[:0], a.to[:0], a.in[:0]
+	word:
+		for i < end {
+			switch c := s[i]; c {
+			case ' ', '\t', ';', '&', '|', '<', '>', '(', ')', '`':
+				break word
+			case '\\':
+				if i+1 < end {
+					put(s[i+1], i, i+2, 0)
+					i += 2
+				} else {
+					i++
+				}
+			case '\'':
+				k := strings.IndexByte(s[i+1:end], '\'')
+				if k < 0 {
+					end = i
+					break word
+				}
+				for j := i + 1; j <= i+k; j++ {
+					put(s[j], j, j+1, '\'')
+				}
+				i += k + 2
+			case '"':
+				k := closingDouble(s, i+1, end)
+				if k < 0 {
+					end = i
+					break word
+				}
+				for j := i + 1; j < k; j++ {
+					if s[j] == '\\' && strings.IndexByte("$`\"\\", s[j+1]) >= 0 {
+						put(s[j+1], j, j+2, '"')
+						j++
+						continue
+					}
+					put(s[j], j, j+1, '"')
+				}
+				i = k + 1
+			default:
+				put(c, i, i+1, 0)
+				i++
+			}
+		}
+		if i > a.start { // '' is a word: an empty one
+			a.val, a.end = string(val), i
+			visit(&a)
+		}
+		if i >= end {
+			return end
+		}
+	}
+}
+
+// closingDouble is where the double quote that closes one opened before
+// i is, before end; -1 when there is none.
+func closingDouble(s string, i, end int) int {
+	for ; i < end; i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
+}
+
+// listStrings reads a Python list's or tuple's strings after the one
+// that holds the program (its body ends at j), as repr writes them:
+// ['mysql', '-pSECRET', 'app'], and returns where it stopped. It reports
+// whether the program is a string of its own followed by another.
+func listStrings(s string, line, j, end int, visit func(*arg)) (int, bool) {
+	open := strings.LastIndexByte(s[line:j], s[j])
+	if open < 0 {
+		return j, false
+	}
+	open += line
+	start := open
+	for start > line && open-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
+		start--
+	}
+	if l, ok := expressions.ReadLiteral(s[:end], start); !ok || l.End != j+1 {
+		return j, false
+	}
+	sc := scanner{s: s[:end]}
+	at := j + 1
+	for {
+		comma, ok := sc.next(at)
+		if !ok || comma.kind != ',' {
+			return at, at > j+1
+		}
+		p, ok := sc.next(comma.end)
+		if !ok || p.kind != 's' {
+			return at, at > j+1
+		}
+		l, _ := expressions.ReadLiteral(s[:end], p.start)
+		a := arg{val: l.Value, start: l.BodyStart, end: l.BodyEnd, prefix: s[p.start:l.BodyStart]}
+		if !l.Known {
+			a.val, a.prefix = s[l.BodyStart:l.BodyEnd], "r"+a.prefix // masked whole
+		}
+		visit(&a)
+		at = p.end
+	}
+}

@@ -1,0 +1,174 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMaskCommands(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{"mysql -uroot -pS3cret app", "mysql -uroot -p[redacted] app", "S3cret"},
+		{"mysql -uroot -p app", "mysql -uroot -p app", ""}, // -p apart: a prompt, then the database
+		{"$ /usr/bin/mysql --password=S3cret", "$ /usr/bin/mysql --password=[redacted]", "S3cret"},
+		{"['mysql', '-uroot', '-pS3cret', 'app']", "['mysql', '-uroot', '-p[redacted]', 'app']", "S3cret"},
+		{"('/usr/bin/curl', '-u', 'ada:pa ss', 'url')", "('/usr/bin/curl', '-u', 'ada:[redacted]', 'url')", "pa ss"},
+		{"curl -u ada:S3cret https://x", "curl -u ada:[redacted] https://x", "S3cret"},
+		{"curl -u ada https://x", "curl -u ada https://x", ""},
+		{"curl --user 'ada:S3 cret' https://x", "curl --user 'ada:[redacted]' https://x", "S3 cret"},
+		{"running: curl -uada:S3cret x", "running: curl -uada:[redacted] x", "S3cret"},
+		{"'-pS3 cret'", "'-pS3 cret'", ""}, // no program
+		{"mysql '-pS3 cret'", "mysql '-p[redacted]'", "S3 cret"},
+		{`mysql -pS3"cr et"`, `mysql -p[redacted]""`, "S3cr et"},
+		{`mysql '-pS3'x`, `mysql '-p[redacted]'`, "S3x"},
+		{"sshpass -p S3cret ssh h", "sshpass -p [redacted] ssh h", "S3cret"},
+		{"['sshpass', '-p', 'S3cret', 'ssh', 'h']", "['sshpass', '-p', '[redacted]', 'ssh', 'h']", "S3cret"},
+		{"redis-cli -a S3cret ping", "redis-cli -a [redacted] ping", "S3cret"},
+		{"docker login -u ada -p S3cret", "docker login -u ada -p [redacted]", "S3cret"},
+		{"docker run -p 8080:80 img", "docker run -p 8080:80 img", ""},
+		{"openssl rsa -passin pass:S3cret -passout env:PW", "openssl rsa -passin pass:[redacted] -passout env:PW", "S3cret"},
+		{"smbclient //h/s -U ada%S3cret", "smbclient //h/s -U ada%[redacted]", "S3cret"},
+		{"keytool -list -storepass S3cret", "keytool -list -storepass [redacted]", "S3cret"},
+		{"'mysql -pS3cret'", "'mysql -p[redacted]'", "S3cret"},
+		{"x = 'mysql -pS3cret', 'other'", "x = 'mysql -p[redacted]', 'other'", "S3cret"},
+		{"mysql -pS3cret; ssh -p 22 h", "mysql -p[redacted]; ssh -p 22 h", "S3cret"},
+		{"see https://x/mysql -pX", "see https://x/mysql -pX", ""},
+		{"mysql -- -pS3cret", "mysql -- -pS3cret", ""},
+		{"Command '['mysql', '-pS3cret']' returned non-zero exit status 1.", "Command '['mysql', '-p[redacted]']' returned non-zero exit status 1.", "S3cret"},
+		{"bash -o pipefail -ec 'mysql -pS3cret app | gzip'", "bash -o pipefail -ec 'mysql -p[redacted] app | gzip'", "S3cret"},
+		{"['bash', '-c', \"mysql -p'S3 cret'\"]", "['bash', '-c', \"mysql -p'[redacted]'\"]", "S3 cret"},
+		{"docker exec db sh -c 'mysql -pS3cret'", "docker exec db sh -c 'mysql -p[redacted]'", "S3cret"},
+		{"ssh-keygen -t ed25519 -N S3cret -f k\nmysql -pA1b2", "ssh-keygen -t ed25519 -N [redacted] -f k\nmysql -p[redacted]", "S3cret,A1b2"},
+	} {
+		var found []string
+		got, changed := maskCommands(c.in, func(v string) { found = append(found, v) })
+		if got != c.want || changed != (c.want != c.in) {
+			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if c.found != "" && !strings.Contains(strings.Join(found, ","), c.found) || c.found == "" && len(found) > 0 {
+			t.Errorf("%q: found %q, want %q", c.in, found, c.found)
+		}
+	}
+}
+
+// TestCommandsAgreeWithPython: command lines of every program of the
+// table, with secrets of any printable bytes (blanks, quotes, $, \, :),
+// written as shlex.join writes them, as a list's repr (sys.argv), in a
+// CalledProcessError's message, as a string's repr holding a shell's
+// line and as sh -c's argument, after sudo, env, timeout, docker exec
+// or kubectl exec too, are masked and read back by shlex.split and ast.literal_eval:
+// every secret reads as the mask, every other argument as it was.
+func TestCommandsAgreeWithPython(t *testing.T) {
+	againstPython(t, commandDocs, commandCheck, 5000, func(s string) string { out, _ := maskCommands(s, nil); return out })
+}
+
+const commandDocs = `
+import json, random, shlex, subprocess, sys
+rng = random.Random(int(sys.argv[1]))
+M = "[redacted]"
+def secret():
+    chars = "abcXYZ019 '\"$\\\\:%,-=!#;&|()[]{}*?~^@"
+    s = "".join(rng.choice(chars) for _ in range(rng.randint(1, 12)))
+    return rng.choice(["s3", "S3", "k9"]) + s
+def forms(s):
+    # (program, [arguments], [arguments masked]) for each option of the table
+    g = lambda o, u="": ([o + u + s], [o + u + M])
+    a = lambda o, u="": ([o, u + s], [o, u + M])
+    return [
+        ("mysql",) + g("-p"), ("mysqldump",) + g("--password="), ("mariadb",) + g("-p"),
+        ("curl",) + a("-u", "ada:"), ("curl",) + g("-u", "ada:"), ("curl",) + a("--user", "ada:"),
+        ("curl",) + a("-U", "px:"), ("curl",) + a("--proxy-user", "px:"), ("curl",) + a("-E", "c.pem:"), ("curl",) + a("--pass"),
+        ("wget",) + a("--http-password"), ("wget",) + g("--password="), ("sshpass",) + a("-p"), ("sshpass",) + g("-p"),
+        ("redis-cli",) + a("-a"), ("ldapsearch",) + a("-w"), ("ldapsearch",) + g("-w"), ("ldappasswd",) + a("-s"),
+        ("zip",) + a("-P"), ("7z",) + g("-p"), ("openssl",) + a("-passin", "pass:"), ("openssl",) + a("-passout", "pass:"),
+        ("keytool",) + a("-storepass"), ("jarsigner",) + a("-keypass"), ("smbclient",) + a("-U", "ada%"),
+        ("smbclient",) + g("--user=", "ada%"), ("sqlcmd",) + g("-P"), ("mongosh",) + a("-p"), ("mongodump",) + g("--password="),
+        ("mosquitto_pub",) + a("-P"), ("ssh-keygen",) + a("-N"), ("ssh-keygen",) + g("-P"), ("lftp",) + a("-u", "ada,"),
+        ("snmpwalk",) + a("-A"), ("snmpget",) + g("-X"),
+    ]
+NOISE = ["-v", "-q", "--verbose", "--host=db", "db.example", "some file.txt", "x:y", "$HOME", "it's", "a\"b", "-h", "10.0.0.1"]
+n = int(sys.argv[2])
+for i in range(n):
+    s = secret()
+    prog, args, masked = rng.choice(forms(s))
+    path = rng.choice(["", "/usr/bin/", "/opt/x y/"])
+    pre = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
+    post = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
+    lead = ["login"] if prog in ("docker", "podman") else []
+    argv = [path + prog] + lead + pre + args + post
+    want = [path + prog] + lead + pre + masked + post
+    if rng.random() < 0.2:
+        argv = rng.choice([["sudo"], ["env", "A=1"], ["timeout", "5"], ["docker", "exec", "-i", "db"], ["kubectl", "exec", "pod", "--"]]) + argv
+        want = argv[:len(argv) - len(want)] + want
+    form = rng.choice(["shell", "list", "tuple", "error", "repr", "sh"])
+    if form == "shell":
+        text = rng.choice(["", "$ ", "running: "]) + shlex.join(argv)
+    elif form == "list":
+        text = repr(argv)
+    elif form == "tuple":
+        text = repr(tuple(argv))
+    elif form == "error":
+        text = str(subprocess.CalledProcessError(1, argv))
+    elif form == "repr":
+        text = repr(shlex.join(argv))
+    else:
+        text = shlex.join(["sh", "-c", shlex.join(argv)])
+    print(json.dumps([text, form, json.dumps(want), s]))
+`
+
+const commandCheck = `
+import ast, json, shlex, subprocess, sys
+for line in sys.stdin:
+    text, masked, form, want, s = json.loads(line)
+    want = json.loads(want)
+    try:
+        if form == "shell":
+            got = shlex.split(masked)
+            got = got[len(got) - len(want):]  # after "$ " or "running: "
+        elif form in ("list", "tuple"):
+            got = list(ast.literal_eval(masked))
+        elif form == "error":
+            pre, post = "Command '", "' returned non-zero exit status 1."
+            if not masked.startswith(pre) or not masked.endswith(post):
+                raise ValueError("not the message")
+            got = ast.literal_eval(masked[len(pre):-len(post)])
+        elif form == "repr":
+            got = shlex.split(ast.literal_eval(masked))
+        else:
+            sh = shlex.split(masked)
+            if sh[:2] != ["sh", "-c"] or len(sh) != 3:
+                raise ValueError("not sh -c: %r" % sh)
+            got = shlex.split(sh[2])
+    except Exception as e:
+        got = ["does not parse: %r" % e]
+    print(json.dumps("" if got == want else "got %r, want %r" % (got, want)))
+`
+
+// FuzzMaskCommands: any text is masked without a panic and keeps its
+// line ends.
+func FuzzMaskCommands(f *testing.F) {
+	for _, s := range []string{"mysql -pS3 '-pA\"b'", "['curl', '-u', 'a:b\\'c']", "sh -c 'sh -c '\"'\"'mysql -pX'\"'\"''", "x = 'ldappasswd -s \\'p\\'', 1\n7z -p"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, _ := maskCommands(s, nil)
+		if strings.Count(out, "\n") != strings.Count(s, "\n") || strings.Count(out, "\r") != strings.Count(s, "\r") {
+			t.Fatalf("lines changed: %q -> %q", s, out)
+		}
+	})
+}
+
+// BenchmarkMaskCommands: a line of many commands, each in a string of
+// its own, is read in its length's time.
+func BenchmarkMaskCommands(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"strings", strings.Repeat("'mysql -pS3cret', ", 5000)},
+		{"words", strings.Repeat("mysql -x ", 5000)},
+		{"words2", strings.Repeat("mysql -x ", 10000)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				maskCommands(c.s, nil)
+			}
+		})
+	}
+}
