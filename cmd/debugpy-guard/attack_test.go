@@ -1986,3 +1986,45 @@ func TestAttackSecretsInCommandLines(t *testing.T) {
 		}
 	}
 }
+
+// callProgram passes a password as a call's positional argument, under no
+// secret's name; the call fails, and its traceback quotes the line.
+const callProgram = `import traceback
+
+
+class Server:
+    def login(self, user, password):
+        raise PermissionError("535 5.7.8 authentication failed")
+
+
+def main():
+    server = Server()
+    tb = None
+    try:
+        server.login("ada@example.com", "call-s3cret-smtp")
+    except PermissionError:
+        tb = traceback.format_exc()
+        print(tb, flush=True)
+    n = 1  # BREAK
+    return n, tb
+
+
+main()
+`
+
+// A password given to a call by position (server.login(user, "...")), in
+// the program's source and in the traceback that quotes the line, printed
+// and kept in a variable. They showed: only a keyword's was read.
+func TestAttackSecretInACallsArguments(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(callProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_variables", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"tb"}`)
+	r.ok("debugpy_source", `{"context_lines":20}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "call-s3cret-smtp")
+	if !strings.Contains(seen, `server.login(\"ada@example.com\", \"[redacted]\")`) {
+		t.Errorf("the control: the call is shown, its password masked: %s", seen)
+	}
+}

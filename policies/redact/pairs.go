@@ -245,6 +245,9 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 			hide(v.end, len(s))
 		}
 	case 'w':
+		if _, ok := callSecret(s[v.start:v.end]); ok {
+			return // auth = HTTPBasicAuth('ada', SECRET): its secret is its second (maskCalls)
+		}
 		if open, ok := sc.next(v.end); ok && open.kind == '(' {
 			// Secret('s3cr3t'), but not os.getenv('DB_PASSWORD'): a
 			// string that is itself a secret's name names one.

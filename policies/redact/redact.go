@@ -236,8 +236,8 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 }
 
 // maskText masks the secrets in a text: as values of pairs and of
-// assignments, in tables, by their shapes, in credential files' lines and
-// in command lines' options. The masks that find a value by a secret's
+// assignments, in tables, by their shapes, in credential files' lines, in
+// command lines' options and in calls' arguments. The masks that find a value by a secret's
 // name are not run on a text that names none (one scan, where each
 // scanned it: most strings of a large listing name none);
 // FuzzMaskNamedNeedsAName checks that they find nothing there.
@@ -249,7 +249,8 @@ func maskText(s string, extra map[string]bool) (string, bool) {
 	s, shapes := maskShapes(s, remember)
 	s, files := maskCredentialLines(s, remember)
 	s, commands := maskCommands(s, remember)
-	return s, named || shapes || files || commands
+	s, calls := maskCalls(s, remember)
+	return s, named || shapes || files || commands || calls
 }
 
 // maskNamed runs the masks that find a value by a secret's name.
@@ -289,7 +290,8 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 	masked, pairs := maskPairs(masked, extra, remember)
 	masked, assigned := maskAssignments(masked, remember)
 	masked, tables := maskTables(masked, extra, remember)
-	if !changed && !pairs && !assigned && !tables && !aligned {
+	masked, calls := maskCalls(masked, remember) // a call's arguments over lines
+	if !changed && !pairs && !assigned && !tables && !aligned && !calls {
 		return res
 	}
 	after := strings.Split(masked, "\n")

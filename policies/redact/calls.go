@@ -1,0 +1,142 @@
+package redact
+
+import "strings"
+
+// Calls whose positional arguments carry a secret under no secret's name:
+// server.login("ada@example.com", "SECRET"), FTP(host, user, "SECRET"),
+// HTTPBasicAuth("ada", "SECRET"), Fernet(b"KEY"). A program's source shows
+// them (debugpy_source), and so does a traceback, which quotes the line
+// that failed: an authentication error's is the login line. Which argument
+// is the secret is each callee's own, so the positions are read only for
+// the callees below. A keyword argument is read by its name already
+// (maskPairs: password="SECRET").
+
+// callSecrets is, for each callee (its last name, or its last two for a
+// name many libraries use: hmac.new, jwt.encode), which positional
+// argument is its secret; -1 the last one given (Django's
+// user.set_password(raw), keyring's set_password(service, user, secret)).
+var callSecrets = map[string]int{
+	"login": 1, "pass_": 0, // smtplib, ftplib, imaplib, docker's client.login(user, password); poplib's pass_
+	"FTP": 2, "FTP_TLS": 2, // ftplib.FTP(host, user, passwd)
+	"HTTPBasicAuth": 1, "HTTPDigestAuth": 1, "HTTPProxyAuth": 1, "HttpNtlmAuth": 1, "BasicAuth": 1, "DigestAuth": 1, // requests, aiohttp, httpx
+	"simple_bind_s": 1, "simple_bind": 1, "bind_s": 1, // python-ldap
+	"set_password": -1, "add_password": 3, // keyring, Django; urllib's password managers
+	"SMBConnection": 1,
+	"Fernet":        0, "hmac.new": 0, "AES.new": 0, "DES3.new": 0, "ChaCha20.new": 0, // keys
+	"jwt.encode": 1, "jwt.decode": 1,
+	"pymysql.connect": 2, "MySQLdb.connect": 2, // (host, user, password, database)
+}
+
+// callSecret is the position of the secret argument of the callee named
+// w (a dotted name), if it has one.
+func callSecret(w string) (int, bool) {
+	last := w[strings.LastIndexByte(w, '.')+1:]
+	if k, ok := callSecrets[last]; ok {
+		return k, true
+	}
+	if i := strings.LastIndexByte(w, '.'); i > 0 {
+		two := w[strings.LastIndexByte(w[:i], '.')+1:]
+		k, ok := callSecrets[two]
+		return k, ok && two != last
+	}
+	return 0, false
+}
+
+// maxCallPieces bounds how many pieces of a call's arguments are read
+// before its secret: a call is read from each of its callee's names, and
+// calls nested without end would make that the square of the text.
+const maxCallPieces = 64
+
+// maskCalls masks, in s, the string given as the secret argument of a
+// call to a callee of callSecrets, its pieces too ('a' 'b', over lines as
+// a source writes a long call), and hands each to found (decoded: the
+// program's value). TestCallsAgreeWithPython reads the masked source back
+// with CPython's ast.
+func maskCalls(s string, found func(string)) (string, bool) {
+	var spans [][2]int
+	hide := func(from, to int) {
+		spans = append(spans, [2]int{from, to})
+		if found != nil {
+			found(s[from:to])
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		k := strings.IndexByte(s[i:], '(')
+		if k < 0 {
+			break
+		}
+		i += k
+		ws := i
+		for ws > 0 && !endsWord[s[ws-1]] {
+			ws--
+		}
+		at, ok := callSecret(s[ws:i])
+		if !ok || ws == i {
+			continue
+		}
+		if v, ok := callArgument(s, i, at); ok {
+			(&scanner{s: s}).run(v, hide, found)
+		}
+	}
+	if len(spans) == 0 {
+		return s, false
+	}
+	return writeSpans(s, spans), true
+}
+
+// callArgument is the first string of the call's positional argument at
+// (-1: the last) when that argument is strings alone; the call's opening
+// bracket is at open.
+func callArgument(s string, open, at int) (piece, bool) {
+	sc := &scanner{s: s}
+	var first piece // the first piece of the argument read
+	var strs bool   // it is strings alone so far
+	var last *piece // the last argument's first string, when it is strings alone
+	depth, arg := 0, 0
+	p, ok := sc.nextOver(open + 1)
+	for n := 0; ok && n < maxCallPieces; p, ok = sc.nextOver(p.end) {
+		if n++; first.end == 0 { // an argument starts
+			if p.kind == ')' { // f(), or f(a, )
+				return pick(last, at)
+			}
+			if eq, ok := sc.next(p.end); p.kind == 'w' && ok && eq.kind == '=' && lone(s, eq) {
+				return pick(last, at) // a keyword: the positionals are over
+			}
+			first, strs = p, p.kind == 's'
+			if p.kind == '(' || p.kind == '[' || p.kind == '{' {
+				depth++
+			}
+			continue
+		}
+		switch {
+		case p.kind == '(' || p.kind == '[' || p.kind == '{':
+			depth, strs = depth+1, false
+		case (p.kind == ')' || p.kind == ']' || p.kind == '}') && depth > 0:
+			depth--
+		case p.kind == ',' && depth == 0, p.kind == ')' && depth == 0:
+			last = nil // the argument ends
+			if strs {
+				f := first
+				last = &f
+			}
+			if arg == at && last != nil {
+				return *last, true
+			}
+			if p.kind == ')' {
+				return pick(last, at)
+			}
+			arg, first = arg+1, piece{}
+		case p.kind != 's':
+			strs = false
+		}
+	}
+	return piece{}, false
+}
+
+// pick is the last argument's string when at asks for the last one.
+func pick(last *piece, at int) (piece, bool) {
+	if at < 0 && last != nil {
+		return *last, true
+	}
+	return piece{}, false
+}
