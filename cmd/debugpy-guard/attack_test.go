@@ -2028,3 +2028,34 @@ func TestAttackSecretInACallsArguments(t *testing.T) {
 		t.Errorf("the control: the call is shown, its password masked: %s", seen)
 	}
 }
+
+// logProgram logs passwords in its messages, under no name the stop's
+// listing shows: after a secret's name and a colon, and in prose.
+const logProgram = `import logging
+
+
+def main():
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.INFO)
+    log = logging.getLogger("accounts")
+    log.info("Generated password: %s for ada", "log1" + "-s3cret-" + "colon")
+    log.info("created user bob with password %s", "log2" + "-s3cret-" + "prose")
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// A log's line with a password in its message, mid-line after a secret's
+// name and a colon (a line that starts with the name was read), or in
+// prose after the name. They showed.
+func TestAttackSecretInALogLine(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(logProgram)
+	r.ok("debugpy_output", `{}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "log1-s3cret", "log2-s3cret")
+	if !strings.Contains(seen, "Generated password: [redacted] for ada") || !strings.Contains(seen, "created user bob with password [redacted]") {
+		t.Errorf("the control: the lines are shown, their passwords masked: %s", seen)
+	}
+}

@@ -87,7 +87,15 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					v := k.end + run(s[:end], k.end, isBlank)
 					n := run(s[:end], v, isToken68)
 					n += run(s[:end], v+n, func(c byte) bool { return c == '=' })
-					if v > k.end && credential(s[v:v+n]) {
+					if n > 0 && s[v+n-1] == '.' { // a sentence's end: the token rotated.
+						n--
+					}
+					if v > k.end && v+n < end && !isSpace(s[v+n]) && strings.IndexByte("'\",;)]}>.", s[v+n]) < 0 {
+						// Not an HTTP credential (token S3cr&t): a word of
+						// prose, to its blank.
+						n = 0
+					}
+					if v > k.end && n > 0 && credential(s[v:v+n]) {
 						hide(v, v+n)
 						continue
 					}
@@ -123,7 +131,17 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					}
 					if ok && v.kind == 's' {
 						(&scanner{s: s}).run(v, hide, found)
+					} else if ok && v.kind == 'w' && sep.kind == ':' {
+						// INFO Generated password: VALUE for ada (a log's
+						// line; at a line's start maskKeyValues reads it).
+						hideWord(s, v, loggedValue, hide)
 					}
+				case k.kind == 'w' && sep.kind == 'w' && sep.start > k.end && (k.start == 0 || isBlank(s[k.start-1]) || strings.IndexByte(":([{'\"", s[k.start-1]) >= 0):
+					// created user ada with password VALUE: in prose (the
+					// name a word of its own: not --password, nor a
+					// value's =libpqSecretValue), a word of 8 bytes or more
+					// with a digit or a symbol.
+					hideWord(s, sep, credential, hide)
 				case sep.kind == ']' && k.kind == 's': // settings['password'] = VALUE
 					if eq, ok := sc.next(sep.end); ok && eq.kind == '=' && lone(s, eq) {
 						if v, ok := sc.next(eq.end); ok {
@@ -177,6 +195,43 @@ func hideHeader(s string, k, sep piece, hide func(from, to int), found func(stri
 		}
 	}
 	return true
+}
+
+// hideWord masks the word that starts v, to a blank or a quote (a
+// symbol such as & ends no value here), without one mark of punctuation
+// or closing bracket that may end a sentence, a list or a parenthesis
+// after it, when ok says it is a value.
+func hideWord(s string, v piece, ok func(string) bool, hide func(from, to int)) {
+	end := v.start
+	for end < len(s) && !isSpace(s[end]) && s[end] != '\'' && s[end] != '"' {
+		end++
+	}
+	if end > v.start && strings.IndexByte(".,;:!?)]}>", s[end-1]) >= 0 {
+		end--
+	}
+	if eq := strings.IndexByte(s[v.start:end], '='); eq >= 0 && strings.Trim(s[v.start+eq:end], "=") != "" {
+		return // dbname=orders: a pair, not a value (base64's = at the end is)
+	}
+	if end > v.start && ok(s[v.start:end]) {
+		hide(v.start, end)
+	}
+}
+
+// loggedValue: w, after a secret's name and a colon, reads as its value:
+// 4 bytes or more with a digit or a symbol. A word of letters alone is
+// left (None, required, Expired, HTTPError: masked, each would be learned
+// and masked in every later result).
+func loggedValue(w string) bool { return len(w) >= 4 && notLettersOnly(w) }
+
+// notLettersOnly: w has a digit or a symbol (a byte of a letter that is
+// not ASCII is a letter's).
+func notLettersOnly(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i] | 0x20; (c < 'a' || c > 'z') && w[i] < 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // hideElement masks the text of every element inside the element named
@@ -447,26 +502,10 @@ func isToken68(c byte) bool {
 }
 
 // credential: w looks like one, not like a word of prose (Bearer of bad
-// news): 8 bytes or more, with a digit, a symbol, or both cases in it.
-func credential(w string) bool {
-	if len(w) < 8 {
-		return false
-	}
-	var digit, symbol, upper, lower bool
-	for i := 0; i < len(w); i++ {
-		switch c := w[i]; {
-		case '0' <= c && c <= '9':
-			digit = true
-		case 'a' <= c && c <= 'z':
-			lower = true
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		default:
-			symbol = true
-		}
-	}
-	return digit || symbol || upper && lower
-}
+// news, a refresh token HTTPError): 8 bytes or more, with a digit or a
+// symbol in it. (Mixed case alone once counted: HTTPError was masked, and
+// learned, and masked in every later result.)
+func credential(w string) bool { return len(w) >= 8 && notLettersOnly(w) }
 
 // secretKey: k is a string or a word that is a secret's name.
 func secretKey(s string, k piece, extra map[string]bool) bool {

@@ -63,6 +63,16 @@ func TestMaskPairs(t *testing.T) {
 		{"AuthError: password 'x1y2' rejected", "AuthError: password '[redacted]' rejected", "x1y2"},
 		{"{password: \"x1y2\", user: 'ada'}", "{password: \"[redacted]\", user: 'ada'}", "x1y2"},
 		{"password_hint: 'ask ada'", "password_hint: 'ask ada'", ""},
+		// A log's line: a value after a secret's name and a colon, or in
+		// prose a word that reads as a credential; words are left.
+		{"2026-12-05 INFO Generated password: Xy12abcd for ada", "2026-12-05 INFO Generated password: [redacted] for ada", "Xy12abcd"},
+		{"INFO new token: 5f3a.", "INFO new token: [redacted].", "5f3a"},
+		{"INFO password: None, token: Expired, secret: HTTPError", "INFO password: None, token: Expired, secret: HTTPError", ""},
+		{"created user ada with password Xy12-abcd.", "created user ada with password [redacted].", "Xy12-abcd"},
+		{"refresh token HTTPError raised; the password policy changed", "refresh token HTTPError raised; the password policy changed", ""},
+		{"if password and user: pass", "if password and user: pass", ""},
+		{"'host=db password=libpqSecretValue dbname=orders'", "'host=db password=libpqSecretValue dbname=orders'", ""}, // (maskKeyValues reads it)
+		{"auth ok for token dXNlcjpwYXNz==", "auth ok for token [redacted]", "dXNlcjpwYXNz=="},
 		// An element's elements, over lines, to its end tag.
 		{"<password>\n  <primary>x1y2</primary>\n  <replica> z3w4 </replica>\n</password>\n<user>ada</user>",
 			"<password>\n  <primary>[redacted]</primary>\n  <replica> [redacted] </replica>\n</password>\n<user>ada</user>", "z3w4"},
@@ -377,3 +387,57 @@ func FuzzMaskNested(f *testing.F) {
 		}
 	})
 }
+
+// TestLogLinesAgreeWithLogging: lines Python's logging writes (three
+// formats), whose message gives a secret after a secret's name and a
+// colon, or in prose after the name, are masked: the secret is gone and
+// the rest of the line reads as it was; a word of letters after the name
+// (None, Expired, an exception's name) is left.
+func TestLogLinesAgreeWithLogging(t *testing.T) {
+	againstPython(t, logDocs, logCheck, 2000, func(s string) string { out, _ := maskPairs(s, nil, nil); return out })
+}
+
+const logDocs = `
+import io, json, logging, random, string, sys
+rng = random.Random(int(sys.argv[1]))
+FORMATS = ["%(asctime)s %(levelname)s %(name)s: %(message)s", "%(levelname)s:%(name)s:%(message)s", "[%(asctime)s] {%(module)s:%(lineno)d} %(levelname)s - %(message)s"]
+NAMES = ["password", "Password", "db_password", "token", "api_key", "secret", "PASSWD", "client_secret", "access token"]
+WORDS = ["None", "True", "Expired", "required", "HTTPError", "KeyError", "unchanged", "rotated", "reset", "missing"]
+def secret():
+    s = "".join(rng.choice(string.ascii_letters) for _ in range(rng.randint(3, 12)))
+    i = rng.randint(0, len(s))
+    return s[:i] + rng.choice(string.digits + "-_/+@!$%^&*~") + s[i:] + rng.choice(["", "9", "x1", "&"])
+n = int(sys.argv[2])
+for i in range(n):
+    buf = io.StringIO()
+    h = logging.StreamHandler(buf)
+    h.setFormatter(logging.Formatter(rng.choice(FORMATS)))
+    log = logging.getLogger("app%d" % i)
+    log.handlers, log.propagate = [h], False
+    name = rng.choice(NAMES)
+    if rng.random() < 0.3:
+        value, hidden = rng.choice(WORDS), ""
+    else:
+        value = hidden = secret()
+        if value[-1] in "!":
+            value = hidden = value + "x"  # a sentence's mark after a value is read as the sentence's
+        value = hidden = value if len(value) >= 8 else value + "0" * (8 - len(value))
+    if rng.random() < 0.5:
+        msg = rng.choice(["Generated %s: %s for ada", "login ok, %s: %s", "%s: %s"]) % (name, value)
+    else:
+        msg = rng.choice(["created user ada with %s %s", "using the %s %s now", "%s %s."]) % (name, value)
+    log.warning(msg)
+    print(json.dumps([buf.getvalue(), hidden, value]))
+`
+
+const logCheck = `
+import json, sys
+M = "[redacted]"
+for line in sys.stdin:
+    text, masked, hidden, value = json.loads(line)
+    if hidden:
+        want = text.replace(" " + hidden, " " + M, 1)
+    else:
+        want = text
+    print(json.dumps("" if masked == want else "want %r" % want))
+`
