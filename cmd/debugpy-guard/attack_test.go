@@ -1951,6 +1951,7 @@ const commandProgram = `import shlex, subprocess
 
 def main():
     cmd = ["mysql", "-uroot", "-p" + "cmd" + "-s3cret-mysql", "app"]
+    ora = ["sqlplus", "-S", "ada/" + "ora" + "-s3cret" + "@db", "@report.sql"]  # short: pydevd cuts a long string in a list
     line = shlex.join(["curl", "-u", "ada:" + "cmd s3cret " + "curl", "-H", "X-Api-Key: " + "cmd-s3cret-" + "header", "https://example.invalid"])
     err = None
     try:
@@ -1960,7 +1961,7 @@ def main():
         print("failed:", e, flush=True)
     print("running:", line, flush=True)
     n = 1  # BREAK
-    return n, cmd, line, err
+    return n, cmd, ora, line, err
 
 
 main()
@@ -1975,11 +1976,11 @@ func TestAttackSecretsInCommandLines(t *testing.T) {
 	r.stopAtBreak(commandProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"cmd", "line", "err", "[line, err]"} {
+	for _, e := range []string{"cmd", "ora", "line", "err", "[line, err]"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header")
+	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret")
 	for _, want := range []string{"-p[redacted]", "ada:[redacted]", "X-Api-Key: [redacted]"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the control: the command lines are shown, their secrets masked: no %q in %s", want, seen)

@@ -22,8 +22,10 @@ import (
 type takes struct {
 	next, glued, equals bool   // -p SECRET, -pSECRET, --password=SECRET
 	after               byte   // the secret is what follows the first such byte: curl's user:SECRET, smbclient's user%SECRET; none, no secret
+	upto                byte   // the secret ends before the first such byte after it: sqlplus's ada/SECRET@db
 	prefix              string // the secret follows it: openssl's pass:SECRET (env:VAR and file:PATH name none)
 	sub                 string // a word that comes before the option: docker login -p SECRET (docker run -p is a port)
+	first               bool   // the option is the first argument that is no option (its name is ""): sqlplus ada/SECRET@db
 }
 
 type option struct {
@@ -72,6 +74,12 @@ var programs = func() map[string][]option {
 	add([]option{{"-P", apart}, {"--pw", apart}}, "mosquitto_pub", "mosquitto_sub", "mosquitto_rr")
 	add([]option{{"-N", short}, {"-P", short}}, "ssh-keygen")
 	add([]option{{"-u", takes{next: true, after: ','}}}, "lftp")
+	// Oracle's tools: a connect string user/SECRET@db, first or after a
+	// keyword (userid=, rman's target).
+	connect := takes{next: true, after: '/', upto: '@'}
+	add([]option{{"", takes{first: true, after: '/', upto: '@'}}, {"userid", takes{equals: true, after: '/', upto: '@'}}},
+		"sqlplus", "sqlldr", "expdp", "impdp", "exp", "imp")
+	add([]option{{"", takes{first: true, after: '/', upto: '@'}}, {"target", connect}, {"catalog", connect}, {"auxiliary", connect}}, "rman")
 	add([]option{{"-A", short}, {"-X", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
 	return m
 }()
@@ -111,7 +119,7 @@ func maskCommands(s string, found func(string)) (string, bool) {
 // maskCommandsIn is maskCommands, reading strings inside strings depth
 // levels deep.
 func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
-	if !hasOption(s) { // most texts: at once
+	if !mayHoldSecret(s) { // most texts: at once
 		return s, false
 	}
 	var edits []edit
@@ -120,7 +128,7 @@ func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
 		if end < line {
 			end = len(s)
 		}
-		if hasOption(s[line:end]) {
+		if mayHoldSecret(s[line:end]) {
 			if depth > 0 {
 				edits = escapedCommands(s, line, end, edits, found, depth)
 			}
@@ -169,7 +177,7 @@ func escapedCommands(s string, line, end int, edits []edit, found func(string), 
 		}
 		i = l.End - 1
 		body := s[l.BodyStart:l.BodyEnd]
-		if !l.Known || !strings.Contains(body, "\\") || !hasOption(l.Value) {
+		if !l.Known || !strings.Contains(body, "\\") || !mayHoldSecret(l.Value) {
 			continue
 		}
 		v, changed := maskCommandsIn(l.Value, found, depth-1)
@@ -192,6 +200,12 @@ func writeBody(v, pre string) string {
 		return pyrepr.BytesBody(v, q)
 	}
 	return pyrepr.Body(v, q)
+}
+
+// mayHoldSecret: s has an option, or a connect string's / and @ (Oracle's
+// tools take ada/SECRET@db with no option).
+func mayHoldSecret(s string) bool {
+	return hasOption(s) || strings.IndexByte(s, '@') >= 0 && strings.IndexByte(s, '/') >= 0
 }
 
 // hasOption: s has an option, a '-' after a blank or a quote. (Found by
@@ -261,11 +275,11 @@ func commandsIn(s string, line, end int, edits []edit, found func(string), depth
 				}
 				return
 			}
-			if from, ok := rd.secret(a.val); ok {
+			if from, to, ok := rd.secret(a.val); ok {
 				if found != nil {
-					found(a.val[from:])
+					found(a.val[from:to])
 				}
-				edits = append(edits, a.edit(from, len(a.val)))
+				edits = append(edits, a.edit(from, to))
 			}
 		}
 		next := j
@@ -324,29 +338,32 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true
 
 // options reads a program's arguments one at a time, as the program does.
 type options struct {
-	opts  []option
-	shell bool            // a shell: what it reads is its -c's command line
-	take  *option         // the argument before is this option, which takes the next one whole
-	words map[string]bool // the arguments before that are no option (only the words an option comes after: docker login)
-	skip  bool            // a shell's -o or +o: the next argument is its option's name
-	ended bool            // past --, or a shell's command line
+	opts   []option
+	shell  bool            // a shell: what it reads is its -c's command line
+	take   *option         // the argument before is this option, which takes the next one whole
+	words  map[string]bool // the arguments before that are no option (only the words an option comes after: docker login)
+	skip   bool            // a shell's -o or +o: the next argument is its option's name
+	worded bool            // an argument that is no option was read
+	ended  bool            // past --, or a shell's command line
 }
 
-// secret reads the argument w and returns where its secret starts, when
-// it holds one (it ends with w).
-func (r *options) secret(w string) (int, bool) {
+// secret reads the argument w and returns where its secret is, when it
+// holds one.
+func (r *options) secret(w string) (from, to int, ok bool) {
 	if o := r.take; o != nil {
 		r.take = nil
 		return o.part(w, 0)
 	}
 	if r.ended {
-		return 0, false
+		return 0, 0, false
 	}
 	if w == "--" { // the end of the options
 		r.ended = true
-		return 0, false
+		return 0, 0, false
 	}
-	if !strings.HasPrefix(w, "-") {
+	option, first := strings.HasPrefix(w, "-"), !r.worded
+	if !option {
+		r.worded = true
 		for _, o := range r.opts {
 			if o.sub == w {
 				if r.words == nil {
@@ -355,7 +372,6 @@ func (r *options) secret(w string) (int, bool) {
 				r.words[w] = true
 			}
 		}
-		return 0, false
 	}
 	for k := range r.opts {
 		o := &r.opts[k]
@@ -363,35 +379,53 @@ func (r *options) secret(w string) (int, bool) {
 			continue
 		}
 		switch {
+		case o.first && !option && first:
+			if from, to, ok := o.part(w, 0); ok {
+				return from, to, true
+			}
+		case o.name == "":
 		case w == o.name && o.next:
 			r.take = o
-			return 0, false
+			return 0, 0, false
 		case o.glued && len(w) > len(o.name) && strings.HasPrefix(w, o.name):
 			return o.part(w, len(o.name))
 		case o.equals && strings.HasPrefix(w, o.name+"="):
 			return o.part(w, len(o.name)+1)
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
-// part is where the secret of the option's value v[from:] starts: past
-// its prefix or its user's name; none when v has neither.
-func (o *option) part(v string, from int) (int, bool) {
+// part is where the secret of the option's value v[from:] is: past its
+// prefix or its user's name, to the end or to upto; none when v has
+// neither.
+func (o *option) part(v string, from int) (int, int, bool) {
 	switch {
 	case o.prefix != "":
 		if !strings.HasPrefix(v[from:], o.prefix) {
-			return 0, false
+			return 0, 0, false
 		}
 		from += len(o.prefix)
 	case o.after != 0:
 		k := strings.IndexByte(v[from:], o.after)
 		if k < 0 {
-			return 0, false
+			return 0, 0, false
 		}
 		from += k + 1
 	}
-	return from, from < len(v)
+	to := len(v)
+	if o.upto != 0 && from < len(v) {
+		at := from
+		if v[from] == '"' { // a quoted password may hold what ends one: ada/"p@ss"@db
+			if q := strings.IndexByte(v[from+1:], '"'); q >= 0 {
+				at = from + 1 + q + 1
+			}
+		}
+		if k := strings.IndexByte(v[at:], o.upto); k >= 0 {
+			to = at + k
+		}
+	}
+	return from, to, from < to
 }
 
 // command reads a shell's argument w and reports whether it is the

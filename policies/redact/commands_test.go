@@ -37,6 +37,11 @@ func TestMaskCommands(t *testing.T) {
 		{"bash -o pipefail -ec 'mysql -pS3cret app | gzip'", "bash -o pipefail -ec 'mysql -p[redacted] app | gzip'", "S3cret"},
 		{"['bash', '-c', \"mysql -p'S3 cret'\"]", "['bash', '-c', \"mysql -p'[redacted]'\"]", "S3 cret"},
 		{"docker exec db sh -c 'mysql -pS3cret'", "docker exec db sh -c 'mysql -p[redacted]'", "S3cret"},
+		{"sqlplus -S ada/S3cret@//db:1521/orcl @report.sql", "sqlplus -S ada/[redacted]@//db:1521/orcl @report.sql", "S3cret"},
+		{"sqlplus / as sysdba", "sqlplus / as sysdba", ""},
+		{`sqlplus 'ada/"p@ss w"@db'`, `sqlplus 'ada/[redacted]@db'`, `"p@ss w"`},
+		{"['sqlldr', 'userid=ada/S3cret@db', 'control=x.ctl']", "['sqlldr', 'userid=ada/[redacted]@db', 'control=x.ctl']", "S3cret"},
+		{"rman target ada/S3cret@prod catalog rc/C4t@rcat", "rman target ada/[redacted]@prod catalog rc/[redacted]@rcat", "S3cret,C4t"},
 		{"ssh-keygen -t ed25519 -N S3cret -f k\nmysql -pA1b2", "ssh-keygen -t ed25519 -N [redacted] -f k\nmysql -p[redacted]", "S3cret,A1b2"},
 	} {
 		var found []string
@@ -66,7 +71,7 @@ import json, random, shlex, subprocess, sys
 rng = random.Random(int(sys.argv[1]))
 M = "[redacted]"
 def secret():
-    chars = "abcXYZ019 '\"$\\\\:%,-=!#;&|()[]{}*?~^@"
+    chars = "abcXYZ019 '\"$\\\\:%,-=!#;&|()[]{}*?~^"  # no @: it ends an Oracle connect string's password
     s = "".join(rng.choice(chars) for _ in range(rng.randint(1, 12)))
     return rng.choice(["s3", "S3", "k9"]) + s
 def forms(s):
@@ -84,6 +89,9 @@ def forms(s):
         ("smbclient",) + g("--user=", "ada%"), ("sqlcmd",) + g("-P"), ("mongosh",) + a("-p"), ("mongodump",) + g("--password="),
         ("mosquitto_pub",) + a("-P"), ("ssh-keygen",) + a("-N"), ("ssh-keygen",) + g("-P"), ("lftp",) + a("-u", "ada,"),
         ("snmpwalk",) + a("-A"), ("snmpget",) + g("-X"),
+        ("sqlplus", ["-S", "ada/" + s + "@db"], ["-S", "ada/" + M + "@db"]), ("expdp", ["ada/" + s + "@db"], ["ada/" + M + "@db"]),
+        ("sqlldr", ["userid=ada/" + s + "@//h:1521/x"], ["userid=ada/" + M + "@//h:1521/x"]),
+        ("rman", ["target", "ada/" + s + "@prod"], ["target", "ada/" + M + "@prod"]),
     ]
 NOISE = ["-v", "-q", "--verbose", "--host=db", "db.example", "some file.txt", "x:y", "$HOME", "it's", "a\"b", "-h", "10.0.0.1"]
 n = int(sys.argv[2])
@@ -92,6 +100,8 @@ for i in range(n):
     prog, args, masked = rng.choice(forms(s))
     path = rng.choice(["", "/usr/bin/", "/opt/x y/"])
     pre = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
+    if prog in ("sqlplus", "expdp"):  # its connect string is its first argument that is no option
+        pre = [w for w in pre if w.startswith("-")]
     post = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
     lead = ["login"] if prog in ("docker", "podman") else []
     argv = [path + prog] + lead + pre + args + post

@@ -223,7 +223,7 @@ var prefixesByFirst = func() (t [256][]struct {
 var shapes = []struct {
 	find    func(string, int) (int, int, bool)
 	percent bool
-}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}}
+}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}, {netlocPassword, true}}
 
 // urlPassword finds the password of a URL: scheme://user:PASSWORD@host.
 func urlPassword(s string, from int) (start, end int, ok bool) {
@@ -244,6 +244,44 @@ func urlPassword(s string, from int) (start, end int, ok bool) {
 			}
 		}
 		from = u
+	}
+	return 0, 0, false
+}
+
+// netlocPassword finds the password of a URL's network location without
+// its scheme, as urllib.parse's results show it: ParseResult(scheme='postgres',
+// netloc='app:PASSWORD@db:5432', ...), {'netloc': 'app:PASSWORD@db'}.
+func netlocPassword(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.Index(s[from:], "netloc")
+		if i < 0 {
+			return 0, 0, false
+		}
+		u := from + i + len("netloc")
+		from = u
+		if u < len(s) && (s[u] == '\'' || s[u] == '"') { // a dict's key
+			u++
+		}
+		u += run(s, u, isBlank)
+		if u >= len(s) || s[u] != '=' && s[u] != ':' {
+			continue
+		}
+		u++
+		u += run(s, u, isBlank)
+		if u >= len(s) || s[u] != '\'' && s[u] != '"' {
+			continue
+		}
+		q := s[u]
+		u++
+		j := u
+		for j < len(s) && s[j] != '@' && s[j] != q && s[j] != '/' && s[j] != '\n' {
+			j++
+		}
+		if j < len(s) && s[j] == '@' {
+			if c := strings.IndexByte(s[u:j], ':'); c >= 0 && u+c+1 < j {
+				return u + c + 1, j, true
+			}
+		}
 	}
 	return 0, 0, false
 }

@@ -18,6 +18,9 @@ func TestMaskShapes(t *testing.T) {
 		{"ASIAIOSFODNN7EXAMPLEX", "ASIAIOSFODNN7EXAMPLEX"}, // 17: not a key id
 		{"xAKIAIOSFODNN7EXAMPLE", "xAKIAIOSFODNN7EXAMPLE"}, // not a word of its own
 		{"Asia/Tokyo", "Asia/Tokyo"},
+		{"ParseResult(scheme='postgres', netloc='app:p%40ss-1@db:5432', path='/app')", "ParseResult(scheme='postgres', netloc='app:[redacted]@db:5432', path='/app')"},
+		{`{"netloc": "app:pw-1@db"}`, `{"netloc": "app:[redacted]@db"}`},
+		{"SplitResult(netloc='db:5432', path='/a@b')", "SplitResult(netloc='db:5432', path='/a@b')"},
 	} {
 		if got, _ := maskShapes(c.in, nil); got != c.want {
 			t.Errorf("maskShapes(%q) = %q, want %q", c.in, got, c.want)
@@ -204,3 +207,36 @@ func FuzzMaskSource(f *testing.F) {
 		}
 	})
 }
+
+// TestNetlocsAgreeWithURLLib: the results urllib.parse gives of URLs with
+// a user and a password (any printable byte, percent-encoded as quote
+// writes it), shown as repr writes them (urlparse's, urlsplit's, as a
+// dict): the password is masked where the netloc spells it, all else
+// stays.
+func TestNetlocsAgreeWithURLLib(t *testing.T) {
+	againstPython(t, netlocDocs, netlocCheck, 1500, func(s string) string { out, _ := maskShapes(s, nil); return out })
+}
+
+const netlocDocs = `
+import json, random, string, sys
+from urllib.parse import quote, urlparse, urlsplit
+rng = random.Random(int(sys.argv[1]))
+for i in range(int(sys.argv[2])):
+    pw = "".join(rng.choice(string.printable[:94] + " é") for _ in range(rng.randint(1, 14)))
+    raw = quote(pw, safe=rng.choice(["", "!$&'()*+,;=", "~"]))
+    url = "%s://%s:%s@%s%s/%s" % (rng.choice(["postgres", "redis", "https"]), rng.choice(["app", "ada", "u-1"]), raw,
+        rng.choice(["db", "10.0.0.1", "cache.internal"]), rng.choice(["", ":5432"]), rng.choice(["", "app", "a@b"]))
+    u = rng.choice([urlparse, urlsplit])(url)
+    text = rng.choice([repr(u), repr(u._asdict()), "netloc=%r" % u.netloc])
+    print(json.dumps([text, raw]))
+`
+
+const netlocCheck = `
+import json, sys
+M = "[redacted]"
+for line in sys.stdin:
+    text, masked, raw = json.loads(line)
+    i = text.index(":" + raw + "@")
+    want = text[:i + 1] + M + text[i + 1 + len(raw):]
+    print(json.dumps("" if masked == want else "want %r" % want))
+`
