@@ -2,6 +2,7 @@ package redact
 
 import (
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
@@ -129,10 +130,11 @@ func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
 			end = len(s)
 		}
 		if mayHoldSecret(s[line:end]) {
+			strs := literals(s, line, end)
 			if depth > 0 {
-				edits = escapedCommands(s, line, end, edits, found, depth)
+				edits = escapedCommands(s, strs, edits, found, depth)
 			}
-			edits = commandsIn(s, line, end, edits, found, depth)
+			edits = commandsIn(s, line, end, strs, edits, found, depth)
 		}
 		line = end + 1
 	}
@@ -157,32 +159,19 @@ func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
 	return b.String(), true
 }
 
-// escapedCommands reads the strings of the line s[line:end] whose body
-// has an escape as Python decodes them, masks the commands in each, and
-// adds the edit that writes the body back as repr writes it: a shell's
-// line in a repr ('keytool -storepass \'S3 cret\”), whose escaped
-// quotes a shell's reading of the text would misread.
-func escapedCommands(s string, line, end int, edits []edit, found func(string), depth int) []edit {
-	for i := line; i < end; i++ {
-		if s[i] != '\'' && s[i] != '"' {
-			continue
-		}
-		start := i
-		for start > line && i-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
-			start--
-		}
-		l, ok := expressions.ReadLiteral(s[:end], start)
-		if !ok {
-			continue
-		}
-		i = l.End - 1
+// escapedCommands reads the strings of a line (strs) whose body has an
+// escape as Python decodes them, masks the commands in each, and adds the
+// edit that writes the body back as repr writes it: a shell's line in a
+// repr ('keytool -storepass \'S3 cret\”), whose escaped quotes a shell's
+// reading of the text would misread.
+func escapedCommands(s string, strs []strLit, edits []edit, found func(string), depth int) []edit {
+	for _, l := range strs {
 		body := s[l.BodyStart:l.BodyEnd]
 		if !l.Known || !strings.Contains(body, "\\") || !mayHoldSecret(l.Value) {
 			continue
 		}
-		v, changed := maskCommandsIn(l.Value, found, depth-1)
-		if changed {
-			edits = append(edits, edit{l.BodyStart, l.BodyEnd, writeBody(v, s[start:l.BodyStart])})
+		if v, changed := maskCommandsIn(l.Value, found, depth-1); changed {
+			edits = append(edits, edit{l.BodyStart, l.BodyEnd, writeBody(v, s[l.start:l.BodyStart])})
 		}
 	}
 	return edits
@@ -229,8 +218,7 @@ func hasOption(s string) bool {
 // edits that mask their secrets. A command written inside a string
 // ('mysql -pSECRET', 'app'; sh -c 'mysql -pSECRET') ends with it; one in
 // a string with an escape is read decoded (escapedCommands).
-func commandsIn(s string, line, end int, edits []edit, found func(string), depth int) []edit {
-	var strs []expressions.Literal // the line's strings, read from its start
+func commandsIn(s string, line, end int, strs []strLit, edits []edit, found func(string), depth int) []edit {
 	for i := line; i < end; {
 		if !isProgramByte(s[i]) || i > line && (isProgramByte(s[i-1]) || s[i-1] == ':') { // a URL's path is none
 			i++
@@ -245,19 +233,13 @@ func commandsIn(s string, line, end int, edits []edit, found func(string), depth
 			i = j
 			continue
 		}
-		if strs == nil {
-			strs = literals(s, line, end)
-		}
+		// The last string to start before the program is the one that
+		// may hold it (strings do not nest).
 		stop := end
-		if k, _ := slices.BinarySearchFunc(strs, i, func(l expressions.Literal, i int) int { return l.BodyStart - i }); k < len(strs) && strs[k].BodyStart == i || k > 0 {
-			if k == len(strs) || strs[k].BodyStart != i {
-				k--
-			}
-			if l := strs[k]; j < l.BodyEnd { // the strings do not nest: this is the one that may hold it
-				stop = l.BodyEnd
-				if strings.Contains(s[l.BodyStart:l.BodyEnd], "\\") && l.Known {
-					stop = i // read decoded
-				}
+		if k := sort.Search(len(strs), func(k int) bool { return strs[k].BodyStart > i }) - 1; k >= 0 && j < strs[k].BodyEnd {
+			stop = strs[k].BodyEnd
+			if strs[k].Known && strings.Contains(s[strs[k].BodyStart:stop], "\\") {
+				stop = i // read decoded
 			}
 		}
 		visit := func(a *arg) {
@@ -312,24 +294,42 @@ func reader(p string) (*options, bool) {
 	return &options{opts: opts, shell: shells[p]}, true
 }
 
+// strLit is a string literal of a text: where it starts (its prefix), and
+// what expressions.ReadLiteral read of it.
+type strLit struct {
+	start int
+	expressions.Literal
+}
+
 // literals are the strings of the line s[line:end] read as Python reads
 // them from its start (a quote that opens none is passed).
-func literals(s string, line, end int) []expressions.Literal {
-	out := []expressions.Literal{}
+func literals(s string, line, end int) []strLit {
+	var out []strLit
 	for i := line; i < end; i++ {
-		if s[i] != '\'' && s[i] != '"' {
-			continue
-		}
-		start := i
-		for start > line && i-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
-			start--
-		}
-		if l, ok := expressions.ReadLiteral(s[:end], start); ok {
-			out = append(out, l)
-			i = l.End - 1
+		if s[i] == '\'' || s[i] == '"' {
+			if start, l, ok := readString(s[:end], line, i); ok {
+				out = append(out, strLit{start, l})
+				i = l.End - 1
+			}
 		}
 	}
 	return out
+}
+
+// readString reads the string literal whose quote is at s[q], with the
+// prefix of up to two letters before it (from lo on) when Python reads
+// one there, and returns where it starts.
+func readString(s string, lo, q int) (int, expressions.Literal, bool) {
+	start := q
+	for start > lo && q-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
+		start--
+	}
+	l, ok := expressions.ReadLiteral(s, start)
+	if !ok && start != q {
+		start = q
+		l, ok = expressions.ReadLiteral(s, q)
+	}
+	return start, l, ok
 }
 
 // shells run the command line of their -c's argument: sh -c 'mysql
@@ -576,12 +576,7 @@ func listStrings(s string, line, j, end int, visit func(*arg)) (int, bool) {
 	if open < 0 {
 		return j, false
 	}
-	open += line
-	start := open
-	for start > line && open-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
-		start--
-	}
-	if l, ok := expressions.ReadLiteral(s[:end], start); !ok || l.End != j+1 {
+	if _, l, ok := readString(s[:end], line, line+open); !ok || l.End != j+1 {
 		return j, false
 	}
 	sc := scanner{s: s[:end]}

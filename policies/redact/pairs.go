@@ -558,15 +558,7 @@ func maskNested(s string, extra map[string]bool, found func(string), depth int) 
 		if s[i] != '\'' && s[i] != '"' {
 			continue
 		}
-		start := i
-		for start > 0 && i-start < 2 && strings.IndexByte("rRbBuU", s[start-1]) >= 0 {
-			start--
-		}
-		l, ok := expressions.ReadLiteral(s, start)
-		if !ok && start != i {
-			start = i
-			l, ok = expressions.ReadLiteral(s, i)
-		}
+		start, l, ok := readString(s, 0, i)
 		if !ok {
 			continue
 		}
