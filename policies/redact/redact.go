@@ -237,9 +237,9 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 
 // maskText masks the secrets in a text: as values of pairs and of
 // assignments, in tables, by their shapes, in credential files' lines, in
-// command lines' options and in calls' arguments. The masks that find a value by a secret's
-// name are not run on a text that names none (one scan, where each
-// scanned it: most strings of a large listing name none);
+// command lines' options and in calls' arguments. The masks that find a
+// value by a secret's name are not run on a text that names none (one
+// scan, where each scanned it: most strings of a large listing name none);
 // FuzzMaskNamedNeedsAName checks that they find nothing there.
 func maskText(s string, extra map[string]bool) (string, bool) {
 	var named bool
