@@ -162,7 +162,7 @@ func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
 // escapedCommands reads the strings of a line (strs) whose body has an
 // escape as Python decodes them, masks the commands in each, and adds the
 // edit that writes the body back as repr writes it: a shell's line in a
-// repr ('keytool -storepass \'S3 cret\”), whose escaped quotes a shell's
+// repr ('keytool -storepass \'S3 cret\' -v'), whose escaped quotes a shell's
 // reading of the text would misread.
 func escapedCommands(s string, strs []strLit, edits []edit, found func(string), depth int) []edit {
 	for _, l := range strs {
