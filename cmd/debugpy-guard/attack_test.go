@@ -2060,3 +2060,34 @@ func TestAttackSecretInALogLine(t *testing.T) {
 		t.Errorf("the control: the lines are shown, their passwords masked: %s", seen)
 	}
 }
+
+// htmlProgram builds an HTML report of its users, as a web app's view or
+// pandas' to_html writes one, under no secret's name.
+const htmlProgram = `def main():
+    rows = [("ada", "html" + "-s3cret-" + "one"), ("bob", "html" + "-s3cret-" + "two")]
+    page = "<table>\n  <tr><th>user</th><th>password</th></tr>\n"
+    for user, pw in rows:
+        page += "  <tr><td>" + user + "</td><td>" + pw + "</td></tr>\n"
+    page += "</table>\n"
+    del pw
+    print(page, flush=True)
+    n = 1  # BREAK
+    return n, page
+
+
+main()
+`
+
+// An HTML table's column under a secret's header, in an evaluate and the
+// program's output. It showed: only text tables were read.
+func TestAttackSecretsInHTMLTables(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(htmlProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"page"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "html-s3cret")
+	if !strings.Contains(seen, `\u003ctd\u003eada\u003c/td\u003e\u003ctd\u003e[redacted]`) { // <td>ada</td><td>[redacted], as JSON writes it
+		t.Errorf("the control: the table is shown, its passwords masked: %s", seen)
+	}
+}

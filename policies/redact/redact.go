@@ -261,7 +261,8 @@ func maskNamed(s string, extra map[string]bool) (string, bool) {
 	s, listed := maskKeyValues(s, extra, remember)
 	s, assigned := maskAssignments(s, remember)
 	s, tables := maskTables(s, extra, remember)
-	return s, aligned || nested || pairs || listed || assigned || tables
+	s, htmlTables := maskHTMLTables(s, extra, remember)
+	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables
 }
 
 // lastName is the last identifier of an expression such as user.password.
@@ -291,7 +292,8 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 	masked, assigned := maskAssignments(masked, remember)
 	masked, tables := maskTables(masked, extra, remember)
 	masked, calls := maskCalls(masked, remember) // a call's arguments over lines
-	if !changed && !pairs && !assigned && !tables && !aligned && !calls {
+	masked, htmlTables := maskHTMLTables(masked, extra, remember)
+	if !changed && !pairs && !assigned && !tables && !aligned && !calls && !htmlTables {
 		return res
 	}
 	after := strings.Split(masked, "\n")
