@@ -46,6 +46,8 @@ func maskHTMLTables(s string, extra map[string]bool, found func(string)) (string
 		case header && len(named) > 0:
 			secretCols = named
 		case header:
+			// A header row that names none keeps the columns named above
+			// it: pandas writes an index's name in a second header row.
 		default:
 			// A data row: its cells under a secret's column, and those
 			// after a <th> that names a secret (<tr><th>password</th>
