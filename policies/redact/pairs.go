@@ -3,7 +3,6 @@ package redact
 import (
 	"strings"
 
-	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
@@ -576,16 +575,7 @@ func maskNested(s string, extra map[string]bool, found func(string), depth int) 
 			i = l.End - 1
 			continue
 		}
-		prefix, q := strings.ToLower(s[start:l.BodyStart]), s[l.BodyStart-1]
-		var body string
-		switch {
-		case strings.Contains(prefix, "r"):
-			body = mask
-		case strings.Contains(prefix, "b"):
-			body = pyrepr.BytesBody(v, q)
-		default:
-			body = pyrepr.Body(v, q)
-		}
+		body := writeBody(v, s[start:l.BodyStart])
 		s = s[:l.BodyStart] + body + s[l.BodyEnd:]
 		changed = true
 		i = l.BodyStart + len(body) + (l.End - l.BodyEnd) - 1
