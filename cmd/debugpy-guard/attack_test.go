@@ -1953,6 +1953,9 @@ def main():
     cmd = ["mysql", "-uroot", "-p" + "cmd" + "-s3cret-mysql", "app"]
     ora = ["sqlplus", "-S", "ada/" + "ora" + "-s3cret" + "@db", "@report.sql"]  # short: pydevd cuts a long string in a list
     line = shlex.join(["curl", "-u", "ada:" + "cmd s3cret " + "curl", "-H", "X-Api-Key: " + "cmd-s3cret-" + "header", "https://example.invalid"])
+    web = ["htpasswd", "-b", "/etc/pw", "ada", "htp" + "-s3cret"]
+    win = "net user ada " + "net" + "-s3cret" + " /add"
+    login = ["vault", "login", "hv" + "-s3cret"]
     err = None
     try:
         subprocess.run(["false"] + cmd, check=True)
@@ -1960,27 +1963,29 @@ def main():
         err = str(e)
         print("failed:", e, flush=True)
     print("running:", line, flush=True)
+    print("running:", shlex.join(web), win, shlex.join(login), flush=True)
     n = 1  # BREAK
-    return n, cmd, ora, line, err
+    return n, cmd, ora, line, err, web, win, login
 
 
 main()
 `
 
 // Passwords in command lines' options (mysql -pX, curl -u user:X, a
-// header given to curl -H), in the stop's listing, an evaluate and the
-// program's output. They showed: no option was read as a program reads
-// it, and a header only as a line of its own.
+// header given to curl -H) and arguments (htpasswd -b, net user, vault
+// login), in the stop's listing, an evaluate and the program's output.
+// They showed: no option was read as a program reads it, a header only as
+// a line of its own, and no argument that is no option.
 func TestAttackSecretsInCommandLines(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(commandProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"cmd", "ora", "line", "err", "[line, err]"} {
+	for _, e := range []string{"cmd", "ora", "line", "err", "[line, err]", "web", "win", "login"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret")
+	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret", "htp-s3cret", "net-s3cret", "hv-s3cret")
 	for _, want := range []string{"-p[redacted]", "ada:[redacted]", "X-Api-Key: [redacted]"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the control: the command lines are shown, their secrets masked: no %q in %s", want, seen)
@@ -2089,5 +2094,47 @@ func TestAttackSecretsInHTMLTables(t *testing.T) {
 	noneSeen(t, seen, "html-s3cret")
 	if !strings.Contains(seen, `\u003ctd\u003eada\u003c/td\u003e\u003ctd\u003e[redacted]`) { // <td>ada</td><td>[redacted], as JSON writes it
 		t.Errorf("the control: the table is shown, its passwords masked: %s", seen)
+	}
+}
+
+// tokenProgram holds credentials under no secret's name, each of a form
+// that says what it is: a Vault token, a PyPI token, a SendGrid key (its
+// secret after a dot), a SAS URL's signature, an Azure Storage connection
+// string's AccountKey, a PGP private key; and prints them, as a program's
+// log does.
+const tokenProgram = `def main():
+    vault = "hvs." + "CAESIJx8Lk2bQmP0aZ7yT4nW9" + "tk1q"
+    pypi = "pypi-AgEIcHlwaS5vcmc" + "CJGFiY2RlZmdoTk2q" + "Zx9Yw8Vu7TsRq6PoNm5Lk4Jh3Gf2Ed1"
+    grid = "SG." + "Ab12Cd34Ef56Gh78Ij90Kl" + "." + "MnOpQrStUvWxYz0123456789Tk3qabcdefghijklmno"
+    blob = "https://acme.blob.core.windows.net/c/f.csv?sv=2022-11-02&sp=r&sig=" + "Tk4qAb12Cd34Ef56Gh78Ij%2BKl%3D"
+    conn = "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=" + "Tk5qAb12Cd34Ef56Gh78Ij90KlMnOpQr==" + ";EndpointSuffix=core.windows.net"
+    pgp = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0" + "Tk6qxyz\n-----END PGP PRIVATE KEY BLOCK-----\n"
+    print("using", vault, pypi, grid, flush=True)
+    print("fetching", blob, "from", conn, flush=True)
+    print(pgp, flush=True)
+    n = 1  # BREAK
+    return n, vault, pypi, grid, blob, conn, pgp
+
+
+main()
+`
+
+// Credentials known by their form, under no secret's name, in evaluates and
+// the output. They showed: these prefixes were not in the table, a
+// signed URL's signature and AccountKey were not read, a PGP block was not
+// a private key's.
+func TestAttackCredentialsKnownByTheirForm(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(tokenProgram)
+	r.ok("debugpy_output", `{}`)
+	for _, name := range []string{"vault", "pypi", "grid", "blob", "conn", "pgp"} {
+		r.ok("debugpy_evaluate", `{"expression":"`+name+`"}`)
+	}
+	seen := r.seen.String()
+	noneSeen(t, seen, "tk1q", "Tk2q", "Tk3q", "Tk4q", "Tk5q", "Tk6q")
+	for _, control := range []string{"sp=r\\u0026sig=[redacted]", "AccountName=acme;AccountKey=[redacted]", "fetching https://acme.blob.core.windows.net/c/f.csv"} {
+		if !strings.Contains(seen, control) {
+			t.Errorf("the control: %s is shown: %s", control, seen)
+		}
 	}
 }

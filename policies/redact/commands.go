@@ -26,7 +26,16 @@ type takes struct {
 	upto                byte   // the secret ends before the first such byte after it: sqlplus's ada/SECRET@db
 	prefix              string // the secret follows it: openssl's pass:SECRET (env:VAR and file:PATH name none)
 	sub                 string // a word that comes before the option: docker login -p SECRET (docker run -p is a port)
-	first               bool   // the option is the first argument that is no option (its name is ""): sqlplus ada/SECRET@db
+	// nth: the option is the nth argument that is no option (its name is
+	// ""), counted after sub when there is one: sqlplus ada/SECRET@db (1),
+	// net user ada SECRET (2 after user), vault login SECRET.
+	nth int
+	// With nth: flags lists short flags each of which was given, alone or
+	// in a cluster (htpasswd -b, -nb), unless short flags none of which was.
+	flags, unless string
+	skip          bool // the option takes the next argument, which holds no secret: htpasswd -C 10 (not counted by nth)
+	noEquals      bool // with nth: an argument with '=' in it is not the secret (vault login method=userpass: a pair's, masked as one)
+	slash         bool // the program's options begin with '/' too, as Windows' do: net user ada /delete
 }
 
 type option struct {
@@ -78,9 +87,16 @@ var programs = func() map[string][]option {
 	// Oracle's tools: a connect string user/SECRET@db, first or after a
 	// keyword (userid=, rman's target).
 	connect := takes{next: true, after: '/', upto: '@'}
-	add([]option{{"", takes{first: true, after: '/', upto: '@'}}, {"userid", takes{equals: true, after: '/', upto: '@'}}},
+	add([]option{{"", takes{nth: 1, after: '/', upto: '@'}}, {"userid", takes{equals: true, after: '/', upto: '@'}}},
 		"sqlplus", "sqlldr", "expdp", "impdp", "exp", "imp")
-	add([]option{{"", takes{first: true, after: '/', upto: '@'}}, {"target", connect}, {"catalog", connect}, {"auxiliary", connect}}, "rman")
+	add([]option{{"", takes{nth: 1, after: '/', upto: '@'}}, {"target", connect}, {"catalog", connect}, {"auxiliary", connect}}, "rman")
+	// Passwords as arguments that are no option: htpasswd's in batch mode
+	// (-b: file, user, password; with -n no file), Windows' net user NAME
+	// PASSWORD (* asks for it), Vault's login TOKEN.
+	valueless := takes{skip: true}
+	add([]option{{"", takes{nth: 3, flags: "b", unless: "n"}}, {"", takes{nth: 2, flags: "bn"}}, {"-C", valueless}, {"-r", valueless}}, "htpasswd")
+	add([]option{{"", takes{nth: 2, sub: "user", slash: true}}}, "net", "net.exe")
+	add([]option{{"", takes{nth: 1, sub: "login", noEquals: true}}}, "vault")
 	add([]option{{"-A", short}, {"-X", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
 	return m
 }()
@@ -192,9 +208,12 @@ func writeBody(v, pre string) string {
 }
 
 // mayHoldSecret: s has an option, or a connect string's / and @ (Oracle's
-// tools take ada/SECRET@db with no option).
+// tools take ada/SECRET@db with no option), or the words of the programs
+// whose secret follows a word with no option (net user ada SECRET, vault
+// login SECRET).
 func mayHoldSecret(s string) bool {
-	return hasOption(s) || strings.IndexByte(s, '@') >= 0 && strings.IndexByte(s, '/') >= 0
+	return hasOption(s) || strings.IndexByte(s, '@') >= 0 && strings.IndexByte(s, '/') >= 0 ||
+		strings.Contains(s, "vault") || strings.Contains(s, "net") && strings.Contains(s, "user")
 }
 
 // hasOption: s has an option, a '-' after a blank or a quote. (Found by
@@ -291,7 +310,7 @@ func reader(p string) (*options, bool) {
 	if !ok && !shells[p] {
 		return nil, false
 	}
-	return &options{opts: opts, shell: shells[p]}, true
+	return &options{opts: opts, shell: shells[p], slash: slices.ContainsFunc(opts, func(o option) bool { return o.slash })}, true
 }
 
 // strLit is a string literal of a text: where it starts (its prefix), and
@@ -338,13 +357,15 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true
 
 // options reads a program's arguments one at a time, as the program does.
 type options struct {
-	opts   []option
-	shell  bool            // a shell: what it reads is its -c's command line
-	take   *option         // the argument before is this option, which takes the next one whole
-	words  map[string]bool // the arguments before that are no option (only the words an option comes after: docker login)
-	skip   bool            // a shell's -o or +o: the next argument is its option's name
-	worded bool            // an argument that is no option was read
-	ended  bool            // past --, or a shell's command line
+	opts  []option
+	shell bool           // a shell: what it reads is its -c's command line
+	take  *option        // the argument before is this option, which takes the next one whole
+	words map[string]int // of the words an option comes after (docker login), the count of arguments that are no option when it was read
+	n     int            // the count of arguments read that are no option
+	given string         // the short flags given, alone or in clusters
+	slash bool           // an argument that begins with '/' is an option too
+	skip  bool           // a shell's -o or +o: the next argument is its option's name
+	ended bool           // past --, or a shell's command line
 }
 
 // secret reads the argument w and returns where its secret is, when it
@@ -352,6 +373,9 @@ type options struct {
 func (r *options) secret(w string) (from, to int, ok bool) {
 	if o := r.take; o != nil {
 		r.take = nil
+		if o.skip {
+			return 0, 0, false
+		}
 		return o.part(w, 0)
 	}
 	if r.ended {
@@ -361,30 +385,40 @@ func (r *options) secret(w string) (from, to int, ok bool) {
 		r.ended = true
 		return 0, 0, false
 	}
-	option, first := strings.HasPrefix(w, "-"), !r.worded
+	option := strings.HasPrefix(w, "-") || r.slash && strings.HasPrefix(w, "/")
 	if !option {
-		r.worded = true
+		r.n++
 		for _, o := range r.opts {
-			if o.sub == w {
+			if _, seen := r.words[w]; o.sub != "" && o.sub == w && !seen {
 				if r.words == nil {
-					r.words = map[string]bool{}
+					r.words = map[string]int{}
 				}
-				r.words[w] = true
+				r.words[w] = r.n
 			}
 		}
+	} else if len(w) > 1 && w[1] != '-' {
+		r.given += w[1:]
 	}
 	for k := range r.opts {
 		o := &r.opts[k]
-		if o.sub != "" && !r.words[o.sub] {
+		at, seen := r.words[o.sub]
+		if o.sub != "" && !seen {
 			continue
 		}
 		switch {
-		case o.first && !option && first:
-			if from, to, ok := o.part(w, 0); ok {
-				return from, to, true
+		case o.nth > 0:
+			if !option && r.n-at == o.nth && w != "*" && !(o.noEquals && strings.Contains(w, "=")) &&
+				!strings.ContainsFunc(o.flags, func(f rune) bool { return !strings.ContainsRune(r.given, f) }) &&
+				!strings.ContainsAny(r.given, o.unless) {
+				if from, to, ok := o.part(w, 0); ok {
+					return from, to, true
+				}
 			}
 		case o.name == "":
-		case w == o.name && o.next:
+		case o.skip && len(o.name) == 2 && len(w) > 2 && w[1] != '-' && w[len(w)-1] == o.name[1]:
+			r.take = o // a cluster that ends with it: htpasswd -bC 10
+			return 0, 0, false
+		case w == o.name && (o.next || o.skip):
 			r.take = o
 			return 0, 0, false
 		case o.glued && len(w) > len(o.name) && strings.HasPrefix(w, o.name):

@@ -42,6 +42,15 @@ func TestMaskCommands(t *testing.T) {
 		{`sqlplus 'ada/"p@ss w"@db'`, `sqlplus 'ada/[redacted]@db'`, `"p@ss w"`},
 		{"['sqlldr', 'userid=ada/S3cret@db', 'control=x.ctl']", "['sqlldr', 'userid=ada/[redacted]@db', 'control=x.ctl']", "S3cret"},
 		{"rman target ada/S3cret@prod catalog rc/C4t@rcat", "rman target ada/[redacted]@prod catalog rc/[redacted]@rcat", "S3cret,C4t"},
+		{"htpasswd -b /etc/nginx/.htpasswd ada S3cret", "htpasswd -b /etc/nginx/.htpasswd ada [redacted]", "S3cret"},
+		{"htpasswd -nbBC 10 ada S3cret", "htpasswd -nbBC 10 ada [redacted]", "S3cret"},
+		{"htpasswd -c /etc/pw ada", "htpasswd -c /etc/pw ada", ""}, // no -b: it asks
+		{"net user ada S3cret /add", "net user ada [redacted] /add", "S3cret"},
+		{"net user ada * /add", "net user ada * /add", ""},
+		{"net user ada /delete", "net user ada /delete", ""},
+		{"net user /domain ada S3cret", "net user /domain ada [redacted]", "S3cret"},
+		{"['vault', 'login', 'hvs.S3cret']", "['vault', 'login', '[redacted]']", "hvs.S3cret"},
+		{"vault login -method=userpass username=ada", "vault login -method=userpass username=ada", ""},
 		{"ssh-keygen -t ed25519 -N S3cret -f k\nmysql -pA1b2", "ssh-keygen -t ed25519 -N [redacted] -f k\nmysql -p[redacted]", "S3cret,A1b2"},
 	} {
 		var found []string
@@ -92,6 +101,10 @@ def forms(s):
         ("sqlplus", ["-S", "ada/" + s + "@db"], ["-S", "ada/" + M + "@db"]), ("expdp", ["ada/" + s + "@db"], ["ada/" + M + "@db"]),
         ("sqlldr", ["userid=ada/" + s + "@//h:1521/x"], ["userid=ada/" + M + "@//h:1521/x"]),
         ("rman", ["target", "ada/" + s + "@prod"], ["target", "ada/" + M + "@prod"]),
+        ("htpasswd", ["-b", "/etc/pw", "ada", s], ["-b", "/etc/pw", "ada", M]), ("htpasswd", ["-nbB", "ada", s], ["-nbB", "ada", M]),
+        ("htpasswd", ["-bBC", "10", "f", "ada", s], ["-bBC", "10", "f", "ada", M]), ("htpasswd", ["-b", "-r", "9", "-c", "f", "ada", s], ["-b", "-r", "9", "-c", "f", "ada", M]),
+        ("net", ["user", "ada", s], ["user", "ada", M]), ("net.exe", ["user", "ada", s, "/add"], ["user", "ada", M, "/add"]),
+        ("vault", ["login", s.replace("=", "")], ["login", M]), ("vault", ["login", "-no-print", s.replace("=", "")], ["login", "-no-print", M]),
     ]
 NOISE = ["-v", "-q", "--verbose", "--host=db", "db.example", "some file.txt", "x:y", "$HOME", "it's", "a\"b", "-h", "10.0.0.1"]
 n = int(sys.argv[2])
@@ -100,7 +113,7 @@ for i in range(n):
     prog, args, masked = rng.choice(forms(s))
     path = rng.choice(["", "/usr/bin/", "/opt/x y/"])
     pre = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
-    if prog in ("sqlplus", "expdp"):  # its connect string is its first argument that is no option
+    if prog in ("sqlplus", "expdp", "htpasswd"):  # the secret is the nth argument that is no option
         pre = [w for w in pre if w.startswith("-")]
     post = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
     lead = ["login"] if prog in ("docker", "podman") else []

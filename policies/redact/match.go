@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/percent"
@@ -70,7 +71,7 @@ func pem(s string, from int) (start, end int, ok bool) {
 		start = from + i
 		j := start + len("-----BEGIN ")
 		j += run(s, j, isUpperOrSpace)
-		if !strings.HasSuffix(s[:j], "PRIVATE KEY") || !strings.HasPrefix(s[j:], "-----") {
+		if !strings.HasSuffix(s[:j], "PRIVATE KEY") && !strings.HasSuffix(s[:j], "PRIVATE KEY BLOCK") || !strings.HasPrefix(s[j:], "-----") {
 			from = start + 1
 			continue
 		}
@@ -146,10 +147,10 @@ func webhook(s string, from int) (start, end int, ok bool) {
 func isPathByte(c byte) bool { return isB64URL(c) || c == '/' || c == '@' || c == '.' }
 
 // maskShapes replaces every credential of a well-known shape in s (JWT,
-// PEM private key, AWS key id, GitHub, Slack and Stripe tokens, a webhook
-// URL's path, the password of a URL), and hands each to found; a URL's
-// password as written and as the program holds it, percent-decoded (p%40ss
-// is p@ss).
+// PEM or PGP private key, AWS key id, a token of a well-known prefix, a
+// webhook URL's path, the password of a URL, a signed URL's signature),
+// and hands each to found; a URL's password and signature as written and
+// as the program holds them, percent-decoded (p%40ss is p@ss).
 func maskShapes(s string, found func(string)) (string, bool) {
 	changed := false
 	for _, shape := range shapes {
@@ -176,30 +177,69 @@ func maskShapes(s string, found func(string)) (string, bool) {
 }
 
 // tokenPrefixes are the prefixes of well-known tokens, with the shortest
-// run of token characters that must follow.
-var tokenPrefixes = []struct {
+// run of token characters that must follow; dots says a '.' may stand
+// inside the run (SendGrid's SG.<id>.<secret>, Google's ya29. tokens).
+var tokenPrefixes = []tokenPrefix{
+	{"ghp_", 30, false}, {"gho_", 30, false}, {"ghu_", 30, false}, {"ghs_", 30, false}, {"ghr_", 30, false}, {"github_pat_", 40, false},
+	{"xoxa-", 10, false}, {"xoxb-", 10, false}, {"xoxp-", 10, false}, {"xoxo-", 10, false}, {"xoxr-", 10, false}, {"xoxs-", 10, false},
+	{"xapp-", 10, false}, {"xoxe-", 10, false}, {"xoxe.", 10, false},
+	{"sk_live_", 16, false}, {"sk_test_", 16, false}, {"rk_live_", 16, false}, {"rk_test_", 16, false}, {"whsec_", 16, false},
+	{"npm_", 30, false}, {"AIza", 35, false},
+	// GitLab's tokens: personal, deploy, runner, trigger, feed, OAuth,
+	// service account, CI job.
+	{"glpat-", 20, false}, {"gldt-", 20, false}, {"glrt-", 20, false}, {"glptt-", 20, false}, {"glft-", 20, false},
+	{"gloas-", 20, false}, {"glsoat-", 20, false}, {"glcbt-", 20, false},
+	// Vault's service, batch and recovery tokens; PyPI's (a macaroon
+	// whose base64 begins AgE); SendGrid's; DigitalOcean's personal,
+	// OAuth and refresh tokens; Shopify's app tokens and shared secret;
+	// Docker Hub's; Grafana's cloud and service account tokens;
+	// Sentry's; Atlassian's API tokens; Postman's; Linear's; Notion's (not
+	// its older secret_..., the start of many a Python name);
+	// Doppler's; Pulumi's; age's secret keys.
+	{"hvs.", 24, false}, {"hvb.", 24, false}, {"hvr.", 24, false}, {"pypi-AgE", 50, false}, {"SG.", 60, true},
+	{"dop_v1_", 64, false}, {"doo_v1_", 64, false}, {"dor_v1_", 64, false},
+	{"shpat_", 32, false}, {"shpca_", 32, false}, {"shppa_", 32, false}, {"shpss_", 32, false},
+	{"dckr_pat_", 24, false}, {"glc_", 32, false}, {"glsa_", 32, false}, {"sntrys_", 40, false}, {"sntryu_", 40, false},
+	{"ATATT3", 50, false}, {"PMAK-", 40, false}, {"lin_api_", 32, false}, {"ntn_", 40, false},
+	{"dp.st.", 40, true}, {"dp.pt.", 40, true}, {"dp.sa.", 40, true}, {"pul-", 40, false}, {"AGE-SECRET-KEY-1", 50, false},
+	// Google's OAuth client secrets and access tokens.
+	{"GOCSPX-", 24, false}, {"ya29.", 50, true},
+	// AI providers' API keys: Anthropic's sk-ant-api03-..., OpenAI's
+	// sk-proj-... and legacy sk-<48>, OpenRouter's sk-or-v1-..., and
+	// others of the form; Hugging Face's hf_, Groq's, Perplexity's,
+	// Replicate's, xAI's, NVIDIA's, Tavily's.
+	{"sk-", 40, false}, {"hf_", 30, false}, {"gsk_", 40, false}, {"pplx-", 40, false}, {"r8_", 30, false}, {"xai-", 60, false},
+	{"nvapi-", 50, false}, {"tvly-", 30, false},
+}
+
+type tokenPrefix struct {
 	prefix string
 	min    int
-}{
-	{"ghp_", 30}, {"gho_", 30}, {"ghu_", 30}, {"ghs_", 30}, {"ghr_", 30}, {"github_pat_", 40},
-	{"xoxa-", 10}, {"xoxb-", 10}, {"xoxp-", 10}, {"xoxo-", 10}, {"xoxr-", 10}, {"xoxs-", 10}, {"xapp-", 10},
-	{"sk_live_", 16}, {"sk_test_", 16}, {"rk_live_", 16}, {"rk_test_", 16}, {"whsec_", 16},
-	{"glpat-", 20}, {"npm_", 30}, {"AIza", 35},
-	// AI providers' API keys: Anthropic's sk-ant-api03-..., OpenAI's
-	// sk-proj-... and legacy sk-<48>, and others of the form; Hugging Face's hf_.
-	{"sk-", 40}, {"hf_", 30},
+	dots   bool
 }
 
 // prefixed finds a token that starts with one of tokenPrefixes: the first
 // in s, in one pass (a pass per prefix cost ~20 scans of every string).
 func prefixed(s string, from int) (start, end int, ok bool) {
 	for st := from; st < len(s); st++ {
-		for _, t := range prefixesByFirst[s[st]] {
-			if !strings.HasPrefix(s[st:], t.prefix) {
+		ps := prefixesByFirst[s[st]]
+		if len(ps) == 0 || st > 0 && isB64URL(s[st-1]) { // a token starts a word
+			continue
+		}
+		for _, t := range ps {
+			// the second byte first: a call a prefix costs in WebAssembly
+			if len(s)-st < len(t.prefix) || s[st+1] != t.prefix[1] || !strings.HasPrefix(s[st:], t.prefix) {
 				continue
 			}
 			n := run(s, st+len(t.prefix), isB64URL)
-			if n >= t.min && (st == 0 || !isB64URL(s[st-1])) {
+			for t.dots { // a dot inside the run, not one that ends a sentence
+				at := st + len(t.prefix) + n
+				if at+1 >= len(s) || s[at] != '.' || !isB64URL(s[at+1]) {
+					break
+				}
+				n += 1 + run(s, at+1, isB64URL)
+			}
+			if n >= t.min {
 				return st, st + len(t.prefix) + n, true
 			}
 		}
@@ -208,10 +248,7 @@ func prefixed(s string, from int) (start, end int, ok bool) {
 }
 
 // prefixesByFirst are tokenPrefixes by their first byte.
-var prefixesByFirst = func() (t [256][]struct {
-	prefix string
-	min    int
-}) {
+var prefixesByFirst = func() (t [256][]tokenPrefix) {
 	for _, p := range tokenPrefixes {
 		t[p.prefix[0]] = append(t[p.prefix[0]], p)
 	}
@@ -223,7 +260,45 @@ var prefixesByFirst = func() (t [256][]struct {
 var shapes = []struct {
 	find    func(string, int) (int, int, bool)
 	percent bool
-}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}, {netlocPassword, true}}
+}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}, {netlocPassword, true}, {signature, true}}
+
+// signatureParams name a signed URL's signature among its query's
+// parameters (compared without case): Azure's SAS token's sig, S3's and
+// Cloud Storage's X-Amz-Signature and X-Goog-Signature, CloudFront's and
+// S3's older Signature. Whoever has such a URL reads (or writes) what it
+// names until it expires, whatever name the program keeps it under.
+var signatureParams = []string{"sig", "signature", "x-amz-signature", "x-goog-signature"}
+
+// signature finds a signed URL's signature: the value of a query parameter
+// of signatureParams (after '?', '&' or HTML's "&amp;"), to the next '&',
+// '#', quote, backslash, blank or angle bracket; one of fewer than 8 bytes
+// is not one.
+func signature(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.IndexAny(s[from:], "?&")
+		if i < 0 {
+			return 0, 0, false
+		}
+		k := from + i + 1
+		from = k
+		if strings.HasPrefix(s[k:], "amp;") {
+			k += len("amp;")
+		}
+		e := strings.IndexByte(s[k:min(len(s), k+len("x-goog-signature")+1)], '=')
+		if e < 0 || !slices.ContainsFunc(signatureParams, func(p string) bool { return strings.EqualFold(p, s[k:k+e]) }) {
+			continue
+		}
+		vs := k + e + 1
+		ve := vs
+		for ve < len(s) && strings.IndexByte("&#'\"\\ \t\r\n<>", s[ve]) < 0 {
+			ve++
+		}
+		if ve-vs >= 8 {
+			return vs, ve, true
+		}
+	}
+	return 0, 0, false
+}
 
 // urlPassword finds the password of a URL: scheme://user:PASSWORD@host.
 func urlPassword(s string, from int) (start, end int, ok bool) {

@@ -112,6 +112,28 @@ func TestMaskTokenShapes(t *testing.T) {
 		{"hf_" + strings.Repeat("Qw", 17), "[redacted]"},
 		{"sk-learn is a library; pip install scikit-learn", "sk-learn is a library; pip install scikit-learn"},
 		{"task-" + strings.Repeat("a", 50), "task-" + strings.Repeat("a", 50)}, // not at a word's start
+		// More well-known prefixes; a '.' inside where the form has one.
+		{"hvs.CAESIJx8Lk2bQmP0aZ7yT4nW9Ab12", "[redacted]"},
+		{"pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdo" + strings.Repeat("Ab1", 10), "[redacted]"},
+		{"key SG.Ab12Cd34Ef56Gh78Ij90Kl.MnOpQrStUvWxYz0123456789abcdefghijklmnoPQ.", "key [redacted]."},
+		{"SG.short.x", "SG.short.x"},
+		{"dop_v1_" + strings.Repeat("0a", 32), "[redacted]"},
+		{"shpat_" + strings.Repeat("f0", 16), "[redacted]"},
+		{"gldt-Ab12Cd34Ef56Gh78Ij90", "[redacted]"},
+		{"GOCSPX-Ab12Cd34Ef56Gh78Ij90KlMn", "[redacted]"},
+		{"ya29.a0AfH6SMBx8Lk2bQmP0aZ7yT4nW9Ab12Cd34Ef56Gh78Ij.90KlMnOp", "[redacted]"},
+		{"dckr_pat_Ab12Cd34Ef56Gh78Ij90KlMn", "[redacted]"},
+		{"gsk_" + strings.Repeat("Ab1x", 13), "[redacted]"},
+		{"AGE-SECRET-KEY-1" + strings.Repeat("QZ7", 20), "[redacted]"},
+		{"secret_santa_gift_exchange_participants_by_department_v2", "secret_santa_gift_exchange_participants_by_department_v2"}, // a name
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0\n-----END PGP PRIVATE KEY BLOCK-----", "[redacted]\n[redacted]\n[redacted]"},
+		{"-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF0\n-----END PGP PUBLIC KEY BLOCK-----", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQENBF0\n-----END PGP PUBLIC KEY BLOCK-----"},
+		// A signed URL's signature.
+		{"https://acme.blob.core.windows.net/c/f?sv=2022-11-02&se=2026&sp=r&sig=Ab12Cd34Ef56Gh78Ij%2BKl%3D'", "https://acme.blob.core.windows.net/c/f?sv=2022-11-02&se=2026&sp=r&sig=[redacted]'"},
+		{"https://b.s3.amazonaws.com/k?X-Amz-Date=20261205&X-Amz-Signature=0123456789abcdef0123456789abcdef&x=1", "https://b.s3.amazonaws.com/k?X-Amz-Date=20261205&X-Amz-Signature=[redacted]&x=1"},
+		{"<a href=\"https://x.cloudfront.net/v?Expires=1&amp;Signature=Zx9-Yw8_Vu7TsRq6~&amp;Key-Pair-Id=K2\">", "<a href=\"https://x.cloudfront.net/v?Expires=1&amp;Signature=[redacted]&amp;Key-Pair-Id=K2\">"},
+		{"https://storage.googleapis.com/b/o?X-Goog-Signature=0a1b2c3d4e5f6a7b8c9d#top", "https://storage.googleapis.com/b/o?X-Goog-Signature=[redacted]#top"},
+		{"f(sig=signal.SIGTERM) and ?sig=1", "f(sig=signal.SIGTERM) and ?sig=1"}, // an argument; a value too short
 		// Webhook URLs: the path is the credential.
 		{"url='https://hooks.slack.com/services/T0ABC1DEF/B0GHI2JKL/abcdEFGHijklMNOPqrstUVWX'", "url='https://hooks.slack.com/services/[redacted]'"},
 		{"https://discord.com/api/webhooks/112233445566778899/Zx9-Yw8_Vu7TsRq6PoNm5", "https://discord.com/api/webhooks/[redacted]"},
@@ -238,5 +260,46 @@ for line in sys.stdin:
     text, masked, raw = json.loads(line)
     i = text.index(":" + raw + "@")
     want = text[:i + 1] + M + text[i + 1 + len(raw):]
+    print(json.dumps("" if masked == want else "want %r" % want))
+`
+
+// TestSignaturesAgreeWithURLLib: signed URLs as the clouds' SDKs write them
+// (urlencode of the query, the signature percent-encoded or hex), shown as
+// a string, in a list, in a dict, in a log line and in an HTML link
+// (&amp;): the signature, as urllib.parse reads it back, is masked, and
+// nothing else.
+func TestSignaturesAgreeWithURLLib(t *testing.T) {
+	againstPython(t, signatureDocs, signatureCheck, 1500, func(s string) string { out, _ := maskShapes(s, nil); return out })
+}
+
+const signatureDocs = `
+import base64, html, json, os, random, sys
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
+rng = random.Random(int(sys.argv[1]))
+for i in range(int(sys.argv[2])):
+    name = rng.choice(["sig", "Signature", "X-Amz-Signature", "X-Goog-Signature", "x-amz-signature", "SIG"])
+    raw_sig = rng.choice([base64.b64encode(rng.randbytes(32)).decode(), rng.randbytes(32).hex(), base64.urlsafe_b64encode(rng.randbytes(20)).decode()])
+    params = [(k, v) for k, v in [("sv", "2022-11-02"), ("se", "2026-12-05T10:00:00Z"), ("sp", "r"), ("X-Amz-Date", "20261205T100000Z"),
+        ("Expires", "1767222000"), ("Key-Pair-Id", "K2JCJMDEHXQW5F"), ("response-content-type", "text/csv")] if rng.random() < 0.5]
+    params.insert(rng.randint(0, len(params)), (name, raw_sig))
+    safe = rng.choice(["", "/=", "~"])
+    query = urlencode(params, quote_via=lambda s, safe_, enc, err: quote(s, safe=safe))
+    url = "https://%s/%s?%s%s" % (rng.choice(["acme.blob.core.windows.net", "b.s3.amazonaws.com", "storage.googleapis.com", "d1.cloudfront.net"]),
+        rng.choice(["c/report.csv", "k", "a/b c.txt"]), query, rng.choice(["", "", "#top"]))
+    assert parse_qs(urlsplit(url).query)[name] == [raw_sig], url
+    raw = quote(raw_sig, safe=safe)
+    text = rng.choice([repr(url), repr([url, "x"]), repr({"url": url, "n": 1}), "GET %s HTTP/1.1 200" % url,
+        '<a href="%s">report</a>' % html.escape(url)])
+    print(json.dumps([text, name + "=" + raw]))
+`
+
+const signatureCheck = `
+import json, sys
+M = "[redacted]"
+for line in sys.stdin:
+    text, masked, pair = json.loads(line)
+    name = pair[:pair.index("=") + 1]
+    i = text.index(pair)
+    want = text[:i + len(name)] + M + text[i + len(pair):]
     print(json.dumps("" if masked == want else "want %r" % want))
 `

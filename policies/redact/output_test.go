@@ -93,6 +93,7 @@ func FuzzMaskTextKeepsLines(f *testing.F) {
 		"[secrets]\ntoken = abc # c\n", "machine h login u password p\n", "token: \"a\n  b\"\nnext: 1\n",
 		"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmN\r\n",
 		"'{\\'password\\': \\'x\\'}'\n", "env PASSWORD=abc#def\nnext\n", "postgres://app:pw@db/x\n",
+		"GET /f?sv=1&amp;sig=Ab12%2BCd34\n#x\n", "SG.Ab12Cd34Ef56Gh78Ij90Kl.MnOpQrStUvWxYz0123456789abcdefghijklmnoPQ.\n",
 	} {
 		f.Add(s)
 	}

@@ -286,8 +286,8 @@ func trimBlank(v string) string {
 
 // hideValue masks the value v of a pair: a literal's body (the host is
 // handed it as written and as decoded: it masks each in its forms), a
-// string cut short to the end of its line, the string a call wraps, a
-// or a word with a digit in it.
+// string cut short to the end of its line, the string a call wraps, or a
+// word with a digit in it (with base64's padding after it).
 func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string)) {
 	s := sc.s
 	lit := func(p piece) { sc.hideLiteral(p, hide, found) }
@@ -309,7 +309,17 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 				lit(inner)
 			}
 		} else if strings.ContainsAny(s[v.start:v.end], "0123456789") {
-			hide(v.start, v.end)
+			end := v.end // and base64's padding: AccountKey=k3y==;
+			for end < len(s) && end < v.end+2 && s[end] == '=' {
+				end++
+			}
+			if end < len(s) && (s[end] == '=' || isWordByte(s[end])) {
+				end = v.end
+			}
+			hide(v.start, end)
+			if end > v.end && found != nil {
+				found(s[v.start:v.end]) // and as it may show without its padding
+			}
 		}
 	}
 }

@@ -24,6 +24,8 @@ func TestMaskPairs(t *testing.T) {
 		{`{'password': "it's"}`, `{'password': "[redacted]"}`, "it's"},
 		{"{'pass\\x77ord': 'x1'}", "{'pass\\x77ord': '[redacted]'}", "x1"},
 		{"{'pin_password': 12345678}", "{'pin_password': [redacted]}", "12345678"},
+		{"<Conn AccountKey=Ab12Cd34==;x=1>", "<Conn AccountKey=[redacted];x=1>", "Ab12Cd34"}, // base64's padding with it; handed over with and without
+		{"<Conn token=Ab12Cd34==x>", "<Conn token=[redacted]==x>", "Ab12Cd34"},
 		{"Config(user='bob', password='hunter2')", "Config(user='bob', password='[redacted]')", "hunter2"},
 		{"namespace(name='n', token='t0k')", "namespace(name='n', token='[redacted]')", "t0k"},
 		{"OrderedDict([('password', 'pw'), ('user', 'u')])", "OrderedDict([('password', '[redacted]'), ('user', 'u')])", "pw"},
@@ -125,6 +127,11 @@ func TestMaskPairs(t *testing.T) {
 		if c.found != "" && !slices.Contains(found, c.found) || c.found == "" && len(found) > 0 {
 			t.Errorf("maskPairs(%q) handed over %q, want %q", c.in, found, c.found)
 		}
+	}
+	var padded []string
+	maskPairs("<Conn AccountKey=Ab12Cd34==;x=1>", nil, func(v string) { padded = append(padded, v) })
+	if !slices.Equal(padded, []string{"Ab12Cd34==", "Ab12Cd34"}) {
+		t.Errorf("a padded value handed over as %q, want with its padding and without", padded)
 	}
 	if got, _ := maskPairs("{'ssn': '123-45'}", map[string]bool{"ssn": true}, nil); got != "{'ssn': '[redacted]'}" {
 		t.Errorf("settings.names: %q", got)
