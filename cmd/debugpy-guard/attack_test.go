@@ -2138,3 +2138,57 @@ func TestAttackCredentialsKnownByTheirForm(t *testing.T) {
 		}
 	}
 }
+
+// httpDebugProgram calls a loopback HTTP server with http.client's debug
+// lines on (set_debuglevel(1), what requests and urllib3 print through):
+// the request, a bytes repr with its \r\n escaped, carries a bearer token
+// and a cookie; the reply sets a session cookie. It keeps what it printed.
+const httpDebugProgram = `import contextlib, http.client, http.server, io, threading
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Set-Cookie", "sid=" + "set" + "-c00kie-" + "h77p; Path=/; HttpOnly")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args):
+        pass
+
+
+def main():
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1])
+    conn.set_debuglevel(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        conn.request("GET", "/v1/orders", headers={"Authorization": "Bearer " + "bear" + "-t0ken-" + "h77p", "Cookie": "sessionid=" + "sent" + "-c00kie-" + "h77p"})
+        conn.getresponse().read()
+    debug = out.getvalue()
+    print(debug, flush=True)
+    srv.shutdown()
+    n = 1  # BREAK
+    return n, debug
+
+
+main()
+`
+
+// http.client's debug lines, in the output and in a variable that keeps
+// them. The cookies showed: a Cookie header inside the request's bytes
+// repr (one line, its \r\n escaped) and the reply's "header: Set-Cookie:
+// sid=..." were not read as headers.
+func TestAttackSecretsInHTTPDebugLines(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(httpDebugProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"debug"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "t0ken-h77p", "c00kie-h77p")
+	if !strings.Contains(seen, "GET /v1/orders HTTP/1.1") || !strings.Contains(seen, "Authorization: [redacted]") {
+		t.Errorf("the control: the debug lines are shown, their credentials masked: %s", seen)
+	}
+}

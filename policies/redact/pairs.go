@@ -89,9 +89,10 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					if n > 0 && s[v+n-1] == '.' { // a sentence's end: the token rotated.
 						n--
 					}
-					if v > k.end && v+n < end && !isSpace(s[v+n]) && strings.IndexByte("'\",;)]}>.", s[v+n]) < 0 {
+					if v > k.end && v+n < end && !isSpace(s[v+n]) && strings.IndexByte("'\",;)]}>.\\", s[v+n]) < 0 {
 						// Not an HTTP credential (token S3cr&t): a word of
-						// prose, to its blank.
+						// prose, to its blank. (A backslash ends one: a
+						// repr's \r\n after it.)
 						n = 0
 					}
 					if v > k.end && n > 0 && credential(s[v:v+n]) {
@@ -130,6 +131,15 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					}
 					if ok && v.kind == 's' {
 						(&scanner{s: s}).run(v, hide, found)
+					} else if ok && v.kind == 'w' && sep.kind == ':' && strings.EqualFold(s[k.start:k.end], "cookie") {
+						// header: Set-Cookie: sid=VALUE; Path=/ (http.client's
+						// debug lines): its pairs, to a quote, an escape or
+						// the line's end.
+						e := v.start
+						for e < end && s[e] != '\'' && s[e] != '"' && s[e] != '\\' {
+							e++
+						}
+						hide(v.start, e)
 					} else if ok && v.kind == 'w' && sep.kind == ':' {
 						// INFO Generated password: VALUE for ada (a log's
 						// line; at a line's start maskKeyValues reads it).
@@ -499,9 +509,10 @@ func quoteAt(s string, i int) int {
 }
 
 // scheme: an HTTP authorization scheme, whose credentials follow it after
-// a space (Authorization: Bearer TOKEN, Basic B64).
+// a space (Authorization: Bearer TOKEN, Basic B64), or SASL's PLAIN as SMTP
+// and IMAP send it (AUTH PLAIN B64: smtplib's debug lines), upper-case.
 func scheme(w string) bool {
-	return strings.EqualFold(w, "bearer") || strings.EqualFold(w, "basic") || strings.EqualFold(w, "token")
+	return strings.EqualFold(w, "bearer") || strings.EqualFold(w, "basic") || strings.EqualFold(w, "token") || w == "PLAIN"
 }
 
 // isToken68: a byte of an HTTP credential (RFC 7235's token68, but its
@@ -572,7 +583,9 @@ func maskNested(s string, extra map[string]bool, found func(string), depth int) 
 			continue
 		}
 		v := l.Value
-		if !l.Known || !strings.ContainsAny(v, `'"`) || !secrets.Mentions(v, extra) {
+		// A string with a quote in it may hold a repr; one with CRLF, a
+		// protocol's lines (http.client's send: b'...\r\nCookie: ...').
+		if !l.Known || !strings.ContainsAny(v, `'"`) && !strings.Contains(v, "\r\n") || !secrets.Mentions(v, extra) {
 			i = l.End - 1
 			continue
 		}

@@ -26,6 +26,11 @@ func TestMaskPairs(t *testing.T) {
 		{"{'pin_password': 12345678}", "{'pin_password': [redacted]}", "12345678"},
 		{"<Conn AccountKey=Ab12Cd34==;x=1>", "<Conn AccountKey=[redacted];x=1>", "Ab12Cd34"}, // base64's padding with it; handed over with and without
 		{"<Conn token=Ab12Cd34==x>", "<Conn token=[redacted]==x>", "Ab12Cd34"},
+		// http.client's and smtplib's debug lines
+		{"send: b'GET / HTTP/1.1\\r\\nAuthorization: Basic YWRhOnMzY3IzdA==\\r\\n'", "send: b'GET / HTTP/1.1\\r\\nAuthorization: Basic [redacted]\\r\\n'", "YWRhOnMzY3IzdA=="},
+		{"header: Set-Cookie: sid=c0ok1e; Path=/", "header: Set-Cookie: [redacted]", "sid=c0ok1e; Path=/"},
+		{"send: 'AUTH PLAIN AGFkYQBzM2NyM3Q=\\r\\n'", "send: 'AUTH PLAIN [redacted]\\r\\n'", "AGFkYQBzM2NyM3Q="},
+		{"auth: plain text2023 here", "auth: plain text2023 here", ""}, // SASL's PLAIN is upper-case
 		{"Config(user='bob', password='hunter2')", "Config(user='bob', password='[redacted]')", "hunter2"},
 		{"namespace(name='n', token='t0k')", "namespace(name='n', token='[redacted]')", "t0k"},
 		{"OrderedDict([('password', 'pw'), ('user', 'u')])", "OrderedDict([('password', '[redacted]'), ('user', 'u')])", "pw"},
@@ -447,4 +452,73 @@ for line in sys.stdin:
     else:
         want = text
     print(json.dumps("" if masked == want else "want %r" % want))
+`
+
+// TestHTTPDebugAgreesWithHTTPClient: what http.client prints with
+// set_debuglevel(1) (the requests a program sends, as a bytes repr with
+// its \r\n escaped, and the headers of the reply), of requests that carry
+// credentials in Authorization, Proxy-Authorization, X-Api-Key and Cookie
+// and replies that set cookies, printed and as the repr of the captured
+// text: no credential is left, and the request's line and Host are shown.
+func TestHTTPDebugAgreesWithHTTPClient(t *testing.T) {
+	againstPython(t, httpDebugDocs, httpDebugCheck, 600, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const httpDebugDocs = `
+import base64, contextlib, http.client, io, json, random, string, sys
+rng = random.Random(int(sys.argv[1]))
+T68 = string.ascii_letters + string.digits + "-._~+/"
+def token():
+    return rng.choice(["s3", "K9", "x7"]) + "".join(rng.choice(T68) for _ in range(rng.randint(10, 30)))
+def cookie():
+    return rng.choice(["c0", "Z8"]) + "".join(rng.choice(string.ascii_letters + string.digits + "-_%") for _ in range(rng.randint(8, 24)))
+class Sock:
+    def __init__(self, reply): self.reply = reply
+    def sendall(self, data): pass
+    def makefile(self, mode): return io.BytesIO(self.reply)
+    def close(self): pass
+for i in range(int(sys.argv[2])):
+    secrets, headers = [], {}
+    kind = rng.choice(["bearer", "basic", "token", "key", "cookie", "proxy"])
+    if kind == "bearer":
+        s = token(); headers["Authorization"] = "Bearer " + s
+    elif kind == "basic":
+        s = "ada:" + token(); headers["Authorization"] = "Basic " + base64.b64encode(s.encode()).decode(); s = base64.b64encode(s.encode()).decode()
+    elif kind == "token":
+        s = token(); headers["Authorization"] = "token " + s
+    elif kind == "key":
+        s = token(); headers[rng.choice(["X-Api-Key", "X-Auth-Token", "Api-Key"])] = s
+    elif kind == "cookie":
+        s = cookie(); headers["Cookie"] = rng.choice(["sid=", "sessionid=", "_gh_sess="]) + s + rng.choice(["", "; theme=dark"])
+    else:
+        s = token(); headers["Proxy-Authorization"] = "Bearer " + s
+    secrets.append(s)
+    set_cookie = cookie()
+    secrets.append(set_cookie)
+    reply = ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nSet-Cookie: %s=%s; Path=/; HttpOnly\r\nContent-Length: 2\r\n\r\n{}" %
+             (rng.choice(["sid", "session", "csrftoken"]), set_cookie)).encode()
+    conn = http.client.HTTPConnection("api.example")
+    conn.set_debuglevel(1)
+    conn.sock = Sock(reply)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        conn.request(rng.choice(["GET", "POST"]), "/v1/orders?page=2", body=None, headers=headers)
+        conn.getresponse().read()
+    text = out.getvalue()
+    if rng.random() < 0.4:
+        text = repr(text)
+    print(json.dumps([text] + secrets))
+`
+
+const httpDebugCheck = `
+import json, sys
+for line in sys.stdin:
+    text, masked, *secrets = json.loads(line)
+    bad = [s for s in secrets if s in masked]
+    if bad:
+        print(json.dumps("left %r" % bad))
+    elif "/v1/orders?page=2 HTTP/1.1" not in masked or "Host: api.example" not in masked or "Content-Type: application/json" not in masked:
+        print(json.dumps("the request's line, Host or Content-Type masked"))
+    else:
+        print(json.dumps(""))
 `
