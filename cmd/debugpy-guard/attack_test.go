@@ -2045,6 +2045,7 @@ def main():
     log = logging.getLogger("accounts")
     log.info("Generated password: %s for ada", "log1" + "-s3cret-" + "colon")
     log.info("created user bob with password %s", "log2" + "-s3cret-" + "prose")
+    log.info("the password of carol was reset to %r", "log3" + "-s3cret-" + "verb")
     n = 1  # BREAK
     return n
 
@@ -2054,13 +2055,13 @@ main()
 
 // A log's line with a password in its message, mid-line after a secret's
 // name and a colon (a line that starts with the name was read), or in
-// prose after the name. They showed.
+// prose after the name, or after a verb (was reset to 'X'). They showed.
 func TestAttackSecretInALogLine(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(logProgram)
 	r.ok("debugpy_output", `{}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "log1-s3cret", "log2-s3cret")
+	noneSeen(t, seen, "log1-s3cret", "log2-s3cret", "log3-s3cret")
 	if !strings.Contains(seen, "Generated password: [redacted] for ada") || !strings.Contains(seen, "created user bob with password [redacted]") {
 		t.Errorf("the control: the lines are shown, their passwords masked: %s", seen)
 	}

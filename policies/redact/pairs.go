@@ -149,8 +149,29 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					// created user ada with password VALUE: in prose (the
 					// name a word of its own: not --password, nor a
 					// value's =libpqSecretValue), a word of 8 bytes or more
-					// with a digit or a symbol.
-					hideWord(s, sep, credential, hide)
+					// with a digit or a symbol; and after a verb (the
+					// password is VALUE, of ada was reset to "VALUE"),
+					// that or a string literal.
+					v, verbs := sep, 0
+					for ; verbs < 6 && v.kind == 'w'; verbs++ {
+						w := strings.ToLower(s[v.start:v.end])
+						if !proseVerbs[w] && w != "of" && w != "for" {
+							break
+						}
+						next, ok := sc.next(v.end)
+						if ok && (w == "of" || w == "for") && next.kind == 'w' && next.start > v.end { // of ada: whose
+							next, ok = sc.next(next.end)
+						}
+						if !ok || next.start == v.end {
+							break
+						}
+						v = next
+					}
+					if v.kind == 's' && verbs > 0 {
+						(&scanner{s: s}).run(v, hide, found)
+					} else if v.kind == 'w' {
+						hideWord(s, v, credential, hide)
+					}
 				case sep.kind == ']' && k.kind == 's': // settings['password'] = VALUE
 					if eq, ok := sc.next(sep.end); ok && eq.kind == '=' && lone(s, eq) {
 						if v, ok := sc.next(eq.end); ok {
@@ -205,6 +226,11 @@ func hideHeader(s string, k, sep piece, hide func(from, to int), found func(stri
 	}
 	return true
 }
+
+// proseVerbs stand between a secret's name and its value in prose: the
+// password is VALUE, was reset to VALUE, has been changed to VALUE.
+var proseVerbs = map[string]bool{"is": true, "was": true, "are": true, "were": true, "now": true, "set": true, "reset": true,
+	"changed": true, "updated": true, "to": true, "has": true, "been": true, "will": true, "be": true, "becomes": true, "became": true}
 
 // hideWord masks the word that starts v, to a blank or a quote (a
 // symbol such as & ends no value here), without one mark of punctuation

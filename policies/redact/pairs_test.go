@@ -76,6 +76,8 @@ func TestMaskPairs(t *testing.T) {
 		{"INFO new token: 5f3a.", "INFO new token: [redacted].", "5f3a"},
 		{"INFO password: None, token: Expired, secret: HTTPError", "INFO password: None, token: Expired, secret: HTTPError", ""},
 		{"created user ada with password Xy12-abcd.", "created user ada with password [redacted].", "Xy12-abcd"},
+		{"the password is Xy12-abcd, and the token was reset to 'Zz9-efgh'", "the password is [redacted], and the token was reset to '[redacted]'", "Zz9-efgh"},
+		{"if password is None or token is not expired: password is required", "if password is None or token is not expired: password is required", ""},
 		{"refresh token HTTPError raised; the password policy changed", "refresh token HTTPError raised; the password policy changed", ""},
 		{"if password and user: pass", "if password and user: pass", ""},
 		{"'host=db password=libpqSecretValue dbname=orders'", "'host=db password=libpqSecretValue dbname=orders'", ""}, // (maskKeyValues reads it)
@@ -406,12 +408,13 @@ func FuzzMaskNested(f *testing.F) {
 // the rest of the line reads as it was; a word of letters after the name
 // (None, Expired, an exception's name) is left.
 func TestLogLinesAgreeWithLogging(t *testing.T) {
-	againstPython(t, logDocs, logCheck, 2000, func(s string) string { out, _ := maskPairs(s, nil, nil); return out })
+	againstPython(t, logDocs, logCheck, 3000, func(s string) string { out, _ := maskPairs(s, nil, nil); return out })
 }
 
 const logDocs = `
 import io, json, logging, random, string, sys
 rng = random.Random(int(sys.argv[1]))
+M = "[redacted]"
 FORMATS = ["%(asctime)s %(levelname)s %(name)s: %(message)s", "%(levelname)s:%(name)s:%(message)s", "[%(asctime)s] {%(module)s:%(lineno)d} %(levelname)s - %(message)s"]
 NAMES = ["password", "Password", "db_password", "token", "api_key", "secret", "PASSWD", "client_secret", "access token"]
 WORDS = ["None", "True", "Expired", "required", "HTTPError", "KeyError", "unchanged", "rotated", "reset", "missing"]
@@ -434,23 +437,25 @@ for i in range(n):
         if value[-1] in "!":
             value = hidden = value + "x"  # a sentence's mark after a value is read as the sentence's
         value = hidden = value if len(value) >= 8 else value + "0" * (8 - len(value))
-    if rng.random() < 0.5:
+    old, new = (" " + hidden, " " + M) if hidden else ("", "")
+    r = rng.random()
+    if r < 0.4:
         msg = rng.choice(["Generated %s: %s for ada", "login ok, %s: %s", "%s: %s"]) % (name, value)
-    else:
-        msg = rng.choice(["created user ada with %s %s", "using the %s %s now", "%s %s."]) % (name, value)
+    elif r < 0.8:
+        msg = rng.choice(["created user ada with %s %s", "using the %s %s now", "%s %s.", "the %s is %s", "%s was reset to %s for ada",
+                          "your %s has been changed to %s.", "%s for ada is %s"]) % (name, value)
+    else:  # a string literal after the verbs: masked, whatever its letters
+        msg = rng.choice(["the %s of bob was reset to %r", "%s is %r", "your %s has been set to %r."]) % (name, value)
+        old, new = repr(value), "'" + M + "'"
     log.warning(msg)
-    print(json.dumps([buf.getvalue(), hidden, value]))
+    print(json.dumps([buf.getvalue(), old, new]))
 `
 
 const logCheck = `
 import json, sys
-M = "[redacted]"
 for line in sys.stdin:
-    text, masked, hidden, value = json.loads(line)
-    if hidden:
-        want = text.replace(" " + hidden, " " + M, 1)
-    else:
-        want = text
+    text, masked, old, new = json.loads(line)
+    want = text.replace(old, new, 1) if old else text
     print(json.dumps("" if masked == want else "want %r" % want))
 `
 
