@@ -21,9 +21,9 @@ build:
 # deps installs debugpy (Debian's python3-debugpy) when no Python on this
 # machine can import it, gdb (which attach by PID needs), wabt (wat2wasm,
 # which assembles the hostile WAT modules of the plugins tests), clang and
-# lld (the C policy template), PyYAML, pandas and tabulate (without what
-# pandas recommends: redact's readings are checked against what they
-# write), Debian's rustc with its wasm32 standard library (the Rust
+# lld (the C policy template), PyYAML, pytest, pandas and tabulate
+# (without what pandas recommends: redact's readings are checked against
+# what they write), Debian's rustc with its wasm32 standard library (the Rust
 # one), the AssemblyScript compiler from npm and OPA's
 # opa (the Rego one, and the OPA fixtures' check) when they are missing:
 # the tests talk to a real debugpy and run real WASM modules built from
@@ -37,6 +37,7 @@ deps:
 	[ -n "$$found" ] || need="python3-debugpy"; \
 	command -v gdb >/dev/null 2>&1 || need="$$need gdb"; \
 	/usr/bin/python3 -c 'import yaml' 2>/dev/null || need="$$need python3-yaml"; \
+	/usr/bin/python3 -c 'import pytest' 2>/dev/null || need="$$need python3-pytest"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="python3-pandas python3-tabulate"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \
@@ -117,6 +118,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzMaskCommands -fuzztime 200000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskCalls -fuzztime 200000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskHTMLTables -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskAssertions -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 200000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzPercentSpans -fuzztime 100000x -fuzzminimizetime 20x ./plugins
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 100000x -fuzzminimizetime 20x ./internal/percent

@@ -2193,3 +2193,45 @@ func TestAttackSecretsInHTTPDebugLines(t *testing.T) {
 		t.Errorf("the control: the debug lines are shown, their credentials masked: %s", seen)
 	}
 }
+
+// pytestProgram runs pytest on a test whose assert compares a password
+// the program reads from its settings: pytest's report shows the value,
+// under no name, in its explanation, its difference and its summary. It
+// prints the report and keeps a copy.
+const pytestProgram = `import contextlib, io, os, pytest, sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "test_login.py"), "w") as f:
+    f.write("class Settings:\n    password = 'pyt' + '-s3cret-' + 'assert'\n    api_key = 'pyt' + '-s3cret-' + 'where'\n\n"
+            "settings = Settings()\n\n"
+            "def test_login():\n    assert settings.password == 'hunter2'\n\n"
+            "def test_key():\n    assert 'live' in settings.api_key\n")
+
+
+def main():
+    pytest.main(["-p", "no:cacheprovider", "-q", os.path.join(here, "test_login.py")])
+    sys.stdout.flush()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        pytest.main(["-p", "no:cacheprovider", "-q", "--tb=short", os.path.join(here, "test_login.py")])
+    report = out.getvalue()
+    n = 1  # BREAK
+    return n, report
+
+
+main()
+`
+
+// pytest's report of a failed assert, in the output and in a variable.
+// It showed: the explanation's values stand under no name.
+func TestAttackSecretsInPytestReports(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(pytestProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"report"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-assert", "s3cret-where")
+	if !strings.Contains(seen, "assert settings.password == 'hunter2'") || !strings.Contains(seen, "2 failed") {
+		t.Errorf("the control: the report is shown, its secrets masked: %s", seen)
+	}
+}

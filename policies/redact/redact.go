@@ -262,7 +262,8 @@ func maskNamed(s string, extra map[string]bool) (string, bool) {
 	s, assigned := maskAssignments(s, remember)
 	s, tables := maskTables(s, extra, remember)
 	s, htmlTables := maskHTMLTables(s, extra, remember)
-	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables
+	s, asserted := maskAssertions(s, extra, remember)
+	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables || asserted
 }
 
 // lastName is the last identifier of an expression such as user.password.

@@ -1,0 +1,248 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
+	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
+)
+
+// pytest's report of a failed assert shows the values an assert compared,
+// under no name: its failing line, then the line that explains it, then
+// what it unwrapped and the strings' difference, and a summary line:
+//
+//	>       assert cfg.password == "guess"
+//	E       AssertionError: assert 'SECRET' == 'guess'
+//	E         - guess
+//	E         + SECRET
+//	E        +  where 'SECRET' = <Config>.api_key
+//	FAILED t.py::test_login - AssertionError: assert 'SECR...
+//
+// maskAssertions reads the failing line and its explanation together (in
+// the long, short and native tracebacks): the explanation's operands stand
+// where the source's do, so an operand whose source reads a secret
+// (cfg.password, settings['token'], os.getenv('API_KEY'),
+// cfg.password.upper()) has its value masked wherever it shows (the
+// difference's lines too) and handed to found. When the two do not line
+// up (pytest cut it short; a value that is no constant) the explanation is
+// masked whole; so are the strings of the "where" lines under such an
+// assert, and the summary line of its test, which pytest cuts at the
+// terminal's width. A "where VALUE = ...NAME" line is masked on its own
+// when NAME is a secret's.
+func maskAssertions(s string, extra map[string]bool, found func(string)) (string, bool) {
+	if !strings.Contains(s, "assert") && !strings.Contains(s, "where ") {
+		return s, false
+	}
+	var spans [][2]int
+	var values []string                   // the secrets the explanations showed, masked wherever they show
+	var source []*expressions.Node        // the operands of the failing line's assert, until the block ends
+	secret := false                       // the failing line reads a secret somewhere
+	test, leaked := "", map[string]bool{} // the test whose block this is; those whose blocks showed a secret
+	for line := 0; line < len(s); {
+		end := line + strings.IndexByte(s[line:], '\n')
+		if end < line {
+			end = len(s)
+		}
+		body := strings.TrimRight(s[line:end], "\r")
+		t := strings.TrimLeft(body, " \t")
+		to := line + len(body)
+		u, pytestLine := t, strings.HasPrefix(t, "E ") || t == "E" // E: pytest's explanation (--tb=long, short)
+		if pytestLine {
+			u = strings.TrimLeft(t[1:], " \t")
+		}
+		where, isWhere := strings.CutPrefix(strings.TrimLeft(u, "+ "), "where ")
+		isWhere = isWhere && strings.HasPrefix(u, "+")
+		explanation, isExplanation := strings.CutPrefix(strings.TrimPrefix(u, "AssertionError: "), "assert ")
+		isExplanation = isExplanation && (pytestLine || strings.HasPrefix(u, "AssertionError: ")) // --tb=native: no E
+		switch {
+		case strings.HasPrefix(t, "___") && len(strings.Fields(strings.Trim(t, "_"))) > 0: // ____ test_login ____
+			test, source, secret = strings.Fields(strings.Trim(t, "_"))[0], nil, false
+		case strings.HasPrefix(t, "FAILED ") && leaked[summaryTest(t)]:
+			// FAILED t.py::test_login - AssertionError: assert 'SECR...: its
+			// explanation, cut to the terminal's width (a secret's start).
+			if i := strings.Index(t, " - "); i >= 0 {
+				spans = append(spans, [2]int{to - len(t) + i + 3, to})
+			}
+		case !pytestLine && (strings.HasPrefix(t, ">") || strings.HasPrefix(t, "assert ")):
+			// The failing line: >       assert ... (--tb=long), or the
+			// traceback's line (--tb=short, native).
+			source, secret = nil, false
+			if e, ok := strings.CutPrefix(strings.TrimLeft(strings.TrimPrefix(t, ">"), " \t"), "assert "); ok {
+				source = operands(e)
+				secret = source == nil && secrets.Mentions(e, extra) // not Python: it may read one
+				for _, n := range source {
+					secret = secret || readsSecret(n, extra)
+				}
+			}
+		case isWhere && secret: // what the assert unwrapped of it: where <...> = 'SECRET'.startswith
+			for _, l := range literals(s, to-len(where), to) {
+				spans = append(spans, [2]int{l.BodyStart, l.BodyEnd})
+			}
+			leaked[test] = true
+		case isWhere:
+			if vs, ve, v, ok := whereValue(s, to-len(where), to, extra); ok {
+				spans, values = append(spans, [2]int{vs, ve}), append(values, v)
+				leaked[test] = true
+			}
+		case isExplanation && secret:
+			spans, values = explained(s, to-len(explanation), to, source, operands(explanation), extra, spans, values)
+			leaked[test] = true
+		case pytestLine || strings.HasPrefix(u, "+") || strings.HasPrefix(u, "-") || strings.HasPrefix(u, "?"):
+			// the explanation goes on: the difference's lines
+		default:
+			source, secret = nil, false // the block's end
+		}
+		line = end + 1
+	}
+	// The difference's lines (- guess, + SECRET) and pytest's summary
+	// (FAILED ... - AssertionError: assert 'SECRET' ...) show them too.
+	for _, v := range values {
+		if found != nil {
+			found(v)
+		}
+		for i := 0; len(v) >= 4 && !strings.ContainsAny(v, "\n\r") && i < len(s); { // the host masks one over lines
+			k := strings.Index(s[i:], v)
+			if k < 0 {
+				break
+			}
+			spans = append(spans, [2]int{i + k, i + k + len(v)})
+			i += k + len(v)
+		}
+	}
+	if len(spans) == 0 {
+		return s, false
+	}
+	return writeSpans(s, spans), true
+}
+
+// summaryTest is the test a summary line names (FAILED t.py::TestC::test_m
+// - ...) as its block's header does (TestC.test_m).
+func summaryTest(t string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(t, "FAILED "), " - ")
+	_, name, ok := strings.Cut(id, "::")
+	if !ok {
+		return ""
+	}
+	return strings.ReplaceAll(name, "::", ".")
+}
+
+// operands are an assert's compared operands (one when it compares none),
+// or nil when e does not read as Python.
+func operands(e string) []*expressions.Node {
+	n, err := expressions.Parse(strings.TrimSpace(e))
+	if err != nil {
+		return nil
+	}
+	if n.Kind == "Compare" {
+		return n.Kids
+	}
+	return []*expressions.Node{n}
+}
+
+// secretOperand reports whether n reads a secret: a path whose last name
+// or string key is a secret's (cfg.password, settings['token']), or a
+// call given a secret's name (os.getenv('API_KEY')).
+func secretOperand(n *expressions.Node, extra map[string]bool) bool {
+	switch n.Kind {
+	case "Name", "Attribute":
+		return secrets.IsName(n.Name, extra)
+	case "Subscript":
+		k := n.Kids[1]
+		return k.Kind == "Constant" && k.Str && secrets.IsName(k.Value, extra)
+	case "Call":
+		for _, a := range n.Kids[1:] {
+			if a.Kind == "Constant" && a.Str && namesSecret(a.Value, extra) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readsSecret reports whether n reads a secret anywhere in it:
+// db_password.startswith('x') does.
+func readsSecret(n *expressions.Node, extra map[string]bool) bool {
+	if secretOperand(n, extra) {
+		return true
+	}
+	for _, k := range n.Kids {
+		if readsSecret(k, extra) {
+			return true
+		}
+	}
+	return false
+}
+
+// explained masks, in the explanation s[from:to], the values of the
+// operands that read a secret, and appends them to values: the string
+// literal (or number) that stands where such an operand does. When the
+// explanation does not line up with the source (pytest cut it short, or
+// an operand's value is no constant: <Secret object at 0x...>, a
+// comparison inside an and), the whole explanation is masked.
+func explained(s string, from, to int, source, shown []*expressions.Node, extra map[string]bool, spans [][2]int, values []string) ([][2]int, []string) {
+	all := len(shown) != len(source)
+	var mine []string
+	for i, n := range source {
+		if all || !readsSecret(n, extra) {
+			continue
+		}
+		switch v := shown[i]; {
+		case v.Kind == "Constant" && v.Str:
+			mine = append(mine, v.Value)
+		case v.Kind == "Constant" && strings.ContainsAny(v.Value, "0123456789"): // a PIN
+			values = append(values, v.Value)
+		default:
+			all = true
+		}
+	}
+	if all {
+		return append(spans, [2]int{from, to}), values
+	}
+	for _, l := range literals(s, from, to) {
+		if l.Known && slices.Contains(mine, l.Value) {
+			spans = append(spans, [2]int{l.BodyStart, l.BodyEnd})
+		}
+	}
+	return spans, append(values, mine...)
+}
+
+// whereValue reads a "where VALUE = EXPR" line (s[from:to] is what
+// follows "where "): VALUE's span and value when EXPR ends with a secret's
+// name or key (<Config>.api_key, settings['token']), VALUE a string or a
+// word with a digit (a PIN).
+func whereValue(s string, from, to int, extra map[string]bool) (vs, ve int, value string, ok bool) {
+	if from >= to {
+		return 0, 0, "", false
+	}
+	if q := strings.IndexAny(s[from:to], `'"`); q >= 0 && q <= 2 {
+		start, l, ok := readString(s[:to], from, from+q)
+		if !ok || start != from || !l.Known || !strings.HasPrefix(s[l.End:to], " = ") {
+			return 0, 0, "", false
+		}
+		vs, ve, value = l.BodyStart, l.BodyEnd, l.Value
+		from = l.End + len(" = ")
+	} else {
+		eq := strings.Index(s[from:to], " = ")
+		if eq < 0 || !strings.ContainsAny(s[from:from+eq], "0123456789") || strings.ContainsAny(s[from:from+eq], " ()<>") {
+			return 0, 0, "", false
+		}
+		vs, ve, value = from, from+eq, s[from:from+eq]
+		from += eq + len(" = ")
+	}
+	expr := strings.TrimRight(s[from:to], " ")
+	name := ""
+	if strings.HasSuffix(expr, "]") { // ...['token']
+		if q := strings.LastIndexByte(expr, '['); q >= 0 {
+			if l, ok := expressions.ReadLiteral(expr, q+1); ok && l.Known && l.End == len(expr)-1 {
+				name = l.Value
+			}
+		}
+	} else if d := strings.LastIndexByte(expr, '.'); d >= 0 {
+		name = expr[d+1:]
+	}
+	if name == "" || !secrets.IsName(name, extra) {
+		return 0, 0, "", false
+	}
+	return vs, ve, value, true
+}

@@ -1,0 +1,115 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAssertionsAgreeWithPytest: what pytest reports of failed asserts
+// that compare secrets (an attribute, a dict's key, the environment,
+// a local variable's method, len, is None), in its long, short and native
+// tracebacks, quiet and verbose: run by pytest itself, masked, and no
+// 8 bytes of a secret left, as written or as repr writes it; the
+// explanations of asserts that compare no secret are shown.
+func TestAssertionsAgreeWithPytest(t *testing.T) {
+	againstPython(t, pytestDocs, pytestCheck, 16, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const pytestDocs = `
+import json, os, random, string, subprocess, sys, tempfile
+rng = random.Random(int(sys.argv[1]))
+CHARS = string.ascii_letters + string.digits + "-_.!@#%&*+=:/ "
+def secret():
+    s = "S" + "".join(rng.choice(CHARS + ("'\\\\" if rng.random() < 0.2 else "")) for _ in range(rng.randint(10, 16)))
+    return s.rstrip()
+KINDS = [
+    "assert c{i}.password == {other!r}",
+    "assert s{i}['api_key'] == {other!r}",
+    "assert {other!r} in c{i}.token",
+    "assert os.environ['DB_PASSWORD_{i}'] == {other!r}",
+    "assert os.getenv('DB_PASSWORD_{i}') == {other!r}",
+    "db_password = {sec!r}\n    assert db_password.startswith({other!r})",
+    "assert c{i}.password.upper() == {other!r}",
+    "assert len(c{i}.password) == 3",
+    "assert c{i}.password is None",
+    "assert c{i}.api_key != c{i}.api_key[::-1] + 'x' and False",
+]
+for n in range(int(sys.argv[2])):
+    d = tempfile.mkdtemp()
+    src = ["import os", "class Cfg:", "    def __init__(self, **kw): self.__dict__.update(kw)", "    def __repr__(self): return '<Cfg>'", ""]
+    tests, secrets, controls = [], [], []
+    for i in range(12):
+        if rng.random() < 0.25:
+            ctrl = "ctrl%dx%d" % (n, i)
+            src.append("u%d = Cfg(name='ada%d')" % (i, i))
+            tests.append("def test_c%d():\n    assert u%d.name == %r\n" % (i, i, ctrl))
+            controls.append(ctrl)
+            continue
+        sec = secret()
+        secrets.append(sec)
+        src.append("c%d = Cfg(password=%r, token=%r, api_key=%r)" % (i, sec, sec, sec))
+        src.append("s%d = {'api_key': %r}" % (i, sec))
+        src.append("os.environ['DB_PASSWORD_%d'] = %r" % (i, sec))
+        body = rng.choice(KINDS).format(i=i, other="zz-%d" % i, sec=sec)
+        tests.append("def test_%d():\n    %s\n" % (i, body))
+    path = os.path.join(d, "test_gen.py")
+    with open(path, "w") as f:
+        f.write("\n".join(src) + "\n\n" + "\n".join(tests))
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", rng.choice(["-q", "-v", "-vv", "-rA"]), "--tb=" + rng.choice(["long", "long", "short", "native", "auto"]), path]
+    out = subprocess.run(args, capture_output=True, text=True, cwd=d).stdout
+    print(json.dumps([out, json.dumps(secrets), json.dumps(controls)]))
+`
+
+const pytestCheck = `
+import json, sys
+def windows(s):
+    return {s[i:i + 8] for i in range(len(s) - 7)}
+for line in sys.stdin:
+    text, masked, secrets, controls = json.loads(line)
+    bad = []
+    for s in json.loads(secrets):
+        for w in windows(s) | windows(repr(s)[1:-1]):
+            if w in masked:
+                bad.append((s, w))
+                break
+    lost = [c for c in json.loads(controls) if c not in masked]
+    if "passed" not in masked and "failed" not in masked:
+        lost.append("the summary")
+    print(json.dumps("left %r" % bad if bad else "controls masked %r" % lost if lost else ""))
+`
+
+func TestMaskAssertions(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{">       assert cfg.password == \"guess\"\nE       AssertionError: assert 'S3cr3t-v' == 'guess'\nE         - guess\nE         + S3cr3t-v\n",
+			">       assert cfg.password == \"guess\"\nE       AssertionError: assert '[redacted]' == 'guess'\nE         - guess\nE         + [redacted]\n", "S3cr3t-v"},
+		{"E        +  where 'k3y-x9' = <Cfg>.api_key\n", "E        +  where '[redacted]' = <Cfg>.api_key\n", "k3y-x9"},
+		{"E        +  where 'ada' = <User>.name\n", "E        +  where 'ada' = <User>.name\n", ""},
+		{">       assert user.name == 'bob'\nE       AssertionError: assert 'ada' == 'bob'\n", ">       assert user.name == 'bob'\nE       AssertionError: assert 'ada' == 'bob'\n", ""},
+		// not Python (cut short): every string of the explanation
+		{">       assert cfg.token == 'x'\nE       AssertionError: assert 'abcdefgh...\n", ">       assert cfg.token == 'x'\nE       AssertionError: assert [redacted]\n", ""},
+		{"___ test_a ___\n>   assert cfg.token == 'x'\nE   assert 'T0ken-abc' == 'x'\n=== short test summary info ===\nFAILED t.py::test_a - assert 'T0ke...\n",
+			"___ test_a ___\n>   assert cfg.token == 'x'\nE   assert '[redacted]' == 'x'\n=== short test summary info ===\nFAILED t.py::test_a - [redacted]\n", "T0ken-abc"},
+	} {
+		var found []string
+		got, _ := maskAssertions(c.in, nil, func(v string) { found = append(found, v) })
+		if got != c.want || strings.Join(found, ",") != c.found {
+			t.Errorf("%q:\n got %q %q\nwant %q %q", c.in, got, found, c.want, c.found)
+		}
+	}
+}
+
+// FuzzMaskAssertions: any text is masked without a panic and keeps its
+// line ends.
+func FuzzMaskAssertions(f *testing.F) {
+	for _, s := range []string{">       assert cfg.password == \"g\"\nE       AssertionError: assert 'S3cr3t-v' == 'g'\nE         + S3cr3t-v\n",
+		"E        +  where 'k3y-x9' = <Cfg>.api_key\n", "___ t ___\n> assert cfg.token\nE assert ''\nFAILED t.py::t - assert 'x...\n",
+		"    assert os.getenv('API_KEY') == 1\nAssertionError: assert 1234 == 1\n  +  where 1234 = f()['pin_password']\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, _ := maskAssertions(s, nil, nil)
+		if strings.Count(m, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("%q masked %q: the line ends changed", s, m)
+		}
+	})
+}
