@@ -2198,14 +2198,18 @@ func TestAttackSecretsInHTTPDebugLines(t *testing.T) {
 // the program reads from its settings: pytest's report shows the value,
 // under no name, in its explanation, its difference and its summary. It
 // prints the report and keeps a copy.
-const pytestProgram = `import contextlib, io, os, pytest, sys
+const pytestProgram = `import contextlib, io, os, pytest, sys, unittest
 
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "test_login.py"), "w") as f:
-    f.write("class Settings:\n    password = 'pyt' + '-s3cret-' + 'assert'\n    api_key = 'pyt' + '-s3cret-' + 'where'\n\n"
+    f.write("class Settings:\n    password = 'pyt' + '-s3cret-' + 'assert'\n    api_key = 'pyt' + '-s3cret-' + 'where'\n"
+            "    db_password = 'pyt' + '-s3cret-' + 'unit'\n\n"
             "settings = Settings()\n\n"
             "def test_login():\n    assert settings.password == 'hunter2'\n\n"
             "def test_key():\n    assert 'live' in settings.api_key\n")
+with open(os.path.join(here, "test_unit.py"), "w") as f:
+    f.write("import unittest\nfrom test_login import settings\n\n"
+            "class T(unittest.TestCase):\n    def test_login(self):\n        self.assertEqual(settings.db_password, 'hunter3')\n")
 
 
 def main():
@@ -2215,6 +2219,8 @@ def main():
     with contextlib.redirect_stdout(out):
         pytest.main(["-p", "no:cacheprovider", "-q", "--tb=short", os.path.join(here, "test_login.py")])
     report = out.getvalue()
+    unittest.TextTestRunner(stream=sys.stdout).run(unittest.defaultTestLoader.loadTestsFromName("test_unit"))
+    sys.stdout.flush()
     n = 1  # BREAK
     return n, report
 
@@ -2222,16 +2228,17 @@ def main():
 main()
 `
 
-// pytest's report of a failed assert, in the output and in a variable.
-// It showed: the explanation's values stand under no name.
+// pytest's report of a failed assert, in the output and in a variable,
+// and unittest's. It showed: the explanation's values stand under no name.
 func TestAttackSecretsInPytestReports(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(pytestProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_evaluate", `{"expression":"report"}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-assert", "s3cret-where")
-	if !strings.Contains(seen, "assert settings.password == 'hunter2'") || !strings.Contains(seen, "2 failed") {
+	noneSeen(t, seen, "s3cret-assert", "s3cret-where", "s3cret-unit")
+	if !strings.Contains(seen, "assert settings.password == 'hunter2'") || !strings.Contains(seen, "2 failed") ||
+		!strings.Contains(seen, "self.assertEqual(settings.db_password, 'hunter3')") {
 		t.Errorf("the control: the report is shown, its secrets masked: %s", seen)
 	}
 }

@@ -19,14 +19,24 @@ import (
 //	E        +  where 'SECRET' = <Config>.api_key
 //	FAILED t.py::test_login - AssertionError: assert 'SECR...
 //
+// unittest's runner shows an assertion's call and its message:
+//
+//	    self.assertEqual(cfg.password, 'guess')
+//	AssertionError: 'SECRET' != 'guess'
+//	- SECRET
+//	+ guess
+//
 // maskAssertions reads the failing line and its explanation together (in
-// the long, short and native tracebacks): the explanation's operands stand
-// where the source's do, so an operand whose source reads a secret
+// pytest's long, short and native tracebacks; a unittest assertion's
+// arguments in the order its message shows them): the explanation's
+// operands stand where the source's do, so an operand whose source reads a secret
 // (cfg.password, settings['token'], os.getenv('API_KEY'),
 // cfg.password.upper()) has its value masked wherever it shows (the
 // difference's lines too) and handed to found. When the two do not line
-// up (pytest cut it short; a value that is no constant) the explanation is
-// masked whole; so are the strings of the "where" lines under such an
+// up (pytest cut it short; a value that is no constant; unittest's
+// "'x' not found in '...'") the explanation is masked whole, with the rest
+// of its block (the difference's lines; unittest's message to its
+// separator); so are the strings of the "where" lines under such an
 // assert, and the summary line of its test, which pytest cuts at the
 // terminal's width. A "where VALUE = ...NAME" line is masked on its own
 // when NAME is a secret's.
@@ -38,6 +48,8 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 	var values []string                   // the secrets the explanations showed, masked wherever they show
 	var source []*expressions.Node        // the operands of the failing line's assert, until the block ends
 	secret := false                       // the failing line reads a secret somewhere
+	unit := false                         // the failing line calls a unittest assertion: its message follows "AssertionError: "
+	whole := false                        // the explanation did not line up: the rest of the block is masked whole
 	test, leaked := "", map[string]bool{} // the test whose block this is; those whose blocks showed a secret
 	for line := 0; line < len(s); {
 		end := line + strings.IndexByte(s[line:], '\n')
@@ -55,25 +67,33 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 		isWhere = isWhere && strings.HasPrefix(u, "+")
 		explanation, isExplanation := strings.CutPrefix(strings.TrimPrefix(u, "AssertionError: "), "assert ")
 		isExplanation = isExplanation && (pytestLine || strings.HasPrefix(u, "AssertionError: ")) // --tb=native: no E
+		if m, ok := strings.CutPrefix(u, "AssertionError: "); ok && unit {
+			explanation, isExplanation = m, true // unittest's 'SECRET' != 'guess'
+		}
+		diff := pytestLine || strings.HasPrefix(u, "+") || strings.HasPrefix(u, "-") || strings.HasPrefix(u, "?")
 		switch {
 		case strings.HasPrefix(t, "___") && len(strings.Fields(strings.Trim(t, "_"))) > 0: // ____ test_login ____
-			test, source, secret = strings.Fields(strings.Trim(t, "_"))[0], nil, false
+			test, source, secret, unit, whole = strings.Fields(strings.Trim(t, "_"))[0], nil, false, false, false
 		case strings.HasPrefix(t, "FAILED ") && leaked[summaryTest(t)]:
 			// FAILED t.py::test_login - AssertionError: assert 'SECR...: its
 			// explanation, cut to the terminal's width (a secret's start).
 			if i := strings.Index(t, " - "); i >= 0 {
 				spans = append(spans, [2]int{to - len(t) + i + 3, to})
 			}
-		case !pytestLine && (strings.HasPrefix(t, ">") || strings.HasPrefix(t, "assert ")):
-			// The failing line: >       assert ... (--tb=long), or the
-			// traceback's line (--tb=short, native).
-			source, secret = nil, false
-			if e, ok := strings.CutPrefix(strings.TrimLeft(strings.TrimPrefix(t, ">"), " \t"), "assert "); ok {
-				source = operands(e)
-				secret = source == nil && secrets.Mentions(e, extra) // not Python: it may read one
-				for _, n := range source {
-					secret = secret || readsSecret(n, extra)
-				}
+		case !pytestLine && (strings.HasPrefix(t, ">") || strings.HasPrefix(t, "assert ") || strings.Contains(t, "assert") && strings.HasSuffix(t, ")")):
+			// The failing line: >       assert ... (--tb=long), the
+			// traceback's line (--tb=short, native), or a unittest
+			// assertion's call: self.assertEqual(cfg.password, 'x').
+			source, secret, unit, whole = nil, false, false, false
+			e := strings.TrimLeft(strings.TrimPrefix(t, ">"), " \t")
+			if x, ok := strings.CutPrefix(e, "assert "); ok {
+				source = operands(x)
+			} else {
+				source, unit = assertionArguments(e)
+			}
+			secret = source == nil && secrets.Mentions(e, extra) // not Python: it may read one
+			for _, n := range source {
+				secret = secret || readsSecret(n, extra)
 			}
 		case isWhere && secret: // what the assert unwrapped of it: where <...> = 'SECRET'.startswith
 			for _, l := range literals(s, to-len(where), to) {
@@ -86,12 +106,19 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 				leaked[test] = true
 			}
 		case isExplanation && secret:
-			spans, values = explained(s, to-len(explanation), to, source, operands(explanation), extra, spans, values)
+			var lined bool
+			spans, values, lined = explained(s, to-len(explanation), to, source, operands(explanation), extra, spans, values)
+			whole = !lined
 			leaked[test] = true
-		case pytestLine || strings.HasPrefix(u, "+") || strings.HasPrefix(u, "-") || strings.HasPrefix(u, "?"):
-			// the explanation goes on: the difference's lines
+		case unit && endsMessage(t):
+			source, secret, unit, whole = nil, false, false, false
+		case (diff || unit) && whole && u != "": // the difference of values the explanation could not place
+			spans = append(spans, [2]int{to - len(u), to})
+		case diff || unit:
+			// the explanation goes on (unittest's to its separator: Lists
+			// differ: ..., First differing element 0:, its values' lines)
 		default:
-			source, secret = nil, false // the block's end
+			source, secret, unit, whole = nil, false, false, false // the block's end
 		}
 		line = end + 1
 	}
@@ -116,6 +143,17 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 	return writeSpans(s, spans), true
 }
 
+// endsMessage: t ends a unittest failure's message (its separators, the
+// next failure's header or traceback, the count of tests run).
+func endsMessage(t string) bool {
+	for _, p := range []string{"=====", "-----", "Traceback ", "FAIL: ", "ERROR: ", "Ran "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // summaryTest is the test a summary line names (FAILED t.py::TestC::test_m
 // - ...) as its block's header does (TestC.test_m).
 func summaryTest(t string) string {
@@ -125,6 +163,23 @@ func summaryTest(t string) string {
 		return ""
 	}
 	return strings.ReplaceAll(name, "::", ".")
+}
+
+// assertionArguments are the positional arguments of e when it is a call
+// of a unittest assertion (self.assertEqual(a, b), assertIn), in the
+// order its message shows them.
+func assertionArguments(e string) ([]*expressions.Node, bool) {
+	n, err := expressions.Parse(e)
+	if err != nil || n.Kind != "Call" || n.Kids[0].Kind != "Attribute" && n.Kids[0].Kind != "Name" || !strings.HasPrefix(n.Kids[0].Name, "assert") {
+		return nil, false
+	}
+	var args []*expressions.Node
+	for _, a := range n.Kids[1:] {
+		if a.Kind != "keyword" { // msg=...: shown after the values, and read whole below
+			args = append(args, a)
+		}
+	}
+	return args, true
 }
 
 // operands are an assert's compared operands (one when it compares none),
@@ -180,7 +235,7 @@ func readsSecret(n *expressions.Node, extra map[string]bool) bool {
 // explanation does not line up with the source (pytest cut it short, or
 // an operand's value is no constant: <Secret object at 0x...>, a
 // comparison inside an and), the whole explanation is masked.
-func explained(s string, from, to int, source, shown []*expressions.Node, extra map[string]bool, spans [][2]int, values []string) ([][2]int, []string) {
+func explained(s string, from, to int, source, shown []*expressions.Node, extra map[string]bool, spans [][2]int, values []string) ([][2]int, []string, bool) {
 	all := len(shown) != len(source)
 	var mine []string
 	for i, n := range source {
@@ -197,14 +252,14 @@ func explained(s string, from, to int, source, shown []*expressions.Node, extra 
 		}
 	}
 	if all {
-		return append(spans, [2]int{from, to}), values
+		return append(spans, [2]int{from, to}), values, false
 	}
 	for _, l := range literals(s, from, to) {
 		if l.Known && slices.Contains(mine, l.Value) {
 			spans = append(spans, [2]int{l.BodyStart, l.BodyEnd})
 		}
 	}
-	return spans, append(values, mine...)
+	return spans, append(values, mine...), true
 }
 
 // whereValue reads a "where VALUE = EXPR" line (s[from:to] is what

@@ -6,13 +6,16 @@ import (
 )
 
 // TestAssertionsAgreeWithPytest: what pytest reports of failed asserts
-// that compare secrets (an attribute, a dict's key, the environment,
-// a local variable's method, len, is None), in its long, short and native
-// tracebacks, quiet and verbose: run by pytest itself, masked, and no
-// 8 bytes of a secret left, as written or as repr writes it; the
-// explanations of asserts that compare no secret are shown.
+// that compare secrets (an attribute, a dict's key, the environment, a
+// local variable's method, len, is None, in a tuple, a list, a dict), in
+// its long, short and native tracebacks, quiet and verbose, and what
+// unittest's runner reports of its assertions (assertEqual, assertIn,
+// assertIsNone, assertDictEqual, with a message): run by pytest and
+// unittest themselves, masked, and no 8 bytes of a secret left, as written
+// or as repr writes it; the explanations of asserts that compare no secret
+// are shown.
 func TestAssertionsAgreeWithPytest(t *testing.T) {
-	againstPython(t, pytestDocs, pytestCheck, 16, func(s string) string { out, _ := maskText(s, nil); return out })
+	againstPython(t, pytestDocs, pytestCheck, 18, func(s string) string { out, _ := maskText(s, nil); return out })
 }
 
 const pytestDocs = `
@@ -34,15 +37,32 @@ KINDS = [
     "assert c{i}.password is None",
     "assert c{i}.api_key != c{i}.api_key[::-1] + 'x' and False",
 ]
+UNIT = [
+    "self.assertEqual(c{i}.password, {other!r})",
+    "self.assertEqual({other!r}, s{i}['api_key'])",
+    "self.assertIn({other!r}, c{i}.token)",
+    "self.assertIsNone(c{i}.password)",
+    "self.assertEqual(os.getenv('DB_PASSWORD_{i}'), {other!r}, 'the environment')",
+    "self.assertEqual([c{i}.token], [{other!r}])",
+    "self.assertDictEqual({{'k': c{i}.api_key}}, {{'k': {other!r}}})",
+    "self.assertEqual(c{i}.password, {other!r}, msg='login')",
+]
+KINDS += [
+    "assert (c{i}.password, 1) == ({other!r}, 1)",
+    "assert [c{i}.token] == [{other!r}]",
+    "assert {{'k': c{i}.api_key}} == {{'k': {other!r}}}",
+]
 for n in range(int(sys.argv[2])):
     d = tempfile.mkdtemp()
+    unit = n % 3 == 2  # unittest's own runner
     src = ["import os", "class Cfg:", "    def __init__(self, **kw): self.__dict__.update(kw)", "    def __repr__(self): return '<Cfg>'", ""]
     tests, secrets, controls = [], [], []
     for i in range(12):
         if rng.random() < 0.25:
             ctrl = "ctrl%dx%d" % (n, i)
             src.append("u%d = Cfg(name='ada%d')" % (i, i))
-            tests.append("def test_c%d():\n    assert u%d.name == %r\n" % (i, i, ctrl))
+            check = "self.assertEqual(u%d.name, %r)" if unit else "assert u%d.name == %r"
+            tests.append(("def test_c%d(%s):\n    " + check + "\n") % (i, "self" if unit else "", i, ctrl))
             controls.append(ctrl)
             continue
         sec = secret()
@@ -50,13 +70,21 @@ for n in range(int(sys.argv[2])):
         src.append("c%d = Cfg(password=%r, token=%r, api_key=%r)" % (i, sec, sec, sec))
         src.append("s%d = {'api_key': %r}" % (i, sec))
         src.append("os.environ['DB_PASSWORD_%d'] = %r" % (i, sec))
-        body = rng.choice(KINDS).format(i=i, other="zz-%d" % i, sec=sec)
-        tests.append("def test_%d():\n    %s\n" % (i, body))
+        body = rng.choice(UNIT if unit else KINDS).format(i=i, other="zz-%d" % i, sec=sec)
+        tests.append("def test_%d(%s):\n    %s\n" % (i, "self" if unit else "", body))
+    if unit:
+        src.append("import unittest\nclass T(unittest.TestCase):")
+        tests = ["\n".join("    " + l for l in t.split("\n")) for t in tests]
     path = os.path.join(d, "test_gen.py")
     with open(path, "w") as f:
-        f.write("\n".join(src) + "\n\n" + "\n".join(tests))
-    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", rng.choice(["-q", "-v", "-vv", "-rA"]), "--tb=" + rng.choice(["long", "long", "short", "native", "auto"]), path]
-    out = subprocess.run(args, capture_output=True, text=True, cwd=d).stdout
+        f.write("\n".join(src) + "\n" + "\n".join(tests))
+    if unit:
+        args = [sys.executable, "-m", "unittest", rng.choice(["-q", "-v"]), "test_gen"]
+        run = subprocess.run(args, capture_output=True, text=True, cwd=d)
+        out = run.stderr
+    else:
+        args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", rng.choice(["-q", "-v", "-vv", "-rA"]), "--tb=" + rng.choice(["long", "long", "short", "native", "auto"]), path]
+        out = subprocess.run(args, capture_output=True, text=True, cwd=d).stdout
     print(json.dumps([out, json.dumps(secrets), json.dumps(controls)]))
 `
 
@@ -73,7 +101,7 @@ for line in sys.stdin:
                 bad.append((s, w))
                 break
     lost = [c for c in json.loads(controls) if c not in masked]
-    if "passed" not in masked and "failed" not in masked:
+    if "passed" not in masked and "failed" not in masked and "FAILED (failures=" not in masked:
         lost.append("the summary")
     print(json.dumps("left %r" % bad if bad else "controls masked %r" % lost if lost else ""))
 `
@@ -89,6 +117,11 @@ func TestMaskAssertions(t *testing.T) {
 		{">       assert cfg.token == 'x'\nE       AssertionError: assert 'abcdefgh...\n", ">       assert cfg.token == 'x'\nE       AssertionError: assert [redacted]\n", ""},
 		{"___ test_a ___\n>   assert cfg.token == 'x'\nE   assert 'T0ken-abc' == 'x'\n=== short test summary info ===\nFAILED t.py::test_a - assert 'T0ke...\n",
 			"___ test_a ___\n>   assert cfg.token == 'x'\nE   assert '[redacted]' == 'x'\n=== short test summary info ===\nFAILED t.py::test_a - [redacted]\n", "T0ken-abc"},
+		// unittest: its assertion's call and message, to its separator
+		{"    self.assertEqual(cfg.password, 'x')\nAssertionError: 'S3cr3t-u' != 'x'\n- S3cr3t-u\n+ x\n\n---\n",
+			"    self.assertEqual(cfg.password, 'x')\nAssertionError: '[redacted]' != 'x'\n- [redacted]\n+ x\n\n---\n", "S3cr3t-u"},
+		{"    self.assertEqual([cfg.token], ['x'])\nAssertionError: Lists differ: ['T0k-u'] != ['x']\n\nFirst differing element 0:\n'T0k-u'\n'x'\n=====\nOK\n",
+			"    self.assertEqual([cfg.token], ['x'])\nAssertionError: [redacted]\n\n[redacted]\n[redacted]\n[redacted]\n=====\nOK\n", ""},
 	} {
 		var found []string
 		got, _ := maskAssertions(c.in, nil, func(v string) { found = append(found, v) })
