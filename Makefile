@@ -103,6 +103,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzDefineMemory -fuzztime 250000x -fuzzminimizetime 20x ./plugins/internal/opa
 	$(GO) test -run '^$$' -fuzz FuzzParseConfig -fuzztime 100000x -fuzzminimizetime 20x ./engine
 	$(GO) test -run '^$$' -fuzz FuzzVerify -fuzztime 250000x -fuzzminimizetime 20x ./engine/audit
+	$(GO) test -run '^$$' -fuzz FuzzWriterGoesOn -fuzztime 30000x -fuzzminimizetime 20x ./engine/audit
 	$(GO) test -run '^$$' -fuzz FuzzScan -fuzztime 300000x -fuzzminimizetime 20x ./plugins/sdk
 	$(GO) test -run '^$$' -fuzz FuzzMaskAligned -fuzztime 300000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzSplitMasked -fuzztime 300000x -fuzzminimizetime 20x ./policies/redact

@@ -141,7 +141,11 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 			code = 1
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok, %d record(s); last seq %d, hash %s\n", file, s.Records, s.LastSeq, s.LastHash)
+		torn := ""
+		if s.Torn > 0 { // engine/audit's package doc
+			torn = fmt.Sprintf("; %d line(s) torn, cut while written by a process killed in its write (no call ran on them), the chain whole across them", s.Torn)
+		}
+		fmt.Fprintf(stdout, "%s: ok, %d record(s); last seq %d, hash %s%s\n", file, s.Records, s.LastSeq, s.LastHash, torn)
 	}
 	return code
 }

@@ -78,6 +78,7 @@ type serveOpts struct {
 	config   string // TOML; "" for the embedded default
 	prompter *prompter
 	protocol string
+	dir      string // the server's directories (its state: the audit log); "" for a new one
 }
 
 // testEnv gives a server or a CLI command its directories under dir.
@@ -89,7 +90,10 @@ func testEnv(dir string) []string {
 func startServe(t *testing.T, o serveOpts) *proc {
 	skipInShort(t, "starts the server")
 	t.Helper()
-	p := &proc{t: t, dir: t.TempDir(), stderr: &lockedBuffer{}}
+	p := &proc{t: t, dir: o.dir, stderr: &lockedBuffer{}}
+	if p.dir == "" {
+		p.dir = t.TempDir()
+	}
 	os.Mkdir(filepath.Join(p.dir, "run"), 0o700)
 	p.env = testEnv(p.dir)
 	p.audit = filepath.Join(p.dir, "state", "debugpy-guard", "audit.jsonl")
@@ -451,7 +455,10 @@ func TestServeApprovalByCLI(t *testing.T) {
 
 // Killed with SIGKILL while calls are in flight, the server leaves an audit
 // log that verifies: with calls that run (their records durable before
-// they run) and with denied ones (their records written after the answer).
+// they run) and with denied ones (their records written after the answer);
+// a server started again on it goes on from it, a torn last line too (it
+// failed here once: a kill in the middle of a write tore the last line,
+// and verify refused it).
 func TestServeAuditSurvivesSIGKILL(t *testing.T) {
 	for _, def := range []string{"allow", "deny"} {
 		t.Run(def, func(t *testing.T) {
@@ -483,11 +490,35 @@ func TestServeAuditSurvivesSIGKILL(t *testing.T) {
 			p.cmd.Process.Signal(syscall.SIGKILL)
 			close(stop)
 			wg.Wait()
+			p.cmd.Wait() // gone: the file holds what it wrote (a line torn by the kill, maybe)
 			out, err := p.cli("audit", "verify", p.audit)
 			if err != nil || !strings.Contains(out, "ok,") {
 				t.Fatalf("audit verify after SIGKILL: %v %s", err, out)
 			}
 			t.Log(out)
+			// A kill in the middle of a write tears its last line (the
+			// kernel stops a write between pages; engine/audit's package
+			// doc), as it sometimes does here: as if it had.
+			f, err := os.OpenFile(p.audit, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(`{"seq":999,"time":"2026-12-05T10:00:00Z","prev":"0f`)
+			f.Close()
+			// A server started again on the log goes on from it.
+			q := startServe(t, serveOpts{config: "default = \"" + def + "\"\n", dir: p.dir})
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "debugpy_sessions"
+			if _, err := q.c.CallTool(context.Background(), req); err != nil {
+				t.Fatalf("a call after the restart: %v\n%s", err, q.stderr)
+			}
+			q.c.Close()
+			q.cmd.Wait()
+			again, err := p.cli("audit", "verify", p.audit)
+			if err != nil || !strings.Contains(again, "ok,") || !strings.Contains(again, "torn") || again == out {
+				t.Fatalf("audit verify after the restart: %v %s (before it: %s)", err, again, out)
+			}
+			t.Log(again)
 		})
 	}
 }

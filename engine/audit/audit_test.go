@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-func write(t *testing.T, path string, n int) {
+func write(t testing.TB, path string, n int) {
 	t.Helper()
 	l, err := Open(path)
 	if err != nil {
@@ -92,7 +92,14 @@ func TestVerifyFindsTampering(t *testing.T) {
 		{"swapped", func() [][]byte { c := clone(ls); c[1], c[2] = c[2], c[1]; return c }, 2, "missing"},
 		{"repeated", func() [][]byte { c := clone(ls); return append(c[:3], c[2:]...) }, 4, "out of order or repeated"},
 		{"cut at the start", func() [][]byte { return clone(ls)[1:] }, 1, "records 1 to 1 are missing"},
-		{"partial last line", func() [][]byte { c := clone(ls); c[4] = c[4][:20]; return c }, 5, "partial line"},
+		// A torn line (a writer killed in its write) is passed; the chain
+		// must go on across it from the record before it.
+		{"torn, then a record that does not go on from the one before", func() [][]byte { c := clone(ls); c[2] = append(c[2][:20], '\n'); return c }, 4, "records 3 to 3 are missing"},
+		{"a whole record, edited, at the end without its newline", func() [][]byte {
+			c := clone(ls)
+			c[4] = bytes.TrimSuffix(bytes.Replace(c[4], []byte(`"allow"`), []byte(`"deny"`), 1), []byte("\n"))
+			return c
+		}, 5, "the record was changed"},
 		{"garbage", func() [][]byte { c := clone(ls); c[0] = []byte("hello\n"); return c }, 1, "not an audit record"},
 	}
 	for _, c := range cases {
@@ -155,15 +162,53 @@ func TestTwoWritersOneChain(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesAPartialLastLine(t *testing.T) {
+// A writer killed in its write leaves a torn line (package doc): Verify
+// passes it, and the next Open ends it with a newline, keeps it, and goes
+// on from the last whole record; twice in a row too.
+func TestTornLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	write(t, path, 2)
+	tear := func(b string) {
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(b)
+		f.Close()
+	}
+	tear(`{"seq":3,"ti`)
+	if s, err := verifyFile(t, path); err != nil || s.Records != 2 || s.Torn != 1 {
+		t.Fatalf("a torn last line: %+v %v", s, err)
+	}
+	before, _ := os.ReadFile(path)
+	for round := 1; round <= 2; round++ {
+		l, err := Open(path)
+		if err != nil {
+			t.Fatalf("open after a torn line: %v", err)
+		}
+		if err := l.Append(Entry{Kind: "outcome", Call: "x", Tool: "t", Outcome: "ok"}, true); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		tear(`{"seq":99,"time":"2026-12-05T10:00:00Z","prev":"`) // and torn again
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(after, append(before, '\n')) {
+		t.Fatal("Open threw away or changed what the torn line held")
+	}
+	if s, err := verifyFile(t, path); err != nil || s.Records != 4 || s.Torn != 3 || s.LastSeq != 4 {
+		t.Fatalf("verify: %+v %v", s, err)
+	}
+}
+
+// A last line that is neither a record nor a torn one is refused, and
+// left as it is.
+func TestOpenRefusesALastLineThatIsNoRecord(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	write(t, path, 2)
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"seq":3,"ti`)
+	f.WriteString("hello\n")
 	f.Close()
 	before, _ := os.ReadFile(path)
 	_, err := Open(path)
-	if err == nil || !strings.Contains(err.Error(), "partial line") || !strings.Contains(err.Error(), "audit verify") {
+	if err == nil || !strings.Contains(err.Error(), "not an audit record") || !strings.Contains(err.Error(), "audit verify") {
 		t.Fatalf("want a refusal that says what to do, got %v", err)
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
@@ -287,6 +332,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add([]byte(""))
 	f.Add([]byte("{}\n"))
 	f.Add([]byte("not json\n"))
+	f.Add(append(append([]byte{}, seed...), `{"seq":4,"time":"2026`...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Verify(bytes.NewReader(b))
 		if err != nil {
@@ -294,6 +340,51 @@ func FuzzVerify(f *testing.F) {
 		}
 		if again, err := Verify(bytes.NewReader(b)); err != nil || again != s {
 			t.Fatalf("verified once, then %v %+v", err, again)
+		}
+	})
+}
+
+// FuzzWriterGoesOn: a log that verifies is one a writer goes on from (its
+// torn last line ended, kept): one more record, still verified. (Apart
+// from FuzzVerify: each input opens, writes and fsyncs a file; on tmpfs
+// when there is one.)
+func FuzzWriterGoesOn(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.jsonl")
+	write(f, path, 3)
+	seed, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(""))
+	f.Add(append(append([]byte{}, seed...), `{"seq":4,"time":"2026`...))
+	f.Add([]byte(`{"seq":1,"ti` + "\n" + `{"seq":1`))
+	dir := f.TempDir()
+	if d, err := os.MkdirTemp("/dev/shm", "audit-fuzz-"); err == nil {
+		dir = d
+		f.Cleanup(func() { os.RemoveAll(d) })
+	}
+	n := 0
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Verify(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		n++
+		path := filepath.Join(dir, fmt.Sprint(n, ".jsonl"))
+		defer os.Remove(path)
+		os.WriteFile(path, b, 0o600)
+		l, err := Open(path)
+		if err != nil {
+			t.Fatalf("verified, then Open: %v", err)
+		}
+		if err := l.Append(Entry{Kind: "outcome", Call: "x", Tool: "t", Outcome: "ok"}, true); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		after, _ := os.ReadFile(path)
+		if next, err := Verify(bytes.NewReader(after)); err != nil || next.Records != s.Records+1 || next.Torn != s.Torn {
+			t.Fatalf("verified %+v, then after one more record %+v %v", s, next, err)
 		}
 	})
 }
