@@ -2242,3 +2242,36 @@ func TestAttackSecretsInPytestReports(t *testing.T) {
 		t.Errorf("the control: the report is shown, its secrets masked: %s", seen)
 	}
 }
+
+// sqlProgram stores a user with sqlite3, printing each statement as
+// sqlite3 expands it (set_trace_callback(print): a program's SQL log), and
+// keeps the statement it built for another database.
+const sqlProgram = `import sqlite3
+
+
+def main():
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE users (name, password)")
+    db.set_trace_callback(print)
+    db.execute("INSERT INTO users (name, password) VALUES (?, ?)", ("ada", "sql" + "-s3cret-" + "trace"))
+    stmt = "INSERT INTO users (name, password) VALUES ('bob', '%s')" % ("sql" + "-s3cret-" + "kept")
+    n = 1  # BREAK
+    return n, stmt
+
+
+main()
+`
+
+// An INSERT's values in a program's SQL log and in a statement it built.
+// They showed: a value's column was not read as a name.
+func TestAttackSecretsInSQL(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(sqlProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"stmt"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-trace", "s3cret-kept")
+	if !strings.Contains(seen, "INSERT INTO users (name, password) VALUES ('ada', '[redacted]')") {
+		t.Errorf("the control: the statements are shown, their passwords masked: %s", seen)
+	}
+}

@@ -263,7 +263,8 @@ func maskNamed(s string, extra map[string]bool) (string, bool) {
 	s, tables := maskTables(s, extra, remember)
 	s, htmlTables := maskHTMLTables(s, extra, remember)
 	s, asserted := maskAssertions(s, extra, remember)
-	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables || asserted
+	s, inserted := maskSQL(s, extra, remember)
+	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables || asserted || inserted
 }
 
 // lastName is the last identifier of an expression such as user.password.
