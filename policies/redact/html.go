@@ -121,7 +121,7 @@ func tagName(tag string) (string, bool) {
 
 // attribute is the value of a tag's attribute name (colspan="2"), or "".
 func attribute(tag, name string) string {
-	i := strings.Index(strings.ToLower(tag), name+"=")
+	i := indexFold(tag, name+"=") // an index into tag: ToLower's may not be one (a byte not UTF-8 grows to three)
 	if i < 0 {
 		return ""
 	}
