@@ -59,7 +59,7 @@ func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool)
 				v := row[k]
 				switch {
 				case v.kind == 's':
-					spans = append(spans, lineSpans(s, v.from+1, v.to-1)...)
+					spans = append(spans, [2]int{v.from + 1, v.to - 1}) // a mask a line (writeSpans)
 					if found != nil {
 						found(strings.ReplaceAll(s[v.from+1:v.to-1], "''", "'"))
 					}
@@ -71,7 +71,7 @@ func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool)
 			}
 		}
 		if placeholders {
-			spans = append(spans, parameters(s, next, cols, rows, secret, found)...)
+			spans = append(spans, parameters(s, next, rows[0], secret, found)...)
 		}
 		from = next
 	}
@@ -92,16 +92,17 @@ type sqlValue struct {
 // readInsert reads what follows INSERT: [OR ...] INTO table (columns)
 // VALUES (row), (row)...; next is where it ends.
 func readInsert(s string, i int) (cols []string, rows [][]sqlValue, next int, ok bool) {
-	i = skipBlanks(s, i)
-	if j := indexFold(s[i:], "into "); j < 0 || j > 24 { // INSERT OR REPLACE INTO
+	i += run(s, i, isBlank)
+	j := indexFold(s[i:], "into ")
+	if j < 0 || j > 24 { // INSERT OR REPLACE INTO
 		return nil, nil, 0, false
-	} else {
-		i = skipBlanks(s, i+j+len("into "))
 	}
+	i += j + len("into ")
+	i += run(s, i, isBlank)
 	for i < len(s) && s[i] != '(' && !isBlank(s[i]) && s[i] != '\n' { // the table's name
 		i++
 	}
-	i = skipBlanks(s, i)
+	i += run(s, i, isBlank)
 	if i >= len(s) || s[i] != '(' {
 		return nil, nil, 0, false
 	}
@@ -116,20 +117,23 @@ func readInsert(s string, i int) (cols []string, rows [][]sqlValue, next int, ok
 		}
 		cols = append(cols, c)
 	}
-	i = skipBlanks(s, i+end+1)
+	i += end + 1
+	i += run(s, i, isBlank)
 	if !strings.HasPrefix(strings.ToLower(s[i:min(len(s), i+6)]), "values") {
 		return nil, nil, 0, false
 	}
-	i = skipBlanks(s, i+6)
+	i += len("values")
+	i += run(s, i, isBlank)
 	for i < len(s) && s[i] == '(' {
 		row, j, ok := readRow(s, i)
 		if !ok {
 			break
 		}
 		rows = append(rows, row)
-		i = skipBlanks(s, j)
+		i = j + run(s, j, isBlank)
 		if i < len(s) && s[i] == ',' {
-			i = skipBlanks(s, i+1)
+			i++
+			i += run(s, i, isBlank)
 		}
 	}
 	return cols, rows, i, len(rows) > 0
@@ -191,7 +195,7 @@ func sqlValueOf(s string, from, to int) sqlValue {
 // placeholders, the parameters that stand where they do: a tuple (or a
 // list of tuples, one a row, executemany), as SQLAlchemy's echo prints
 // them after its [generated in ...] or [cached since ...].
-func parameters(s string, next int, cols []string, rows [][]sqlValue, secret []int, found func(string)) [][2]int {
+func parameters(s string, next int, row []sqlValue, secret []int, found func(string)) [][2]int {
 	nl := strings.IndexByte(s[next:], '\n')
 	if nl < 0 {
 		return nil
@@ -206,7 +210,7 @@ func parameters(s string, next int, cols []string, rows [][]sqlValue, secret []i
 	// the placeholders' places among a row's values, in order
 	place := map[int]int{}
 	n := 0
-	for k, v := range rows[0] {
+	for k, v := range row {
 		if v.kind == '?' {
 			place[k] = n
 			n++
@@ -279,21 +283,6 @@ func tupleElements(s string, i, end int) ([][2]int, int, bool) {
 	return nil, 0, false
 }
 
-// lineSpans are the spans of s[from:to] between its line ends (a mask
-// keeps a text's lines: a string of SQL may run over several).
-func lineSpans(s string, from, to int) [][2]int {
-	var out [][2]int
-	for from <= to {
-		e := strings.IndexByte(s[from:to], '\n')
-		if e < 0 {
-			return append(out, [2]int{from, to})
-		}
-		out = append(out, [2]int{from, from + e})
-		from += e + 1
-	}
-	return out
-}
-
 // containsWord: s holds word in lower case, upper case or capitalised.
 func containsWord(s, word string) bool {
 	return strings.Contains(s, word) || strings.Contains(s, strings.ToUpper(word)) ||
@@ -313,11 +302,4 @@ func indexFold(s, word string) int {
 		}
 	}
 	return -1
-}
-
-func skipBlanks(s string, i int) int {
-	for i < len(s) && isBlank(s[i]) {
-		i++
-	}
-	return i
 }
