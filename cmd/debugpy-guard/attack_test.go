@@ -2207,6 +2207,10 @@ with open(os.path.join(here, "test_login.py"), "w") as f:
             "settings = Settings()\n\n"
             "def test_login():\n    assert settings.password == 'hunter2'\n\n"
             "def test_key():\n    assert 'live' in settings.api_key\n")
+with open(os.path.join(here, "test_pair.py"), "w") as f:
+    f.write("from test_login import settings\nsettings.token = 'pyt' + '-s3cret-' + 'pair'\n\n"
+            "def test_pair():\n    assert (settings.token, 1) == ('hunter4', 1)\n\n"
+            "def test_in():\n    assert ['hunter5'] == [settings.token]\n")
 with open(os.path.join(here, "test_unit.py"), "w") as f:
     f.write("import unittest\nfrom test_login import settings\n\n"
             "class T(unittest.TestCase):\n    def test_login(self):\n        self.assertEqual(settings.db_password, 'hunter3')\n")
@@ -2219,6 +2223,9 @@ def main():
     with contextlib.redirect_stdout(out):
         pytest.main(["-p", "no:cacheprovider", "-q", "--tb=short", os.path.join(here, "test_login.py")])
     report = out.getvalue()
+    os.environ["CI"] = "true"  # the summary's messages whole, over lines
+    pytest.main(["-p", "no:cacheprovider", "-q", "--tb=native", os.path.join(here, "test_pair.py")])
+    sys.stdout.flush()
     unittest.TextTestRunner(stream=sys.stdout).run(unittest.defaultTestLoader.loadTestsFromName("test_unit"))
     sys.stdout.flush()
     n = 1  # BREAK
@@ -2229,15 +2236,18 @@ main()
 `
 
 // pytest's report of a failed assert, in the output and in a variable,
-// and unittest's. It showed: the explanation's values stand under no name.
+// and unittest's. It showed: the explanation's values stand under no name;
+// then, with CI set (pytest does not cut its summary's messages) and
+// --tb=native, the lines a summary's message and an explanation go on over.
 func TestAttackSecretsInPytestReports(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(pytestProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_evaluate", `{"expression":"report"}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-assert", "s3cret-where", "s3cret-unit")
+	noneSeen(t, seen, "s3cret-assert", "s3cret-where", "s3cret-unit", "s3cret-pair")
 	if !strings.Contains(seen, "assert settings.password == 'hunter2'") || !strings.Contains(seen, "2 failed") ||
+		!strings.Contains(seen, "assert (settings.token, 1) == ('hunter4', 1)") ||
 		!strings.Contains(seen, "self.assertEqual(settings.db_password, 'hunter3')") {
 		t.Errorf("the control: the report is shown, its secrets masked: %s", seen)
 	}

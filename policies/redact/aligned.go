@@ -220,14 +220,27 @@ func secretCells(line string, extra map[string]bool) [][2]int {
 
 // headerLike reports whether line can be a table's header: each of its
 // words is a name (plainName), between blanks or bars. A line of code
-// (SECRET = "...", api_token: str) is not, though its lines look aligned.
+// (SECRET = "...", api_token: str, a traceback's assert cfg.password is
+// None) is not, though its lines look aligned.
 func headerLike(line string) bool {
-	for _, w := range strings.FieldsFunc(line, isGap) {
+	words := strings.FieldsFunc(line, isGap)
+	for _, w := range words {
 		if !plainName(w) {
 			return false
 		}
 	}
+	if len(words) > 1 && statementKeywords[words[0]] {
+		k := strings.Index(line, words[0]) + len(words[0])
+		return !strings.HasPrefix(line[k:], " "+words[1]) // a statement: one blank, then its expression
+	}
 	return true
+}
+
+// statementKeywords start a Python statement whose expression follows
+// after one blank; a header's cells stand further apart.
+var statementKeywords = map[string]bool{
+	"assert": true, "return": true, "del": true, "raise": true, "yield": true, "await": true,
+	"if": true, "elif": true, "while": true, "with": true, "not": true, "lambda": true,
 }
 
 // column reads the column of the header cell at line h: the rows below it

@@ -14,6 +14,10 @@ func TestMaskAligned(t *testing.T) {
 		{"user    password\n------  ----------\nada     s3cret-one\n", "user    password\n------  ----------\nada     [redacted]\n"},
 		{" user | password \n------+----------\n ada  | s3cret-1\n(1 row)\n", " user | password \n------+----------\n ada  | [redacted]\n(1 row)\n"},
 		{"| user | API Key |\n|------|---------|\n| ada  | k-1 2   |\n", "| user | API Key |\n|------|---------|\n| ada  | [redacted]   |\n"},
+		// A traceback's statement is no header, though a line below lines
+		// up with it; a header of a column named for a keyword still is.
+		{"    assert c5.password is None\nAssertionError: assert 'x' is None\n", "    assert c5.password is None\nAssertionError: assert 'x' is None\n"},
+		{"if    password\nx     s3cret-9\n", "if    password\nx     [redacted]\n"},
 		// A Series: a row's (a label's value), a column's (every value).
 		{"user               ada\npassword    s3cret-one\nn                    1\nName: 0, dtype: object\n",
 			"user               ada\npassword    [redacted]\nn                    1\nName: 0, dtype: object\n"},

@@ -37,11 +37,14 @@ import (
 // "'x' not found in '...'") the explanation is masked whole, with the rest
 // of its block (the difference's lines; unittest's message to its
 // separator); so are the strings of the "where" lines under such an
-// assert, and the summary line of its test, which pytest cuts at the
-// terminal's width. A "where VALUE = ...NAME" line is masked on its own
-// when NAME is a secret's.
+// assert, and the summary entry of its test: its line, which pytest cuts at
+// the terminal's width, and the lines its message goes on over when pytest
+// does not cut it (CI set). A test's summary entry whose block the text
+// does not hold is masked the same way: what its block showed is not known.
+// A "where VALUE = ...NAME" line is masked on its own when NAME is a
+// secret's.
 func maskAssertions(s string, extra map[string]bool, found func(string)) (string, bool) {
-	if !strings.Contains(s, "assert") && !strings.Contains(s, "where ") {
+	if !strings.Contains(s, "assert") && !strings.Contains(s, "where ") && !strings.Contains(s, "FAILED ") {
 		return s, false
 	}
 	var spans [][2]int
@@ -50,7 +53,10 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 	secret := false                       // the failing line reads a secret somewhere
 	unit := false                         // the failing line calls a unittest assertion: its message follows "AssertionError: "
 	whole := false                        // the explanation did not line up: the rest of the block is masked whole
+	native := false                       // the explanation has no E (--tb=native): its lines go on indented
 	test, leaked := "", map[string]bool{} // the test whose block this is; those whose blocks showed a secret
+	seen := map[string]bool{}             // the tests whose blocks the text holds
+	summary := false                      // in the summary's message of a test that showed a secret, or of one not seen
 	for line := 0; line < len(s); {
 		end := line + strings.IndexByte(s[line:], '\n')
 		if end < line {
@@ -70,21 +76,35 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 		if m, ok := strings.CutPrefix(u, "AssertionError: "); ok && unit {
 			explanation, isExplanation = m, true // unittest's 'SECRET' != 'guess'
 		}
-		diff := pytestLine || strings.HasPrefix(u, "+") || strings.HasPrefix(u, "-") || strings.HasPrefix(u, "?")
+		diff := pytestLine || strings.HasPrefix(u, "+") || strings.HasPrefix(u, "-") || strings.HasPrefix(u, "?") ||
+			native && t != "" && t != body // --tb=native:   At index 0 diff: 'SECRET' != 'guess'
+		if summary && endsSummary(t) {
+			summary = false
+		}
 		switch {
+		case summary && t == "":
+		case summary:
+			// The message goes on over lines where pytest does not cut it
+			// at the terminal's width (CI=true): - guess, + SECRET, where
+			// lines, At index 0 diff: 'SECRET' != 'guess'.
+			spans = append(spans, [2]int{to - len(t), to})
 		case strings.HasPrefix(t, "___") && len(strings.Fields(strings.Trim(t, "_"))) > 0: // ____ test_login ____
-			test, source, secret, unit, whole = strings.Fields(strings.Trim(t, "_"))[0], nil, false, false, false
-		case strings.HasPrefix(t, "FAILED ") && leaked[summaryTest(t)]:
+			test, source, secret, unit, whole, native = strings.Fields(strings.Trim(t, "_"))[0], nil, false, false, false, false
+			seen[test] = true
+		case strings.HasPrefix(t, "FAILED ") && (leaked[summaryTest(t)] || !seen[summaryTest(t)]):
 			// FAILED t.py::test_login - AssertionError: assert 'SECR...: its
 			// explanation, cut to the terminal's width (a secret's start).
+			// A test whose block the text does not hold (a read that
+			// starts after it) may have shown one: masked too.
 			if i := strings.Index(t, " - "); i >= 0 {
 				spans = append(spans, [2]int{to - len(t) + i + 3, to})
 			}
-		case !pytestLine && (strings.HasPrefix(t, ">") || strings.HasPrefix(t, "assert ") || strings.Contains(t, "assert") && strings.HasSuffix(t, ")")):
+			summary = true
+		case !pytestLine && !strings.HasPrefix(t, "AssertionError") && (strings.HasPrefix(t, ">") || strings.HasPrefix(t, "assert ") || strings.Contains(t, "assert") && strings.HasSuffix(t, ")")):
 			// The failing line: >       assert ... (--tb=long), the
 			// traceback's line (--tb=short, native), or a unittest
 			// assertion's call: self.assertEqual(cfg.password, 'x').
-			source, secret, unit, whole = nil, false, false, false
+			source, secret, unit, whole, native = nil, false, false, false, false
 			e := strings.TrimLeft(strings.TrimPrefix(t, ">"), " \t")
 			if x, ok := strings.CutPrefix(e, "assert "); ok {
 				source = operands(x)
@@ -108,7 +128,7 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 		case isExplanation && secret:
 			var lined bool
 			spans, values, lined = explained(s, to-len(explanation), to, source, operands(explanation), extra, spans, values)
-			whole = !lined
+			whole, native = !lined, !pytestLine
 			leaked[test] = true
 		case unit && endsMessage(t):
 			source, secret, unit, whole = nil, false, false, false
@@ -118,7 +138,7 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 			// the explanation goes on (unittest's to its separator: Lists
 			// differ: ..., First differing element 0:, its values' lines)
 		default:
-			source, secret, unit, whole = nil, false, false, false // the block's end
+			source, secret, unit, whole, native = nil, false, false, false, false // the block's end
 		}
 		line = end + 1
 	}
@@ -152,6 +172,19 @@ func endsMessage(t string) bool {
 		}
 	}
 	return false
+}
+
+// endsSummary: t starts the summary's next entry (FAILED, ERROR, ...), its
+// separator or the count of tests (12 failed in 0.06s, -q's last line),
+// ending the message of the entry before it.
+func endsSummary(t string) bool {
+	for _, p := range []string{"FAILED ", "ERROR ", "PASSED ", "SKIPPED ", "XFAIL ", "XPASS ", "==="} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	n, rest, _ := strings.Cut(t, " ")
+	return n != "" && strings.Trim(n, "0123456789") == "" && strings.Contains(rest, " in ") && strings.HasSuffix(t, "s")
 }
 
 // summaryTest is the test a summary line names (FAILED t.py::TestC::test_m

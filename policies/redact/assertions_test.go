@@ -13,9 +13,20 @@ import (
 // assertIsNone, assertDictEqual, with a message): run by pytest and
 // unittest themselves, masked, and no 8 bytes of a secret left, as written
 // or as repr writes it; the explanations of asserts that compare no secret
-// are shown.
+// are shown. The summary is masked read alone too (a read that starts
+// after the blocks it sums up), its test names shown.
 func TestAssertionsAgreeWithPytest(t *testing.T) {
-	againstPython(t, pytestDocs, pytestCheck, 18, func(s string) string { out, _ := maskText(s, nil); return out })
+	againstPython(t, pytestDocs, pytestCheck, 18, func(s string) string {
+		out, _ := maskText(s, nil)
+		if i := strings.Index(s, "short test summary info"); i >= 0 {
+			alone, _ := maskText(s[i:], nil)
+			if !strings.Contains(alone, "FAILED test_gen.py::test_") {
+				alone += " (the summary's test names masked)"
+			}
+			out += "\n" + alone
+		}
+		return out
+	})
 }
 
 const pytestDocs = `
@@ -84,7 +95,11 @@ for n in range(int(sys.argv[2])):
         out = run.stderr
     else:
         args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", rng.choice(["-q", "-v", "-vv", "-rA"]), "--tb=" + rng.choice(["long", "long", "short", "native", "auto"]), path]
-        out = subprocess.run(args, capture_output=True, text=True, cwd=d).stdout
+        env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER")}
+        if rng.random() < 0.5:
+            env["CI"] = "true"  # pytest does not cut the summary's lines: the whole message, over lines
+        env["COLUMNS"] = rng.choice(["80", "120", "200"])  # where pytest cuts them otherwise
+        out = subprocess.run(args, capture_output=True, text=True, cwd=d, env=env).stdout
     print(json.dumps([out, json.dumps(secrets), json.dumps(controls)]))
 `
 
@@ -117,6 +132,15 @@ func TestMaskAssertions(t *testing.T) {
 		{">       assert cfg.token == 'x'\nE       AssertionError: assert 'abcdefgh...\n", ">       assert cfg.token == 'x'\nE       AssertionError: assert [redacted]\n", ""},
 		{"___ test_a ___\n>   assert cfg.token == 'x'\nE   assert 'T0ken-abc' == 'x'\n=== short test summary info ===\nFAILED t.py::test_a - assert 'T0ke...\n",
 			"___ test_a ___\n>   assert cfg.token == 'x'\nE   assert '[redacted]' == 'x'\n=== short test summary info ===\nFAILED t.py::test_a - [redacted]\n", "T0ken-abc"},
+		// CI set: pytest does not cut a summary's message; it goes on over lines
+		{"___ test_a ___\n>   assert [cfg.token] == ['x']\nE   AssertionError: assert ['T0ken-abc'] == ['x']\nE     At index 0 diff: 'T0ken-abc' != 'x'\n___ test_b ___\n=== short test summary info ===\nFAILED t.py::test_a - AssertionError: assert ['T0ken-abc'] == ['x']\n  At index 0 diff: 'T0ken-abc' != 'x'\n\n  + ['T0ken-abc']\nFAILED t.py::test_b - assert 1 == 2\n  + 1\n2 failed in 0.01s\n",
+			"___ test_a ___\n>   assert [cfg.token] == ['x']\nE   AssertionError: assert [redacted]\nE     [redacted]\n___ test_b ___\n=== short test summary info ===\nFAILED t.py::test_a - [redacted]\n  [redacted]\n\n  [redacted]\nFAILED t.py::test_b - assert 1 == 2\n  + 1\n2 failed in 0.01s\n", ""},
+		// a summary read without the blocks it sums up: what they showed is not known
+		{"=== short test summary info ===\nFAILED t.py::test_a - AssertionError: Secret-t0k3n-v\nFAILED t.py::test_b - assert 'S3c-8' == 'x'\n  - x\n2 failed in 0.01s\n",
+			"=== short test summary info ===\nFAILED t.py::test_a - [redacted]\nFAILED t.py::test_b - [redacted]\n  [redacted]\n2 failed in 0.01s\n", ""},
+		// --tb=native: no E; the explanation goes on over indented lines
+		{"  File \"t.py\", line 3, in test_a\n    assert (cfg.password, 1) == ('x', 1)\nAssertionError: assert ('S3cr3t-n', 1) == ('x', 1)\n  At index 0 diff: 'S3cr3t-n' != 'x'\n\n",
+			"  File \"t.py\", line 3, in test_a\n    assert (cfg.password, 1) == ('x', 1)\nAssertionError: assert [redacted]\n  [redacted]\n\n", ""},
 		// unittest: its assertion's call and message, to its separator
 		{"    self.assertEqual(cfg.password, 'x')\nAssertionError: 'S3cr3t-u' != 'x'\n- S3cr3t-u\n+ x\n\n---\n",
 			"    self.assertEqual(cfg.password, 'x')\nAssertionError: '[redacted]' != 'x'\n- [redacted]\n+ x\n\n---\n", "S3cr3t-u"},

@@ -245,6 +245,8 @@ func maskText(s string, extra map[string]bool) (string, bool) {
 	var named bool
 	if secrets.Mentions(s, extra) {
 		s, named = maskNamed(s, extra)
+	} else if strings.Contains(s, "FAILED ") {
+		s, named = maskAssertions(s, extra, remember) // pytest's summary, read without the blocks it sums up
 	}
 	s, shapes := maskShapes(s, remember)
 	s, files := maskCredentialLines(s, remember)
