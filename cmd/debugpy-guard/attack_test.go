@@ -2211,6 +2211,9 @@ with open(os.path.join(here, "test_pair.py"), "w") as f:
     f.write("from test_login import settings\nsettings.token = 'pyt' + '-s3cret-' + 'pair'\n\n"
             "def test_pair():\n    assert (settings.token, 1) == ('hunter4', 1)\n\n"
             "def test_in():\n    assert ['hunter5'] == [settings.token]\n")
+with open(os.path.join(here, "test_line.py"), "w") as f:
+    f.write("from test_login import settings\nsettings.api_token = 'pyt' + '-s3cret-' + 'line'\n\n"
+            "def test_line():\n    assert settings.api_token == 'hunter6'\n")
 with open(os.path.join(here, "test_unit.py"), "w") as f:
     f.write("import unittest\nfrom test_login import settings\n\n"
             "class T(unittest.TestCase):\n    def test_login(self):\n        self.assertEqual(settings.db_password, 'hunter3')\n")
@@ -2225,6 +2228,7 @@ def main():
     report = out.getvalue()
     os.environ["CI"] = "true"  # the summary's messages whole, over lines
     pytest.main(["-p", "no:cacheprovider", "-q", "--tb=native", os.path.join(here, "test_pair.py")])
+    pytest.main(["-p", "no:cacheprovider", "-q", "--tb=line", os.path.join(here, "test_line.py")])
     sys.stdout.flush()
     unittest.TextTestRunner(stream=sys.stdout).run(unittest.defaultTestLoader.loadTestsFromName("test_unit"))
     sys.stdout.flush()
@@ -2238,14 +2242,15 @@ main()
 // pytest's report of a failed assert, in the output and in a variable,
 // and unittest's. It showed: the explanation's values stand under no name;
 // then, with CI set (pytest does not cut its summary's messages) and
-// --tb=native, the lines a summary's message and an explanation go on over.
+// --tb=native, the lines a summary's message and an explanation go on over;
+// and --tb=line's one line a failure.
 func TestAttackSecretsInPytestReports(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(pytestProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_evaluate", `{"expression":"report"}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-assert", "s3cret-where", "s3cret-unit", "s3cret-pair")
+	noneSeen(t, seen, "s3cret-assert", "s3cret-where", "s3cret-unit", "s3cret-pair", "s3cret-line")
 	if !strings.Contains(seen, "assert settings.password == 'hunter2'") || !strings.Contains(seen, "2 failed") ||
 		!strings.Contains(seen, "assert (settings.token, 1) == ('hunter4', 1)") ||
 		!strings.Contains(seen, "self.assertEqual(settings.db_password, 'hunter3')") {

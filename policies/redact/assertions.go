@@ -42,7 +42,8 @@ import (
 // does not cut it (CI set). A test's summary entry whose block the text
 // does not hold is masked the same way: what its block showed is not known.
 // A "where VALUE = ...NAME" line is masked on its own when NAME is a
-// secret's.
+// secret's. A --tb=line report (PATH:LINE: AssertionError: MESSAGE)
+// shows no source to place its values by: its message is masked.
 func maskAssertions(s string, extra map[string]bool, found func(string)) (string, bool) {
 	if !strings.Contains(s, "assert") && !strings.Contains(s, "where ") && !strings.Contains(s, "FAILED ") {
 		return s, false
@@ -81,7 +82,12 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 		if summary && endsSummary(t) {
 			summary = false
 		}
+		k, lineReport := lineReport(t)
 		switch {
+		case lineReport:
+			// --tb=line: /t/test_login.py:4: AssertionError: assert
+			// 'SECRET' == 'guess'. No source to place its values by.
+			spans = append(spans, [2]int{to - len(t) + k, to})
 		case summary && t == "":
 		case summary:
 			// The message goes on over lines where pytest does not cut it
@@ -172,6 +178,25 @@ func endsMessage(t string) bool {
 		}
 	}
 	return false
+}
+
+// lineReport: t is pytest's --tb=line report of a failed assert
+// (PATH:LINE: AssertionError: MESSAGE, or PATH:LINE: assert ...); k is
+// where what follows PATH:LINE: starts.
+func lineReport(t string) (k int, ok bool) {
+	for i := 0; ; {
+		c := strings.Index(t[i:], ": ")
+		if c < 0 {
+			return 0, false
+		}
+		c += i
+		d := strings.LastIndexByte(t[:c], ':')
+		if rest := t[c+2:]; d > 0 && d+1 < c && strings.Trim(t[d+1:c], "0123456789") == "" &&
+			(strings.HasPrefix(rest, "AssertionError: ") || strings.HasPrefix(rest, "assert ")) {
+			return c + 2, true
+		}
+		i = c + 2
+	}
 }
 
 // endsSummary: t starts the summary's next entry (FAILED, ERROR, ...), its

@@ -94,7 +94,10 @@ for n in range(int(sys.argv[2])):
         run = subprocess.run(args, capture_output=True, text=True, cwd=d)
         out = run.stderr
     else:
-        args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", rng.choice(["-q", "-v", "-vv", "-rA"]), "--tb=" + rng.choice(["long", "long", "short", "native", "auto"]), path]
+        tb = rng.choice(["long", "long", "short", "native", "auto", "line"])
+        if tb == "line":
+            controls = []  # no source to place a value by: every message is masked
+        args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", rng.choice(["-q", "-v", "-vv", "-rA"]), "--tb=" + tb, path]
         env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER")}
         if rng.random() < 0.5:
             env["CI"] = "true"  # pytest does not cut the summary's lines: the whole message, over lines
@@ -141,6 +144,11 @@ func TestMaskAssertions(t *testing.T) {
 		// --tb=native: no E; the explanation goes on over indented lines
 		{"  File \"t.py\", line 3, in test_a\n    assert (cfg.password, 1) == ('x', 1)\nAssertionError: assert ('S3cr3t-n', 1) == ('x', 1)\n  At index 0 diff: 'S3cr3t-n' != 'x'\n\n",
 			"  File \"t.py\", line 3, in test_a\n    assert (cfg.password, 1) == ('x', 1)\nAssertionError: assert [redacted]\n  [redacted]\n\n", ""},
+		// --tb=line: no source to place the values by
+		{"/t/test_a.py:4: AssertionError: assert 'S3cr3t-l' == 'x'\n/t/test_a.py:9: KeyError: 'k'\n",
+			"/t/test_a.py:4: [redacted]\n/t/test_a.py:9: KeyError: 'k'\n", ""},
+		{"E   assert 1 == 2\n\nt.py:4: AssertionError\n", "E   assert 1 == 2\n\nt.py:4: AssertionError\n", ""}, // a block's last line
+		{"C:\\t\\test_a.py:6: assert [\"S3'cr3t\"] == ['x']\n", "C:\\t\\test_a.py:6: [redacted]\n", ""},
 		// unittest: its assertion's call and message, to its separator
 		{"    self.assertEqual(cfg.password, 'x')\nAssertionError: 'S3cr3t-u' != 'x'\n- S3cr3t-u\n+ x\n\n---\n",
 			"    self.assertEqual(cfg.password, 'x')\nAssertionError: '[redacted]' != 'x'\n- [redacted]\n+ x\n\n---\n", "S3cr3t-u"},
