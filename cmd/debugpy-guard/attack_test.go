@@ -2290,3 +2290,38 @@ func TestAttackSecretsInSQL(t *testing.T) {
 		t.Errorf("the control: the statements are shown, their passwords masked: %s", seen)
 	}
 }
+
+// colourProgram logs with structlog's ConsoleRenderer, colours on (a key's
+// escape, then its value's), and keeps jq -C's colouring of a JSON record.
+const colourProgram = `import json, subprocess, sys
+import structlog
+
+structlog.configure(processors=[structlog.dev.ConsoleRenderer(colors=True)],
+                    logger_factory=structlog.PrintLoggerFactory(sys.stdout))
+
+
+def main():
+    structlog.get_logger().info("login", user="ada", password="col" + "-s3cret-" + "log")
+    sys.stdout.flush()
+    doc = json.dumps({"user": "bob", "api_key": "col" + "-s3cret-" + "jq"})
+    shown = subprocess.run(["jq", "-C", "."], input=doc, capture_output=True, text=True).stdout
+    n = 1  # BREAK
+    return n, shown
+
+
+main()
+`
+
+// Coloured output: a terminal's escapes stand between a secret's name and
+// its value. They showed: no reading saw the name next to its value.
+func TestAttackSecretsInColouredOutput(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(colourProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"shown"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-log", "s3cret-jq")
+	if !strings.Contains(seen, "ada") || !strings.Contains(seen, "bob") || !strings.Contains(seen, "[redacted]") {
+		t.Errorf("the control: the records are shown, their secrets masked: %s", seen)
+	}
+}

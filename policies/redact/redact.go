@@ -240,8 +240,22 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 // command lines' options and in calls' arguments. The masks that find a
 // value by a secret's name are not run on a text that names none (one
 // scan, where each scanned it: most strings of a large listing name none);
-// FuzzMaskNamedNeedsAName checks that they find nothing there.
+// FuzzMaskNamedNeedsAName checks that they find nothing there. A text
+// with a terminal's escape sequences is read again without them (ansi.go).
 func maskText(s string, extra map[string]bool) (string, bool) {
+	s, changed := maskOnce(s, extra)
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		if plain, at := withoutEscapes(s); len(plain) < len(s) {
+			if masked, ok := maskOnce(plain, extra); ok {
+				return withEscapes(s, plain, masked, at), true
+			}
+		}
+	}
+	return s, changed
+}
+
+// maskOnce is maskText's reading of s as it is.
+func maskOnce(s string, extra map[string]bool) (string, bool) {
 	var named bool
 	if secrets.Mentions(s, extra) {
 		s, named = maskNamed(s, extra)
