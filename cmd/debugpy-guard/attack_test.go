@@ -2325,3 +2325,35 @@ func TestAttackSecretsInColouredOutput(t *testing.T) {
 		t.Errorf("the control: the records are shown, their secrets masked: %s", seen)
 	}
 }
+
+// shellProgram asks bash for its variables as it writes them: declare -p
+// ($'...' for a value with a control or a quote) and printf %q (a
+// backslash before each blank, quote, ; or &).
+const shellProgram = `import os, subprocess
+
+
+def main():
+    env = dict(os.environ, DB_PASSWORD="sh\t'" + "s3cret-ctl", API_TOKEN="sh; &" + "s3cret-esc", USER_NAME="ada")
+    subprocess.run(["bash", "-c", "declare -p DB_PASSWORD USER_NAME; printf 'API_TOKEN=%q\\n' \"$API_TOKEN\""], env=env)
+    shown = subprocess.run(["bash", "-c", "printf '%q' \"$API_TOKEN\""], env=env, capture_output=True, text=True).stdout
+    line = "export API_TOKEN=" + shown
+    n = 1  # BREAK
+    return n, line
+
+
+main()
+`
+
+// Values as bash quotes them. They showed: a pair's value was read to its
+// first blank, quote or ; whatever escaped it, and $'...' not at all.
+func TestAttackSecretsInShellQuoting(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(shellProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"line"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-ctl", "s3cret-esc")
+	if !strings.Contains(seen, "USER_NAME=\\\"ada\\\"") || !strings.Contains(seen, "export API_TOKEN=[redacted]") {
+		t.Errorf("the control: the variables are shown, their secrets masked: %s", seen)
+	}
+}

@@ -195,3 +195,56 @@ func BenchmarkMaskCommands(b *testing.B) {
 		})
 	}
 }
+
+// TestShellQuotingAgreesWithBash: what bash writes of variables that hold
+// secrets (declare -p, export -p, set, printf %q: "...", '...', $'...'
+// with its escapes, a blank escaped by a backslash), as printed and as the
+// repr of a variable that keeps it, values with blanks, quotes,
+// backslashes, dollars, tabs, line ends and other letters: no run
+// of 8 letters and digits of a secret left, the other variables' values
+// shown.
+func TestShellQuotingAgreesWithBash(t *testing.T) {
+	againstPython(t, shellDocs, shellCheck, 400, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const shellDocs = `
+import json, os, random, string, subprocess, sys
+rng = random.Random(int(sys.argv[1]))
+NAMES = ["DB_PASSWORD", "API_TOKEN", "PGPASSWORD", "CLIENT_SECRET", "AWS_SECRET_ACCESS_KEY", "password"]
+ODD = " '\"\\\\$\t\n!*?;&|<>()é\x01"
+def secret():
+    s = "S"
+    for _ in range(rng.randint(12, 24)):
+        s += rng.choice(ODD) if rng.random() < 0.2 else rng.choice(string.ascii_letters + string.digits)
+    return s
+for n in range(int(sys.argv[2])):
+    names = rng.sample(NAMES, rng.randint(1, 3))
+    env = {k: v for k, v in os.environ.items() if k not in NAMES}
+    secrets = {k: secret() for k in names}
+    env.update(secrets)
+    control = "ctrl%dvalue" % n
+    env["USER_NAME"] = control
+    shown = names + ["USER_NAME"]
+    script = rng.choice([
+        "declare -p " + " ".join(shown),
+        "export -p | grep -E '^declare -x (%s)='" % "|".join(shown),
+        "for v in %s; do printf '%%s=%%q\\n' \"$v\" \"${!v}\"; done" % " ".join(shown),
+        "set | grep -aE '^(%s)='" % "|".join(shown),
+    ])
+    out = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True).stdout
+    if rng.random() < 0.5:
+        out = repr(out)  # as a variable that keeps it shows it
+    print(json.dumps([out, json.dumps(list(secrets.values())), control]))
+`
+
+const shellCheck = `
+import json, re, sys
+for line in sys.stdin:
+    text, masked, secrets, control = json.loads(line)
+    bad = []
+    for s in json.loads(secrets):
+        for run in re.findall(r"[A-Za-z0-9]{8,}", s):
+            if any(run[i:i + 8] in masked for i in range(len(run) - 7)):
+                bad.append((s, run))
+    print(json.dumps("left %r" % bad if bad else "" if control in masked else "the control masked"))
+`

@@ -639,6 +639,19 @@ func toSemicolon(s string, i int) int {
 	return i
 }
 
+// unescapedAny: v holds a byte of chars that no backslash escapes (a
+// call's f(password=x, y), not the shell's S3c\(r\)t).
+func unescapedAny(v, chars string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' {
+			i++
+		} else if strings.IndexByte(chars, v[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // maskKeyValues masks the value of each key=value pair, with a secret's
 // name for key, of a connection string or an option list, in any text:
 // ODBC's and ADO's Server=db;PWD=s3cr3t; (a {braced} value may hold a ';'),
@@ -684,8 +697,36 @@ func maskKeyValues(s string, extra map[string]bool, found func(string)) (string,
 			}
 			ve = min(ve+1, len(s))
 			conn = true
+		case vs+1 < len(s) && s[vs] == '$' && (s[vs+1] == '\'' || s[vs+1] == '"'):
+			// bash's quoting of a value with a control or a quote in it
+			// (declare -p, set, printf %q): $'S3c\'r\x2dt', to its quote
+			ve = vs + 2
+			for ve < len(s) && s[ve] != s[vs+1] && s[ve] != '\n' && s[ve] != '\r' {
+				if s[ve] == '\\' && ve+1 < len(s) && s[ve+1] != '\n' {
+					ve++
+				}
+				ve++
+			}
+			ve = min(ve+1, len(s))
+			if s[ve-1] != s[vs+1] {
+				ve = lineEnd(s, vs) // not closed on its line: to the line's end
+			}
+			conn = true
 		default:
 			for ve < len(s) && !strings.ContainsRune(";&'\"\n\r", rune(s[ve])) && (conn || !isBlank(s[ve])) {
+				if s[ve] == '\\' { // the shell's escape of a blank, a quote, a ; or a & (printf %q: with\ space\;x; in a repr, with\\ space)
+					n := 1
+					for ve+n < len(s) && s[ve+n] == '\\' {
+						n++
+					}
+					if !conn && ve+n < len(s) && n%2 == 1 && (s[ve+n] == 'n' || s[ve+n] == 'r') {
+						break // a repr's line end (a connection string's value runs to its ;)
+					}
+					ve += n - 1
+					if ve+1 < len(s) && s[ve+1] != '\n' && s[ve+1] != '\r' {
+						ve++
+					}
+				}
 				ve++
 			}
 			// a value with blanks in it, then ';': Password=a b;Server=x
@@ -697,11 +738,11 @@ func maskKeyValues(s string, extra map[string]bool, found func(string)) (string,
 			}
 		}
 		if !conn {
-			if strings.IndexByte(" \t&?'\"\n\r", before) < 0 || strings.ContainsAny(s[vs:ve], ",()") {
+			if strings.IndexByte(" \t&?'\"\n\r", before) < 0 || unescapedAny(s[vs:ve], ",()") {
 				continue
 			}
 		}
-		if ve <= vs || strings.HasPrefix(s[vs:], mask) {
+		if ve <= vs || s[vs:ve] == mask { // masked already; but not [redacted])04HF, a word read short by another mask
 			continue
 		}
 		spans = append(spans, [2]int{vs, ve})

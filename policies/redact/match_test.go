@@ -151,6 +151,11 @@ func TestMaskTokenShapes(t *testing.T) {
 func TestMaskKeyValues(t *testing.T) {
 	for _, c := range []struct{ in, want, found string }{
 		{"Driver={ODBC};Server=db;UID=sa;PWD=Hunter;", "Driver={ODBC};Server=db;UID=sa;PWD=[redacted];", "Hunter"},
+		// bash: $'...' (declare -p, set), backslashes (printf %q)
+		{"declare -x DB_PASSWORD=$'S3c\\'r\\tt' x=1", "declare -x DB_PASSWORD=[redacted] x=1", "$'S3c\\'r\\tt'"},
+		{"API_TOKEN=$'open x\nUSER=ada", "API_TOKEN=[redacted]\nUSER=ada", "$'open x"},
+		{"PGPASSWORD=S3c\\)r\\ t\\;x USER=ada", "PGPASSWORD=[redacted] USER=ada", "S3c\\)r\\ t\\;x"},
+		{"f(password=x, y)", "f(password=x, y)", ""},
 		{"'Server=db;User Id=sa;Password=Hunter'", "'Server=db;User Id=sa;Password=[redacted]'", "Hunter"},
 		{"Password=two words;Server=x", "Password=[redacted];Server=x", "two words"},
 		{"PWD={a;b}}c};Server=y", "PWD=[redacted];Server=y", "{a;b}}c}"},

@@ -335,6 +335,9 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 			hide(v.end, len(s))
 		}
 	case 'w':
+		if v.end = shellWord(s, v); v.end == v.start {
+			return // a repr's line end
+		}
 		if _, ok := callSecret(s[v.start:v.end]); ok {
 			return // auth = HTTPBasicAuth('ada', SECRET): its secret is its second (maskCalls)
 		}
@@ -358,6 +361,36 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 			}
 		}
 	}
+}
+
+// shellWord is where the word v ends when a backslash escapes what would
+// end it: the shell's quoting of a value, as printf %q and set write it
+// (S3c\)r\;t\ x), or its repr (S3c\\)r): any backslashes are taken to
+// escape the byte after them (a repr doubles them), but a repr's line end
+// (\n, \r) ends it.
+func shellWord(s string, v piece) int {
+	e := v.start
+	for e < len(s) {
+		if s[e] != '\\' {
+			if endsWord[s[e]] {
+				break
+			}
+			e++
+			continue
+		}
+		n := 1
+		for e+n < len(s) && s[e+n] == '\\' {
+			n++
+		}
+		if e+n < len(s) && n%2 == 1 && (s[e+n] == 'n' || s[e+n] == 'r') {
+			break
+		}
+		e += n
+		if e < len(s) && s[e] != '\n' && s[e] != '\r' {
+			e++ // the byte escaped
+		}
+	}
+	return e
 }
 
 // hideStrings masks the strings of the container that opens at v (a list,
