@@ -2357,3 +2357,34 @@ func TestAttackSecretsInShellQuoting(t *testing.T) {
 		t.Errorf("the control: the variables are shown, their secrets masked: %s", seen)
 	}
 }
+
+// recordsProgram prints a container's environment as PyYAML dumps it and
+// keeps a parameter store's answer as boto3 gives it: a record names the
+// secret in one field and holds it in another.
+const recordsProgram = `import yaml
+
+
+def main():
+    env = [{"name": "USER_NAME", "value": "ada"}, {"name": "DB_PASSWORD", "value": "rec" + "-s3cret-" + "yaml"}]
+    print(yaml.dump({"env": env}, default_flow_style=False))
+    answer = {"Parameter": {"Name": "/prod/db/endpoint", "Type": "SecureString", "Value": "rec" + "-s3cret-" + "ssm", "Version": 3}}
+    n = 1  # BREAK
+    return n, answer
+
+
+main()
+`
+
+// Records that name a secret in one field and hold it in another. They
+// showed: no key named a secret.
+func TestAttackSecretsInRecords(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(recordsProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"answer"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-yaml", "s3cret-ssm")
+	if !strings.Contains(seen, "value: ada") || !strings.Contains(seen, "/prod/db/endpoint") {
+		t.Errorf("the control: the records are shown, their secrets masked: %s", seen)
+	}
+}

@@ -259,8 +259,15 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	var named bool
 	if secrets.Mentions(s, extra) {
 		s, named = maskNamed(s, extra)
-	} else if strings.Contains(s, "FAILED ") {
-		s, named = maskAssertions(s, extra, remember) // pytest's summary, read without the blocks it sums up
+	} else {
+		var summary, secure bool
+		if strings.Contains(s, "FAILED ") {
+			s, summary = maskAssertions(s, extra, remember) // pytest's summary, read without the blocks it sums up
+		}
+		if strings.Contains(s, "SecureString") {
+			s, secure = maskRecords(s, extra, remember) // a parameter store's record, under any name
+		}
+		named = summary || secure
 	}
 	s, shapes := maskShapes(s, remember)
 	s, files := maskCredentialLines(s, remember)
@@ -280,7 +287,8 @@ func maskNamed(s string, extra map[string]bool) (string, bool) {
 	s, htmlTables := maskHTMLTables(s, extra, remember)
 	s, asserted := maskAssertions(s, extra, remember)
 	s, inserted := maskSQL(s, extra, remember)
-	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables || asserted || inserted
+	s, records := maskRecords(s, extra, remember)
+	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables || asserted || inserted || records
 }
 
 // lastName is the last identifier of an expression such as user.password.

@@ -1,0 +1,224 @@
+package redact
+
+import (
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
+)
+
+// A secret is often held by a record that names it in one field and holds
+// it in another: a container's environment (Kubernetes' `- name:
+// DB_PASSWORD` then `value: ...`; ECS's and Lambda's {"name": ..., "value":
+// ...}), a parameter store's answer (boto3's SSM get_parameter: {'Name':
+// '/prod/db_password', 'Type': 'SecureString', 'Value': '...'}), a
+// settings option ({'OptionName': 'API_KEY', 'Value': ...}). No key there
+// names a secret, so no other reading masks it.
+//
+// maskRecords reads the objects of a text (a dict's repr, JSON, a call's
+// keywords: Parameter(Name='db_password', Value='...')) and YAML's list
+// items: when a name field (name, key, ParameterName, OptionName, ...)
+// holds a string that names a secret (its last part, after a / or a .:
+// /prod/db_password), or the record's Type is SecureString, the value
+// field's (value, ParameterValue, OptionValue, ...) value is masked and
+// handed to found.
+func maskRecords(s string, extra map[string]bool, found func(string)) (string, bool) {
+	if !strings.Contains(s, "alue") { // value, Value, ParameterValue, OptionValue
+		return s, false
+	}
+	var spans [][2]int
+	hide := func(from, to int) {
+		spans = append(spans, [2]int{from, to})
+		if found != nil {
+			found(s[from:to])
+		}
+	}
+	objectRecords(s, extra, hide)
+	yamlRecords(s, extra, hide)
+	if len(spans) == 0 {
+		return s, false
+	}
+	return writeSpans(s, spans), true
+}
+
+// nameFields and valueFields are the fields of a record, in lower case.
+var (
+	nameFields  = map[string]bool{"name": true, "key": true, "parametername": true, "optionname": true, "variable": true, "secretname": true, "envname": true}
+	valueFields = map[string]bool{"value": true, "parametervalue": true, "optionvalue": true, "secretvalue": true, "envvalue": true}
+)
+
+// namesSecretPath: v, a name field's value, names a secret, whole or by its
+// last part (/prod/db_password, app.db.password, prod:api_key).
+func namesSecretPath(v string, extra map[string]bool) bool {
+	v = strings.TrimRight(v, "/.:")
+	if i := strings.LastIndexAny(v, "/.:"); i >= 0 {
+		v = v[i+1:]
+	}
+	return v != "" && len(v) <= 64 && secrets.IsName(underscored.Replace(v), extra)
+}
+
+// objectRecords reads the text's objects ({...}, a call's (...)) as pieces
+// (pairs.go's scanner), over lines, and hides the value fields' values of
+// those whose name field names a secret, when the object closes or the
+// text ends inside it.
+func objectRecords(s string, extra map[string]bool, hide func(from, to int)) {
+	type frame struct {
+		secret bool
+		values []piece
+	}
+	sc := &scanner{s: s}
+	var stack []frame
+	flush := func(f frame) {
+		if f.secret {
+			for _, v := range f.values {
+				if v.kind == 's' {
+					sc.hideLiteral(v, hide, nil)
+				} else {
+					hide(v.start, v.end)
+				}
+			}
+		}
+	}
+	p, ok := sc.nextOver(0)
+	for ; ok; p, ok = sc.nextOver(p.end) {
+		switch p.kind {
+		case '{', '(', '[':
+			stack = append(stack, frame{})
+			continue
+		case '}', ')', ']':
+			if len(stack) > 0 {
+				flush(stack[len(stack)-1])
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		case 's', 'w':
+		default:
+			continue
+		}
+		if len(stack) == 0 {
+			continue
+		}
+		sep, ok := sc.next(p.end)
+		if !ok || sep.kind != ':' && sep.kind != '=' {
+			continue
+		}
+		v, ok := sc.next(sep.end)
+		if !ok || v.kind != 's' && v.kind != 'w' && v.kind != 'q' {
+			continue
+		}
+		key := strings.ToLower(keyName(s, p))
+		f := &stack[len(stack)-1]
+		switch {
+		case nameFields[key] && namesSecretPath(keyName(s, v), extra),
+			key == "type" && keyName(s, v) == "SecureString":
+			f.secret = true
+		case valueFields[key]:
+			switch v.kind {
+			case 'w': // a plain scalar (YAML's flow style: {name: x, value: a=b/c}) to its , or bracket
+				v.end = v.start + strings.IndexAny(s[v.start:]+"\n", ",}])\n\r")
+				v.end = v.start + len(strings.TrimRight(s[v.start:v.end], " \t"))
+			case 'q': // a quote that closes on a later line (YAML's flow style folds a long value)
+				v.end = closingQuote(s, v.start)
+			}
+			f.values = append(f.values, v)
+		}
+		p = v // the value is no key
+	}
+	for _, f := range stack { // cut short: what is read of it
+		flush(f)
+	}
+}
+
+// closingQuote is where the string that opens at the quote s[i] ends,
+// over lines: YAML's single quote doubled inside, a backslash's escape in
+// double quotes; the text's end when it does not close.
+func closingQuote(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && q == '"':
+			j++
+		case s[j] == q && q == '\'' && j+1 < len(s) && s[j+1] == '\'':
+			j++
+		case s[j] == q:
+			return j + 1
+		}
+	}
+	return len(s)
+}
+
+// yamlRecords reads YAML's list items of a name and a value (a line
+// "- name: DB_PASSWORD", then "  value: s3cret" below it): an item's fields stand at the column of its first, to the next item or
+// a line left of it; a line right of it goes on with the last field's
+// value (value: | and its block).
+func yamlRecords(s string, extra map[string]bool, hide func(from, to int)) {
+	type field struct {
+		col        int
+		key        string
+		from, to   int // the value
+		startsItem bool
+	}
+	var item []field
+	flushItem := func() {
+		secret := false
+		for _, f := range item {
+			if nameFields[f.key] && namesSecretPath(trimQuotes(s[f.from:f.to]), extra) {
+				secret = true
+			}
+		}
+		if secret {
+			for _, f := range item {
+				if valueFields[f.key] && f.to > f.from {
+					hide(f.from, f.to)
+				}
+			}
+		}
+		item = item[:0]
+	}
+	for line := 0; line < len(s); {
+		end := lineEnd(s, line)
+		t := s[line:end]
+		col := len(t) - len(strings.TrimLeft(t, " "))
+		indent := col
+		body, dash := t[col:], false
+		if rest, ok := strings.CutPrefix(body, "- "); ok {
+			dash = true
+			n := len(rest) - len(strings.TrimLeft(rest, " "))
+			col, body = col+2+n, rest[n:]
+		}
+		key, value, ok := strings.Cut(body, ":")
+		ok = ok && key != "" && !strings.ContainsAny(key, " \t'\"{[") && (value == "" || value[0] == ' ')
+		switch {
+		case strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "#"):
+		case len(item) > 0 && indent > item[0].col:
+			// the last field's value goes on (a block scalar's lines, a
+			// map or a list under it)
+			item[len(item)-1].to = end
+		case !ok || dash || len(item) > 0 && col != item[0].col:
+			flushItem()
+			if ok && dash {
+				v := strings.TrimSpace(value)
+				from := end - len(strings.TrimLeft(value, " "))
+				item = append(item, field{col, strings.ToLower(key), from, from + len(v), true})
+			}
+		default:
+			v := strings.TrimSpace(value)
+			from := end - len(strings.TrimLeft(value, " "))
+			if len(item) > 0 {
+				item = append(item, field{col, strings.ToLower(key), from, from + len(v), false})
+			}
+		}
+		if end == len(s) {
+			break
+		}
+		line = next(s, end)
+	}
+	flushItem()
+}
+
+// trimQuotes is a YAML scalar without its quotes.
+func trimQuotes(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
