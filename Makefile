@@ -40,6 +40,7 @@ deps:
 	/usr/bin/python3 -c 'import pytest' 2>/dev/null || need="$$need python3-pytest"; \
 	/usr/bin/python3 -c 'import structlog' 2>/dev/null || need="$$need python3-structlog"; \
 	command -v jq >/dev/null 2>&1 || need="$$need jq"; \
+	perl -MData::Dumper -e1 2>/dev/null || need="$$need perl"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="python3-pandas python3-tabulate"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \

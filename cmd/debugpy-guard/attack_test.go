@@ -2388,3 +2388,32 @@ func TestAttackSecretsInRecords(t *testing.T) {
 		t.Errorf("the control: the records are shown, their secrets masked: %s", seen)
 	}
 }
+
+// arrowProgram prints a hash as Perl's Data::Dumper writes it: key =>
+// value, a value with a line end in it written over two lines.
+const arrowProgram = `import subprocess
+
+
+def main():
+    src = "use Data::Dumper; $Data::Dumper::Sortkeys = 1; print Dumper({user => 'ada', password => 'arr-s3cret-' . \"one\\n\" . 'arr-s3cret-two'});"
+    subprocess.run(["perl", "-e", src])
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// key => value pairs (Perl's, Ruby's, PHP's). They showed: => was read as
+// an assignment's = with > for its value, and a value over lines to its
+// first line's end.
+func TestAttackSecretsInArrowPairs(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(arrowProgram)
+	r.ok("debugpy_output", `{}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-one", "s3cret-two")
+	if !strings.Contains(seen, `'user' =\u003e 'ada'`) || !strings.Contains(seen, `'password' =\u003e '[redacted]`) { // > as JSON spells it
+		t.Errorf("the control: the hash is shown, its password masked: %s", seen)
+	}
+}

@@ -448,6 +448,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		}
 		j += run(line, j, isBlank)
 		if j >= len(line) || (line[j] != '=' && line[j] != ':') || strings.HasPrefix(line[j:], "==") || strings.HasPrefix(line[j:], ":=") ||
+			strings.HasPrefix(line[j:], "=>") || // Ruby's, Perl's and PHP's pair: maskPairs
 			!section && !secrets.IsName(name, nil) {
 			continue
 		}

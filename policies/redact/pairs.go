@@ -104,6 +104,22 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					continue
 				}
 				sep, ok := sc.next(k.end)
+				if ok && sep.kind == '=' && sep.end < end && s[sep.end] == '>' { // Ruby's, Perl's and PHP's 'password' => 'VALUE'
+					if v, ok := sc.next(sep.end + 1); ok && v.kind == 'q' {
+						// a string over lines (Data::Dumper's 'a\nb' as
+						// written): to its quote, a backslash escaping
+						e := escapedQuoteEnd(s, v.start)
+						if s[e-1] == s[v.start] && e-1 > v.start {
+							e-- // its quote stays
+						}
+						if e > v.end {
+							hide(v.end, e)
+						}
+					} else if ok {
+						sc.hideValue(v, hide, found)
+					}
+					continue
+				}
 				switch {
 				case !ok:
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
@@ -361,6 +377,21 @@ func (sc *scanner) hideValue(v piece, hide func(from, to int), found func(string
 			}
 		}
 	}
+}
+
+// escapedQuoteEnd is where the string that opens at the quote s[i] ends,
+// over lines, a backslash escaping the byte after it (Perl's, Ruby's and
+// PHP's strings); the text's end when it does not close.
+func escapedQuoteEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case s[i]:
+			return j + 1
+		}
+	}
+	return len(s)
 }
 
 // shellWord is where the word v ends when a backslash escapes what would

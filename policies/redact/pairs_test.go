@@ -17,6 +17,9 @@ import (
 func TestMaskPairs(t *testing.T) {
 	for _, c := range []struct{ in, want, found string }{
 		{"{'db_password': 's3cr3t', 'port': 5432}", "{'db_password': '[redacted]', 'port': 5432}", "s3cr3t"},
+		// Ruby's inspect, Perl's Data::Dumper, PHP's var_export: =>
+		{"{:password=>\"S3cret-rb\", :user=>\"ada\"}", "{:password=>\"[redacted]\", :user=>\"ada\"}", "S3cret-rb"},
+		{"$VAR1 = { 'password' => 'S3cret-pl', 'user' => 'ada' };", "$VAR1 = { 'password' => '[redacted]', 'user' => 'ada' };", "S3cret-pl"},
 		{`{"API_KEY": "k-1", "name": "x"}`, `{"API_KEY": "[redacted]", "name": "x"}`, "k-1"},
 		{"{'token':'a', 'secret' : \"b\"}", "{'token':'[redacted]', 'secret' : \"[redacted]\"}", "a"},
 		{"{b'api_key': b'k\\x00ey'}", "{b'api_key': b'[redacted]'}", "k\x00ey"},
@@ -526,4 +529,40 @@ for line in sys.stdin:
         print(json.dumps("the request's line, Host or Content-Type masked"))
     else:
         print(json.dumps(""))
+`
+
+// TestArrowPairsAgreeWithPerl: what Perl's Data::Dumper writes of hashes
+// that hold secrets (key => value: single or double quotes, indented over
+// lines or on one, a value with quotes, backslashes, dollars and line
+// ends in it): no run of 8 letters and digits of a secret left, the other
+// values shown.
+func TestArrowPairsAgreeWithPerl(t *testing.T) {
+	againstPython(t, perlDocs, shellCheck, 300, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const perlDocs = `
+import json, random, string, subprocess, sys
+rng = random.Random(int(sys.argv[1]))
+SECRET = ["password", "api_key", "db_password", "token", "client_secret"]
+def secret():
+    s = "S"
+    for _ in range(rng.randint(12, 24)):
+        s += rng.choice(" '\"\\\\$@\n\t{}=>,;") if rng.random() < 0.15 else rng.choice(string.ascii_letters + string.digits)
+    return s
+for n in range(int(sys.argv[2])):
+    secrets = {k: secret() for k in rng.sample(SECRET, rng.randint(1, 3))}
+    control = "ctrl%dvalue" % n
+    doc = dict(secrets, user=control)
+    if rng.random() < 0.3:
+        doc = {"config": doc, "port": 5432}
+    script = "use Data::Dumper; $Data::Dumper::Sortkeys = 1; $Data::Dumper::Useqq = %d; $Data::Dumper::Indent = %d; local $/; my $d = eval(<STDIN>); print Dumper($d);" % (rng.random() < 0.5, rng.choice([0, 1, 2]))
+    # the hash as Perl source: each string single-quoted, ' and \ escaped
+    def perl(v):
+        if isinstance(v, dict):
+            return "{" + ", ".join("%s => %s" % (perl(k), perl(x)) for k, x in v.items()) + "}"
+        if isinstance(v, int):
+            return str(v)
+        return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    out = subprocess.run(["perl", "-e", script], input=perl(doc), capture_output=True, text=True, check=True).stdout
+    print(json.dumps([out, json.dumps(list(secrets.values())), control]))
 `
