@@ -41,6 +41,7 @@ deps:
 	/usr/bin/python3 -c 'import structlog' 2>/dev/null || need="$$need python3-structlog"; \
 	command -v jq >/dev/null 2>&1 || need="$$need jq"; \
 	perl -MData::Dumper -e1 2>/dev/null || need="$$need perl"; \
+	/usr/bin/python3 -c 'import sqlparse' 2>/dev/null || need="$$need python3-sqlparse"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="python3-pandas python3-tabulate"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \
@@ -128,6 +129,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzMaskSQL -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzEscapes -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskRecords -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskIdentified -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 200000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzPercentSpans -fuzztime 60000x -fuzzminimizetime 20x ./plugins
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 100000x -fuzzminimizetime 20x ./internal/percent

@@ -2417,3 +2417,30 @@ func TestAttackSecretsInArrowPairs(t *testing.T) {
 		t.Errorf("the control: the hash is shown, its password masked: %s", seen)
 	}
 }
+
+// accountProgram prints the account statements a migration runs, as a
+// program's SQL log shows them.
+const accountProgram = `def main():
+    for st in ["CREATE USER 'app'@'%' IDENTIFIED BY 'acc-s3cret-create'",
+               "ALTER USER app IDENTIFIED WITH caching_sha2_password BY 'acc-s3cret-alter'",
+               "SET PASSWORD FOR 'ada'@'%' = 'acc-s3cret-set'"]:
+        print("executing:", st)
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// SQL's account statements: the password stands under no name. They
+// showed; SET PASSWORD FOR 'ada' masked the user and showed the password.
+func TestAttackSecretsInAccountStatements(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(accountProgram)
+	r.ok("debugpy_output", `{}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-create", "s3cret-alter", "s3cret-set")
+	if !strings.Contains(seen, "CREATE USER 'app'@'%' IDENTIFIED BY '[redacted]'") || !strings.Contains(seen, "SET PASSWORD FOR 'ada'@'%' = '[redacted]'") {
+		t.Errorf("the control: the statements are shown, their passwords masked: %s", seen)
+	}
+}

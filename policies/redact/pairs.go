@@ -175,7 +175,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 							break
 						}
 						next, ok := sc.next(v.end)
-						if ok && (w == "of" || w == "for") && next.kind == 'w' && next.start > v.end { // of ada: whose
+						if ok && (w == "of" || w == "for") && (next.kind == 'w' || next.kind == 's') && next.start > v.end { // of ada, for 'app': whose
 							next, ok = sc.next(next.end)
 						}
 						if !ok || next.start == v.end {

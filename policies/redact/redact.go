@@ -273,7 +273,8 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	s, files := maskCredentialLines(s, remember)
 	s, commands := maskCommands(s, remember)
 	s, calls := maskCalls(s, remember)
-	return s, named || shapes || files || commands || calls
+	s, identified := maskIdentified(s, remember)
+	return s, named || shapes || files || commands || calls || identified
 }
 
 // maskNamed runs the masks that find a value by a secret's name.

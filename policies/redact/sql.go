@@ -303,3 +303,109 @@ func indexFold(s, word string) int {
 	}
 	return -1
 }
+
+// maskIdentified masks the passwords that SQL's account statements give
+// under no name: CREATE USER / ALTER USER / GRANT ... IDENTIFIED BY 'VALUE'
+// (MySQL, MariaDB; Oracle's unquoted IDENTIFIED BY VALUE), IDENTIFIED WITH
+// plugin BY 'VALUE', and SET PASSWORD [FOR 'u'@'h'] = 'VALUE' or =
+// PASSWORD('VALUE'). The value is a literal (single or double quotes, a quote doubled or
+// escaped inside) or a word, to a blank or a ;.
+func maskIdentified(s string, found func(string)) (string, bool) {
+	if !strings.Contains(s, "IDENTIFIED") && !strings.Contains(s, "identified") && !strings.Contains(s, "Identified") &&
+		!strings.Contains(s, "PASSWORD") && !strings.Contains(s, "password") {
+		return s, false
+	}
+	var spans [][2]int
+	for i := 0; i < len(s); i++ {
+		var at int
+		switch {
+		case wordAt(s, i, "identified"):
+			at = i + len("identified")
+			w := at + run(s, at, isSpace)
+			if wordAt(s, w, "with") { // IDENTIFIED WITH plugin BY
+				w += len("with")
+				w += run(s, w, isSpace)
+				w += run(s, w, func(c byte) bool { return isWordByte(c) || c == '\'' || c == '"' || c == '`' })
+				w += run(s, w, isSpace)
+			}
+			if !wordAt(s, w, "by") {
+				continue
+			}
+			at = w + len("by")
+		case wordAt(s, i, "set") && (i == 0 || !isWordByte(s[i-1])):
+			w := i + len("set")
+			w += run(s, w, isSpace)
+			if !wordAt(s, w, "password") {
+				continue
+			}
+			// to the = of this statement (SET PASSWORD FOR 'u'@'h' = ...)
+			e := strings.IndexAny(s[w:], "=;\n")
+			if e < 0 || s[w+e] != '=' {
+				continue
+			}
+			at = w + e + 1
+			p := at + run(s, at, isSpace)
+			if wordAt(s, p, "password") && strings.HasPrefix(s[p+len("password"):], "(") { // = PASSWORD('VALUE')
+				at = p + len("password(")
+			}
+		default:
+			continue
+		}
+		at += run(s, at, isSpace)
+		if at >= len(s) {
+			break
+		}
+		from, to := at, at
+		if q := s[at]; q == '\'' || q == '"' {
+			from, to = at+1, closingSQLQuote(s, at)
+		} else if st := statementStart(s, i); !wordAt(s, st, "create") && !wordAt(s, st, "alter") && !wordAt(s, st, "grant") {
+			continue // unquoted, outside a statement: prose (a user identified by email)
+		} else {
+			to = at + run(s, at, func(c byte) bool { return !isSpace(c) && c != ';' && c != ')' })
+		}
+		if to > from {
+			spans = append(spans, [2]int{from, to})
+			if found != nil {
+				found(s[from:to])
+			}
+		}
+		i = to
+	}
+	if len(spans) == 0 {
+		return s, false
+	}
+	return writeSpans(s, spans), true
+}
+
+// statementStart is where the statement that holds s[i] starts: after
+// the ; or the line end before it, and its blanks.
+func statementStart(s string, i int) int {
+	st := strings.LastIndexAny(s[:i], ";\n\r") + 1
+	return st + run(s, st, isSpace)
+}
+
+// wordAt: s holds the word w (in any case) at i, a whole word.
+func wordAt(s string, i int, w string) bool {
+	return i+len(w) <= len(s) && strings.EqualFold(s[i:i+len(w)], w) &&
+		(i == 0 || !isWordByte(s[i-1])) && (i+len(w) == len(s) || !isWordByte(s[i+len(w)]))
+}
+
+// closingSQLQuote is where the body of the literal that opens at s[i]
+// ends (before its closing quote): a quote doubled or escaped by a
+// backslash inside; the line's end when it does not close there.
+func closingSQLQuote(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch {
+		case s[j] == '\\':
+			j++
+		case s[j] == q && j+1 < len(s) && s[j+1] == q:
+			j++
+		case s[j] == q:
+			return j
+		case s[j] == '\n' || s[j] == '\r':
+			return j
+		}
+	}
+	return len(s)
+}

@@ -103,3 +103,106 @@ func FuzzMaskSQL(f *testing.F) {
 		}
 	})
 }
+
+func TestMaskIdentified(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{"CREATE USER 'app'@'%' IDENTIFIED BY 'S3cret-my';", "CREATE USER 'app'@'%' IDENTIFIED BY '[redacted]';", "S3cret-my"},
+		{"ALTER USER app IDENTIFIED WITH mysql_native_password BY 'S3c''r\\'t';", "ALTER USER app IDENTIFIED WITH mysql_native_password BY '[redacted]';", "S3c''r\\'t"},
+		{"create user scott identified by Tiger123 default tablespace users;", "create user scott identified by [redacted] default tablespace users;", "Tiger123"},
+		{"SET PASSWORD = PASSWORD('S3cret-old');", "SET PASSWORD = PASSWORD('[redacted]');", "S3cret-old"},
+		{"SET PASSWORD FOR 'app'@'%' = 'S3cret-set';", "SET PASSWORD FOR 'app'@'%' = '[redacted]';", "S3cret-set"},
+		{"GRANT ALL ON db.* TO 'app'@'%' IDENTIFIED BY \"S3cret-dq\"", "GRANT ALL ON db.* TO 'app'@'%' IDENTIFIED BY \"[redacted]\"", "S3cret-dq"},
+		// prose, and a statement's other words
+		{"the user identified by email ada", "the user identified by email ada", ""},
+		{"SET password_policy = 'strict'", "SET password_policy = 'strict'", ""},
+	} {
+		var found []string
+		got, _ := maskIdentified(c.in, func(v string) { found = append(found, v) })
+		if got != c.want || strings.Join(found, ",") != c.found {
+			t.Errorf("%q:\n got %q %q\nwant %q %q", c.in, got, found, c.want, c.found)
+		}
+	}
+}
+
+// FuzzMaskIdentified: no text makes it fail, and it keeps a text's lines.
+func FuzzMaskIdentified(f *testing.F) {
+	for _, s := range []string{"CREATE USER a IDENTIFIED BY 'x''y", "SET PASSWORD FOR a = PASSWORD(", "identified with", "set password ="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, _ := maskIdentified(s, nil)
+		if strings.Count(got, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("%q: lines changed: %q", s, got)
+		}
+	})
+}
+
+// TestIdentifiedAgreesWithSQLParse: MySQL's, MariaDB's and Oracle's
+// account statements (CREATE USER, ALTER USER, GRANT ... IDENTIFIED [WITH
+// plugin] BY, SET PASSWORD [FOR] = [PASSWORD(...)]) with random passwords
+// (a quote doubled or escaped inside, blanks, semicolons), read by
+// sqlparse: the masked statement is the same statement, its password's
+// literal the only token changed, to '[redacted]'; no 8 bytes of a
+// password left.
+func TestIdentifiedAgreesWithSQLParse(t *testing.T) {
+	againstPython(t, identifiedDocs, identifiedCheck, 1000, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const identifiedDocs = `
+import json, random, string, sys
+rng = random.Random(int(sys.argv[1]))
+def password():
+    s = "S"
+    for _ in range(rng.randint(10, 20)):
+        s += rng.choice(" ;,()@%-_=") if rng.random() < 0.15 else rng.choice(string.ascii_letters + string.digits)
+    return s
+def literal(p):
+    q = rng.choice("'\"")
+    esc = rng.choice(["double", "backslash"])
+    if rng.random() < 0.3:
+        p = p[:5] + q + p[5:]
+    body = p.replace(q, q + q) if esc == "double" else p.replace(q, "\\" + q)
+    return q + body + q, p
+for n in range(int(sys.argv[2])):
+    p = password()
+    lit, p = literal(p)
+    user = rng.choice(["'app'@'%'", "'ada'@'localhost'", "app", "'ctrl%d'@'%%'" % n])
+    kind = rng.randint(0, 5)
+    if kind == 0:
+        st = "CREATE USER %s IDENTIFIED BY %s" % (user, lit)
+    elif kind == 1:
+        st = "ALTER USER %s IDENTIFIED WITH %s BY %s" % (user, rng.choice(["mysql_native_password", "caching_sha2_password"]), lit)
+    elif kind == 2:
+        st = "GRANT ALL PRIVILEGES ON db%d.* TO %s IDENTIFIED BY %s" % (n, user, lit)
+    elif kind == 3:
+        st = "SET PASSWORD FOR %s = %s" % (user, lit)
+    elif kind == 4:
+        st = "SET PASSWORD = PASSWORD(%s)" % lit
+    else:
+        p = "S" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(rng.randint(10, 20)))
+        st = "create user ctrl%d identified by %s default tablespace users" % (n, p)
+    if rng.random() < 0.3:  # the keywords in lower case
+        for w in ["CREATE USER", "ALTER USER", "IDENTIFIED WITH", "IDENTIFIED BY", "GRANT ALL PRIVILEGES ON", " TO ", "SET PASSWORD FOR", "SET PASSWORD", "PASSWORD("]:
+            st = st.replace(w, w.lower())
+    st += rng.choice([";", "", ";\n"])
+    print(json.dumps([st, p]))
+`
+
+const identifiedCheck = `
+import json, sqlparse, sys
+M = "[redacted]"
+def tokens(st):
+    return [(t.ttype, t.value) for t in sqlparse.parse(st)[0].flatten() if not t.is_whitespace]
+for line in sys.stdin:
+    text, masked, p = json.loads(line)
+    if any(p[i:i + 8] in masked for i in range(len(p) - 7)):
+        print(json.dumps("left %r" % p))
+        continue
+    a, b = tokens(text), tokens(masked)
+    if "identified by s" in text.lower() and not any(q in text for q in "'\""):
+        ok = masked.lower().startswith(text.lower()[:text.lower().index("identified by") + 14]) and M in masked
+    else:
+        diff = [(x, y) for x, y in zip(a, b) if x != y]
+        ok = len(a) == len(b) and len(diff) == 1 and diff[0][1][1] in ("'%s'" % M, '"%s"' % M) and str(diff[0][0][0]).startswith("Token.Literal.String")
+    print(json.dumps("" if ok else "not the same statement: %r" % masked))
+`

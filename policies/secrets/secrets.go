@@ -11,11 +11,12 @@ import (
 
 // words make a name a secret's wherever they stand in it (lower-cased).
 // account_key is Azure Storage's (AccountKey= in a connection string, the
-// SDK's account_key=): a key to the whole account.
+// SDK's account_key=): a key to the whole account. requirepass and
+// masterauth are Redis's (CONFIG SET requirepass VALUE).
 var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "api_key", "apikey",
 	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
 	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key",
-	"ssh_key", "recovery_code", "mfa_code", "account_key", "accountkey"}
+	"ssh_key", "recovery_code", "mfa_code", "account_key", "accountkey", "requirepass", "masterauth"}
 
 // parts make a name a secret's when they are a whole part of it (split at
 // underscores, digits, dashes, dots and lower-to-upper case changes):

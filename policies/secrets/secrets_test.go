@@ -76,6 +76,8 @@ func TestIsName(t *testing.T) {
 		"creds", "db_creds", "awsCreds", "cookies", "ssh_key", "recovery_code", "mfa_code",
 		// Azure Storage's key, as its connection string and its SDK name it
 		"AccountKey", "account_key", "STORAGE_ACCOUNT_KEY",
+		// Redis's
+		"requirepass", "masterauth", "REDIS_REQUIREPASS",
 		// a secret's word before a part of facts, then a credential; or
 		// after one; or followed by what holds it
 		"auth_token", "password_reset_token", "SECRET_KEY", "SECRET_KEY_FALLBACKS", "password_hash",
