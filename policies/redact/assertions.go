@@ -97,7 +97,7 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 		case strings.HasPrefix(t, "___") && len(strings.Fields(strings.Trim(t, "_"))) > 0: // ____ test_login ____
 			test, source, secret, unit, whole, native = strings.Fields(strings.Trim(t, "_"))[0], nil, false, false, false, false
 			seen[test] = true
-		case strings.HasPrefix(t, "FAILED ") && (leaked[summaryTest(t)] || !seen[summaryTest(t)]):
+		case strings.HasPrefix(t, "FAILED ") && summaryTest(t) != "" && (leaked[summaryTest(t)] || !seen[summaryTest(t)]):
 			// FAILED t.py::test_login - AssertionError: assert 'SECR...: its
 			// explanation, cut to the terminal's width (a secret's start).
 			// A test whose block the text does not hold (a read that

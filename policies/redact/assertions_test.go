@@ -146,6 +146,8 @@ func TestMaskAssertions(t *testing.T) {
 		// --tb=native: no E; the explanation goes on over indented lines
 		{"  File \"t.py\", line 3, in test_a\n    assert (cfg.password, 1) == ('x', 1)\nAssertionError: assert ('S3cr3t-n', 1) == ('x', 1)\n  At index 0 diff: 'S3cr3t-n' != 'x'\n\n",
 			"  File \"t.py\", line 3, in test_a\n    assert (cfg.password, 1) == ('x', 1)\nAssertionError: assert [redacted]\n  [redacted]\n\n", ""},
+		// not pytest's: no test named
+		{"FAILED login for ada - retrying\nnext line\n", "FAILED login for ada - retrying\nnext line\n", ""},
 		// --tb=line: no source to place the values by
 		{"/t/test_a.py:4: AssertionError: assert 'S3cr3t-l' == 'x'\n/t/test_a.py:9: KeyError: 'k'\n",
 			"/t/test_a.py:4: [redacted]\n/t/test_a.py:9: KeyError: 'k'\n", ""},
