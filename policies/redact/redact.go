@@ -257,7 +257,8 @@ func maskText(s string, extra map[string]bool) (string, bool) {
 // maskOnce is maskText's reading of s as it is.
 func maskOnce(s string, extra map[string]bool) (string, bool) {
 	var named bool
-	if secrets.Mentions(s, extra) {
+	mentions := secrets.Mentions(s, extra)
+	if mentions {
 		s, named = maskNamed(s, extra)
 	} else {
 		var summary, secure bool
@@ -273,7 +274,10 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	s, files := maskCredentialLines(s, remember)
 	s, commands := maskCommands(s, remember)
 	s, calls := maskCalls(s, remember)
-	s, identified := maskIdentified(s, remember)
+	var identified bool
+	if mentions || strings.Contains(s, "DENTIFIED") || strings.Contains(s, "dentified") {
+		s, identified = maskIdentified(s, remember) // SET PASSWORD names a secret; IDENTIFIED BY need not
+	}
 	return s, named || shapes || files || commands || calls || identified
 }
 

@@ -311,12 +311,14 @@ func indexFold(s, word string) int {
 // PASSWORD('VALUE'). The value is a literal (single or double quotes, a quote doubled or
 // escaped inside) or a word, to a blank or a ;.
 func maskIdentified(s string, found func(string)) (string, bool) {
-	if !strings.Contains(s, "IDENTIFIED") && !strings.Contains(s, "identified") && !strings.Contains(s, "Identified") &&
-		!strings.Contains(s, "PASSWORD") && !strings.Contains(s, "password") {
+	if !strings.Contains(s, "DENTIFIED") && !strings.Contains(s, "dentified") && !strings.Contains(s, "ASSWORD") && !strings.Contains(s, "assword") {
 		return s, false
 	}
 	var spans [][2]int
 	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c != 'i' && c != 's' || i > 0 && isWordByte(s[i-1]) {
+			continue // most bytes: no word of the two starts there
+		}
 		var at int
 		switch {
 		case wordAt(s, i, "identified"):
