@@ -2444,3 +2444,39 @@ func TestAttackSecretsInAccountStatements(t *testing.T) {
 		t.Errorf("the control: the statements are shown, their passwords masked: %s", seen)
 	}
 }
+
+// hashesProgram prints the shadow line and the htpasswd line it wrote,
+// and keeps a cookie jar as http.cookiejar holds one.
+const hashesProgram = `import warnings
+
+warnings.simplefilter("ignore")  # crypt is deprecated (gone in Python 3.13; Debian 12's is 3.11)
+import crypt, http.cookiejar
+
+
+def main():
+    h = crypt.crypt("hunter2", "$6$saltsaltsalt$")  # $6$saltsaltsalt$/YcSJBZ1GwOaYU2XCNxvWBX3MbYsX7qkf0.0L28t35vap3Pr7yS0JA8iUjaUrIKpD1vbB841OQkrlcX47Jjuy/
+    print("ada:" + h + ":19000:0:99999:7:::")
+    jar = http.cookiejar.CookieJar()
+    jar.set_cookie(http.cookiejar.Cookie(0, "sid", "coo" + "-s3cret-" + "sid", None, False, "example.org", True, False, "/", True, False, None, False, None, None, {}))
+    shown = str(next(iter(jar)))
+    n = 1  # BREAK
+    return n, h, jar, shown
+
+
+main()
+`
+
+// A password's hash (crypt(3)'s, in a shadow line) and a cookie's value:
+// credentials under no secret's name. They showed.
+func TestAttackSecretsInHashesAndCookies(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(hashesProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"jar"}`)
+	r.ok("debugpy_evaluate", `{"expression":"shown"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "/YcSJBZ1GwOaYU2X", "s3cret-sid") // the hash's start, as crypt writes it (the comment above)
+	if !strings.Contains(seen, "ada:[redacted]:19000") || !strings.Contains(seen, "domain='example.org'") {
+		t.Errorf("the control: the line and the jar are shown, their secrets masked: %s", seen)
+	}
+}

@@ -260,7 +260,61 @@ var prefixesByFirst = func() (t [256][]tokenPrefix) {
 var shapes = []struct {
 	find    func(string, int) (int, int, bool)
 	percent bool
-}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}, {netlocPassword, true}, {signature, true}}
+}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}, {netlocPassword, true}, {signature, true},
+	{passwordHash, false}}
+
+// cryptIDs are the ids of crypt(3)'s hash formats and their kin's
+// ($6$salt$hash in /etc/shadow, $2b$12$... bcrypt, htpasswd's $apr1$,
+// yescrypt's $y$, PHC strings' $argon2id$v=19$m=...$salt$hash), and
+// djangoHashers the algorithms of Django's password hashes
+// (pbkdf2_sha256$600000$salt$hash). A password's hash is a credential:
+// it is cracked offline, and some protocols take it in place of the
+// password.
+var (
+	cryptIDs      = map[string]bool{"1": true, "2a": true, "2b": true, "2x": true, "2y": true, "5": true, "6": true, "7": true, "y": true, "gy": true, "md5": true, "sha1": true, "apr1": true, "argon2i": true, "argon2d": true, "argon2id": true, "scrypt": true, "pbkdf2": true, "pbkdf2-sha256": true, "pbkdf2-sha512": true}
+	djangoHashers = map[string]bool{"pbkdf2_sha256": true, "pbkdf2_sha1": true, "argon2": true, "bcrypt_sha256": true, "bcrypt": true, "scrypt": true, "sha1": true, "md5": true}
+)
+
+// passwordHash finds a password's hash in one of those formats: a $ that
+// starts a word (or ends a Django algorithm's name), then $-separated
+// fields of [./A-Za-z0-9=,+-], at least three $ in all (two for Django's
+// salted sha1 and md5), the last field 16 bytes or more.
+func passwordHash(s string, from int) (start, end int, ok bool) {
+	isHash := func(c byte) bool {
+		return isB64URL(c) || c == '.' || c == '/' || c == '$' || c == '=' || c == ',' || c == '+'
+	}
+	for from < len(s) {
+		i := strings.IndexByte(s[from:], '$')
+		if i < 0 {
+			return 0, 0, false
+		}
+		i += from
+		from = i + 1
+		start, least := i, 3
+		if j := strings.IndexByte(s[i+1:], '$'); j > 0 && (i == 0 || !isHash(s[i-1])) && cryptIDs[s[i+1:i+1+j]] {
+			// $id$...
+		} else {
+			st := i
+			for st > 0 && (isWordByte(s[st-1]) && s[st-1] < 0x80) {
+				st--
+			}
+			if st == i || !djangoHashers[s[st:i]] || st > 0 && isHash(s[st-1]) {
+				continue
+			}
+			start = st
+			if s[st:i] == "sha1" || s[st:i] == "md5" {
+				least = 2
+			}
+		}
+		e := i + run(s, i, isHash)
+		last := strings.LastIndexByte(s[i:e], '$') + i
+		if strings.Count(s[i:e], "$") < least || e-last-1 < 16 {
+			continue
+		}
+		return start, e, true
+	}
+	return 0, 0, false
+}
 
 // signatureParams name a signed URL's signature among its query's
 // parameters (compared without case): Azure's SAS token's sig, S3's and

@@ -9,6 +9,11 @@ func TestMaskShapes(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmN", "Bearer [redacted]"},
 		{"eyJabc.def", "eyJabc.def"}, // too short to be a token
+		// a password's hash: crypt(3)'s, bcrypt, htpasswd's, Django's; not a price or a variable
+		{"root:$6$rounds=5000$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er:19000:0:::", "root:[redacted]:19000:0:::"},
+		{"ada:$apr1$abcd1234$S3cretHashXyzAbc012345.", "ada:[redacted]"},
+		{"pbkdf2_sha256$600000$saltsalt$S3cretHashBase64AbcDefGhi0123=", "[redacted]"},
+		{"price $5 and $6 total, $1$ab$short, echo $HOME", "price $5 and $6 total, $1$ab$short, echo $HOME"},
 		{"x eyJhb.eyJzd.sig12 y eyJhb.eyJzd.sig34", "x [redacted] y [redacted]"},
 		{"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- after", "[redacted]\n[redacted]\n[redacted] after"}, // its lines kept
 		{"-----BEGIN EC PRIVATE KEY-----\r\nMHQ\r\n-----END EC PRIVATE KEY-----\r\n", "[redacted]\r\n[redacted]\r\n[redacted]\r\n"},
@@ -307,4 +312,54 @@ for line in sys.stdin:
     i = text.index(pair)
     want = text[:i + len(name)] + M + text[i + len(pair):]
     print(json.dumps("" if masked == want else "want %r" % want))
+`
+
+// TestPasswordHashesAgreeWithCrypt: password hashes as crypt(3) writes
+// them (SHA-512, SHA-256, MD5, bcrypt, by Python's crypt), as openssl
+// passwd writes htpasswd's $apr1$, and as Django stores PBKDF2's, in an
+// /etc/shadow line, an htpasswd line, JSON and prose: no 8 bytes of a
+// hash left, the users and prices and shell variables around them shown.
+func TestPasswordHashesAgreeWithCrypt(t *testing.T) {
+	againstPython(t, hashDocs, hashCheck, 300, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const hashDocs = `
+import base64, crypt, hashlib, json, random, string, subprocess, sys, warnings
+warnings.simplefilter("ignore")
+rng = random.Random(int(sys.argv[1]))
+METHODS = [crypt.METHOD_SHA512, crypt.METHOD_SHA256, crypt.METHOD_MD5, crypt.METHOD_BLOWFISH]
+def salt(n):
+    return "".join(rng.choice(string.ascii_letters + string.digits + "./") for _ in range(n))
+def pw():
+    return "".join(rng.choice(string.ascii_letters) for _ in range(10))
+def one():
+    k = rng.randint(0, 3)
+    if k == 0:
+        m = rng.choice(METHODS)
+        return crypt.crypt(pw(), "$2b$%02d$%s" % (rng.choice([4, 5]), salt(22)) if m == crypt.METHOD_BLOWFISH else crypt.mksalt(m, rounds=None))
+    if k == 1:
+        return subprocess.run(["openssl", "passwd", rng.choice(["-apr1", "-1", "-5", "-6"]), "-salt", salt(8), pw()], capture_output=True, text=True, check=True).stdout.strip()
+    it = rng.choice([1000, 5000])  # Django uses 600000; the format is the same
+    s = salt(12)
+    return "pbkdf2_sha256$%d$%s$%s" % (it, s, base64.b64encode(hashlib.pbkdf2_hmac("sha256", pw().encode(), s.encode(), it)).decode())
+for n in range(int(sys.argv[2])):
+    lines, hashes, controls = [], [], []
+    for k in range(rng.randint(1, 4)):
+        h = one()
+        user = "ctrl%dx%d" % (n, k)
+        hashes.append(h.rsplit("$", 1)[1])
+        controls.append(user)
+        lines.append(rng.choice(["%s:%s:19000:0:99999:7:::", "%s:%s", "{\"user\": \"%s\", \"hash\": \"%s\"}", "stored for %s: %s", "%s %s"]) % (user, h))
+    lines.append(rng.choice(["total: $5 and $12.50", "echo $HOME:$PATH", "cost $%d$%d" % (n, n + 1)]))
+    controls.append(lines[-1])
+    print(json.dumps(["\n".join(lines) + "\n", json.dumps(hashes), json.dumps(controls)]))
+`
+
+const hashCheck = `
+import json, sys
+for line in sys.stdin:
+    text, masked, hashes, controls = json.loads(line)
+    bad = [h for h in json.loads(hashes) if any(h[i:i + 8] in masked for i in range(len(h) - 7))]
+    lost = [c for c in json.loads(controls) if c not in masked]
+    print(json.dumps("left %r" % bad if bad else "controls masked %r" % lost if lost else ""))
 `

@@ -20,10 +20,15 @@ import (
 // holds a string that names a secret (its last part, after a / or a .:
 // /prod/db_password), or the record's Type is SecureString, the value
 // field's (value, ParameterValue, OptionValue, ...) value is masked and
-// handed to found.
+// handed to found. So is a cookie's value (http.cookiejar's Cookie(...,
+// name=..., value=...) and <Cookie NAME=VALUE for DOMAIN>), whatever its
+// name.
 func maskRecords(s string, extra map[string]bool, found func(string)) (string, bool) {
-	if !strings.Contains(s, "alue") { // value, Value, ParameterValue, OptionValue
+	if !strings.Contains(s, "alue") && !strings.Contains(s, "<Cookie ") { // value, Value, ParameterValue, OptionValue
 		return s, false
+	}
+	if !strings.Contains(s, "ame") && !strings.Contains(s, "ey") && !strings.Contains(s, "ariable") && !strings.Contains(s, "SecureString") && !strings.Contains(s, "<Cookie ") {
+		return s, false // no name field: name, Name, key, Key, ParameterName, variable
 	}
 	var spans [][2]int
 	hide := func(from, to int) {
@@ -34,10 +39,33 @@ func maskRecords(s string, extra map[string]bool, found func(string)) (string, b
 	}
 	objectRecords(s, extra, hide)
 	yamlRecords(s, extra, hide)
+	cookieStrings(s, hide)
 	if len(spans) == 0 {
 		return s, false
 	}
 	return writeSpans(s, spans), true
+}
+
+// cookieStrings hides the values of http.cookiejar's cookies as str
+// writes them (and a CookieJar's repr of old): <Cookie sessionid=VALUE for
+// example.org/>.
+func cookieStrings(s string, hide func(from, to int)) {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "<Cookie ")
+		if i < 0 {
+			return
+		}
+		i += from + len("<Cookie ")
+		from = i
+		e := strings.Index(s[i:], " for ")
+		if nl := strings.IndexAny(s[i:], "\n\r>"); e < 0 || nl >= 0 && nl < e {
+			continue
+		}
+		if eq := strings.IndexByte(s[i:i+e], '='); eq >= 0 && eq+1 < e {
+			hide(i+eq+1, i+e)
+		}
+		from = i + e
+	}
 }
 
 // nameFields and valueFields are the fields of a record, in lower case.
@@ -78,11 +106,17 @@ func objectRecords(s string, extra map[string]bool, hide func(from, to int)) {
 			}
 		}
 	}
+	var prev piece
 	p, ok := sc.nextOver(0)
 	for ; ok; p, ok = sc.nextOver(p.end) {
+		before := prev
+		prev = p
 		switch p.kind {
 		case '{', '(', '[':
-			stack = append(stack, frame{})
+			// http.cookiejar's Cookie(version=0, name='sessionid',
+			// value='...'): a cookie's value is a credential, whatever
+			// its name.
+			stack = append(stack, frame{secret: p.kind == '(' && before.kind == 'w' && before.end == p.start && s[before.start:before.end] == "Cookie"})
 			continue
 		case '}', ')', ']':
 			if len(stack) > 0 {

@@ -20,6 +20,9 @@ func TestMaskRecords(t *testing.T) {
 		// cut short: what was read of it
 		{"[{'name': 'token', 'value': 'S3cret-cut', 'x': 'abc", "[{'name': 'token', 'value': '[redacted]', 'x': 'abc", "S3cret-cut"},
 		{"ValueError: bad value for name", "ValueError: bad value for name", ""},
+		// a cookie's value, whatever its name
+		{"Cookie(version=0, name='lang', value='S3cret-c', port=None)", "Cookie(version=0, name='lang', value='[redacted]', port=None)", "S3cret-c"},
+		{"<CookieJar[<Cookie sid=S3cret-s for .example.org/>]>", "<CookieJar[<Cookie sid=[redacted] for .example.org/>]>", "S3cret-s"},
 	} {
 		var found []string
 		got, _ := maskRecords(c.in, nil, func(v string) { found = append(found, v) })
@@ -33,14 +36,15 @@ func TestMaskRecords(t *testing.T) {
 // and hold it in another, as PyYAML dumps a container's environment (block
 // and flow styles, a multi-line value as a block scalar), json.dumps an
 // ECS task's (indented or not), and Python's repr shows boto3's SSM
-// answers (a SecureString under any name) and a call's keywords: no 8
-// bytes of a secret left, the other records' values shown.
+// answers (a SecureString under any name) and a call's keywords, and
+// http.cookiejar's cookies (repr and str: every value): no 8 bytes of a
+// secret left, the other records' values shown.
 func TestRecordsAgreeWithYAMLAndJSON(t *testing.T) {
 	againstPython(t, recordsDocs, recordsCheck, 600, func(s string) string { out, _ := maskText(s, nil); return out })
 }
 
 const recordsDocs = `
-import json, random, string, sys, yaml
+import http.cookiejar, json, random, string, sys, yaml
 rng = random.Random(int(sys.argv[1]))
 SECRET = ["DB_PASSWORD", "API_TOKEN", "client_secret", "/prod/db/password", "app.api_key", "SECRET_KEY", "AUTH_TOKEN"]
 OTHER = ["HOST", "USER_NAME", "/prod/db/host", "REGION", "app.port"]
@@ -59,7 +63,7 @@ for n in range(int(sys.argv[2])):
             name, value = rng.choice(OTHER), "ctrl%dx%d" % (n, k)
             controls.append(value)
         recs.append((name, value))
-    kind = rng.choice(["yaml", "yaml", "json", "ssm", "call"])
+    kind = rng.choice(["yaml", "yaml", "json", "ssm", "call", "cookie"])
     if kind == "yaml":
         doc = {"containers": [{"name": "app", "env": [{"name": a, "value": b} for a, b in recs]}]}
         out = yaml.dump(doc, default_flow_style=rng.choice([False, False, None]), sort_keys=rng.random() < 0.5)
@@ -71,8 +75,15 @@ for n in range(int(sys.argv[2])):
             t = "SecureString" if b in secrets and rng.random() < 0.5 else "String"
             params.append({"Name": a if t == "String" else rng.choice([a, "/prod/x%d" % n]), "Type": t, "Value": b, "Version": 1})
         out = repr({"Parameters": params, "InvalidParameters": []})
-    else:
+    elif kind == "call":
         out = "\n".join("Parameter(Name=%r, Value=%r)" % r for r in recs)
+    else:  # http.cookiejar's: every cookie's value is a credential, its domain shown
+        jar, domain = http.cookiejar.CookieJar(), "ctrl%d.example.org" % n
+        secrets = [b.replace("\n", "") for _, b in recs]
+        controls = [domain]
+        for (a, _), b in zip(recs, secrets):
+            jar.set_cookie(http.cookiejar.Cookie(0, a.strip("/").replace("/", "_"), b, None, False, domain, True, False, "/", True, False, None, False, None, None, {}))
+        out = rng.choice([repr(jar), repr(list(jar)), "\n".join(str(c) for c in jar)])
     print(json.dumps([out, json.dumps(secrets), json.dumps(controls)]))
 `
 

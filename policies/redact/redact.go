@@ -265,8 +265,8 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 		if strings.Contains(s, "FAILED ") {
 			s, summary = maskAssertions(s, extra, remember) // pytest's summary, read without the blocks it sums up
 		}
-		if strings.Contains(s, "SecureString") {
-			s, secure = maskRecords(s, extra, remember) // a parameter store's record, under any name
+		if strings.Contains(s, "SecureString") || strings.Contains(s, "Cookie") {
+			s, secure = maskRecords(s, extra, remember) // a parameter store's record, a cookie: under any name
 		}
 		named = summary || secure
 	}
