@@ -2480,3 +2480,33 @@ func TestAttackSecretsInHashesAndCookies(t *testing.T) {
 		t.Errorf("the control: the line and the jar are shown, their secrets masked: %s", seen)
 	}
 }
+
+// lettersProgram logs a password of letters alone mid-line.
+const lettersProgram = `import logging, sys
+
+logging.basicConfig(stream=sys.stdout, format="%(levelname)s %(message)s", level=logging.INFO)
+
+
+def main():
+    logging.info("login ok for ada, password: %s", "correct" + "horsebattery")
+    logging.info("login failed for bob, password: required")
+    sys.stdout.flush()
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// A password of letters alone after "password:" in a log's line. It
+// showed: only a value with a digit or a symbol was taken for one there.
+func TestAttackLettersOnlyPasswordInLog(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(lettersProgram)
+	r.ok("debugpy_output", `{}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "correcthorse")
+	if !strings.Contains(seen, "password: required") || !strings.Contains(seen, "login ok for ada, password: [redacted]") {
+		t.Errorf("the control: the lines are shown, the password masked: %s", seen)
+	}
+}

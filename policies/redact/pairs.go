@@ -159,7 +159,13 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					} else if ok && v.kind == 'w' && sep.kind == ':' {
 						// INFO Generated password: VALUE for ada (a log's
 						// line; at a line's start maskKeyValues reads it).
+						// A word of letters alone (correcthorse) is masked
+						// too, but not learned, and not when it reads as a
+						// state (required, None, KeyError).
 						hideWord(s, v, loggedValue, hide)
+						if holdsWord(s[k.start:k.end]) {
+							hideWord(s, v, lettersValue, func(from, to int) { spans = append(spans, [2]int{from, to}) })
+						}
 					}
 				case k.kind == 'w' && sep.kind == 'w' && sep.start > k.end && (k.start == 0 || isBlank(s[k.start-1]) || strings.IndexByte(":([{'\"", s[k.start-1]) >= 0):
 					// created user ada with password VALUE: in prose (the
@@ -273,6 +279,37 @@ func hideWord(s string, v piece, ok func(string) bool, hide func(from, to int)) 
 // left (None, required, Expired, HTTPError: masked, each would be learned
 // and masked in every later result).
 func loggedValue(w string) bool { return len(w) >= 4 && notLettersOnly(w) }
+
+// lettersValue: w, after a secret's name and a colon, is a value of
+// letters alone (correcthorse): 4 bytes or more, no word of a state
+// (stateWords: password: required) nor an exception's name (KeyError),
+// nor an HTTP scheme's (Bearer).
+func lettersValue(w string) bool {
+	l := strings.ToLower(w)
+	return len(w) >= 4 && !notLettersOnly(w) && !stateWords[l] && !strings.HasSuffix(l, "error") && !strings.HasSuffix(l, "exception") &&
+		!scheme(w) // Authorization: Basic ...: the credential follows it
+}
+
+// holdsWord: a value of letters alone under name is a secret's (a
+// password, a key, a token), not a method's (auth: plain).
+func holdsWord(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "pass") || strings.Contains(n, "secret") || strings.Contains(n, "pw") ||
+		strings.Contains(n, "key") || strings.Contains(n, "token")
+}
+
+// stateWords say what a secret is, not what it holds (password: required,
+// token: expired, api_key: None).
+var stateWords = map[string]bool{
+	"none": true, "null": true, "true": true, "false": true, "required": true, "missing": true, "invalid": true, "expired": true,
+	"incorrect": true, "wrong": true, "changed": true, "reset": true, "rotated": true, "unchanged": true, "empty": true, "unset": true,
+	"hidden": true, "redacted": true, "masked": true, "provided": true, "given": true, "present": true, "absent": true, "updated": true,
+	"accepted": true, "rejected": true, "denied": true, "failed": true, "success": true, "valid": true, "revoked": true, "disabled": true,
+	"enabled": true, "unknown": true, "blank": true, "stored": true, "saved": true, "sent": true, "generated": true, "created": true,
+	"deleted": true, "removed": true, "ignored": true, "skipped": true, "pending": true, "ok": true, "yes": true, "not": true, "too": true,
+	"must": true, "should": true, "cannot": true, "does": true, "needs": true, "mismatch": true, "short": true, "long": true, "weak": true,
+	"strong": true, "nil": true, "undefined": true, "default": true, "same": true, "new": true, "old": true, "current": true, "none.": true,
+}
 
 // notLettersOnly: w has a digit or a symbol (a byte of a letter that is
 // not ASCII is a letter's).

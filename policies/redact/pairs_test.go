@@ -17,6 +17,9 @@ import (
 func TestMaskPairs(t *testing.T) {
 	for _, c := range []struct{ in, want, found string }{
 		{"{'db_password': 's3cr3t', 'port': 5432}", "{'db_password': '[redacted]', 'port': 5432}", "s3cr3t"},
+		// a log's value of letters alone: masked, not learned; a state's word kept
+		{"login ok, password: correcthorse", "login ok, password: [redacted]", ""},
+		{"login failed, password: required; token: KeyError", "login failed, password: required; token: KeyError", ""},
 		// Ruby's inspect, Perl's Data::Dumper, PHP's var_export: =>
 		{"{:password=>\"S3cret-rb\", :user=>\"ada\"}", "{:password=>\"[redacted]\", :user=>\"ada\"}", "S3cret-rb"},
 		{"$VAR1 = { 'password' => 'S3cret-pl', 'user' => 'ada' };", "$VAR1 = { 'password' => '[redacted]', 'user' => 'ada' };", "S3cret-pl"},
@@ -442,6 +445,9 @@ for i in range(n):
         value = hidden = value if len(value) >= 8 else value + "0" * (8 - len(value))
     old, new = (" " + hidden, " " + M) if hidden else ("", "")
     r = rng.random()
+    if r < 0.4 and hidden and rng.random() < 0.3 and any(w in name.lower() for w in ("pass", "secret", "key", "token")):
+        value = hidden = "".join(rng.choice(string.ascii_letters) for _ in range(rng.randint(8, 14)))  # letters alone: correcthorse
+        old, new = " " + hidden, " " + M
     if r < 0.4:
         msg = rng.choice(["Generated %s: %s for ada", "login ok, %s: %s", "%s: %s"]) % (name, value)
     elif r < 0.8:
