@@ -2510,3 +2510,29 @@ func TestAttackLettersOnlyPasswordInLog(t *testing.T) {
 		t.Errorf("the control: the lines are shown, the password masked: %s", seen)
 	}
 }
+
+// wordsProgram prints and holds passwords named in other languages.
+const wordsProgram = `def main():
+    config = {"Benutzer": "ada", "Passwort": "wor" + "-s3cret-" + "de"}
+    print("Anmeldung: Benutzer ada, Kennwort: " + "wor" + "-s3cret-" + "kw")
+    print("usuario bob, contraseña: " + "wor" + "-s3cret-" + "es")
+    n = 1  # BREAK
+    return n, config
+
+
+main()
+`
+
+// A password named in another language. It showed: the secrets' words
+// were English only.
+func TestAttackSecretsNamedInOtherLanguages(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(wordsProgram)
+	r.ok("debugpy_output", `{}`)
+	r.ok("debugpy_evaluate", `{"expression":"config"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-de", "s3cret-kw", "s3cret-es")
+	if !strings.Contains(seen, "'Benutzer': 'ada'") || !strings.Contains(seen, "usuario bob") {
+		t.Errorf("the control: the lines and the dict are shown, their passwords masked: %s", seen)
+	}
+}

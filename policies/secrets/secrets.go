@@ -16,7 +16,11 @@ import (
 var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "api_key", "apikey",
 	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
 	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key",
-	"ssh_key", "recovery_code", "mfa_code", "account_key", "accountkey", "requirepass", "masterauth"}
+	"ssh_key", "recovery_code", "mfa_code", "account_key", "accountkey", "requirepass", "masterauth",
+	// a password in other languages: German, Portuguese, Spanish, French,
+	// Dutch, Swedish, Polish, Russian, Chinese, Japanese, Korean
+	"passwort", "kennwort", "senha", "contraseña", "contrasena", "motdepasse", "mot_de_passe", "wachtwoord", "lösenord",
+	"losenord", "hasło", "haslo", "пароль", "密码", "口令", "パスワード", "비밀번호"}
 
 // parts make a name a secret's when they are a whole part of it (split at
 // underscores, digits, dashes, dots and lower-to-upper case changes):

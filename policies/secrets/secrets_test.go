@@ -78,6 +78,8 @@ func TestIsName(t *testing.T) {
 		"AccountKey", "account_key", "STORAGE_ACCOUNT_KEY",
 		// Redis's
 		"requirepass", "masterauth", "REDIS_REQUIREPASS",
+		// a password in other languages
+		"Passwort", "db_kennwort", "senha", "contraseña", "CONTRASENA", "mot_de_passe", "пароль", "密码", "パスワード", "wachtwoord",
 		// a secret's word before a part of facts, then a credential; or
 		// after one; or followed by what holds it
 		"auth_token", "password_reset_token", "SECRET_KEY", "SECRET_KEY_FALLBACKS", "password_hash",
@@ -102,7 +104,9 @@ func TestIsName(t *testing.T) {
 		"jwt_expiration", "token_url", "AUTH_TOKEN_URL", "TOKEN_ENDPOINT", "credential_type", "credentials_file", "password_file",
 		"passwordlength", "otp_digits", "pass_rules", "password_changed_at", "password_last_changed_at",
 		// other words that begin with a secret's
-		"secretary", "Secretaries", "secretariat", "secretion", "passwordless", "passwordless_login"} {
+		"secretary", "Secretaries", "secretariat", "secretion", "passwordless", "passwordless_login",
+		// words that hold another language's (senha, haslo) but are none
+		"chosen_hash", "has_loaded", "hasLoaded", "mot", "passe"} {
 		if IsName(n, nil) {
 			t.Errorf("%q is not a secret's name", n)
 		}
