@@ -2536,3 +2536,34 @@ func TestAttackSecretsNamedInOtherLanguages(t *testing.T) {
 		t.Errorf("the control: the lines and the dict are shown, their passwords masked: %s", seen)
 	}
 }
+
+// echoProgram runs SQLAlchemy with echo on (its log on stdout): each
+// statement's placeholders, then its parameters on the next line.
+const echoProgram = `import sqlalchemy as sa
+
+
+def main():
+    e = sa.create_engine("sqlite://", echo=True)
+    with e.begin() as c:
+        c.execute(sa.text("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, password TEXT)"))
+        c.execute(sa.text("INSERT INTO users (name, password) VALUES (:n, :p)"), {"n": "ada", "p": "ech" + "-s3cret-" + "ins"})
+        c.execute(sa.text("UPDATE users SET password = :p WHERE name = :n"), {"p": "ech" + "-s3cret-" + "upd", "n": "ada"})
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// SQLAlchemy's echo of an INSERT and an UPDATE with placeholders. The
+// UPDATE's parameter showed: only an INSERT's columns were read.
+func TestAttackSecretsInSQLAlchemyEcho(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(echoProgram)
+	r.ok("debugpy_output", `{}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-ins", "s3cret-upd")
+	if !strings.Contains(seen, "UPDATE users SET password = ? WHERE name = ?") || !strings.Contains(seen, "'[redacted]', 'ada')") {
+		t.Errorf("the control: the statements and their parameters are shown, the passwords masked: %s", seen)
+	}
+}

@@ -23,11 +23,16 @@ import (
 func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool) {
 	// Most texts hold no INSERT: two scans for rarer words, before one that
 	// stops at every i (in WebAssembly it cost a 32 KiB output ~3 ms).
-	if !containsWord(s, "into") || !containsWord(s, "values") {
+	insert := containsWord(s, "into") && containsWord(s, "values")
+	update := containsWord(s, "update") && containsWord(s, "set")
+	if !insert && !update {
 		return s, false
 	}
 	var spans [][2]int
-	for from := 0; ; {
+	if update {
+		spans = updates(s, extra, found)
+	}
+	for from := 0; insert; {
 		i := indexFold(s[from:], "insert ")
 		if i < 0 {
 			break
@@ -79,6 +84,100 @@ func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool)
 		return s, false
 	}
 	return writeSpans(s, spans), true
+}
+
+// updates reads the UPDATEs of s (UPDATE users SET password = 'SECRET',
+// seen = ? WHERE id = ?): the values it sets to columns named for a
+// secret are masked, and when they are placeholders, the parameters
+// SQLAlchemy's echo prints on the next line (the SET's and the WHERE's, in
+// order).
+func updates(s string, extra map[string]bool, found func(string)) [][2]int {
+	var spans [][2]int
+	for from := 0; ; {
+		i := indexFold(s[from:], "update ")
+		if i < 0 {
+			return spans
+		}
+		at := from + i
+		from = at + len("update ")
+		if at > 0 && isWord(s[at-1]) {
+			continue
+		}
+		j := from + run(s, from, isBlank)
+		for j < len(s) && !isBlank(s[j]) && s[j] != '\n' { // the table's name
+			j++
+		}
+		j += run(s, j, isBlank)
+		if !wordAt(s, j, "set") {
+			continue
+		}
+		j += len("set")
+		var row []sqlValue
+		var secret []int
+		for { // col = value, ...
+			j += run(s, j, isBlank)
+			c := j + run(s, j, func(c byte) bool { return isWordByte(c) || c == '"' || c == '`' || c == '[' || c == ']' || c == '.' })
+			col := strings.Trim(s[j:c], "\"`[]")
+			if k := strings.LastIndexByte(col, '.'); k >= 0 {
+				col = col[k+1:]
+			}
+			c += run(s, c, isBlank)
+			if col == "" || c >= len(s) || s[c] != '=' {
+				break
+			}
+			vs := c + 1 + run(s, c+1, isBlank)
+			ve := vs
+			if ve < len(s) && s[ve] == '\'' { // standard SQL's string: a quote doubled inside, no backslash escape (as readRow)
+				ve++
+				for ve < len(s) && s[ve] != '\n' && (s[ve] != '\'' || ve+1 < len(s) && s[ve+1] == '\'') {
+					if s[ve] == '\'' {
+						ve++
+					}
+					ve++
+				}
+				ve = min(ve+1, len(s))
+			} else {
+				ve += run(s, ve, func(c byte) bool { return !isSpace(c) && c != ',' && c != ';' && c != ')' })
+			}
+			if secrets.IsName(col, extra) {
+				secret = append(secret, len(row))
+			}
+			row = append(row, sqlValueOf(s, vs, ve))
+			j = ve + run(s, ve, isBlank)
+			if j >= len(s) || s[j] != ',' {
+				break
+			}
+			j++
+		}
+		from = j
+		if len(secret) == 0 {
+			continue
+		}
+		// the placeholders after the SET (WHERE id = ?) take parameters too
+		end := j + strings.IndexAny(s[j:]+";", ";\n")
+		for _, w := range strings.FieldsFunc(s[j:end], func(r rune) bool { return r == ' ' || r == '\t' || r == '=' || r == '(' || r == ')' || r == ',' }) {
+			if v := sqlValueOf(w, 0, len(w)); v.kind == '?' {
+				row = append(row, sqlValue{kind: '?'})
+			}
+		}
+		placeholders := false
+		for _, k := range secret {
+			switch v := row[k]; v.kind {
+			case 's':
+				spans = append(spans, [2]int{v.from + 1, v.to - 1})
+				if found != nil {
+					found(strings.ReplaceAll(s[v.from+1:v.to-1], "''", "'"))
+				}
+			case 'n':
+				spans = append(spans, [2]int{v.from, v.to})
+			case '?':
+				placeholders = true
+			}
+		}
+		if placeholders {
+			spans = append(spans, parameters(s, end, row, secret, found)...)
+		}
+	}
 }
 
 // sqlValue is one value of an INSERT's row: a string literal ('s', its

@@ -27,14 +27,14 @@ func TestMaskSQL(t *testing.T) {
 	}
 }
 
-// TestSQLAgreesWithSQLite: INSERTs as sqlite3's trace shows them (the
-// statement with its values written in, quotes doubled), one row or
-// several, and as SQLAlchemy's echo prints a statement with placeholders
-// and its parameters on the next line: masked, the statement run again by
-// SQLite (and the parameters read back by ast): every value of a column
-// named for a secret reads as the mask, every other as it was.
+// TestSQLAgreesWithSQLite: INSERTs and UPDATEs as sqlite3's trace shows
+// them (the statement with its values written in, quotes doubled), one
+// row or several, and as SQLAlchemy's echo prints a statement with
+// placeholders and its parameters on the next line: masked, the statement
+// run again by SQLite (and the parameters read back by ast): every value
+// of a column named for a secret reads as the mask, every other as it was.
 func TestSQLAgreesWithSQLite(t *testing.T) {
-	againstPython(t, sqlDocs, sqlCheck, 1000, func(s string) string { out, _ := maskSQL(s, nil, nil); return out })
+	againstPython(t, sqlDocs, sqlCheck, 1200, func(s string) string { out, _ := maskSQL(s, nil, nil); return out })
 }
 
 const sqlDocs = `
@@ -52,7 +52,20 @@ for i in range(int(sys.argv[2])):
     nums = {c: c == "n" for c in cols}
     quote = rng.choice(['%s', '"%s"', '[%s]', '%s'])
     rows = [tuple(value(nums[c]) for c in cols) for _ in range(rng.randint(1, 3))]
-    if rng.random() < 0.6:
+    u = rng.random()
+    if u < 0.2:  # an UPDATE, as sqlite3's trace shows it
+        seen = []
+        db = sqlite3.connect(":memory:")
+        db.execute("CREATE TABLE t (%s)" % ", ".join(quote % c for c in cols))
+        db.execute("INSERT INTO t VALUES (%s)" % ", ".join("?" * len(cols)), ["init"] * len(cols))
+        db.set_trace_callback(seen.append)
+        db.execute("UPDATE t SET %s WHERE rowid = ?" % ", ".join("%s = ?" % (quote % c) for c in cols), list(rows[0]) + [1])
+        text, form, rows = seen[-1], "update", rows[:1]
+    elif u < 0.35:  # an UPDATE with placeholders, as SQLAlchemy's echo prints it
+        mark = rng.choice(["?", "%s"])
+        stmt = "UPDATE t SET %s WHERE t.id = %s" % (", ".join("%s=%s" % (c, mark) for c in cols), mark)
+        text, form, rows = "INFO sqlalchemy.engine.Engine %s\nINFO sqlalchemy.engine.Engine [generated in 0.00011s] %r" % (stmt, tuple(rows[0]) + (7,)), "echoupdate", rows[:1]
+    elif rng.random() < 0.6:
         seen = []
         db = sqlite3.connect(":memory:")
         db.execute("CREATE TABLE t (%s)" % ", ".join(quote % c for c in cols))
@@ -77,11 +90,16 @@ for line in sys.stdin:
     cols, rows = json.loads(cols), [tuple(r) for r in json.loads(rows)]
     want = [tuple(M if c in SECRET else v for c, v in zip(cols, r)) for r in rows]
     try:
-        if form == "sql":
+        if form == "sql" or form == "update":
             db = sqlite3.connect(":memory:")
             db.execute("CREATE TABLE t (%s)" % ", ".join(quote % c for c in cols))
+            if form == "update":
+                db.execute("INSERT INTO t VALUES (%s)" % ", ".join("?" * len(cols)), ["init"] * len(cols))
             db.execute(masked)
             got = [tuple(r) for r in db.execute("SELECT * FROM t")]
+        elif form == "echoupdate":
+            got = [ast.literal_eval(masked.split("] ", 1)[1])]
+            want = [w + (7,) for w in want]
         else:
             params = ast.literal_eval(masked.split("] ", 1)[1])
             got = [params] if isinstance(params, tuple) else params
@@ -102,6 +120,22 @@ func FuzzMaskSQL(f *testing.F) {
 			t.Fatalf("%q masked %q: the line ends changed", s, m)
 		}
 	})
+}
+
+func TestMaskUpdates(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{"UPDATE users SET password=?, seen=? WHERE users.id = ?\n[generated in 0.0001s] ('S3cret-u', '2026-12-05', 1)",
+			"UPDATE users SET password=?, seen=? WHERE users.id = ?\n[generated in 0.0001s] ('[redacted]', '2026-12-05', 1)", "S3cret-u"},
+		{"UPDATE users SET name = 'ada', \"password\" = 'S3c''ret' WHERE id = 3", "UPDATE users SET name = 'ada', \"password\" = '[redacted]' WHERE id = 3", "S3c'ret"},
+		{"UPDATE users SET login_count=?, name=? WHERE id=?\n[generated in 0.0001s] (3, 'ada', 1)", "UPDATE users SET login_count=?, name=? WHERE id=?\n[generated in 0.0001s] (3, 'ada', 1)", ""},
+		{"the update set password rules", "the update set password rules", ""},
+	} {
+		var found []string
+		got, _ := maskSQL(c.in, nil, func(v string) { found = append(found, v) })
+		if got != c.want || strings.Join(found, ",") != c.found {
+			t.Errorf("%q:\n got %q %q\nwant %q %q", c.in, got, found, c.want, c.found)
+		}
+	}
 }
 
 func TestMaskIdentified(t *testing.T) {
