@@ -70,9 +70,9 @@ func escapeLen(s string) int {
 // withEscapes writes into s what masking its plain reading changed
 // (plain, masked, at from withoutEscapes): line by line, the bytes of s
 // from the first to the last that changed, with the escapes among them
-// (not those before or after), are replaced by what masked has there. Were the two to differ in lines
-// (no mask changes them), masked is returned whole: no escape kept is
-// better than a secret shown.
+// (not those before or after), are replaced by what masked has there.
+// Were the two to differ in lines (no mask changes them), masked is
+// returned whole: no escape kept is better than a secret shown.
 func withEscapes(s, plain, masked string, at []int) string {
 	if strings.Count(plain, "\n") != strings.Count(masked, "\n") || strings.Count(plain, "\r") != strings.Count(masked, "\r") {
 		return masked
