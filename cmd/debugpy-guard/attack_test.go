@@ -2567,3 +2567,50 @@ func TestAttackSecretsInSQLAlchemyEcho(t *testing.T) {
 		t.Errorf("the control: the statements and their parameters are shown, the passwords masked: %s", seen)
 	}
 }
+
+// imapProgram logs in to an IMAP server on loopback with imaplib's debug
+// lines on (its protocol trace on stderr).
+const imapProgram = `import imaplib, socket, threading
+
+
+def serve(srv):
+    c, _ = srv.accept()
+    f = c.makefile("rwb")
+    f.write(b"* OK ready\r\n"); f.flush()
+    for line in f:
+        tag, cmd = line.split()[:2]
+        if cmd.upper() == b"CAPABILITY":
+            f.write(b"* CAPABILITY IMAP4rev1\r\n")
+        f.write(tag + b" OK done\r\n"); f.flush()
+        if cmd.upper() == b"LOGOUT":
+            break
+
+
+def main():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    threading.Thread(target=serve, args=(srv,), daemon=True).start()
+    m = imaplib.IMAP4("127.0.0.1", srv.getsockname()[1])
+    m.debug = 4
+    m.login("ada", "ima" + "-s3cret-" + "login")
+    m.logout()
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// IMAP's LOGIN in imaplib's debug lines: the password stands under no
+// name. It showed.
+func TestAttackSecretsInIMAPLogin(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(imapProgram)
+	r.ok("debugpy_output", `{}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-login")
+	if !strings.Contains(seen, `LOGIN ada \"[redacted]\"`) {
+		t.Errorf("the control: the trace is shown, the password masked: %s", seen)
+	}
+}

@@ -633,3 +633,64 @@ func listStrings(s string, line, j, end int, visit func(*arg)) (int, bool) {
 		at = p.end
 	}
 }
+
+// maskIMAPLogin masks the password of IMAP's LOGIN command as a protocol
+// trace shows it: imaplib's debug lines (> b'CJKG1 LOGIN ada "S3cret"'), a
+// program's own log of what it sent. The command is a tag (a word with a
+// digit), LOGIN, the user and the password, each an atom or a quoted
+// string; a quoted password runs to the last " of its line (its escapes,
+// doubled again in a repr, cannot end it early), an atom to a blank or a
+// quote.
+func maskIMAPLogin(s string, found func(string)) (string, bool) {
+	var spans [][2]int
+	for from := 0; ; {
+		i := strings.Index(s[from:], " LOGIN ")
+		if i < 0 {
+			break
+		}
+		i += from
+		from = i + len(" LOGIN ")
+		t := i // the tag: a word before it
+		for t > 0 && isWord(s[t-1]) {
+			t--
+		}
+		if t == i || t > 0 && !isSpace(s[t-1]) && s[t-1] != '\'' && s[t-1] != '"' || !strings.ContainsAny(s[t:i], "0123456789") {
+			continue // a tag has a digit (A1, CJKG1): not prose's "the LOGIN page for ada"
+		}
+		u := from
+		if u < len(s) && s[u] == '"' { // the user, quoted
+			e := strings.IndexByte(s[u+1:], '"')
+			if e < 0 {
+				continue
+			}
+			u += e + 2
+		} else {
+			u += run(s, u, func(c byte) bool { return !isSpace(c) && c != '"' && c != '\'' })
+		}
+		if u >= len(s) || s[u] != ' ' {
+			continue
+		}
+		p := u + 1
+		end := lineEnd(s, p)
+		var ps, pe int
+		if p < len(s) && s[p] == '"' {
+			ps, pe = p+1, p+1+strings.LastIndexByte(s[p+1:end], '"')
+			if pe < ps {
+				pe = end // not closed on its line: to its end
+			}
+		} else {
+			ps, pe = p, p+run(s, p, func(c byte) bool { return !isSpace(c) && c != '"' && c != '\'' && c != '\\' })
+		}
+		if pe > ps {
+			spans = append(spans, [2]int{ps, pe})
+			if found != nil {
+				found(s[ps:pe])
+			}
+			from = pe
+		}
+	}
+	if len(spans) == 0 {
+		return s, false
+	}
+	return writeSpans(s, spans), true
+}

@@ -248,3 +248,75 @@ for line in sys.stdin:
                 bad.append((s, run))
     print(json.dumps("left %r" % bad if bad else "" if control in masked else "the control masked"))
 `
+
+func TestMaskIMAPLogin(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{"  09:10.04 > b'CJKG1 LOGIN ada \"S3c \\\\\"r\\\\\\\\t\"'", "  09:10.04 > b'CJKG1 LOGIN ada \"[redacted]\"'", "S3c \\\\\"r\\\\\\\\t"},
+		{"A1 LOGIN ada S3cretAtom\r\n", "A1 LOGIN ada [redacted]\r\n", "S3cretAtom"},
+		{"a001 LOGIN \"ada b\" \"p w\"", "a001 LOGIN \"ada b\" \"[redacted]\"", "p w"},
+		{"the LOGIN page for ada", "the LOGIN page for ada", ""},
+	} {
+		var found []string
+		got, _ := maskIMAPLogin(c.in, func(v string) { found = append(found, v) })
+		if got != c.want || strings.Join(found, ",") != c.found {
+			t.Errorf("%q:\n got %q %q\nwant %q %q", c.in, got, found, c.want, c.found)
+		}
+	}
+}
+
+// TestIMAPLoginAgreesWithImaplib: what imaplib's debug lines show of a
+// LOGIN to a server on loopback (its password quoted, a quote or a
+// backslash escaped, then the repr's escapes), printed and as a repr:
+// no run of 8 letters and digits of a password left, the user shown.
+func TestIMAPLoginAgreesWithImaplib(t *testing.T) {
+	againstPython(t, imapDocs, shellCheck, 60, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const imapDocs = `
+import contextlib, imaplib, io, json, random, socket, string, sys, threading
+rng = random.Random(int(sys.argv[1]))
+def serve(srv):
+    c, _ = srv.accept()
+    f = c.makefile("rwb")
+    f.write(b"* OK ready\r\n"); f.flush()
+    for line in f:
+        tag, cmd = line.split()[:2]
+        if cmd.upper() == b"LOGOUT":
+            f.write(b"* BYE\r\n" + tag + b" OK\r\n"); f.flush()
+            break
+        if cmd.upper() == b"CAPABILITY":
+            f.write(b"* CAPABILITY IMAP4rev1\r\n")
+        f.write(tag + b" OK done\r\n"); f.flush()
+    c.close()
+for n in range(int(sys.argv[2])):
+    pw = "S" + "".join(rng.choice(string.ascii_letters + string.digits) if rng.random() < 0.8 else rng.choice(" \"\\\\'!$") for _ in range(rng.randint(10, 20)))
+    user = "ctrl%duser" % n
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    threading.Thread(target=serve, args=(srv,), daemon=True).start()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        m = imaplib.IMAP4("127.0.0.1", srv.getsockname()[1])
+        m.debug = 4
+        m.login(user, pw)
+        m.logout()
+    srv.close()
+    out = err.getvalue()
+    if rng.random() < 0.5:
+        out = repr(out)
+    print(json.dumps([out, json.dumps([pw]), user]))
+`
+
+// FuzzMaskIMAPLogin: no text makes it fail, and it keeps a text's lines.
+func FuzzMaskIMAPLogin(f *testing.F) {
+	for _, s := range []string{"A1 LOGIN ada \"x\\\"", "A1 LOGIN \"ada", "A1 LOGIN ada\n\"x\"", " LOGIN  "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, _ := maskIMAPLogin(s, nil)
+		if strings.Count(got, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("%q: lines changed: %q", s, got)
+		}
+	})
+}

@@ -278,7 +278,11 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	if mentions || strings.Contains(s, "DENTIFIED") || strings.Contains(s, "dentified") {
 		s, identified = maskIdentified(s, remember) // SET PASSWORD names a secret; IDENTIFIED BY need not
 	}
-	return s, named || shapes || files || commands || calls || identified
+	var login bool
+	if strings.Contains(s, " LOGIN ") {
+		s, login = maskIMAPLogin(s, remember)
+	}
+	return s, named || shapes || files || commands || calls || identified || login
 }
 
 // maskNamed runs the masks that find a value by a secret's name.
