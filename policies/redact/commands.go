@@ -694,3 +694,44 @@ func maskIMAPLogin(s string, found func(string)) (string, bool) {
 	}
 	return writeSpans(s, spans), true
 }
+
+// maskSMTPAuth masks what smtplib's debug lines (set_debuglevel(1)) show
+// a client send in an SMTP AUTH exchange after its AUTH line: AUTH LOGIN's
+// password (base64, on a line of its own after the server's 334
+// challenge), CRAM-MD5's answer. The exchange ends at a reply that is no
+// 334.
+func maskSMTPAuth(s string, found func(string)) (string, bool) {
+	var spans [][2]int
+	auth := false
+	for line := 0; line < len(s); {
+		end := lineEnd(s, line)
+		t := strings.TrimLeft(s[line:end], " \t")
+		body, sent := strings.CutPrefix(t, "send: ")
+		switch {
+		case sent && (strings.HasPrefix(body, "'AUTH ") || strings.HasPrefix(body, "b'AUTH ")):
+			auth = true
+		case sent && auth:
+			q := strings.IndexAny(body, "'\"")
+			if q >= 0 && q <= 1 {
+				from := end - len(body) + q + 1 // after the quote, to the \r\n and the quote that end it
+				to := from + len(strings.TrimSuffix(strings.TrimSuffix(strings.TrimRight(body[q+1:], " \t"), body[q:q+1]), `\r\n`))
+				if to > from {
+					spans = append(spans, [2]int{from, to})
+					if found != nil {
+						found(s[from:to])
+					}
+				}
+			}
+		case strings.HasPrefix(t, "reply: retcode (") && !strings.HasPrefix(t, "reply: retcode (334)"):
+			auth = false
+		}
+		if end == len(s) {
+			break
+		}
+		line = next(s, end)
+	}
+	if len(spans) == 0 {
+		return s, false
+	}
+	return writeSpans(s, spans), true
+}

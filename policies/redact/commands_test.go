@@ -308,15 +308,79 @@ for n in range(int(sys.argv[2])):
     print(json.dumps([out, json.dumps([pw]), user]))
 `
 
-// FuzzMaskIMAPLogin: no text makes it fail, and it keeps a text's lines.
-func FuzzMaskIMAPLogin(f *testing.F) {
-	for _, s := range []string{"A1 LOGIN ada \"x\\\"", "A1 LOGIN \"ada", "A1 LOGIN ada\n\"x\"", " LOGIN  "} {
+// FuzzMaskLogins: no text makes maskIMAPLogin or maskSMTPAuth fail, and
+// each keeps a text's lines.
+func FuzzMaskLogins(f *testing.F) {
+	for _, s := range []string{"A1 LOGIN ada \"x\\\"", "A1 LOGIN \"ada", "A1 LOGIN ada\n\"x\"", " LOGIN  ", "send: 'AUTH LOGIN x'\nsend: '", "send: b'AUTH \nsend: \"\"\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, _ := maskIMAPLogin(s, nil)
-		if strings.Count(got, "\n") != strings.Count(s, "\n") {
-			t.Fatalf("%q: lines changed: %q", s, got)
+		for _, mask := range []func(string, func(string)) (string, bool){maskIMAPLogin, maskSMTPAuth} {
+			if got, _ := mask(s, nil); strings.Count(got, "\n") != strings.Count(s, "\n") {
+				t.Fatalf("%q: lines changed: %q", s, got)
+			}
 		}
 	})
 }
+
+func TestMaskSMTPAuth(t *testing.T) {
+	for _, c := range []struct{ in, want, found string }{
+		{"send: 'AUTH LOGIN YWRh\\r\\n'\nreply: retcode (334); Msg: b'UGFzc3dvcmQ6'\nsend: 'UzNjcmV0\\r\\n'\nreply: retcode (235); Msg: b'ok'\nsend: 'quit\\r\\n'\n",
+			"send: 'AUTH LOGIN YWRh\\r\\n'\nreply: retcode (334); Msg: b'UGFzc3dvcmQ6'\nsend: '[redacted]\\r\\n'\nreply: retcode (235); Msg: b'ok'\nsend: 'quit\\r\\n'\n", "UzNjcmV0"},
+		{"send: 'mail FROM:<ada@x>\\r\\n'\n", "send: 'mail FROM:<ada@x>\\r\\n'\n", ""},
+	} {
+		var found []string
+		got, _ := maskSMTPAuth(c.in, func(v string) { found = append(found, v) })
+		if got != c.want || strings.Join(found, ",") != c.found {
+			t.Errorf("%q:\n got %q %q\nwant %q %q", c.in, got, found, c.want, c.found)
+		}
+	}
+}
+
+// TestSMTPAuthAgreesWithSmtplib: what smtplib's debug lines show of an
+// AUTH LOGIN or AUTH PLAIN to a server on loopback: no run of 8 letters and
+// digits of the password's base64 left, the EHLO shown.
+func TestSMTPAuthAgreesWithSmtplib(t *testing.T) {
+	againstPython(t, smtpDocs, shellCheck, 60, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const smtpDocs = `
+import base64, contextlib, io, json, random, smtplib, socket, string, sys, threading
+rng = random.Random(int(sys.argv[1]))
+def serve(srv):
+    c, _ = srv.accept()
+    f = c.makefile("rwb")
+    f.write(b"220 hi\r\n"); f.flush()
+    for line in f:
+        l = line.strip().upper()
+        if l.startswith(b"EHLO"):
+            f.write(b"250-hi\r\n250 AUTH LOGIN PLAIN\r\n")
+        elif l == b"AUTH LOGIN" or l.startswith(b"AUTH LOGIN "):
+            f.write(b"334 UGFzc3dvcmQ6\r\n")
+        elif l.startswith(b"QUIT"):
+            f.write(b"221 bye\r\n"); f.flush()
+            break
+        else:
+            f.write(b"235 ok\r\n")
+        f.flush()
+    c.close()
+for n in range(int(sys.argv[2])):
+    pw = "S" + "".join(rng.choice(string.ascii_letters + string.digits + " !$") for _ in range(rng.randint(10, 20)))
+    mech = rng.choice(["LOGIN", "PLAIN"])
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    threading.Thread(target=serve, args=(srv,), daemon=True).start()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        s = smtplib.SMTP("127.0.0.1", srv.getsockname()[1])
+        s.set_debuglevel(1)
+        s.ehlo()
+        s.esmtp_features["auth"] = mech
+        s.login("ctrl%d" % n, pw)
+        s.quit()
+    srv.close()
+    # the password as the trace shows it: its base64 (PLAIN's after the user's part)
+    shown = base64.b64encode(pw.encode()).decode() if mech == "LOGIN" else base64.b64encode(("\0ctrl%d\0" % n + pw).encode()).decode()[8:]
+    print(json.dumps([err.getvalue(), json.dumps([shown]), "ehlo [127.0.0.1]"]))
+`

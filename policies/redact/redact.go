@@ -278,11 +278,14 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	if mentions || strings.Contains(s, "DENTIFIED") || strings.Contains(s, "dentified") {
 		s, identified = maskIdentified(s, remember) // SET PASSWORD names a secret; IDENTIFIED BY need not
 	}
-	var login bool
+	var login, smtp bool
 	if strings.Contains(s, " LOGIN ") {
 		s, login = maskIMAPLogin(s, remember)
 	}
-	return s, named || shapes || files || commands || calls || identified || login
+	if strings.Contains(s, "AUTH ") && strings.Contains(s, "send: ") {
+		s, smtp = maskSMTPAuth(s, remember)
+	}
+	return s, named || shapes || files || commands || calls || identified || login || smtp
 }
 
 // maskNamed runs the masks that find a value by a secret's name.
