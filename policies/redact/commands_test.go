@@ -249,15 +249,22 @@ for line in sys.stdin:
     print(json.dumps("left %r" % bad if bad else "" if control in masked else "the control masked"))
 `
 
-func TestMaskIMAPLogin(t *testing.T) {
-	for _, c := range []struct{ in, want, found string }{
-		{"  09:10.04 > b'CJKG1 LOGIN ada \"S3c \\\\\"r\\\\\\\\t\"'", "  09:10.04 > b'CJKG1 LOGIN ada \"[redacted]\"'", "S3c \\\\\"r\\\\\\\\t"},
-		{"A1 LOGIN ada S3cretAtom\r\n", "A1 LOGIN ada [redacted]\r\n", "S3cretAtom"},
-		{"a001 LOGIN \"ada b\" \"p w\"", "a001 LOGIN \"ada b\" \"[redacted]\"", "p w"},
-		{"the LOGIN page for ada", "the LOGIN page for ada", ""},
+func TestMaskLogins(t *testing.T) {
+	imap, smtp := maskIMAPLogin, maskSMTPAuth
+	for _, c := range []struct {
+		mask            func(string, func(string)) (string, bool)
+		in, want, found string
+	}{
+		{imap, "  09:10.04 > b'CJKG1 LOGIN ada \"S3c \\\\\"r\\\\\\\\t\"'", "  09:10.04 > b'CJKG1 LOGIN ada \"[redacted]\"'", "S3c \\\\\"r\\\\\\\\t"},
+		{imap, "A1 LOGIN ada S3cretAtom\r\n", "A1 LOGIN ada [redacted]\r\n", "S3cretAtom"},
+		{imap, "a001 LOGIN \"ada b\" \"p w\"", "a001 LOGIN \"ada b\" \"[redacted]\"", "p w"},
+		{imap, "the LOGIN page for ada", "the LOGIN page for ada", ""},
+		{smtp, "send: 'AUTH LOGIN YWRh\\r\\n'\nreply: retcode (334); Msg: b'UGFzc3dvcmQ6'\nsend: 'UzNjcmV0\\r\\n'\nreply: retcode (235); Msg: b'ok'\nsend: 'quit\\r\\n'\n",
+			"send: 'AUTH LOGIN YWRh\\r\\n'\nreply: retcode (334); Msg: b'UGFzc3dvcmQ6'\nsend: '[redacted]\\r\\n'\nreply: retcode (235); Msg: b'ok'\nsend: 'quit\\r\\n'\n", "UzNjcmV0"},
+		{smtp, "send: 'mail FROM:<ada@x>\\r\\n'\n", "send: 'mail FROM:<ada@x>\\r\\n'\n", ""},
 	} {
 		var found []string
-		got, _ := maskIMAPLogin(c.in, func(v string) { found = append(found, v) })
+		got, _ := c.mask(c.in, func(v string) { found = append(found, v) })
 		if got != c.want || strings.Join(found, ",") != c.found {
 			t.Errorf("%q:\n got %q %q\nwant %q %q", c.in, got, found, c.want, c.found)
 		}
@@ -321,20 +328,6 @@ func FuzzMaskLogins(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestMaskSMTPAuth(t *testing.T) {
-	for _, c := range []struct{ in, want, found string }{
-		{"send: 'AUTH LOGIN YWRh\\r\\n'\nreply: retcode (334); Msg: b'UGFzc3dvcmQ6'\nsend: 'UzNjcmV0\\r\\n'\nreply: retcode (235); Msg: b'ok'\nsend: 'quit\\r\\n'\n",
-			"send: 'AUTH LOGIN YWRh\\r\\n'\nreply: retcode (334); Msg: b'UGFzc3dvcmQ6'\nsend: '[redacted]\\r\\n'\nreply: retcode (235); Msg: b'ok'\nsend: 'quit\\r\\n'\n", "UzNjcmV0"},
-		{"send: 'mail FROM:<ada@x>\\r\\n'\n", "send: 'mail FROM:<ada@x>\\r\\n'\n", ""},
-	} {
-		var found []string
-		got, _ := maskSMTPAuth(c.in, func(v string) { found = append(found, v) })
-		if got != c.want || strings.Join(found, ",") != c.found {
-			t.Errorf("%q:\n got %q %q\nwant %q %q", c.in, got, found, c.want, c.found)
-		}
-	}
 }
 
 // TestSMTPAuthAgreesWithSmtplib: what smtplib's debug lines show of an
