@@ -99,8 +99,16 @@ func FuzzDefineMemory(f *testing.F) {
 		if err != nil {
 			return false
 		}
-		_, err = rt.CompileModule(ctx, fueled)
-		return err == nil
+		// Closed at once: a compiled module keeps its code mapped until
+		// then, and a fuzzer's tens of thousands of them ran the process
+		// out of mappings (vm.max_map_count, 65530): the worker hung at
+		// ~67,000 inputs and was killed (a CI run of make test).
+		cm, err := rt.CompileModule(ctx, fueled)
+		if err != nil {
+			return false
+		}
+		cm.Close(ctx)
+		return true
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		out, err := DefineMemory(b)
