@@ -127,15 +127,12 @@ func updates(s string, extra map[string]bool, found func(string)) [][2]int {
 			}
 			vs := c + 1 + run(s, c+1, isBlank)
 			ve := vs
-			if ve < len(s) && s[ve] == '\'' { // standard SQL's string: a quote doubled inside, no backslash escape (as readRow)
-				ve++
-				for ve < len(s) && s[ve] != '\n' && (s[ve] != '\'' || ve+1 < len(s) && s[ve+1] == '\'') {
-					if s[ve] == '\'' {
-						ve++
-					}
-					ve++
+			if ve < len(s) && s[ve] == '\'' { // to its closing quote, or its line's end (and the line end)
+				line := len(s)
+				if k := strings.IndexByte(s[ve:], '\n'); k >= 0 {
+					line = ve + k
 				}
-				ve = min(ve+1, len(s))
+				ve = min(sqlStringEnd(s[:line], ve)+1, len(s))
 			} else {
 				ve += run(s, ve, func(c byte) bool { return !isSpace(c) && c != ',' && c != ';' && c != ')' })
 			}
@@ -239,18 +236,27 @@ func readInsert(s string, i int) (cols []string, rows [][]sqlValue, next int, ok
 }
 
 // readRow reads a row of values from its '(' to its ')'.
+// sqlStringEnd is where the standard SQL string that opens at the quote
+// s[i] closes: its closing quote's index (a quote doubled inside does not
+// close it, nor does a backslash escape anything), or len(s).
+func sqlStringEnd(s string, i int) int {
+	j := i + 1
+	for j < len(s) && (s[j] != '\'' || j+1 < len(s) && s[j+1] == '\'') {
+		if s[j] == '\'' {
+			j++
+		}
+		j++
+	}
+	return j
+}
+
 func readRow(s string, i int) ([]sqlValue, int, bool) {
 	var row []sqlValue
 	start, depth := i+1, 0
 	for j := i + 1; j < len(s); j++ {
 		switch c := s[j]; {
 		case c == '\'': // 'it''s'
-			for j++; j < len(s) && (s[j] != '\'' || j+1 < len(s) && s[j+1] == '\''); j++ {
-				if s[j] == '\'' {
-					j++
-				}
-			}
-			if j >= len(s) {
+			if j = sqlStringEnd(s, j); j >= len(s) {
 				return nil, 0, false
 			}
 		case c == '(':
