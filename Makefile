@@ -43,6 +43,8 @@ deps:
 	perl -MData::Dumper -e1 2>/dev/null || need="$$need perl"; \
 	/usr/bin/python3 -c 'import sqlparse' 2>/dev/null || need="$$need python3-sqlparse"; \
 	/usr/bin/python3 -c 'import sqlalchemy' 2>/dev/null || lean="$$lean python3-sqlalchemy"; \
+	/usr/bin/python3 -c 'import pymysql' 2>/dev/null || lean="$$lean python3-pymysql"; \
+	[ -x /usr/sbin/mariadbd ] || lean="$$lean mariadb-server-core"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="$$lean python3-pandas python3-tabulate"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \

@@ -2568,6 +2568,43 @@ func TestAttackSecretsInSQLAlchemyEcho(t *testing.T) {
 	}
 }
 
+// mysqlProgram builds statements as PyMySQL's mogrify does (its own
+// escape_string writes the values in, a quote escaped by a backslash):
+// it logs an INSERT, from a function whose frame is gone at the stop, and
+// keeps an UPDATE.
+const mysqlProgram = `from pymysql.converters import escape_string
+
+
+def store(name, secret):
+    print("INSERT INTO users (name, password) VALUES ('%s', '%s')" % (escape_string(name), escape_string(secret)))
+
+
+def main():
+    store("o'neil", "it's" + "-s3cret-" + "ins")
+    kept = "UPDATE users SET password = '%s' WHERE name = 'ada'" % escape_string("ma'" + "-s3cret-" + "upd")
+    n = 1  # BREAK
+    return n, kept
+
+
+main()
+`
+
+// A statement as PyMySQL's mogrify writes it: standard SQL's reading ends
+// a string at \', so the INSERT's row read as no row and its password
+// showed whole. (The UPDATE's was masked before too, as a password = '...'
+// pair.)
+func TestAttackSecretsInMySQLStatements(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(mysqlProgram)
+	r.ok("debugpy_output", `{}`)
+	kept := r.ok("debugpy_evaluate", `{"expression":"kept"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-ins", "s3cret-upd")
+	if !strings.Contains(seen, `VALUES ('o\\'neil', '[redacted]')`) || !strings.Contains(kept, "UPDATE users SET password") {
+		t.Errorf("the control: the statements are shown, the passwords masked: %s", seen)
+	}
+}
+
 // imapProgram logs in to an IMAP server on loopback with imaplib's debug
 // lines on (its protocol trace on stderr).
 const imapProgram = `import imaplib, socket, threading

@@ -32,6 +32,7 @@ func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool)
 	if update {
 		spans = updates(s, extra, found)
 	}
+	backslash := strings.IndexByte(s, '\\') >= 0
 	for from := 0; insert; {
 		i := indexFold(s[from:], "insert ")
 		if i < 0 {
@@ -42,43 +43,21 @@ func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool)
 		if at > 0 && isWord(s[at-1]) {
 			continue
 		}
-		cols, rows, next, ok := readInsert(s, from)
-		if !ok {
-			continue
+		// A backslash escapes a quote in MySQL's strings (PyMySQL's and
+		// mysqlclient's expanded statements: 'it\'s'), not in standard
+		// SQL's: where the text holds one, a statement is read both ways
+		// (chosen).
+		std := readInsertRows(s, from, extra, false)
+		reads := []sqlInsert{std}
+		if backslash {
+			reads = chosen(std, readInsertRows(s, from, extra, true))
 		}
-		var secret []int
-		for k, c := range cols {
-			if secrets.IsName(c, extra) {
-				secret = append(secret, k)
+		for _, r := range reads {
+			if r.ok {
+				spans = append(spans, r.spans(s, found)...)
+				from = max(from, r.next)
 			}
 		}
-		if len(secret) == 0 {
-			continue
-		}
-		placeholders := false
-		for _, row := range rows {
-			for _, k := range secret {
-				if k >= len(row) {
-					continue
-				}
-				v := row[k]
-				switch {
-				case v.kind == 's':
-					spans = append(spans, [2]int{v.from + 1, v.to - 1}) // a mask a line (writeSpans)
-					if found != nil {
-						found(strings.ReplaceAll(s[v.from+1:v.to-1], "''", "'"))
-					}
-				case v.kind == 'n':
-					spans = append(spans, [2]int{v.from, v.to})
-				case v.kind == '?':
-					placeholders = true
-				}
-			}
-		}
-		if placeholders {
-			spans = append(spans, parameters(s, next, rows[0], secret, found)...)
-		}
-		from = next
 	}
 	if len(spans) == 0 {
 		return s, false
@@ -86,13 +65,74 @@ func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool)
 	return writeSpans(s, spans), true
 }
 
+// sqlInsert is an INSERT read one way (readInsert): the indexes of its
+// columns named for a secret, its rows, where it ends, and whether it is
+// whole (each row a value a column, each value well formed, and what
+// follows what may follow).
+type sqlInsert struct {
+	secret    []int
+	rows      [][]sqlValue
+	next      int
+	ok, valid bool
+}
+
+func readInsertRows(s string, from int, extra map[string]bool, mysql bool) sqlInsert {
+	cols, rows, next, ok := readInsert(s, from, mysql)
+	r := sqlInsert{rows: rows, next: next, ok: ok, valid: ok && endsStatement(s, next)}
+	for k, c := range cols {
+		if secrets.IsName(c, extra) {
+			r.secret = append(r.secret, k)
+		}
+	}
+	for _, row := range rows {
+		r.valid = r.valid && len(row) == len(cols)
+		for _, v := range row {
+			r.valid = r.valid && v.wellFormed(s)
+		}
+	}
+	return r
+}
+
+func (r sqlInsert) whole() bool { return r.valid }
+
+// spans masks the values r's rows give to columns named for a secret, and
+// when they are placeholders, the parameters on the next line.
+func (r sqlInsert) spans(s string, found func(string)) [][2]int {
+	var spans [][2]int
+	placeholders := false
+	for _, row := range r.rows {
+		for _, k := range r.secret {
+			if k >= len(row) {
+				continue
+			}
+			switch v := row[k]; v.kind {
+			case 's':
+				spans = append(spans, [2]int{v.from + 1, v.to - 1}) // a mask a line (writeSpans)
+				if found != nil {
+					found(sqlStringValue(s[v.from+1:v.to-1], v.mysql))
+				}
+			case 'n':
+				spans = append(spans, [2]int{v.from, v.to})
+			case '?':
+				placeholders = true
+			}
+		}
+	}
+	if placeholders {
+		spans = append(spans, parameters(s, r.next, r.rows[0], r.secret, found)...)
+	}
+	return spans
+}
+
 // updates reads the UPDATEs of s (UPDATE users SET password = 'SECRET',
 // seen = ? WHERE id = ?): the values it sets to columns named for a
 // secret are masked, and when they are placeholders, the parameters
 // SQLAlchemy's echo prints on the next line (the SET's and the WHERE's, in
-// order).
+// order). Its strings are read as maskSQL reads an INSERT's: both ways
+// where the text holds a backslash.
 func updates(s string, extra map[string]bool, found func(string)) [][2]int {
 	var spans [][2]int
+	backslash := strings.IndexByte(s, '\\') >= 0
 	for from := 0; ; {
 		i := indexFold(s[from:], "update ")
 		if i < 0 {
@@ -112,69 +152,138 @@ func updates(s string, extra map[string]bool, found func(string)) [][2]int {
 			continue
 		}
 		j += len("set")
-		var row []sqlValue
-		var secret []int
-		for { // col = value, ...
-			j += run(s, j, isBlank)
-			c := j + run(s, j, func(c byte) bool { return isWordByte(c) || c == '"' || c == '`' || c == '[' || c == ']' || c == '.' })
-			col := strings.Trim(s[j:c], "\"`[]")
-			if k := strings.LastIndexByte(col, '.'); k >= 0 {
-				col = col[k+1:]
-			}
-			c += run(s, c, isBlank)
-			if col == "" || c >= len(s) || s[c] != '=' {
-				break
-			}
-			vs := c + 1 + run(s, c+1, isBlank)
-			ve := vs
-			if ve < len(s) && s[ve] == '\'' { // to its closing quote, or its line's end (and the line end)
-				line := len(s)
-				if k := strings.IndexByte(s[ve:], '\n'); k >= 0 {
-					line = ve + k
-				}
-				ve = min(sqlStringEnd(s[:line], ve)+1, len(s))
-			} else {
-				ve += run(s, ve, func(c byte) bool { return !isSpace(c) && c != ',' && c != ';' && c != ')' })
-			}
-			if secrets.IsName(col, extra) {
-				secret = append(secret, len(row))
-			}
-			row = append(row, sqlValueOf(s, vs, ve))
-			j = ve + run(s, ve, isBlank)
-			if j >= len(s) || s[j] != ',' {
-				break
-			}
-			j++
+		std := readSet(s, j, extra, false)
+		sets := []sqlSet{std}
+		if backslash {
+			sets = chosen(std, readSet(s, j, extra, true))
 		}
-		from = j
-		if len(secret) == 0 {
-			continue
-		}
-		// the placeholders after the SET (WHERE id = ?) take parameters too
-		end := j + strings.IndexAny(s[j:]+";", ";\n")
-		for _, w := range strings.FieldsFunc(s[j:end], func(r rune) bool { return r == ' ' || r == '\t' || r == '=' || r == '(' || r == ')' || r == ',' }) {
-			if v := sqlValueOf(w, 0, len(w)); v.kind == '?' {
-				row = append(row, sqlValue{kind: '?'})
-			}
-		}
-		placeholders := false
-		for _, k := range secret {
-			switch v := row[k]; v.kind {
-			case 's':
-				spans = append(spans, [2]int{v.from + 1, v.to - 1})
-				if found != nil {
-					found(strings.ReplaceAll(s[v.from+1:v.to-1], "''", "'"))
-				}
-			case 'n':
-				spans = append(spans, [2]int{v.from, v.to})
-			case '?':
-				placeholders = true
-			}
-		}
-		if placeholders {
-			spans = append(spans, parameters(s, end, row, secret, found)...)
+		for _, set := range sets {
+			from = max(from, set.end)
+			spans = append(spans, set.spans(s, found)...)
 		}
 	}
+}
+
+// sqlSet is an UPDATE's SET list, read one way: its values, the indexes of
+// those set to a secret's column, where it ends, and whether what follows
+// it is what may follow a SET list (its line's end, a ; or a word: WHERE,
+// RETURNING ...).
+type sqlSet struct {
+	row    []sqlValue
+	secret []int
+	end    int
+	valid  bool
+}
+
+// readSet reads the SET list that starts at s[j]: col = value, ...
+func readSet(s string, j int, extra map[string]bool, mysql bool) sqlSet {
+	var set sqlSet
+	for {
+		j += run(s, j, isBlank)
+		c := j + run(s, j, func(c byte) bool { return isWordByte(c) || c == '"' || c == '`' || c == '[' || c == ']' || c == '.' })
+		col := strings.Trim(s[j:c], "\"`[]")
+		if k := strings.LastIndexByte(col, '.'); k >= 0 {
+			col = col[k+1:]
+		}
+		c += run(s, c, isBlank)
+		if col == "" || c >= len(s) || s[c] != '=' {
+			break
+		}
+		vs := c + 1 + run(s, c+1, isBlank)
+		ve := vs
+		if ve < len(s) && s[ve] == '\'' { // to its closing quote, or its line's end (and the line end)
+			line := len(s)
+			if k := strings.IndexByte(s[ve:], '\n'); k >= 0 {
+				line = ve + k
+			}
+			ve = min(sqlStringEnd(s[:line], ve, mysql)+1, len(s))
+		} else {
+			ve += run(s, ve, func(c byte) bool { return !isSpace(c) && c != ',' && c != ';' && c != ')' })
+		}
+		if secrets.IsName(col, extra) {
+			set.secret = append(set.secret, len(set.row))
+		}
+		v := sqlValueOf(s, vs, ve)
+		v.mysql = mysql
+		set.row = append(set.row, v)
+		j = ve + run(s, ve, isBlank)
+		if j >= len(s) || s[j] != ',' {
+			break
+		}
+		j++
+	}
+	set.end = j
+	set.valid = len(set.row) > 0 && endsStatement(s, j)
+	for _, v := range set.row {
+		set.valid = set.valid && v.wellFormed(s)
+	}
+	return set
+}
+
+// spans masks the values set's secret columns take, and when they are
+// placeholders, the parameters on the next line (parameters): the
+// placeholders after the SET (WHERE id = ?) take parameters too.
+func (set sqlSet) spans(s string, found func(string)) [][2]int {
+	if len(set.secret) == 0 {
+		return nil
+	}
+	row := set.row
+	end := set.end + strings.IndexAny(s[set.end:]+";", ";\n")
+	for _, w := range strings.FieldsFunc(s[set.end:end], func(r rune) bool { return r == ' ' || r == '\t' || r == '=' || r == '(' || r == ')' || r == ',' }) {
+		if v := sqlValueOf(w, 0, len(w)); v.kind == '?' {
+			row = append(row, sqlValue{kind: '?'})
+		}
+	}
+	var spans [][2]int
+	placeholders := false
+	for _, k := range set.secret {
+		switch v := row[k]; v.kind {
+		case 's':
+			spans = append(spans, [2]int{v.from + 1, v.to - 1})
+			if found != nil {
+				found(sqlStringValue(s[v.from+1:v.to-1], v.mysql))
+			}
+		case 'n':
+			spans = append(spans, [2]int{v.from, v.to})
+		case '?':
+			placeholders = true
+		}
+	}
+	if placeholders {
+		spans = append(spans, parameters(s, end, row, set.secret, found)...)
+	}
+	return spans
+}
+
+// chosen is which of a statement's two readings, standard SQL's and
+// MySQL's, to mask by: those that read a statement that is whole (valid),
+// and both when neither does (a mask too many rather than a secret left).
+func chosen[R interface{ whole() bool }](std, mysql R) []R {
+	switch {
+	case std.whole() && !mysql.whole():
+		return []R{std}
+	case mysql.whole() && !std.whole():
+		return []R{mysql}
+	}
+	return []R{std, mysql}
+}
+
+func (set sqlSet) whole() bool { return set.valid }
+
+// endsStatement: what follows s[j] may follow a statement's SET list or
+// VALUES rows: its line's end, a ; or a clause's word (WHERE, RETURNING,
+// ON DUPLICATE KEY UPDATE ...).
+func endsStatement(s string, j int) bool {
+	j += run(s, j, isBlank)
+	if j >= len(s) || s[j] == ';' || s[j] == '\n' || s[j] == '\r' {
+		return true
+	}
+	for _, w := range []string{"where", "returning", "from", "order", "limit", "on", "as"} {
+		if wordAt(s, j, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sqlValue is one value of an INSERT's row: a string literal ('s', its
@@ -183,11 +292,12 @@ func updates(s string, extra map[string]bool, found func(string)) [][2]int {
 type sqlValue struct {
 	from, to int
 	kind     byte
+	mysql    bool // a string read as MySQL reads it (sqlStringEnd)
 }
 
 // readInsert reads what follows INSERT: [OR ...] INTO table (columns)
 // VALUES (row), (row)...; next is where it ends.
-func readInsert(s string, i int) (cols []string, rows [][]sqlValue, next int, ok bool) {
+func readInsert(s string, i int, mysql bool) (cols []string, rows [][]sqlValue, next int, ok bool) {
 	i += run(s, i, isBlank)
 	j := indexFold(s[i:], "into ")
 	if j < 0 || j > 24 { // INSERT OR REPLACE INTO
@@ -221,7 +331,7 @@ func readInsert(s string, i int) (cols []string, rows [][]sqlValue, next int, ok
 	i += len("values")
 	i += run(s, i, isBlank)
 	for i < len(s) && s[i] == '(' {
-		row, j, ok := readRow(s, i)
+		row, j, ok := readRow(s, i, mysql)
 		if !ok {
 			break
 		}
@@ -235,28 +345,60 @@ func readInsert(s string, i int) (cols []string, rows [][]sqlValue, next int, ok
 	return cols, rows, i, len(rows) > 0
 }
 
-// readRow reads a row of values from its '(' to its ')'.
-// sqlStringEnd is where the standard SQL string that opens at the quote
-// s[i] closes: its closing quote's index (a quote doubled inside does not
-// close it, nor does a backslash escape anything), or len(s).
-func sqlStringEnd(s string, i int) int {
+// sqlStringEnd is where the SQL string that opens at the quote s[i]
+// closes: its closing quote's index, or len(s). A quote doubled inside does
+// not close it; with mysql, nor does a quote after a backslash (MySQL's
+// strings: a backslash escapes the byte after it), which standard SQL's
+// strings do not read.
+func sqlStringEnd(s string, i int, mysql bool) int {
 	j := i + 1
-	for j < len(s) && (s[j] != '\'' || j+1 < len(s) && s[j+1] == '\'') {
-		if s[j] == '\'' {
+	for ; j < len(s); j++ {
+		switch {
+		case s[j] == '\\' && mysql:
 			j++
+		case s[j] == '\'' && j+1 < len(s) && s[j+1] == '\'':
+			j++
+		case s[j] == '\'':
+			return j
 		}
-		j++
 	}
-	return j
+	return len(s)
 }
 
-func readRow(s string, i int) ([]sqlValue, int, bool) {
+// sqlStringValue is the value of a SQL string's body, read as
+// sqlStringEnd read it.
+func sqlStringValue(body string, mysql bool) string {
+	if !mysql {
+		return strings.ReplaceAll(body, "''", "'")
+	}
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == '\'' && i+1 < len(body) && body[i+1] == '\'':
+			i++
+		case c == '\\' && i+1 < len(body):
+			i++
+			c = body[i]
+			if k := strings.IndexByte("0bnrtZ", c); k >= 0 {
+				c = "\x00\b\n\r\t\x1a"[k]
+			} else if c == '%' || c == '_' { // LIKE's escapes keep their backslash
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// readRow reads a row of values from its '(' to its ')'.
+func readRow(s string, i int, mysql bool) ([]sqlValue, int, bool) {
 	var row []sqlValue
 	start, depth := i+1, 0
 	for j := i + 1; j < len(s); j++ {
 		switch c := s[j]; {
 		case c == '\'': // 'it''s'
-			if j = sqlStringEnd(s, j); j >= len(s) {
+			if j = sqlStringEnd(s, j, mysql); j >= len(s) {
 				return nil, 0, false
 			}
 		case c == '(':
@@ -264,7 +406,9 @@ func readRow(s string, i int) ([]sqlValue, int, bool) {
 		case c == ')' && depth > 0:
 			depth--
 		case (c == ',' || c == ')') && depth == 0:
-			row = append(row, sqlValueOf(s, start, j))
+			v := sqlValueOf(s, start, j)
+			v.mysql = mysql
+			row = append(row, v)
 			if c == ')' {
 				return row, j + 1, true
 			}
@@ -274,6 +418,24 @@ func readRow(s string, i int) ([]sqlValue, int, bool) {
 		}
 	}
 	return nil, 0, false
+}
+
+// wellFormed: v is one value (a string literal whole, a number, a
+// placeholder, a word such as NULL or a call such as NOW()), not the
+// pieces a string read the wrong way leaves.
+func (v sqlValue) wellFormed(s string) bool {
+	t := s[v.from:v.to]
+	switch v.kind {
+	case 's':
+		return sqlStringEnd(s, v.from, v.mysql) == v.to-1
+	case 'n', '?':
+		return true
+	}
+	if t == "" || !isWordByte(t[0]) {
+		return false
+	}
+	w := run(t, 0, func(c byte) bool { return isWordByte(c) || c == '.' })
+	return w == len(t) || t[w] == '(' && t[len(t)-1] == ')'
 }
 
 func sqlValueOf(s string, from, to int) sqlValue {
@@ -293,7 +455,7 @@ func sqlValueOf(s string, from, to int) sqlValue {
 	case v != "" && strings.Trim(v, "0123456789.-+eE") == "":
 		kind = 'n'
 	}
-	return sqlValue{from, to, kind}
+	return sqlValue{from: from, to: to, kind: kind}
 }
 
 // parameters masks, in the line after an INSERT whose secret columns have
