@@ -44,6 +44,7 @@ deps:
 	/usr/bin/python3 -c 'import sqlparse' 2>/dev/null || need="$$need python3-sqlparse"; \
 	/usr/bin/python3 -c 'import sqlalchemy' 2>/dev/null || lean="$$lean python3-sqlalchemy"; \
 	/usr/bin/python3 -c 'import pymysql' 2>/dev/null || lean="$$lean python3-pymysql"; \
+	/usr/bin/python3 -c 'import oauthlib' 2>/dev/null || lean="$$lean python3-oauthlib"; \
 	[ -x /usr/sbin/mariadbd ] || lean="$$lean mariadb-server-core"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="$$lean python3-pandas python3-tabulate"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
@@ -135,6 +136,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzMaskRecords -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskIdentified -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskLogins -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskQueryCodes -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 100000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzPercentSpans -fuzztime 30000x -fuzzminimizetime 20x ./plugins
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 100000x -fuzzminimizetime 20x ./internal/percent

@@ -2605,6 +2605,49 @@ func TestAttackSecretsInMySQLStatements(t *testing.T) {
 	}
 }
 
+// oauthProgram handles an OAuth redirect as a web app's callback does:
+// it logs the request's line and builds the token request's body with
+// oauthlib, in a function whose frame is gone at the stop, and keeps a
+// copy of the body under an innocent name.
+const oauthProgram = `import logging, sys
+from oauthlib.oauth2 import WebApplicationClient
+from oauthlib.common import add_params_to_uri
+
+logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(message)s")
+
+
+def callback(code):
+    url = add_params_to_uri("/oauth/callback", [("code", code), ("state", "st4te")])
+    logging.info('127.0.0.1 "GET %s HTTP/1.1" 302', url)
+    body = WebApplicationClient("web-app").prepare_request_body(code=code, redirect_uri="https://app.example.com/cb",
+                                                                 code_verifier="pk" + "-s3cret-" + "verifier-" + "x" * 30)
+    logging.info("token request: %s", body)
+    return body
+
+
+def main():
+    sent = callback("4/0A" + "-s3cret-" + "code")
+    n = 1  # BREAK
+    return n, sent
+
+
+main()
+`
+
+// OAuth's authorization code and PKCE verifier, in a callback's log and
+// the token request's body: "code" is no secret's name, so they showed.
+func TestAttackSecretsInOAuthCallback(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(oauthProgram)
+	r.ok("debugpy_output", `{}`)
+	sent := r.ok("debugpy_evaluate", `{"expression":"sent"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-code", "s3cret-verifier")
+	if !strings.Contains(seen, "/oauth/callback?code=[redacted]") || !strings.Contains(seen, "state=st4te HTTP/1.1") || !strings.Contains(sent, "grant_type=authorization_code") {
+		t.Errorf("the control: the request's line and the body are shown, the code and the verifier masked: %s", seen)
+	}
+}
+
 // imapProgram logs in to an IMAP server on loopback with imaplib's debug
 // lines on (its protocol trace on stderr).
 const imapProgram = `import imaplib, socket, threading

@@ -257,6 +257,9 @@ func maskText(s string, extra map[string]bool) (string, bool) {
 // maskOnce is maskText's reading of s as it is.
 func maskOnce(s string, extra map[string]bool) (string, bool) {
 	var named bool
+	if codeGrant(s) { // a token request's body: its code is the credential (oauth.go)
+		extra = withCode(extra)
+	}
 	mentions := secrets.Mentions(s, extra)
 	if mentions {
 		s, named = maskNamed(s, extra)
@@ -273,6 +276,10 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	s, shapes := maskShapes(s, remember)
 	s, files := maskCredentialLines(s, remember)
 	s, commands := maskCommands(s, remember)
+	var codes bool
+	if strings.Contains(s, "code=") {
+		s, codes = maskQueryCodes(s, remember) // OAuth's ?code=
+	}
 	s, calls := maskCalls(s, remember)
 	var identified bool
 	if mentions || strings.Contains(s, "DENTIFIED") || strings.Contains(s, "dentified") {
@@ -285,7 +292,7 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	if strings.Contains(s, "AUTH ") && strings.Contains(s, "send: ") {
 		s, smtp = maskSMTPAuth(s, remember)
 	}
-	return s, named || shapes || files || commands || calls || identified || login || smtp
+	return s, named || shapes || files || commands || codes || calls || identified || login || smtp
 }
 
 // maskNamed runs the masks that find a value by a secret's name.

@@ -17,6 +17,8 @@ var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "
 	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
 	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key",
 	"ssh_key", "recovery_code", "mfa_code", "account_key", "accountkey", "requirepass", "masterauth",
+	// OAuth's PKCE verifier and the device flow's code (RFC 7636, RFC 8628)
+	"code_verifier", "device_code",
 	// a password in other languages: German, Portuguese, Spanish, French,
 	// Dutch, Swedish, Polish, Russian, Chinese, Japanese, Korean
 	"passwort", "kennwort", "senha", "contraseña", "contrasena", "motdepasse", "mot_de_passe", "wachtwoord", "lösenord",
