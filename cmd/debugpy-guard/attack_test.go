@@ -2648,6 +2648,45 @@ func TestAttackSecretsInOAuthCallback(t *testing.T) {
 	}
 }
 
+// pipedProgram builds the command lines an ops script runs, which hand
+// a password to sudo -S and docker login on their input, logs them, and
+// keeps the last under an innocent name; the password's frame is gone at
+// the stop.
+const pipedProgram = `import shlex
+
+
+def restart(secret):
+    cmd = "echo %s | sudo -S systemctl restart app" % shlex.quote(secret)
+    print("running:", cmd)
+    login = "printf '%%s\\n' %s | docker login -u ci --password-stdin ghcr.io" % shlex.quote(secret + "-dk")
+    print("running:", login)
+    return login
+
+
+def main():
+    last = restart("sud" + "-s3cret-" + "pipe")
+    n = 1  # BREAK
+    return n, last
+
+
+main()
+`
+
+// A password handed to a program on its input (echo PW | sudo -S, printf
+// PW | docker login --password-stdin): no option and no name carried it,
+// so it showed.
+func TestAttackSecretsPipedToStdin(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(pipedProgram)
+	r.ok("debugpy_output", `{}`)
+	last := r.ok("debugpy_evaluate", `{"expression":"last"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-pipe")
+	if !strings.Contains(seen, "| sudo -S systemctl restart app") || !strings.Contains(last, "docker login -u ci --password-stdin ghcr.io") {
+		t.Errorf("the control: the commands are shown, the passwords masked: %s", seen)
+	}
+}
+
 // imapProgram logs in to an IMAP server on loopback with imaplib's debug
 // lines on (its protocol trace on stderr).
 const imapProgram = `import imaplib, socket, threading

@@ -136,7 +136,8 @@ func maskCommands(s string, found func(string)) (string, bool) {
 // maskCommandsIn is maskCommands, reading strings inside strings depth
 // levels deep.
 func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
-	if !mayHoldSecret(s) { // most texts: at once
+	piped := mayPipe(s)
+	if !piped && !mayHoldSecret(s) { // most texts: at once
 		return s, false
 	}
 	var edits []edit
@@ -145,12 +146,18 @@ func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
 		if end < line {
 			end = len(s)
 		}
-		if mayHoldSecret(s[line:end]) {
+		options, pipe := mayHoldSecret(s[line:end]), piped && mayPipe(s[line:end])
+		if options || pipe {
 			strs := literals(s, line, end)
 			if depth > 0 {
 				edits = escapedCommands(s, strs, edits, found, depth)
 			}
-			edits = commandsIn(s, line, end, strs, edits, found, depth)
+			if options {
+				edits = commandsIn(s, line, end, strs, edits, found, depth)
+			}
+			if pipe {
+				edits = pipedSecrets(s, line, end, edits, found) // echo PW | sudo -S (stdin.go)
+			}
 		}
 		line = end + 1
 	}
@@ -183,7 +190,7 @@ func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
 func escapedCommands(s string, strs []strLit, edits []edit, found func(string), depth int) []edit {
 	for _, l := range strs {
 		body := s[l.BodyStart:l.BodyEnd]
-		if !l.Known || !strings.Contains(body, "\\") || !mayHoldSecret(l.Value) {
+		if !l.Known || !strings.Contains(body, "\\") || !mayHoldSecret(l.Value) && !mayPipe(l.Value) {
 			continue
 		}
 		if v, changed := maskCommandsIn(l.Value, found, depth-1); changed {
