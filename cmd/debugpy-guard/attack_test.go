@@ -2687,6 +2687,42 @@ func TestAttackSecretsPipedToStdin(t *testing.T) {
 	}
 }
 
+// frenchProgram logs a new account's password in French, from a function
+// whose frame is gone at the stop, and keeps the message.
+const frenchProgram = `import logging, sys
+
+logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(message)s")
+
+
+def create(user):
+    pw = "Fr" + "-s3cret-" + "mdp"
+    logging.info("compte créé pour %s, mot de passe : %s", user, pw)
+    return "Votre mot de passe est %s" % ("Fr" + "-s3cret-" + "msg")
+
+
+def main():
+    note = create("ada")
+    n = 1  # BREAK
+    return n, note
+
+
+main()
+`
+
+// French's "mot de passe", three words: no secret's name was read in
+// them, so the password showed.
+func TestAttackSecretsInFrench(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(frenchProgram)
+	r.ok("debugpy_output", `{}`)
+	note := r.ok("debugpy_evaluate", `{"expression":"note"}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-mdp", "s3cret-msg")
+	if !strings.Contains(seen, "pour ada, mot de passe : [redacted]") || !strings.Contains(note, "Votre mot de passe est [redacted]") {
+		t.Errorf("the control: the messages are shown, the passwords masked: %s", seen)
+	}
+}
+
 // imapProgram logs in to an IMAP server on loopback with imaplib's debug
 // lines on (its protocol trace on stderr).
 const imapProgram = `import imaplib, socket, threading

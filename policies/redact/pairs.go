@@ -82,6 +82,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				if !ok || k.kind != 's' && k.kind != 'w' {
 					continue
 				}
+				if k.kind == 'w' {
+					k.end = motDePasse(s[:end], k) // French's password, three words
+				}
 				if k.kind == 'w' && scheme(s[k.start:k.end]) { // Authorization: Bearer TOKEN
 					v := k.end + run(s[:end], k.end, isBlank)
 					n := run(s[:end], v, isToken68)
@@ -177,11 +180,11 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					v, verbs := sep, 0
 					for ; verbs < 6 && v.kind == 'w'; verbs++ {
 						w := strings.ToLower(s[v.start:v.end])
-						if !proseVerbs[w] && w != "of" && w != "for" {
+						if !proseVerbs[w] && !whose[w] {
 							break
 						}
 						next, ok := sc.next(v.end)
-						if ok && (w == "of" || w == "for") && (next.kind == 'w' || next.kind == 's') && next.start > v.end { // of ada, for 'app': whose
+						if ok && whose[w] && (next.kind == 'w' || next.kind == 's') && next.start > v.end { // of ada, for 'app': whose
 							next, ok = sc.next(next.end)
 						}
 						if !ok || next.start == v.end {
@@ -252,7 +255,42 @@ func hideHeader(s string, k, sep piece, hide func(from, to int), found func(stri
 // proseVerbs stand between a secret's name and its value in prose: the
 // password is VALUE, was reset to VALUE, has been changed to VALUE.
 var proseVerbs = map[string]bool{"is": true, "was": true, "are": true, "were": true, "now": true, "set": true, "reset": true,
-	"changed": true, "updated": true, "to": true, "has": true, "been": true, "will": true, "be": true, "becomes": true, "became": true}
+	"changed": true, "updated": true, "to": true, "has": true, "been": true, "will": true, "be": true, "becomes": true, "became": true,
+	// French: le mot de passe est VALUE, a été changé en VALUE
+	"est": true, "était": true, "sera": true, "a": true, "été": true, "changé": true, "en": true}
+
+// whose are the words before whose secret a sentence names: of ada, for
+// 'app', de ada, pour ada.
+var whose = map[string]bool{"of": true, "for": true, "de": true, "pour": true}
+
+// motDePasse is where the name that starts with the word k ends: after
+// French's "mot de passe" (a blank or a no-break space between its words,
+// any case), which IsName reads as a secret's name, mot_de_passe; or at
+// k's end.
+func motDePasse(s string, k piece) int {
+	if k.end-k.start != 3 || !strings.EqualFold(s[k.start:k.end], "mot") {
+		return k.end
+	}
+	i := k.end
+	for _, w := range []string{"de", "passe"} {
+		switch {
+		case strings.HasPrefix(s[i:], " "):
+			i++
+		case strings.HasPrefix(s[i:], "\u00a0"):
+			i += len("\u00a0")
+		default:
+			return k.end
+		}
+		if len(s)-i < len(w) || !strings.EqualFold(s[i:i+len(w)], w) {
+			return k.end
+		}
+		i += len(w)
+	}
+	if i < len(s) && isWordByte(s[i]) {
+		return k.end
+	}
+	return i
+}
 
 // hideWord masks the word that starts v, to a blank or a quote (a
 // symbol such as & ends no value here), without one mark of punctuation

@@ -422,7 +422,8 @@ import io, json, logging, random, string, sys
 rng = random.Random(int(sys.argv[1]))
 M = "[redacted]"
 FORMATS = ["%(asctime)s %(levelname)s %(name)s: %(message)s", "%(levelname)s:%(name)s:%(message)s", "[%(asctime)s] {%(module)s:%(lineno)d} %(levelname)s - %(message)s"]
-NAMES = ["password", "Password", "db_password", "token", "api_key", "secret", "PASSWD", "client_secret", "access token"]
+NAMES = ["password", "Password", "db_password", "token", "api_key", "secret", "PASSWD", "client_secret", "access token",
+         "mot de passe", "Mot de passe", "mot\u00a0de\u00a0passe"]
 WORDS = ["None", "True", "Expired", "required", "HTTPError", "KeyError", "unchanged", "rotated", "reset", "missing"]
 def secret():
     s = "".join(rng.choice(string.ascii_letters) for _ in range(rng.randint(3, 12)))
@@ -449,10 +450,10 @@ for i in range(n):
         value = hidden = "".join(rng.choice(string.ascii_letters) for _ in range(rng.randint(8, 14)))  # letters alone: correcthorse
         old, new = " " + hidden, " " + M
     if r < 0.4:
-        msg = rng.choice(["Generated %s: %s for ada", "login ok, %s: %s", "%s: %s"]) % (name, value)
+        msg = rng.choice(["Generated %s: %s for ada", "login ok, %s: %s", "%s: %s", "compte créé, %s : %s"]) % (name, value)
     elif r < 0.8:
         msg = rng.choice(["created user ada with %s %s", "using the %s %s now", "%s %s.", "the %s is %s", "%s was reset to %s for ada",
-                          "your %s has been changed to %s.", "%s for ada is %s"]) % (name, value)
+                          "your %s has been changed to %s.", "%s for ada is %s", "votre %s est %s", "le %s de ada a été changé en %s"]) % (name, value)
     else:  # a string literal after the verbs: masked, whatever its letters
         msg = rng.choice(["the %s of bob was reset to %r", "%s is %r", "your %s has been set to %r."]) % (name, value)
         old, new = repr(value), "'" + M + "'"
@@ -572,3 +573,21 @@ for n in range(int(sys.argv[2])):
     out = subprocess.run(["perl", "-e", script], input=perl(doc), capture_output=True, text=True, check=True).stdout
     print(json.dumps([out, json.dumps(list(secrets.values())), control]))
 `
+
+// TestMaskMotDePasse: French's password, three words apart (a blank or a
+// no-break space between them), is a secret's name as mot_de_passe is.
+func TestMaskMotDePasse(t *testing.T) {
+	for in, want := range map[string]string{
+		"Mot de passe : S3cr3t-fr":                            "Mot de passe : [redacted]",
+		"INFO compte créé, mot\u00a0de\u00a0passe: S3cr3t-fr": "INFO compte créé, mot\u00a0de\u00a0passe: [redacted]",
+		"le mot de passe de ada a été changé en S3cr3t-fr.":   "le mot de passe de ada a été changé en [redacted].",
+		"{'mot de passe': 'lettresseules'}":                   "{'mot de passe': '[redacted]'}",
+		"mot de passe oublié ? Cliquez ici":                   "mot de passe oublié ? Cliquez ici",
+		"un mot de passage: S3cr3t-fr":                        "un mot de passage: S3cr3t-fr",
+		"demot de passe: S3cr3t-fr":                           "demot de passe: S3cr3t-fr",
+	} {
+		if got, _ := maskText(in, nil); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
