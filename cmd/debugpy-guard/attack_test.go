@@ -2723,6 +2723,46 @@ func TestAttackSecretsInFrench(t *testing.T) {
 	}
 }
 
+// promptProgram answers a child's password prompt with pexpect, its log on
+// stdout as an automation script keeps it, from a function whose frame is
+// gone at the stop.
+const promptProgram = `import sys
+import pexpect
+
+
+def login():
+    child = pexpect.spawn(sys.executable, ["-c", "import getpass; getpass.getpass('[sudo] password for ada: '); print('ok')"],
+                          encoding="utf-8", timeout=30)
+    child.logfile_read = sys.stdout
+    child.expect_exact("password for ada: ")
+    child.logfile_send = sys.stdout
+    child.sendline("pex" + "-s3cret-" + "answer")
+    child.expect(pexpect.EOF)
+
+
+def main():
+    login()
+    n = 1  # BREAK
+    return n
+
+
+main()
+`
+
+// A prompt for a password and what was typed, as pexpect's log shows them
+// (and a line that starts with a secret's name, which the prose reading
+// passed over): the answer showed.
+func TestAttackSecretsInPromptAnswers(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(promptProgram)
+	r.ok("debugpy_output", `{}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "s3cret-answer")
+	if !strings.Contains(seen, "[sudo] password for ada: [redacted]") {
+		t.Errorf("the control: the prompt is shown, the answer masked: %s", seen)
+	}
+}
+
 // imapProgram logs in to an IMAP server on loopback with imaplib's debug
 // lines on (its protocol trace on stderr).
 const imapProgram = `import imaplib, socket, threading

@@ -170,13 +170,25 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 							hideWord(s, v, lettersValue, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 						}
 					}
-				case k.kind == 'w' && sep.kind == 'w' && sep.start > k.end && (k.start == 0 || isBlank(s[k.start-1]) || strings.IndexByte(":([{'\"", s[k.start-1]) >= 0):
+				case k.kind == 'w' && sep.kind == 'w' && sep.start > k.end && (k.start == line || isBlank(s[k.start-1]) || strings.IndexByte(":([{'\"", s[k.start-1]) >= 0):
 					// created user ada with password VALUE: in prose (the
 					// name a word of its own: not --password, nor a
 					// value's =libpqSecretValue), a word of 8 bytes or more
 					// with a digit or a symbol; and after a verb (the
 					// password is VALUE, of ada was reset to "VALUE"),
 					// that or a string literal.
+					if from, to, ok := promptAnswer(s, line, end, &sc, k, sep); ok {
+						// Password for 'https://ada@host': VALUE (a prompt and
+						// what was typed, as pexpect's log shows them): to the
+						// line's end; learned when it reads as a credential.
+						if to > from {
+							spans = append(spans, [2]int{from, to})
+							if found != nil && credential(s[from:to]) {
+								found(s[from:to])
+							}
+						}
+						continue
+					}
 					v, verbs := sep, 0
 					for ; verbs < 6 && v.kind == 'w'; verbs++ {
 						w := strings.ToLower(s[v.start:v.end])
@@ -258,6 +270,42 @@ var proseVerbs = map[string]bool{"is": true, "was": true, "are": true, "were": t
 	"changed": true, "updated": true, "to": true, "has": true, "been": true, "will": true, "be": true, "becomes": true, "became": true,
 	// French: le mot de passe est VALUE, a été changé en VALUE
 	"est": true, "était": true, "sera": true, "a": true, "été": true, "changé": true, "en": true}
+
+// promptAnswer reads a prompt for a secret and its answer on the line
+// s[line:end]: the name k, "for" (sep), whose it is in at most six pieces
+// (ada, user postgres, 'https://ada@github.com', key '/root/.ssh/id_rsa'),
+// a colon, then the answer, to the line's end or a repr's escaped line end
+// (a quote that closes one opened before the name stays). ok says it is a
+// prompt; from == to when no answer follows it.
+func promptAnswer(s string, line, end int, sc *scanner, k, sep piece) (from, to int, ok bool) {
+	if !strings.EqualFold(s[sep.start:sep.end], "for") {
+		return 0, 0, false
+	}
+	p := sep
+	for n := 0; n < 7; n++ {
+		if p, ok = sc.next(p.end); !ok || p.kind == ':' {
+			break
+		}
+		if p.kind == 'w' && proseVerbs[strings.ToLower(s[p.start:p.end])] {
+			return 0, 0, false // the password for ada is required: a sentence
+		}
+	}
+	if !ok || p.kind != ':' {
+		return 0, 0, false
+	}
+	from = p.end + run(s[:end], p.end, isBlank)
+	to = from
+	for to < end && !(s[to] == '\\' && to+1 < end && (s[to+1] == 'r' || s[to+1] == 'n')) {
+		to++
+	}
+	for to > from && isSpace(s[to-1]) {
+		to--
+	}
+	if to > from && (s[to-1] == '\'' || s[to-1] == '"') && strings.IndexByte(s[line:k.start], s[to-1]) >= 0 {
+		to--
+	}
+	return from, to, true
+}
 
 // whose are the words before whose secret a sentence names: of ada, for
 // 'app', de ada, pour ada.

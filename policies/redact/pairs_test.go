@@ -591,3 +591,80 @@ func TestMaskMotDePasse(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptAnswersAgreeWithPexpect: a program driven by pexpect, its
+// logfile on (what the child writes and what is sent to it, as a test
+// harness or an automation script logs them), answers getpass's prompts
+// for a secret (Password for ada:, [sudo] password for ada:, Password for
+// 'https://ada@github.com':, Enter passphrase for key '...':) with
+// passwords of any printable byte but a backslash: masked, the log is the
+// same log with each answer replaced by the mask, and no 6 bytes of a
+// password are left. A sentence with a colon after it (the password for
+// ada is required: ...) is left.
+func TestPromptAnswersAgreeWithPexpect(t *testing.T) {
+	againstPython(t, promptDocs, promptCheck, 16, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const promptDocs = `
+import io, json, random, string, sys, pexpect
+rng = random.Random(int(sys.argv[1]))
+PROMPTS = ["Password for %s: ", "[sudo] password for %s: ", "Password for 'https://%s@github.com': ", "Enter passphrase for key '/home/%s/.ssh/id_ed25519': ",
+           "Enter password for user %s: ", "passphrase for %s: "]
+CHILD = """
+import getpass, json, sys
+for prompt, control in json.loads(sys.argv[1]):
+    if control:
+        input("the password for ada is required: see the docs (Enter) ")
+    else:
+        getpass.getpass(prompt)
+    print("ok")
+"""
+for i in range(int(sys.argv[2])):  # a session of prompts
+    items = []
+    for k in range(rng.randint(8, 30)):
+        user = rng.choice(["ada", "bob", "postgres", "svc-%d" % i])
+        pw = "".join(rng.choice(string.ascii_letters + string.digits + " !#$%&()*+,-./:;<=>?@[]^_{|}~'\"") for _ in range(rng.randint(6, 20))).strip() + rng.choice(string.ascii_letters)
+        items.append((rng.choice(PROMPTS) % user, pw, rng.random() < 0.15))
+    log = io.StringIO()
+    child = pexpect.spawn(sys.executable, ["-c", CHILD, json.dumps([(p, c) for p, _, c in items])], encoding="utf-8", timeout=30)
+    child.logfile = log
+    child.delaybeforesend = None  # pexpect's default waits 50 ms before each send
+    child.delayafterclose = child.delayafterterminate = 0
+    for prompt, pw, control in items:
+        child.expect_exact("(Enter) " if control else prompt)
+        child.sendline("" if control else pw)
+        child.expect_exact("ok\r\n")
+    child.expect(pexpect.EOF)
+    print(json.dumps([log.getvalue(), json.dumps([pw for _, pw, control in items if not control])]))
+`
+
+const promptCheck = `
+import json, sys
+M = "[redacted]"
+for line in sys.stdin:
+    text, masked, pws = json.loads(line)
+    pws = json.loads(pws)
+    if any(pw[i:i + 6] in masked for pw in pws for i in range(len(pw) - 5)):
+        print(json.dumps("left"))
+        continue
+    want = text
+    for pw in pws:
+        want = want.replace(": " + pw + "\n", ": " + M + "\n", 1)
+    print(json.dumps("" if masked == want else "want %r" % want))
+`
+
+func TestPromptAnswers(t *testing.T) {
+	for in, want := range map[string]string{
+		"Password for 'https://ada@github.com': S3 cr3t!":                "Password for 'https://ada@github.com': [redacted]",
+		"ok\r\n[sudo] password for ada: S3cr3t-x\r\nok":                  "ok\r\n[sudo] password for ada: [redacted]\r\nok",
+		`'Password for ada: S3cr3t-x\r\n'`:                               `'Password for ada: [redacted]\r\n'`,
+		"Enter passphrase for key '/home/ada/.ssh/id_rsa': ":             "Enter passphrase for key '/home/ada/.ssh/id_rsa': ",
+		"the password for ada is required: see the docs":                 "the password for ada is required: see the docs",
+		"ok\npassword was reset to S3cr3t-x9 for ada":                    "ok\npassword was reset to [redacted] for ada", // a name at a line's start
+		"Password for user postgres: correct horse battery staple\nnext": "Password for user postgres: [redacted]\nnext",
+	} {
+		if got, _ := maskText(in, nil); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
