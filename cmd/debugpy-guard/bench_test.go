@@ -327,9 +327,10 @@ call = ["expressions"]
 			env: []string{"HOME=" + dir}}, "evaluate is not allowed"},
 	}
 	// DEBUGPY_GUARD_PEER names another build of debugpy-guard (an earlier
-	// commit's, say): its one-module and default servers join the turns.
+	// commit's, say): its no-module, one-module and default servers join
+	// the turns.
 	if peer := os.Getenv("DEBUGPY_GUARD_PEER"); peer != "" {
-		for _, s := range servers[1:3] {
+		for _, s := range servers[:3] {
 			s.o.bin = peer
 			servers = append(servers, struct {
 				name string
