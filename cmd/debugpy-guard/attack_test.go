@@ -1956,6 +1956,7 @@ def main():
     web = ["htpasswd", "-b", "/etc/pw", "ada", "htp" + "-s3cret"]
     win = "net user ada " + "net" + "-s3cret" + " /add"
     login = ["vault", "login", "hv" + "-s3cret"]
+    snmp = "snmpwalk -v2c -c " + "snmp" + "-s3cret" + " 10.0.0.1"
     err = None
     try:
         subprocess.run(["false"] + cmd, check=True)
@@ -1964,8 +1965,9 @@ def main():
         print("failed:", e, flush=True)
     print("running:", line, flush=True)
     print("running:", shlex.join(web), win, shlex.join(login), flush=True)
+    print("running:", snmp, flush=True)
     n = 1  # BREAK
-    return n, cmd, ora, line, err, web, win, login
+    return n, cmd, ora, line, err, web, win, login, snmp
 
 
 main()
@@ -1981,11 +1983,11 @@ func TestAttackSecretsInCommandLines(t *testing.T) {
 	r.stopAtBreak(commandProgram)
 	r.ok("debugpy_output", `{}`)
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"cmd", "ora", "line", "err", "[line, err]", "web", "win", "login"} {
+	for _, e := range []string{"cmd", "ora", "line", "err", "[line, err]", "web", "win", "login", "snmp"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret", "htp-s3cret", "net-s3cret", "hv-s3cret")
+	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret", "htp-s3cret", "net-s3cret", "hv-s3cret", "snmp-s3cret")
 	for _, want := range []string{"-p[redacted]", "ada:[redacted]", "X-Api-Key: [redacted]"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the control: the command lines are shown, their secrets masked: no %q in %s", want, seen)

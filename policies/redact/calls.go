@@ -13,23 +13,24 @@ import "strings"
 
 // callSecrets is, for each callee (its last name, or its last two for a
 // name many libraries use: hmac.new, jwt.encode), which positional
-// argument is its secret; -1 the last one given (Django's
+// arguments are its secrets; -1 the last one given (Django's
 // user.set_password(raw), keyring's set_password(service, user, secret)).
-var callSecrets = map[string]int{
-	"login": 1, "pass_": 0, // smtplib, ftplib, imaplib, docker's client.login(user, password); poplib's pass_
-	"FTP": 2, "FTP_TLS": 2, // ftplib.FTP(host, user, passwd)
-	"HTTPBasicAuth": 1, "HTTPDigestAuth": 1, "HTTPProxyAuth": 1, "HttpNtlmAuth": 1, "BasicAuth": 1, "DigestAuth": 1, // requests, aiohttp, httpx
-	"simple_bind_s": 1, "simple_bind": 1, "bind_s": 1, // python-ldap
-	"set_password": -1, "add_password": 3, // keyring, Django; urllib's password managers
-	"SMBConnection": 1,
-	"Fernet":        0, "hmac.new": 0, "AES.new": 0, "DES3.new": 0, "ChaCha20.new": 0, // keys
-	"jwt.encode": 1, "jwt.decode": 1,
-	"pymysql.connect": 2, "MySQLdb.connect": 2, // (host, user, password, database)
+var callSecrets = map[string][]int{
+	"login": {1}, "pass_": {0}, // smtplib, ftplib, imaplib, docker's client.login(user, password); poplib's pass_
+	"FTP": {2}, "FTP_TLS": {2}, // ftplib.FTP(host, user, passwd)
+	"HTTPBasicAuth": {1}, "HTTPDigestAuth": {1}, "HTTPProxyAuth": {1}, "HttpNtlmAuth": {1}, "BasicAuth": {1}, "DigestAuth": {1}, // requests, aiohttp, httpx
+	"simple_bind_s": {1}, "simple_bind": {1}, "bind_s": {1}, // python-ldap
+	"set_password": {-1}, "add_password": {3}, // keyring, Django; urllib's password managers
+	"SMBConnection": {1},
+	"Fernet":        {0}, "hmac.new": {0}, "AES.new": {0}, "DES3.new": {0}, "ChaCha20.new": {0}, // keys
+	"jwt.encode": {1}, "jwt.decode": {1},
+	"pymysql.connect": {2}, "MySQLdb.connect": {2}, // (host, user, password, database)
+	"CommunityData": {0}, "UsmUserData": {1, 2}, // pysnmp: SNMPv1/v2c's community; v3's authentication and privacy keys
 }
 
-// callSecret is the position of the secret argument of the callee named
-// w (a dotted name), if it has one.
-func callSecret(w string) (int, bool) {
+// callSecret is the positions of the secret arguments of the callee named
+// w (a dotted name), if it has any.
+func callSecret(w string) ([]int, bool) {
 	last := w[strings.LastIndexByte(w, '.')+1:]
 	if k, ok := callSecrets[last]; ok {
 		return k, true
@@ -39,7 +40,7 @@ func callSecret(w string) (int, bool) {
 		k, ok := callSecrets[two]
 		return k, ok && two != last
 	}
-	return 0, false
+	return nil, false
 }
 
 // maxCallPieces bounds how many pieces of a call's arguments are read
@@ -70,12 +71,14 @@ func maskCalls(s string, found func(string)) (string, bool) {
 		for ws > 0 && !endsWord[s[ws-1]] {
 			ws--
 		}
-		at, ok := callSecret(s[ws:i])
+		ats, ok := callSecret(s[ws:i])
 		if !ok || ws == i {
 			continue
 		}
-		if v, ok := callArgument(s, i, at); ok {
-			(&scanner{s: s}).run(v, hide, found)
+		for _, at := range ats {
+			if v, ok := callArgument(s, i, at); ok {
+				(&scanner{s: s}).run(v, hide, found)
+			}
 		}
 	}
 	if len(spans) == 0 {

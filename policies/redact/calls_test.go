@@ -55,7 +55,8 @@ CALLS = [("server.login", 1, 2), ("imaplib.IMAP4_SSL(h).login", 1, 2), ("pop.pas
          ("ftplib.FTP_TLS", 2, 3), ("requests.auth.HTTPBasicAuth", 1, 2), ("HTTPDigestAuth", 1, 2),
          ("aiohttp.BasicAuth", 1, 2), ("conn.simple_bind_s", 1, 2), ("keyring.set_password", 2, 3),
          ("user.set_password", 0, 1), ("mgr.add_password", 3, 4), ("Fernet", 0, 1), ("hmac.new", 0, 3),
-         ("jwt.encode", 1, 3), ("pymysql.connect", 2, 4), ("SMBConnection", 1, 4)]
+         ("jwt.encode", 1, 3), ("pymysql.connect", 2, 4), ("SMBConnection", 1, 4), ("CommunityData", 0, 1),
+         ("pysnmp.hlapi.UsmUserData", (1, 2), 3)]
 def text():
     chars = "abcXYZ0189 '\"\\\\\t\n%,()=:#é€😀\x00"
     return "".join(rng.choice(chars) for _ in range(rng.randint(0, 10)))
@@ -74,7 +75,9 @@ n = int(sys.argv[2])
 for i in range(n):
     name, at, count = rng.choice(CALLS)
     args = [other() for _ in range(count)]
-    args[at] = literal(True)
+    at = at if isinstance(at, tuple) else (at,)
+    for k in at:
+        args[k] = literal(True)
     if rng.random() < 0.3:
         args.append(rng.choice(["timeout=5", "port='x'", "verbose=True"]))
     if rng.random() < 0.5:
@@ -83,7 +86,7 @@ for i in range(n):
         call = name + "(\n" + "".join("    " + a + ",\n" for a in args) + ")"
     text_ = rng.choice(["x = ", "", "    return "]) + call
     src = text_ if not text_.startswith("    ") else "def f():\n" + text_
-    print(json.dumps([src, name, str(at)]))
+    print(json.dumps([src, name, json.dumps(at)]))
 `
 
 const callCheck = `
@@ -97,7 +100,7 @@ def calls(src, name):
     return out
 for line in sys.stdin:
     src, masked, name, at = json.loads(line)
-    at = int(at)
+    at = json.loads(at)
     try:
         a, b = calls(src, name), calls(masked, name)
         if len(a) != 1 or len(b) != 1:
@@ -105,7 +108,7 @@ for line in sys.stdin:
         a, b = a[0], b[0]
         why = ""
         for k, (x, y) in enumerate(zip(a.args, b.args)):
-            if k == at:
+            if k in at:
                 if not isinstance(y, ast.Constant) or y.value.replace(M if isinstance(y.value, str) else M.encode(), type(y.value)()) != type(y.value)() or (y.value == type(y.value)()) != (x.value == type(x.value)()):
                     why = "the secret reads %r" % (y.value,)
             elif ast.dump(x) != ast.dump(y):

@@ -97,7 +97,7 @@ var programs = func() map[string][]option {
 	add([]option{{"", takes{nth: 3, flags: "b", unless: "n"}}, {"", takes{nth: 2, flags: "bn"}}, {"-C", valueless}, {"-r", valueless}}, "htpasswd")
 	add([]option{{"", takes{nth: 2, sub: "user", slash: true}}}, "net", "net.exe")
 	add([]option{{"", takes{nth: 1, sub: "login", noEquals: true}}}, "vault")
-	add([]option{{"-A", short}, {"-X", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
+	add([]option{{"-A", short}, {"-X", short}, {"-c", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
 	return m
 }()
 

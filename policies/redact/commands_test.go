@@ -97,7 +97,7 @@ def forms(s):
         ("keytool",) + a("-storepass"), ("jarsigner",) + a("-keypass"), ("smbclient",) + a("-U", "ada%"),
         ("smbclient",) + g("--user=", "ada%"), ("sqlcmd",) + g("-P"), ("mongosh",) + a("-p"), ("mongodump",) + g("--password="),
         ("mosquitto_pub",) + a("-P"), ("ssh-keygen",) + a("-N"), ("ssh-keygen",) + g("-P"), ("lftp",) + a("-u", "ada,"),
-        ("snmpwalk",) + a("-A"), ("snmpget",) + g("-X"),
+        ("snmpwalk",) + a("-A"), ("snmpget",) + g("-X"), ("snmpwalk",) + a("-c"), ("snmpbulkget",) + g("-c"),
         ("sqlplus", ["-S", "ada/" + s + "@db"], ["-S", "ada/" + M + "@db"]), ("expdp", ["ada/" + s + "@db"], ["ada/" + M + "@db"]),
         ("sqlldr", ["userid=ada/" + s + "@//h:1521/x"], ["userid=ada/" + M + "@//h:1521/x"]),
         ("rman", ["target", "ada/" + s + "@prod"], ["target", "ada/" + M + "@prod"]),
