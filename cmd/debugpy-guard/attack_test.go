@@ -1956,7 +1956,7 @@ def main():
     web = ["htpasswd", "-b", "/etc/pw", "ada", "htp" + "-s3cret"]
     win = "net user ada " + "net" + "-s3cret" + " /add"
     login = ["vault", "login", "hv" + "-s3cret"]
-    snmp = "snmpwalk -v2c -c " + "snmp" + "-s3cret" + " 10.0.0.1"
+    snmp = "snmpwalk -v2c -c " + "snmp" + "-s3cret" + " 10.0.0.1; nmcli device wifi connect Home password " + "wifi" + "secretletters"
     err = None
     try:
         subprocess.run(["false"] + cmd, check=True)
@@ -1987,7 +1987,7 @@ func TestAttackSecretsInCommandLines(t *testing.T) {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret", "htp-s3cret", "net-s3cret", "hv-s3cret", "snmp-s3cret")
+	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret", "htp-s3cret", "net-s3cret", "hv-s3cret", "snmp-s3cret", "wifisecretletters")
 	for _, want := range []string{"-p[redacted]", "ada:[redacted]", "X-Api-Key: [redacted]"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the control: the command lines are shown, their secrets masked: no %q in %s", want, seen)

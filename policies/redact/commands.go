@@ -97,6 +97,11 @@ var programs = func() map[string][]option {
 	add([]option{{"", takes{nth: 3, flags: "b", unless: "n"}}, {"", takes{nth: 2, flags: "bn"}}, {"-C", valueless}, {"-r", valueless}}, "htpasswd")
 	add([]option{{"", takes{nth: 2, sub: "user", slash: true}}}, "net", "net.exe")
 	add([]option{{"", takes{nth: 1, sub: "login", noEquals: true}}}, "vault")
+	// Wi-Fi: NetworkManager's nmcli takes a property's value after its
+	// name (device wifi connect SSID password SECRET; connection modify
+	// NAME wifi-sec.psk SECRET), wpa_passphrase SSID SECRET.
+	add([]option{{"password", apart}, {"wifi-sec.psk", apart}, {"802-11-wireless-security.psk", apart}, {"802-1x.password", apart}}, "nmcli")
+	add([]option{{"", takes{nth: 2}}}, "wpa_passphrase")
 	add([]option{{"-A", short}, {"-X", short}, {"-c", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
 	return m
 }()
@@ -217,10 +222,11 @@ func writeBody(v, pre string) string {
 // mayHoldSecret: s has an option, or a connect string's / and @ (Oracle's
 // tools take ada/SECRET@db with no option), or the words of the programs
 // whose secret follows a word with no option (net user ada SECRET, vault
-// login SECRET).
+// login SECRET, nmcli ... password SECRET, wpa_passphrase SSID SECRET).
 func mayHoldSecret(s string) bool {
 	return hasOption(s) || strings.IndexByte(s, '@') >= 0 && strings.IndexByte(s, '/') >= 0 ||
-		strings.Contains(s, "vault") || strings.Contains(s, "net") && strings.Contains(s, "user")
+		strings.Contains(s, "vault") || strings.Contains(s, "net") && strings.Contains(s, "user") ||
+		strings.Contains(s, "nmcli") || strings.Contains(s, "wpa_passphrase")
 }
 
 // hasOption: s has an option, a '-' after a blank or a quote. (Found by

@@ -104,6 +104,9 @@ def forms(s):
         ("htpasswd", ["-b", "/etc/pw", "ada", s], ["-b", "/etc/pw", "ada", M]), ("htpasswd", ["-nbB", "ada", s], ["-nbB", "ada", M]),
         ("htpasswd", ["-bBC", "10", "f", "ada", s], ["-bBC", "10", "f", "ada", M]), ("htpasswd", ["-b", "-r", "9", "-c", "f", "ada", s], ["-b", "-r", "9", "-c", "f", "ada", M]),
         ("net", ["user", "ada", s], ["user", "ada", M]), ("net.exe", ["user", "ada", s, "/add"], ["user", "ada", M, "/add"]),
+        ("nmcli", ["device", "wifi", "connect", "Home-5G", "password", s], ["device", "wifi", "connect", "Home-5G", "password", M]),
+        ("nmcli", ["connection", "modify", "home", "wifi-sec.psk", s], ["connection", "modify", "home", "wifi-sec.psk", M]),
+        ("wpa_passphrase", ["Home-5G", s], ["Home-5G", M]),
         ("vault", ["login", s.replace("=", "")], ["login", M]), ("vault", ["login", "-no-print", s.replace("=", "")], ["login", "-no-print", M]),
     ]
 NOISE = ["-v", "-q", "--verbose", "--host=db", "db.example", "some file.txt", "x:y", "$HOME", "it's", "a\"b", "-h", "10.0.0.1"]
@@ -113,7 +116,7 @@ for i in range(n):
     prog, args, masked = rng.choice(forms(s))
     path = rng.choice(["", "/usr/bin/", "/opt/x y/"])
     pre = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
-    if prog in ("sqlplus", "expdp", "htpasswd"):  # the secret is the nth argument that is no option
+    if prog in ("sqlplus", "expdp", "htpasswd", "wpa_passphrase"):  # the secret is the nth argument that is no option
         pre = [w for w in pre if w.startswith("-")]
     post = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
     lead = ["login"] if prog in ("docker", "podman") else []
