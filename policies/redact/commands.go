@@ -169,6 +169,11 @@ func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
 	if len(edits) == 0 {
 		return s, false
 	}
+	return applyEdits(s, edits), true
+}
+
+// applyEdits makes edits to s.
+func applyEdits(s string, edits []edit) string {
 	slices.SortFunc(edits, func(a, b edit) int { return a.from - b.from })
 	var b strings.Builder
 	last := 0
@@ -184,7 +189,38 @@ func maskCommandsIn(s string, found func(string), depth int) (string, bool) {
 		last = e.to
 	}
 	b.WriteString(s[last:])
-	return b.String(), true
+	return b.String()
+}
+
+// maskInStrings runs mask on the value of each string literal of s whose
+// body has an escape: the repr of a text of lines, whose line ends are
+// \n there and which a reading of lines cannot see; and so on inside them,
+// depth levels deep. What it masks is written back as repr writes it.
+func maskInStrings(s string, mask func(string, func(string)) (string, bool), found func(string), depth int) (string, bool) {
+	if depth == 0 || !strings.Contains(s, `\`) {
+		return s, false
+	}
+	var edits []edit
+	for line := 0; line < len(s); {
+		end := lineEnd(s, line)
+		for _, l := range literals(s, line, end) {
+			if !l.Known || !strings.Contains(s[l.BodyStart:l.BodyEnd], `\`) {
+				continue
+			}
+			v, masked := mask(l.Value, found)
+			if w, inner := maskInStrings(v, mask, found, depth-1); inner {
+				v, masked = w, true
+			}
+			if masked {
+				edits = append(edits, edit{l.BodyStart, l.BodyEnd, writeBody(v, s[l.start:l.BodyStart])})
+			}
+		}
+		line = end + 1
+	}
+	if len(edits) == 0 {
+		return s, false
+	}
+	return applyEdits(s, edits), true
 }
 
 // escapedCommands reads the strings of a line (strs) whose body has an
@@ -712,8 +748,15 @@ func maskIMAPLogin(s string, found func(string)) (string, bool) {
 // a client send in an SMTP AUTH exchange after its AUTH line: AUTH LOGIN's
 // password (base64, on a line of its own after the server's 334
 // challenge), CRAM-MD5's answer. The exchange ends at a reply that is no
-// 334.
+// 334. Captured lines in a string's repr are read decoded too.
 func maskSMTPAuth(s string, found func(string)) (string, bool) {
+	s, lines := smtpAuthLines(s, found)
+	s, inStrings := maskInStrings(s, smtpAuthLines, found, nestedDepth)
+	return s, lines || inStrings
+}
+
+// smtpAuthLines is maskSMTPAuth on s's lines.
+func smtpAuthLines(s string, found func(string)) (string, bool) {
 	var spans [][2]int
 	auth := false
 	for line := 0; line < len(s); {
