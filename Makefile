@@ -137,8 +137,8 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzMaskRecords -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskIdentified -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskLogins -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
-	$(GO) test -run '^$$' -fuzz FuzzMaskQueryCodes -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
-	$(GO) test -run '^$$' -fuzz FuzzPipedSecrets -fuzztime 30000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzMaskQueryCodes -fuzztime 20000x -fuzzminimizetime 20x ./policies/redact
+	$(GO) test -run '^$$' -fuzz FuzzPipedSecrets -fuzztime 20000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 100000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzPercentSpans -fuzztime 30000x -fuzzminimizetime 20x ./plugins
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 100000x -fuzzminimizetime 20x ./internal/percent

@@ -262,7 +262,7 @@ func TestSQLAgreesWithMariaDB(t *testing.T) {
 			t.Fatal("mariadbd is not installed: make deps installs mariadb-server-core")
 		}
 	}
-	againstPython(t, mariaDocs, mariaCheck, 600, func(s string) string {
+	againstPython(t, mariaDocs, mariaCheck, 400, func(s string) string {
 		sql, _ := maskSQL(s, nil, nil)
 		text, _ := maskText(s, nil)
 		b, _ := json.Marshal([]string{sql, text})

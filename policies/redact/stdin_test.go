@@ -31,7 +31,7 @@ func TestMaskPipedSecrets(t *testing.T) {
 	}
 }
 
-// TestPipedSecretsAgreeWithBash: command lines that hand a password to a
+// TestPipedSecretsAgreeWithBash: 300 command lines that hand a password to a
 // program on its input (echo or printf into sudo -S, docker login
 // --password-stdin, passwd --stdin, chpasswd; a here-string), the
 // password quoted as shlex.quote and bash's printf %q quote it, or in
@@ -41,7 +41,7 @@ func TestMaskPipedSecrets(t *testing.T) {
 // arguments: the password's line reads as the mask, the arguments as they
 // were, and no 6 bytes of a password are left; a control is as it was.
 func TestPipedSecretsAgreeWithBash(t *testing.T) {
-	againstPython(t, pipedDocs, pipedCheck, 500, func(s string) string { out, _ := maskText(s, nil); return out })
+	againstPython(t, pipedDocs, pipedCheck, 300, func(s string) string { out, _ := maskText(s, nil); return out })
 }
 
 const pipedDocs = `
