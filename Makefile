@@ -44,7 +44,7 @@ deps:
 	/usr/bin/python3 -c 'import sqlparse' 2>/dev/null || need="$$need python3-sqlparse"; \
 	/usr/bin/python3 -c 'import sqlalchemy' 2>/dev/null || lean="$$lean python3-sqlalchemy"; \
 	/usr/bin/python3 -c 'import pymysql' 2>/dev/null || lean="$$lean python3-pymysql"; \
-	/usr/bin/python3 -c 'import oauthlib' 2>/dev/null || lean="$$lean python3-oauthlib"; \
+	/usr/bin/python3 -c 'import oauthlib, werkzeug' 2>/dev/null || lean="$$lean python3-oauthlib python3-werkzeug"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || lean="$$lean python3-pexpect"; \
 	[ -x /usr/sbin/mariadbd ] || lean="$$lean mariadb-server-core"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="$$lean python3-pandas python3-tabulate"; \

@@ -2612,6 +2612,8 @@ func TestAttackSecretsInMySQLStatements(t *testing.T) {
 // oauthlib, in a function whose frame is gone at the stop, and keeps a
 // copy of the body under an innocent name.
 const oauthProgram = `import logging, sys
+from urllib.parse import parse_qsl
+from werkzeug.datastructures import ImmutableMultiDict
 from oauthlib.oauth2 import WebApplicationClient
 from oauthlib.common import add_params_to_uri
 
@@ -2629,8 +2631,9 @@ def callback(code):
 
 def main():
     sent = callback("4/0A" + "-s3cret-" + "code")
+    args = ImmutableMultiDict(parse_qsl("code=" + "4/0A" + "-s3cret-" + "args" + "&state=st4te"))  # Flask's request.args
     n = 1  # BREAK
-    return n, sent
+    return n, sent, args
 
 
 main()
@@ -2643,8 +2646,9 @@ func TestAttackSecretsInOAuthCallback(t *testing.T) {
 	r.stopAtBreak(oauthProgram)
 	r.ok("debugpy_output", `{}`)
 	sent := r.ok("debugpy_evaluate", `{"expression":"sent"}`)
+	r.ok("debugpy_evaluate", `{"expression":"args"}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-code", "s3cret-verifier")
+	noneSeen(t, seen, "s3cret-code", "s3cret-verifier", "s3cret-args")
 	if !strings.Contains(seen, "/oauth/callback?code=[redacted]") || !strings.Contains(seen, "state=st4te HTTP/1.1") || !strings.Contains(sent, "grant_type=authorization_code") {
 		t.Errorf("the control: the request's line and the body are shown, the code and the verifier masked: %s", seen)
 	}

@@ -15,12 +15,21 @@ import (
 // common a name to be a secret's everywhere (an error's code, a country's,
 // a cell of code), so it is one only there: a query's or a fragment's
 // parameter (maskQueryCodes), and any name "code" in a text that names the
-// grant (codeGrant). The PKCE verifier and the device flow's device code
+// grant or that has a state beside it (codeGrant). The PKCE verifier and the device flow's device code
 // are secrets' words (policies/secrets).
 
-// codeGrant: s holds a token request of the authorization code grant, so
-// that its "code" is the credential.
-func codeGrant(s string) bool { return strings.Contains(s, "authorization_code") }
+// codeGrant: s holds a token request of the authorization code grant, or
+// a redirect's parameters read apart from a URL (a code and a state:
+// urlsplit's query='code=...&state=...', parse_qs's dict, Flask's
+// request.args, Django's request.GET), so that its "code" is the
+// credential.
+func codeGrant(s string) bool {
+	if strings.Contains(s, "authorization_code") {
+		return true
+	}
+	return (strings.Contains(s, "code=") || strings.Contains(s, "'code'") || strings.Contains(s, `"code"`)) &&
+		(strings.Contains(s, "state=") || strings.Contains(s, "'state'") || strings.Contains(s, `"state"`))
+}
 
 // withCode is extra with "code" among the secrets' names.
 func withCode(extra map[string]bool) map[string]bool {

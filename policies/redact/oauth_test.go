@@ -24,10 +24,13 @@ func TestMaskQueryCodes(t *testing.T) {
 	// A token request's body names the grant: its code is a secret's name
 	// there, in a dict too; elsewhere a code is a code.
 	for in, want := range map[string]string{
-		"{'grant_type': 'authorization_code', 'code': 'Splx1OBeZQQ', 'redirect_uri': 'https://a/cb'}": "{'grant_type': 'authorization_code', 'code': '[redacted]', 'redirect_uri': 'https://a/cb'}",
-		"code=Splx1OBeZQQ&grant_type=authorization_code":                                              "code=[redacted]&grant_type=authorization_code",
-		"{'code': 'print(1)', 'lang': 'python'}":                                                      "{'code': 'print(1)', 'lang': 'python'}",
-		"device_code=GmRhmhcxhwAzkoEqiMEg_DnyEys&client_id=c":                                         "device_code=[redacted]&client_id=c",
+		"{'grant_type': 'authorization_code', 'code': 'Splx1OBeZQQ', 'redirect_uri': 'https://a/cb'}":  "{'grant_type': 'authorization_code', 'code': '[redacted]', 'redirect_uri': 'https://a/cb'}",
+		"code=Splx1OBeZQQ&grant_type=authorization_code":                                               "code=[redacted]&grant_type=authorization_code",
+		"{'code': 'print(1)', 'lang': 'python'}":                                                       "{'code': 'print(1)', 'lang': 'python'}",
+		"device_code=GmRhmhcxhwAzkoEqiMEg_DnyEys&client_id=c":                                          "device_code=[redacted]&client_id=c",
+		"ImmutableMultiDict([('code', 'Splx1OBeZQQ'), ('state', 'xyz')])":                              "ImmutableMultiDict([('code', '[redacted]'), ('state', 'xyz')])",
+		"SplitResult(scheme='https', netloc='a', path='/cb', query='code=Splx1&state=s', fragment='')": "SplitResult(scheme='https', netloc='a', path='/cb', query='code=[redacted]&state=s', fragment='')",
+		"{'code': 404, 'message': 'not found'}":                                                        "{'code': 404, 'message': 'not found'}",
 	} {
 		if got, _ := maskText(in, nil); got != want {
 			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
@@ -55,7 +58,9 @@ func FuzzMaskQueryCodes(f *testing.F) {
 // TestOAuthAgreesWithOAuthlib: what oauthlib writes where a web app is
 // debugged: the redirect with its code (add_params_to_uri, in the query
 // or the fragment), printed, in an access log's request line and in a
-// list's repr; the token request's body (prepare_request_body, with a
+// list's repr, and its parameters as a callback reads them (urlsplit's
+// result, parse_qs's dict, werkzeug's ImmutableMultiDict: Flask's
+// request.args); the token request's body (prepare_request_body, with a
 // PKCE verifier and a client secret) and its dict; the device flow's
 // body; and, as the control, an authorization request's URL (its
 // response_type=code and code_challenge are no secrets) and a URL with an
@@ -68,7 +73,8 @@ func TestOAuthAgreesWithOAuthlib(t *testing.T) {
 
 const oauthDocs = `
 import json, random, string, sys
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qs, parse_qsl, urlsplit
+from werkzeug.datastructures import ImmutableMultiDict
 from oauthlib.oauth2 import WebApplicationClient, DeviceClient
 from oauthlib.common import add_params_to_uri
 rng = random.Random(int(sys.argv[1]))
@@ -87,6 +93,15 @@ for i in range(int(sys.argv[2])):
             url = url.split("example.com", 1)[1]
         text = text % url
         form, body = "url", url
+        u = urlsplit(url)
+        params = u.query or u.fragment
+        read = rng.random()
+        if read < 0.15:  # the redirect's parameters, as a callback's handler reads them
+            text, form = repr(u), "split"
+        elif read < 0.3:
+            text, form = repr(parse_qs(params)), "qs"
+        elif read < 0.45:
+            text, form = repr(ImmutableMultiDict(parse_qsl(params))), "multi"
     elif kind == 1 or kind == 2:  # the token request
         verifier = word(rng.randint(43, 60), "-._~")
         cs = word(24)
@@ -118,6 +133,12 @@ SECRET = {"code", "code_verifier", "client_secret", "device_code"}
 def params(form, text):
     if form == "dict":
         return list(ast.literal_eval(text).items())
+    if form == "split":
+        return parse_qsl(re.search(r"query='([^']*)'", text).group(1) or re.search(r"fragment='([^']*)'", text).group(1), keep_blank_values=True)
+    if form == "qs":
+        return [(k, v) for k, vs in ast.literal_eval(text).items() for v in vs]
+    if form == "multi":
+        return list(ast.literal_eval(text[len("ImmutableMultiDict("):-1]))
     if form == "body":
         return parse_qsl(text, keep_blank_values=True)
     url = re.search(r"(https://\S+?|/oauth/\S+?)(?:'\]|\s|$)", text).group(1)
