@@ -83,6 +83,10 @@ func readsStdin(prog string, args []string) bool {
 	return false
 }
 
+// maxPipes bounds the pipes and here-strings of a line that pipedSecrets
+// reads, and the words it reads back from a here-string.
+const maxPipes = 16
+
 // mayPipe: s may hand a password to a program's input (pipedSecrets).
 func mayPipe(s string) bool {
 	return strings.Contains(s, "<<<") || strings.IndexByte(s, '|') >= 0 && (strings.Contains(s, "echo") || strings.Contains(s, "printf"))
@@ -92,9 +96,14 @@ func mayPipe(s string) bool {
 // program of stdinReads on its input: echo's or printf's arguments before
 // a pipe into it, and a here-string after it (<<< PW).
 func pipedSecrets(s string, line, end int, edits []edit, found func(string)) []edit {
-	for p := line; p < end; p++ {
+	// A command line has a few pipes: a line of many (a table's) is read
+	// to its maxPipes-th, so that a long one costs its length, not its
+	// square.
+	pipes := 0
+	for p := line; p < end && pipes < maxPipes; p++ {
 		switch {
 		case s[p] == '|' && (p+1 == end || s[p+1] != '|') && (p == line || s[p-1] != '|'):
+			pipes++
 			at := p + 1
 			if at < end && s[at] == '&' { // |& pipes stderr too
 				at++
@@ -105,11 +114,15 @@ func pipedSecrets(s string, line, end int, edits []edit, found func(string)) []e
 			edits = echoed(s, line, p, end, edits, found)
 		case strings.HasPrefix(s[p:end], "<<<"):
 			// the command before the here-string: its words from any of
-			// them to the <<< (a reader's, or a program's that runs one)
-			for c := p - 1; c >= line; c-- {
+			// them to the <<< (a reader's, or a program's that runs one),
+			// the last maxPipes words
+			pipes++
+			words := 0
+			for c := p - 1; c >= line && words < maxPipes; c-- {
 				if !isProgramByte(s[c]) || c > line && isProgramByte(s[c-1]) {
 					continue
 				}
+				words++
 				var ws []string
 				if k := shellWords(s, c, end, func(a *arg) { ws = append(ws, a.val) }); k == p && stdinReads(ws) {
 					shellWords(s, p+3, end, func(a *arg) {
