@@ -101,22 +101,9 @@ func (r sqlInsert) spans(s string, found func(string)) [][2]int {
 	var spans [][2]int
 	placeholders := false
 	for _, row := range r.rows {
-		for _, k := range r.secret {
-			if k >= len(row) {
-				continue
-			}
-			switch v := row[k]; v.kind {
-			case 's':
-				spans = append(spans, [2]int{v.from + 1, v.to - 1}) // a mask a line (writeSpans)
-				if found != nil {
-					found(sqlStringValue(s[v.from+1:v.to-1], v.mysql))
-				}
-			case 'n':
-				spans = append(spans, [2]int{v.from, v.to})
-			case '?':
-				placeholders = true
-			}
-		}
+		var p bool
+		spans, p = secretValues(s, row, r.secret, spans, found)
+		placeholders = placeholders || p
 	}
 	if placeholders {
 		spans = append(spans, parameters(s, r.next, r.rows[0], r.secret, found)...)
@@ -234,9 +221,22 @@ func (set sqlSet) spans(s string, found func(string)) [][2]int {
 			row = append(row, sqlValue{kind: '?'})
 		}
 	}
-	var spans [][2]int
-	placeholders := false
-	for _, k := range set.secret {
+	spans, placeholders := secretValues(s, row, set.secret, nil, found)
+	if placeholders {
+		spans = append(spans, parameters(s, end, row, set.secret, found)...)
+	}
+	return spans
+}
+
+// secretValues adds to spans those of row's values at the indexes secret
+// (a string's body, a mask a line in writeSpans; a number whole) and
+// hands each string's value to found; placeholders says one of them is a
+// placeholder, whose value is a parameter.
+func secretValues(s string, row []sqlValue, secret []int, spans [][2]int, found func(string)) (_ [][2]int, placeholders bool) {
+	for _, k := range secret {
+		if k >= len(row) {
+			continue
+		}
 		switch v := row[k]; v.kind {
 		case 's':
 			spans = append(spans, [2]int{v.from + 1, v.to - 1})
@@ -249,10 +249,7 @@ func (set sqlSet) spans(s string, found func(string)) [][2]int {
 			placeholders = true
 		}
 	}
-	if placeholders {
-		spans = append(spans, parameters(s, end, row, set.secret, found)...)
-	}
-	return spans
+	return spans, placeholders
 }
 
 // chosen is which of a statement's two readings, standard SQL's and
