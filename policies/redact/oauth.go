@@ -15,8 +15,8 @@ import (
 // common a name to be a secret's everywhere (an error's code, a country's,
 // a cell of code), so it is one only there: a query's or a fragment's
 // parameter (maskQueryCodes), and any name "code" in a text that names the
-// grant or that has a state beside it (codeGrant). The PKCE verifier and the device flow's device code
-// are secrets' words (policies/secrets).
+// grant or that has a state beside it (codeGrant). The PKCE verifier and
+// the device flow's device code are secrets' words (policies/secrets).
 
 // codeGrant: s holds a token request of the authorization code grant, or
 // a redirect's parameters read apart from a URL (a code and a state:

@@ -286,7 +286,7 @@ func promptAnswer(s string, line, end int, sc *scanner, k, sep piece) (from, to 
 		if p, ok = sc.next(p.end); !ok || p.kind == ':' {
 			break
 		}
-		if p.kind == 'w' && proseVerbs[strings.ToLower(s[p.start:p.end])] {
+		if w := strings.ToLower(s[p.start:p.end]); p.kind == 'w' && proseVerbs[w] && w != "a" && w != "en" { // not French's a and en, an article and a preposition in English
 			return 0, 0, false // the password for ada is required: a sentence
 		}
 	}

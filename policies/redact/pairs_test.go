@@ -661,6 +661,7 @@ func TestPromptAnswers(t *testing.T) {
 		"Enter passphrase for key '/home/ada/.ssh/id_rsa': ":             "Enter passphrase for key '/home/ada/.ssh/id_rsa': ",
 		"the password for ada is required: see the docs":                 "the password for ada is required: see the docs",
 		"ok\npassword was reset to S3cr3t-x9 for ada":                    "ok\npassword was reset to [redacted] for ada", // a name at a line's start
+		"Enter password for a new user: S3cr3t-x9":                       "Enter password for a new user: [redacted]",
 		"Password for user postgres: correct horse battery staple\nnext": "Password for user postgres: [redacted]\nnext",
 	} {
 		if got, _ := maskText(in, nil); got != want {

@@ -55,7 +55,7 @@ func readsStdin(prog string, args []string) bool {
 		return true
 	case "sshpass": // with none of -p, -f, -d, -e it reads the password from its input
 		return !has("-p", "-f", "-d", "-e") && !strings.HasPrefix(strings.Join(args, " "), "-p")
-	case "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane", "regctl", "cosign", "az", "aws":
+	case "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "crane", "regctl", "cosign":
 		return has("--password-stdin")
 	case "smbpasswd":
 		return has("-s")
@@ -187,7 +187,8 @@ func echoed(s string, line, p, end int, edits []edit, found func(string)) []edit
 }
 
 // hide masks a whole word and hands its value to found: a printf format's
-// without its line end, a chpasswd line's password too.
+// without its line end, and of a user:password line (chpasswd's) the
+// password too.
 func hide(a *arg, edits []edit, found func(string)) []edit {
 	if a.val == "" || variable(a) {
 		return edits
