@@ -46,7 +46,7 @@ deps:
 	/usr/bin/python3 -c 'import pymysql' 2>/dev/null || lean="$$lean python3-pymysql"; \
 	/usr/bin/python3 -c 'import oauthlib, werkzeug' 2>/dev/null || lean="$$lean python3-oauthlib python3-werkzeug"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || lean="$$lean python3-pexpect"; \
-	[ -x /usr/sbin/mariadbd ] || lean="$$lean mariadb-server-core"; \
+	[ -x /usr/sbin/mariadbd ] && [ -x /usr/bin/my_print_defaults ] || lean="$$lean mariadb-server-core mariadb-client-core"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="$$lean python3-pandas python3-tabulate"; \
 	command -v wat2wasm >/dev/null 2>&1 || need="$$need wabt"; \
 	command -v clang >/dev/null 2>&1 || need="$$need clang"; \

@@ -3,6 +3,7 @@ package redact
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +33,7 @@ func againstPython(t *testing.T, gen, check string, n int, mask func(string) str
 	os.WriteFile(checkFile, []byte(check), 0o644)
 	out, err := exec.Command(python, genFile, "1", strconv.Itoa(n)).Output()
 	if err != nil {
-		t.Fatalf("python3 (make deps installs what it imports): %v", err)
+		t.Fatalf("python3 (make deps installs what it imports): %v%s", err, stderrOf(err))
 	}
 	var texts []string
 	var in strings.Builder
@@ -55,7 +56,7 @@ func againstPython(t *testing.T, gen, check string, n int, mask func(string) str
 	cmd.Stdin = strings.NewReader(in.String())
 	verdicts, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("python3: %v", err)
+		t.Fatalf("python3, the check: %v%s", err, stderrOf(err))
 	}
 	bad := 0
 	for i, line := range strings.Split(strings.TrimSpace(string(verdicts)), "\n") {
@@ -72,4 +73,14 @@ func againstPython(t *testing.T, gen, check string, n int, mask func(string) str
 	if bad > 0 {
 		t.Fatalf("%d of %d texts", bad, len(texts))
 	}
+}
+
+// stderrOf is what a command that failed wrote on its standard error, on
+// a line of its own.
+func stderrOf(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return "\n" + string(ee.Stderr)
+	}
+	return ""
 }

@@ -259,7 +259,7 @@ for line in sys.stdin:
 func TestSQLAgreesWithMariaDB(t *testing.T) {
 	if _, err := exec.LookPath("mariadbd"); err != nil {
 		if _, err := os.Stat("/usr/sbin/mariadbd"); err != nil {
-			t.Fatal("mariadbd is not installed: make deps installs mariadb-server-core")
+			t.Fatal("mariadbd is not installed: make deps installs mariadb-server-core and mariadb-client-core")
 		}
 	}
 	againstPython(t, mariaDocs, mariaCheck, 400, func(s string) string {
@@ -300,8 +300,10 @@ import json, os, shutil, subprocess, sys, tempfile, time, pymysql
 M = "[redacted]"
 SECRET = {"password", "api_key", "token", "db_pass"}
 d = tempfile.mkdtemp()
-subprocess.run(["mariadb-install-db", "--no-defaults", "--datadir=" + d + "/data", "--user=root",
-                "--auth-root-authentication-method=normal", "--skip-test-db"], check=True, capture_output=True)
+r = subprocess.run(["mariadb-install-db", "--no-defaults", "--datadir=" + d + "/data", "--user=root",
+                    "--auth-root-authentication-method=normal", "--skip-test-db"], capture_output=True, text=True)
+if r.returncode != 0:
+    sys.exit("mariadb-install-db failed (make deps installs mariadb-server-core and mariadb-client-core):\n" + r.stdout + r.stderr)
 server = subprocess.Popen([shutil.which("mariadbd") or "/usr/sbin/mariadbd", "--no-defaults", "--datadir=" + d + "/data", "--socket=" + d + "/sock",
                            "--skip-networking", "--user=root", "--skip-grant-tables", "--innodb-buffer-pool-size=8M",
                            "--log-error=" + d + "/err.log", "--pid-file=" + d + "/pid"])
