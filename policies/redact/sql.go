@@ -13,8 +13,9 @@ import (
 //	INSERT INTO users (name, password) VALUES ('ada', 'SECRET'), ('bob', 'SECRET')
 //
 // The columns are read as SQL names ("quoted", `quoted`, [quoted]), each
-// row's values as SQL literals (strings, a quote doubled inside; numbers,
-// NULL, calls). When the
+// row's values as SQL literals (strings, a quote doubled inside, and in a
+// text with a backslash also as MySQL reads them, 'it\'s'; numbers, NULL,
+// calls). When the
 // statement gives a secret's column a placeholder (?, %s, :name, $1), the
 // values are the parameters that SQLAlchemy's echo prints on the next line,
 // a Python tuple (or a list of them): [generated in 0.0001s] ('ada',
