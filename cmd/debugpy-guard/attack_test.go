@@ -394,7 +394,7 @@ func TestAttackSizes(t *testing.T) {
 		"len(([0] * 6_000_000, [1] * 6_000_000))"} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "a person decides")
 	}
-	if text := r.ok("debugpy_evaluate", `{"expression":"(len('-' * 80), 2 ** 64)"}`); !strings.Contains(text, "(80, 18446744073709551616)") {
+	if text := r.ok("debugpy_evaluate", `{"expression":"(len([0] * 80), 2 ** 64)"}`); !strings.Contains(text, "(80, 18446744073709551616)") {
 		t.Fatalf("the control: %s", text)
 	}
 }
@@ -1697,7 +1697,13 @@ n = 1  # BREAK
 		r.refused("debugpy_evaluate", `{"expression":`+q(code)+`}`, "needs a person's approval", "may read any key")
 	}
 	noneSeen(t, r.seen.String(), "fmt-s3cret")
-	// The control: another key needs nobody.
+	// The control: another key is not denied; formatting builds text, which
+	// a person reads first (TestAttackMaskAnswersGuesses), and the
+	// approved format shows the key's value.
+	text := r.refused("debugpy_evaluate", `{"expression":"'%(user)s' % settings"}`, "needs a person's approval", "beside a cut")
+	if out, err := r.cli("approve", id(t, text)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
 	if text := r.ok("debugpy_evaluate", `{"expression":"'%(user)s' % settings"}`); !strings.Contains(text, "ada") {
 		t.Fatalf("the control: %s", text)
 	}
@@ -2767,6 +2773,27 @@ func TestAttackSecretsInPromptAnswers(t *testing.T) {
 	if !strings.Contains(seen, "[sudo] password for ada: [redacted]") {
 		t.Errorf("the control: the prompt is shown, the answer masked: %s", seen)
 	}
+}
+
+// The masks answer guesses: a piece beside a cut is masked when it begins
+// a secret of the session, so an agent that wrote its own text beside a
+// cut learned, from whether it came back masked, how a secret begins
+// ('ghp_16C...' came back as '[redacted]...', 'ghp_99X...' as it was), a
+// character at a time. The expressions policy now asks a person for text
+// that can stand beside a cut: a long or "..." literal, a string built with
+// +, * or %, a number of more than 20 digits.
+func TestAttackMaskAnswersGuesses(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("api_key = \"ghp_16C7e42F292c6912E7710c838347Ae178B4a\"\nnames = ['ada', 'bob']\nn = 1  # BREAK\n")
+	r.ok("debugpy_variables", `{}`)
+	for _, e := range []string{"'ghp_16C...'", "'ghp_99X...'", "'gh' + 'p_16C...'", "'...C61_phg'[::-1]", "'%sp_16C...' % 'gh'",
+		"['y' * 13 + 'ghp_16C' + 'y' * 30]", "('ghp_16C...', 1)", "{'ghp_16C...': 1}", "names[0][0] + names[1][0] + 'p'"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "beside a cut")
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"names[0]"}`); !strings.Contains(text, "'ada'") {
+		t.Errorf("the control: a path is read: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "[redacted]...")
 }
 
 // imapProgram logs in to an IMAP server on loopback with imaplib's debug

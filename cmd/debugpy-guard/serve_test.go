@@ -311,7 +311,12 @@ func TestServeDebugFlowRedacted(t *testing.T) {
 		t.Fatalf("evaluate: %s", textOf(res))
 	}
 	// A result too long to show whole is cut, saying how to read the rest.
-	big := p.ok("debugpy_evaluate", map[string]any{"expression": "'ab' * 60000", "context": "clipboard"})
+	// ('ab' * 60000 builds text, which a person reads first: approved here)
+	bigArgs := map[string]any{"expression": "'ab' * 60000", "context": "clipboard"}
+	if out, err := p.cli("approve", id(t, p.denied("debugpy_evaluate", bigArgs, "needs a person's approval"))); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	big := p.ok("debugpy_evaluate", bigArgs)
 	raw, _ = json.Marshal(big.StructuredContent)
 	if text := textOf(big); len(text) > engine.DefaultMaxResult+512 || len(raw) > engine.DefaultMaxResult ||
 		!strings.Contains(text, "[cut: the text is") || !strings.Contains(text, "evaluate a part of it") || !strings.Contains(string(raw), "…[cut: ") {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
@@ -105,11 +106,14 @@ func (r rules) walk(n *Node, v *verdict) {
 		if key.Kind == "Constant" && key.Str && secrets.IsName(key.Value, nil) {
 			v.add(abi.Deny, "it reads the key "+quote(key.Value)+", a secret's name: secrets do not leave the program")
 		}
+	case "Constant":
+		guessable(n, v)
 	case "BinOp":
 		if n.Name == "%" {
 			r.format(n, v)
 		}
 		size(n, v)
+		builds(n, v)
 	case "Compare":
 		for i, op := range n.Ops {
 			if k := n.Kids[i+1].Kind; op == "in" && k != "Constant" && !display[k] {
@@ -137,6 +141,72 @@ func (r rules) walk(n *Node, v *verdict) {
 		r.walk(k, v)
 	}
 }
+
+// The masks answer guesses (docs/SECURITY.md, "The mask answers
+// guesses"): a piece of text beside a cut ("...") is masked when it begins
+// or ends a secret of the session, so text the agent writes beside a cut
+// tells it, when it comes back masked, how a secret begins: ['y' * 13 +
+// 'ghp_16C' + 'y' * 30] shows its first 20 characters, then "...". So the
+// expression may not make such text: a string of more than maxShown
+// characters (debugpy cuts one of 30 inside a container to its first 20)
+// or with "..." in it, a number of more than maxShown digits (cut alike),
+// nor build one: +, * or % with a string, bytes or subscript operand (a
+// literal repeated or joined, characters picked from the program's own
+// strings), nor compute a number of more than maxShown digits. A person
+// decides.
+const maxShown = 20
+
+// guessable judges a constant the expression writes.
+func guessable(n *Node, v *verdict) {
+	switch {
+	case n.Str && (utf8.RuneCountInString(n.Value) > maxShown || strings.Contains(n.Value, "...")):
+		v.add(abi.Approve, "it writes a string of more than 20 characters or with \"...\" in it, which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
+	case !n.Str && !n.Undecoded && digits(n.Value) > maxShown:
+		v.add(abi.Approve, "it writes a number of more than 20 digits, which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
+	}
+}
+
+// digits counts the digits of a number as written.
+func digits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// builds judges an operator that can make text the agent chooses: a
+// number of more than maxShown digits (folded: 123 * 10**30), or a string
+// joined, repeated or formatted from a literal or a subscript (characters
+// picked from the program's strings); a subscript beside a number is
+// arithmetic (x[0] + 1).
+func builds(n *Node, v *verdict) {
+	if f := v.folds.fold(n); f.isInt && math.Abs(f.n) >= 1e20 {
+		v.add(abi.Approve, "it computes a number of more than 20 digits, which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
+		return
+	}
+	if builder[n.Name] && (maker(n.Kids[0], n.Kids[1]) || maker(n.Kids[1], n.Kids[0])) {
+		v.add(abi.Approve, "it builds a string with "+n.Name+" (from a literal, or characters of the program's strings), which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
+	}
+}
+
+// maker: k, an operand beside other, can make text the agent chooses.
+func maker(k, other *Node) bool {
+	switch k.Kind {
+	case "Constant":
+		return k.Str || k.Undecoded
+	case "Subscript":
+		return other.Kind != "Constant" || other.Str || other.Undecoded
+	case "BinOp":
+		return builder[k.Name] && (maker(k.Kids[0], k.Kids[1]) || maker(k.Kids[1], k.Kids[0]))
+	}
+	return false
+}
+
+// builder are the operators that join or repeat strings.
+var builder = map[string]bool{"+": true, "*": true, "%": true}
 
 // runsWhatItIsGiven: builtins that, called with at least this many
 // arguments, run code the caller hands them, so listing the name in

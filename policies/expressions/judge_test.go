@@ -50,8 +50,8 @@ func TestJudge(t *testing.T) {
 		{"'%(pass\\x77ord).3s' % cfg", "expression", "deny", "'password'"},
 		{"b'%(api_key)s' % cfg", "expression", "deny", "'api_key'"},
 		{"'%(a(token)b)s' % cfg", "expression", "deny", "token"},
-		{"'%(user)s, %s' % cfg", "expression", "allow", ""},
-		{"'%%(password)s' % cfg", "expression", "allow", ""},
+		{"'%(user)s, %s' % cfg", "expression", "approve", "beside a cut"}, // no key denied; a format builds text
+		{"'%%(password)s' % cfg", "expression", "approve", "beside a cut"},
 		{"n % 2 + 7 % n", "expression", "allow", ""},
 		{"fmt % cfg", "expression", "approve", "may read any key"},
 		{"('%(pass' + 'word)s') % cfg", "expression", "approve", "may read any key"},
@@ -134,9 +134,9 @@ func TestJudge(t *testing.T) {
 		{"x[~1].conf[3:]", "approve", "not read whole first"}, // a literal key that makes no path
 		{"x[(0, 1), 2][3:]", "approve", "not read whole first"},
 		{"x['a':(1, 2)][0][1:]", "approve", "not read whole first"},
-		{"x[1:3][0] + x[True][3:] + (cfg and alias[1:])", "allow", ""}, // parts of names, or of paths the host reads
-		{"type(cfg).DEFAULTS", "allow", ""},                            // whole: shown masked
-		{"str(x)[14:]", "approve", "what a call returns"},              // its __str__ is not its listed repr
+		{"x[1:3][0] + x[True][3:] + (cfg and alias[1:])", "approve", "beside a cut"}, // parts of names, or of paths the host reads: joined, they build text
+		{"type(cfg).DEFAULTS", "allow", ""},                                          // whole: shown masked
+		{"str(x)[14:]", "approve", "what a call returns"},                            // its __str__ is not its listed repr
 		{"repr(x) < 'm'", "approve", "what a call returns"},
 		{"len(str(x))", "approve", "what a call returns"},
 		{"len(x) > 3 and type(x) is int and isinstance(x, str) and id(x) == 1", "allow", ""},
@@ -144,9 +144,24 @@ func TestJudge(t *testing.T) {
 		{"'%.5s' % conn", "approve", "precision"},
 		{"b'%(k)-8.3r' % m", "approve", "precision"},
 		{"'%5s %.2f %.3s' % (x, y, 'abc')", "approve", "precision"},
-		{"'%5s %.2f' % (x, y) + '%.3s' % 'abc'", "allow", ""},
-		{"items[-1].name[:20]", "allow", ""}, // a path, read whole first
-		{"'abc'[1:][0] + ('a', 'b')[0][1:]", "allow", ""},
+		{"'%5s %.2f' % (x, y) + '%.3s' % 'abc'", "approve", "beside a cut"}, // a precision on a literal is none on a value
+		{"items[-1].name[:20]", "allow", ""},                                // a path, read whole first
+		{"'abc'[1:][0] + ('a', 'b')[0][1:]", "approve", "beside a cut"},
+		// Text the agent writes beside a cut, masked or not, would tell how
+		// a secret begins (docs/SECURITY.md, "The mask answers guesses").
+		{"'ghp_16C...'", "approve", "beside a cut"},
+		{"['y' * 13 + 'ghp_16C' + 'y' * 30]", "approve", "beside a cut"},
+		{"'gh' + 'p_16C'", "approve", "beside a cut"},
+		{"'gh' 'p_16Cyyyyyyyyyyyyyyyyyyyyyyyyy'", "approve", "beside a cut"}, // joined: one long literal
+		{"'%sp_16C' % 'gh'", "approve", "beside a cut"},
+		{"[s[5] + s[12] + s[3]]", "approve", "beside a cut"},
+		{"123 * 10 ** 30", "approve", "more than 20 digits"},
+		{"[123456789012345678901234]", "approve", "more than 20 digits"},
+		{"b'yyyyyyyyyyyyyyyyyyyyyyyy'", "approve", "beside a cut"},
+		{"x[0] + 1", "allow", ""}, // arithmetic
+		{"n * 2 + 7 % n", "allow", ""},
+		{"d['host'] == 'db.example.com'", "allow", ""},
+		{"2 ** 64", "allow", ""}, // 20 digits
 	} {
 		v, reason := judgeCode(c.code, "expression", def)
 		if string(v) != c.want || !strings.Contains(reason, c.reason) {

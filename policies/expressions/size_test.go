@@ -43,15 +43,15 @@ func TestJudgeSizes(t *testing.T) {
 		{"'%*d' % (w, 1)", abi.Approve},
 		// Within the bounds, or the program's own sizes.
 		{"2 ** 64", abi.Allow},
-		{"10 ** 1000", abi.Allow},
+		{"10 ** 1000", abi.Approve}, // within the memory budget; more than 20 digits (judge.go, builds)
 		{"x ** 2", abi.Allow},
 		{"1 << 63", abi.Allow},
-		{"'-' * 80", abi.Allow},
+		{"'-' * 80", abi.Approve}, // within the memory budget; text built (judge.go, builds)
 		{"[0] * 10**6", abi.Allow},
 		{"x * y", abi.Allow},
 		{"10**9 * 10**9", abi.Allow},
-		{"'%5d %%99999999999d' % (1,)", abi.Allow},
-		{"(-2) ** 100", abi.Allow},
+		{"'%5d %%99999999999d' % (1,)", abi.Approve}, // %% writes no width; text built
+		{"(-2) ** 100", abi.Approve},                 // more than 20 digits
 		{"x ** -10**9", abi.Allow},
 	} {
 		got, why := judgeCode(c.code, "expression", r)
