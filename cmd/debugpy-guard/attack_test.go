@@ -2790,6 +2790,13 @@ func TestAttackMaskAnswersGuesses(t *testing.T) {
 		"['y' * 13 + 'ghp_16C' + 'y' * 30]", "('ghp_16C...', 1)", "{'ghp_16C...': 1}", "names[0][0] + names[1][0] + 'p'"} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "beside a cut")
 	}
+	// A whole guess comes back masked when it is right: a dictionary of
+	// them in one call needs a person too.
+	var guesses []string
+	for i := range 17 {
+		guesses = append(guesses, fmt.Sprintf("'guess-%02d'", i))
+	}
+	r.refused("debugpy_evaluate", `{"expression":`+q("["+strings.Join(guesses, ", ")+"]")+`}`, "needs a person's approval", "17 strings")
 	if text := r.ok("debugpy_evaluate", `{"expression":"names[0]"}`); !strings.Contains(text, "'ada'") {
 		t.Errorf("the control: a path is read: %s", text)
 	}

@@ -67,6 +67,9 @@ func judgeCode(text, kind string, r rules) (abi.Verdict, string) {
 		return judgeStatements(text, r)
 	}
 	r.walk(tree, &v)
+	if n := guesses(tree); n > maxGuesses {
+		v.add(abi.Approve, "it writes "+strconv.Itoa(n)+" strings of 4 characters or more, each of which the masks would answer if it were a secret of the session (more than "+strconv.Itoa(maxGuesses)+"): a person decides")
+	}
 	if why := unknownPart(tree, true); why != "" {
 		v.add(abi.Approve, why+": a person decides")
 	}
@@ -203,6 +206,26 @@ func maker(k, other *Node) bool {
 		return builder[k.Name] && (maker(k.Kids[0], k.Kids[1]) || maker(k.Kids[1], k.Kids[0]))
 	}
 	return false
+}
+
+// maxGuesses bounds the strings an expression may write: a whole string
+// that is a secret of the session comes back masked, so a list of many
+// ['hunter2', 'Summer2024!', ...] would try a dictionary of passwords in
+// one call (docs/SECURITY.md, "The mask answers guesses"); 4 characters is
+// the shortest value the masks hide.
+const maxGuesses = 16
+
+// guesses counts the string and bytes constants of 4 characters or more
+// in the tree.
+func guesses(n *Node) int {
+	c := 0
+	if n.Kind == "Constant" && (n.Str && utf8.RuneCountInString(n.Value) >= 4 || n.Undecoded) {
+		c++
+	}
+	for _, k := range n.Kids {
+		c += guesses(k)
+	}
+	return c
 }
 
 // builder are the operators that join or repeat strings.

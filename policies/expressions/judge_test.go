@@ -162,6 +162,9 @@ func TestJudge(t *testing.T) {
 		{"n * 2 + 7 % n", "allow", ""},
 		{"d['host'] == 'db.example.com'", "allow", ""},
 		{"2 ** 64", "allow", ""}, // 20 digits
+		{"['hunter2', 'Summer2024!', 'password1', 'letmein', 'qwerty12', 'dragon1', 'monkey1', 'football', 'iloveyou', 'admin123', 'welcome1', 'sunshine', 'princess', 'abc12345', 'trustno1', 'master12', 'shadow12']",
+			"approve", "17 strings"}, // a dictionary of guesses in one call
+		{"d['host'] == 'db.example.com' and d['user'] != 'root'", "allow", ""},
 	} {
 		v, reason := judgeCode(c.code, "expression", def)
 		if string(v) != c.want || !strings.Contains(reason, c.reason) {
