@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,7 +30,19 @@ func absFile(f string) (string, error) {
 	if f == "" {
 		return "", errors.New("file is required")
 	}
-	return filepath.Abs(f)
+	abs, err := filepath.Abs(f)
+	if err != nil {
+		return "", err
+	}
+	// debugpy keeps a breakpoint in a file that does not exist, unverified,
+	// and the answer repeats its path, masked where it spells a secret of
+	// the session: a path of made-up directories, /x/guess1/guess2/...,
+	// tried a guess a directory (docs/SECURITY.md, "The mask answers
+	// guesses"). So the file must exist, and this error does not repeat it.
+	if fi, err := os.Stat(abs); err != nil || fi.IsDir() {
+		return "", errors.New("the file is no file (it does not exist, or is a directory): a breakpoint is set in, or removed from, a file that exists; debugpy_stack_trace and debugpy_source show the program's files, and debugpy_remove_breakpoint also takes a breakpoint_id")
+	}
+	return abs, nil
 }
 
 func setBreakpoint(ctx context.Context, ts *Toolset, a breakpointArgs) (breakpointResult, string, error) {

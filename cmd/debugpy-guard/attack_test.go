@@ -2797,10 +2797,16 @@ func TestAttackMaskAnswersGuesses(t *testing.T) {
 		guesses = append(guesses, fmt.Sprintf("'guess-%02d'", i))
 	}
 	r.refused("debugpy_evaluate", `{"expression":`+q("["+strings.Join(guesses, ", ")+"]")+`}`, "needs a person's approval", "17 strings")
+	// A breakpoint's answer repeats its file: a path of made-up directories
+	// tried a guess a directory. A breakpoint needs a file that exists; the
+	// error does not repeat the path.
+	guessPath := "/tmp/nope/guess-01/ghp_16C7e42F292c6912E7710c838347Ae178B4a/guess-02/x.py"
+	r.refused("debugpy_set_breakpoint", `{"file":`+q(guessPath)+`,"line":1}`, "is no file")
+	r.refused("debugpy_remove_breakpoint", `{"file":`+q(guessPath)+`,"line":1}`, "is no file")
 	if text := r.ok("debugpy_evaluate", `{"expression":"names[0]"}`); !strings.Contains(text, "'ada'") {
 		t.Errorf("the control: a path is read: %s", text)
 	}
-	noneSeen(t, r.seen.String(), "[redacted]...")
+	noneSeen(t, r.seen.String(), "[redacted]...", "/[redacted]/")
 }
 
 // imapProgram logs in to an IMAP server on loopback with imaplib's debug
