@@ -162,11 +162,24 @@ const maxShown = 20
 // guessable judges a constant the expression writes.
 func guessable(n *Node, v *verdict) {
 	switch {
+	case n.Undecoded:
+		v.add(abi.Approve, "it writes a string this policy cannot decode (a \\N{...} escape), which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
 	case n.Str && (utf8.RuneCountInString(n.Value) > maxShown || strings.Contains(n.Value, "...")):
 		v.add(abi.Approve, "it writes a string of more than 20 characters or with \"...\" in it, which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
-	case !n.Str && !n.Undecoded && digits(n.Value) > maxShown:
+	case !n.Str && longNumber(n.Value):
 		v.add(abi.Approve, "it writes a number of more than 20 digits, which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
 	}
+}
+
+// longNumber: a number literal whose decimal text (its repr) may have
+// more than maxShown digits: an integer of 1e20 or more, in any base
+// (0xFFFFFFFFFFFFFFFFFFFF is 25 digits shown); another number by the
+// digits it is written with.
+func longNumber(v string) bool {
+	if f, ok := intLiteral(v); ok {
+		return f >= 1e20
+	}
+	return digits(v) > maxShown
 }
 
 // digits counts the digits of a number as written.

@@ -158,7 +158,9 @@ func TestJudge(t *testing.T) {
 		{"123 * 10 ** 30", "approve", "more than 20 digits"},
 		{"[123456789012345678901234]", "approve", "more than 20 digits"},
 		{"b'yyyyyyyyyyyyyyyyyyyyyyyy'", "approve", "beside a cut"},
-		{"x[0] + 1", "allow", ""}, // arithmetic
+		{"'\\N{FULL STOP}\\N{FULL STOP}\\N{FULL STOP}ghp'", "approve", "cannot decode"},
+		{"[0xFFFFFFFFFFFFFFFFFFFFFFFFFF]", "approve", "more than 20 digits"}, // 29 digits shown
+		{"x[0] + 1", "allow", ""},                                            // arithmetic
 		{"n * 2 + 7 % n", "allow", ""},
 		{"d['host'] == 'db.example.com'", "allow", ""},
 		{"2 ** 64", "allow", ""}, // 20 digits
