@@ -46,6 +46,7 @@ type verdict struct {
 	// nodes folded for them.
 	repeated, bits float64
 	folds          folds
+	strs           int // the strings of 4 characters or more written (maxGuesses)
 }
 
 var rank = map[abi.Verdict]int{abi.Allow: 0, abi.Approve: 1, abi.Deny: 2}
@@ -67,7 +68,7 @@ func judgeCode(text, kind string, r rules) (abi.Verdict, string) {
 		return judgeStatements(text, r)
 	}
 	r.walk(tree, &v)
-	if n := guesses(tree); n > maxGuesses {
+	if n := v.strs; n > maxGuesses {
 		v.add(abi.Approve, "it writes "+strconv.Itoa(n)+" strings of 4 characters or more, each of which the masks would answer if it were a secret of the session (more than "+strconv.Itoa(maxGuesses)+"): a person decides")
 	}
 	if why := unknownPart(tree, true); why != "" {
@@ -159,8 +160,12 @@ func (r rules) walk(n *Node, v *verdict) {
 // decides.
 const maxShown = 20
 
-// guessable judges a constant the expression writes.
+// guessable judges a constant the expression writes, and counts it among
+// the strings of 4 characters or more (maxGuesses).
 func guessable(n *Node, v *verdict) {
+	if n.Str && utf8.RuneCountInString(n.Value) >= 4 || n.Undecoded {
+		v.strs++
+	}
 	switch {
 	case n.Undecoded:
 		v.add(abi.Approve, "it writes a string this policy cannot decode (a \\N{...} escape), which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
@@ -227,19 +232,6 @@ func maker(k, other *Node) bool {
 // one call (docs/SECURITY.md, "The mask answers guesses"); 4 characters is
 // the shortest value the masks hide.
 const maxGuesses = 16
-
-// guesses counts the string and bytes constants of 4 characters or more
-// in the tree.
-func guesses(n *Node) int {
-	c := 0
-	if n.Kind == "Constant" && (n.Str && utf8.RuneCountInString(n.Value) >= 4 || n.Undecoded) {
-		c++
-	}
-	for _, k := range n.Kids {
-		c += guesses(k)
-	}
-	return c
-}
 
 // builder are the operators that join or repeat strings.
 var builder = map[string]bool{"+": true, "*": true, "%": true}

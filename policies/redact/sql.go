@@ -30,10 +30,10 @@ func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool)
 		return s, false
 	}
 	var spans [][2]int
-	if update {
-		spans = updates(s, extra, found)
-	}
 	backslash := strings.IndexByte(s, '\\') >= 0
+	if update {
+		spans = updates(s, backslash, extra, found)
+	}
 	for from := 0; insert; {
 		i := indexFold(s[from:], "insert ")
 		if i < 0 {
@@ -117,10 +117,9 @@ func (r sqlInsert) spans(s string, found func(string)) [][2]int {
 // secret are masked, and when they are placeholders, the parameters
 // SQLAlchemy's echo prints on the next line (the SET's and the WHERE's, in
 // order). Its strings are read as maskSQL reads an INSERT's: both ways
-// where the text holds a backslash.
-func updates(s string, extra map[string]bool, found func(string)) [][2]int {
+// where the text holds a backslash (backslash).
+func updates(s string, backslash bool, extra map[string]bool, found func(string)) [][2]int {
 	var spans [][2]int
-	backslash := strings.IndexByte(s, '\\') >= 0
 	for from := 0; ; {
 		i := indexFold(s[from:], "update ")
 		if i < 0 {

@@ -108,7 +108,7 @@ func pipedSecrets(s string, line, end int, edits []edit, found func(string)) []e
 			if at < end && s[at] == '&' { // |& pipes stderr too
 				at++
 			}
-			if !stdinReads(words(s, at, end)) {
+			if ws, _ := words(s, at, end); !stdinReads(ws) {
 				continue
 			}
 			edits = echoed(s, line, p, end, edits, found)
@@ -117,18 +117,17 @@ func pipedSecrets(s string, line, end int, edits []edit, found func(string)) []e
 			// them to the <<< (a reader's, or a program's that runs one),
 			// the last maxPipes words
 			pipes++
-			words := 0
-			for c := p - 1; c >= line && words < maxPipes; c-- {
+			back := 0
+			for c := p - 1; c >= line && back < maxPipes; c-- {
 				if !isProgramByte(s[c]) || c > line && isProgramByte(s[c-1]) {
 					continue
 				}
-				words++
-				var ws []string
-				if k := shellWords(s, c, end, func(a *arg) { ws = append(ws, a.val) }); k == p && stdinReads(ws) {
+				back++
+				if ws, k := words(s, c, end); k == p && stdinReads(ws) {
+					first := true
 					shellWords(s, p+3, end, func(a *arg) {
-						if ws != nil {
-							edits = hide(a, edits, found)
-							ws = nil // the first word only
+						if first {
+							edits, first = hide(a, edits, found), false
 						}
 					})
 					break
@@ -140,11 +139,12 @@ func pipedSecrets(s string, line, end int, edits []edit, found func(string)) []e
 	return edits
 }
 
-// words are the words of the command at s[i:end], to a shell operator.
-func words(s string, i, end int) []string {
+// words are the words of the command at s[i:end], to a shell operator,
+// and where they stopped (shellWords).
+func words(s string, i, end int) ([]string, int) {
 	var ws []string
-	shellWords(s, i, end, func(a *arg) { ws = append(ws, a.val) })
-	return ws
+	k := shellWords(s, i, end, func(a *arg) { ws = append(ws, a.val) })
+	return ws, k
 }
 
 // echoed masks the arguments of the echo or printf whose command ends at
