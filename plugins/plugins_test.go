@@ -212,6 +212,20 @@ func TestHostileCalls(t *testing.T) {
 	}
 }
 
+// deepBlocks is a module whose one function nests n blocks.
+func deepBlocks(n int) []byte {
+	body := "\x00" + strings.Repeat("\x02\x40", n) + strings.Repeat("\x0b", n+1)
+	leb := func(v int) string {
+		var b []byte
+		for ; v >= 0x80; v >>= 7 {
+			b = append(b, byte(v)|0x80)
+		}
+		return string(append(b, byte(v)))
+	}
+	code := "\x01" + leb(len(body)) + body
+	return []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x03\x02\x01\x00\x0a" + leb(len(code)) + code)
+}
+
 func TestLoadErrors(t *testing.T) {
 	rt := testRuntime(t)
 	ctx := context.Background()
@@ -235,8 +249,18 @@ func TestLoadErrors(t *testing.T) {
 		{"fuzz-crasher", "malformed module", []byte("\x00asm\x01\x00\x00\x00\x01\t\x02`\x01\x7f\x01\x7f`\x00\x00\x02\x7f\xff\xff\xff" +
 			"nv\x01e\xff\xff\xecenv\x01g\x03\x7f\x00\x03env\x01h\x03~\x00\x80evv\x01t\x01p\x00\x01\x03env\x01m\x02\x00\x01"), "", ""},
 		// 2^32-1 locals in five bytes.
-		{"huge-locals", "declares 4294967295 locals", []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x03\x02\x01\x00" +
+		{"huge-locals", "declare 4294967295 locals", []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x03\x02\x01\x00" +
 			"\x0a\x0a\x01\x08\x01\xff\xff\xff\xff\x0f\x7f\x0b"), "", ""},
+		// Three functions of 40,000 locals each: the compiler's work is the
+		// sum, bounded by the code's size (plugins/internal/fuel/shape.go).
+		{"many-locals", "declare 80000 locals or more, over the 65558 this host allows a module with 22 bytes of code", []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x03\x04\x03\x00\x00\x00" +
+			"\x0a\x16\x03" + strings.Repeat("\x06\x01\xc0\xb8\x02\x7f\x0b", 3)), "", ""},
+		// 5,000 nested blocks: wazero's compiler takes time in the square
+		// of the depth.
+		{"deep", "blocks nested more than 4096 deep", deepBlocks(5000), "", ""},
+		// A custom section of 17 bytes whose name claims 2.9 GB: wazero
+		// sets the room aside before it reads (FuzzDefineMemory found it).
+		{"custom-name", "custom section: its name", []byte("\x00asm\x01\x00\x00\x00\x00\x11\x80\xff\xff\xff\x0a" + strings.Repeat("\x00", 12)), "", ""},
 		{"pinned", "the config pins 00", probe(t), strings.Repeat("00", 32), ""},
 		{"rejects", "settings rejected: settings say reject", probe(t), "", `{"reject":true}`},
 	}

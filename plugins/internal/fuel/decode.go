@@ -56,7 +56,9 @@ func decodeExpr(r *reader, ins []Instr, keep bool) ([]Instr, error) {
 		switch {
 		case op == 0x02 || op == 0x03 || op == 0x04: // block, loop, if
 			r.blockType()
-			depth++
+			if depth++; depth > maxDepth {
+				return nil, fmt.Errorf("%w: offset %d: blocks nested more than %d deep", errShape, start, maxDepth)
+			}
 		case op == opEnd:
 			depth--
 		case op <= 0x01, op == 0x05, op == 0x0F, op == 0x1A, op == 0x1B, op == 0xD1:

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -408,6 +409,41 @@ func TestRefusesWhatWouldReachTheTank(t *testing.T) {
 	}
 }
 
+// A function's blocks nest at most maxDepth deep, its body counted: deeper
+// costs wazero's compiler time in the square of the depth (shape.go). The
+// deepest allowed compiles; one more is refused before wazero sees it.
+func TestNestingBound(t *testing.T) {
+	nested := func(blocks int) []byte {
+		body := []byte{0x00}
+		for range blocks {
+			body = append(body, 0x02, 0x40) // block
+		}
+		for range blocks {
+			body = append(body, 0x0B)
+		}
+		body = append(body, 0x0B)
+		m := []byte("\x00asm\x01\x00\x00\x00")
+		m = appendSection(m, 1, []byte{1, 0x60, 0, 0})
+		m = appendSection(m, 3, []byte{1, 0})
+		code := appendU32(appendU32(nil, 1), uint32(len(body)))
+		return appendSection(m, 10, append(code, body...))
+	}
+	out, err := Instrument(nested(maxDepth-1), 10)
+	if err != nil {
+		t.Fatalf("%d blocks in a body: %v", maxDepth-1, err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	if _, err := rt.CompileModule(ctx, out); err != nil {
+		t.Fatalf("the deepest allowed does not compile: %v", err)
+	}
+	_, err = Instrument(nested(maxDepth), 10)
+	if !errors.Is(err, errShape) || !strings.Contains(err.Error(), "blocks nested more than 4096 deep") {
+		t.Fatalf("%d blocks in a body: %v", maxDepth, err)
+	}
+}
+
 // Malformed input is an error, never a panic or an invalid module that
 // looks fine: whatever wazero accepts, the rewrite accepts and keeps valid;
 // a module whose counts wazero would allocate by, but cannot be valid, is
@@ -427,7 +463,10 @@ func FuzzInstrument(f *testing.F) {
 		if errors.Is(err, errShape) {
 			return // refused before wazero's decoder, which must never see it (shape.go)
 		}
-		c, verr := compile(ctx, rt, wasm)
+		c, alloc, verr := compile(ctx, rt, wasm)
+		if alloc > allocBound(len(wasm)) {
+			t.Fatalf("wazero allocated %d bytes for a module of %d the shape check passed", alloc, len(wasm))
+		}
 		if verr != nil {
 			return // invalid input: an error or a module wazero refuses, either is fine
 		}
@@ -438,7 +477,7 @@ func FuzzInstrument(f *testing.F) {
 			}
 			t.Fatalf("wazero accepts the module, the rewrite refuses it: %v", err)
 		}
-		c2, err := compile(ctx, rt, out)
+		c2, _, err := compile(ctx, rt, out)
 		if err != nil {
 			t.Fatalf("the rewrite of a valid module is invalid: %v", err)
 		}
@@ -451,15 +490,31 @@ func FuzzInstrument(f *testing.F) {
 
 // compile is rt.CompileModule with a panic made an error: wazero 1.12
 // panics on some malformed modules (testdata/fuzz/FuzzInstrument), and the
-// host recovers the same way (plugins.compileRecovered).
-func compile(ctx context.Context, rt wazero.Runtime, wasm []byte) (c wazero.CompiledModule, err error) {
+// host recovers the same way (plugins.compileRecovered). alloc is what the
+// process allocated meanwhile (runtime/metrics: a fuzz worker runs one
+// input at a time, so it is wazero's).
+func compile(ctx context.Context, rt wazero.Runtime, wasm []byte) (c wazero.CompiledModule, alloc uint64, err error) {
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(sample)
+	before := sample[0].Value.Uint64()
 	defer func() {
+		metrics.Read(sample)
+		alloc = sample[0].Value.Uint64() - before
 		if p := recover(); p != nil {
 			c, err = nil, fmt.Errorf("wazero panicked: %v", p)
 		}
 	}()
-	return rt.CompileModule(ctx, wasm)
+	c, err = rt.CompileModule(ctx, wasm)
+	return c, 0, err
 }
+
+// allocBound is the most wazero may allocate to compile a module of n bytes
+// the shape check passed: its interpreter takes about 400 bytes a local
+// and a module declares 65,536 and one a byte of code (maxLocals), and
+// 25 bytes a byte of the built-in module. Over it, a count in the bytes
+// sized wazero's room, the very thing checkShape is there to stop (a custom
+// section's name of 2.9 GB: testdata/fuzz/FuzzInstrument).
+func allocBound(n int) uint64 { return 128<<20 + 1024*uint64(n) }
 
 // BenchmarkInstrument is the rewrite of the built-in module (3 MB of Go),
 // done once per load.
