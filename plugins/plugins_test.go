@@ -528,6 +528,25 @@ func TestFuelEndsAnEndlessLoop(t *testing.T) {
 	}
 }
 
+// Endless recursion in a runtime-free guest grows wazero's stack for it
+// (not the module's memory) until wazero traps it, at 50 MB: the call is
+// denied naming the module, the instance is thrown away, and the next call
+// gets a new one, which fails the same way rather than finding a broken
+// stack. What the stack costs is in docs/SECURITY.md ("What it cannot
+// promise").
+func TestEndlessRecursionDenies(t *testing.T) {
+	m := load(t, "recurse", wat(t, "recurse"), Limits{Timeout: time.Minute, Fuel: math.MaxInt64, MaxInstances: 1})
+	for range 2 {
+		_, err := m.Evaluate(context.Background(), "s1", []byte("{}"))
+		if err == nil || !strings.Contains(err.Error(), "module recurse: trapped: stack overflow") {
+			t.Fatalf("recursion: %v", err)
+		}
+		if n := len(m.pool.slot); n != 0 {
+			t.Fatalf("%d slots still held", n)
+		}
+	}
+}
+
 // Modules of one pool answer in one call (EvaluateBatch) what each would
 // answer alone, each with its own settings and counters; a fault fails the
 // whole batch and names every module in it.
