@@ -67,7 +67,11 @@ func decodeExpr(r *reader, ins []Instr, keep bool) ([]Instr, error) {
 			// br, br_if, call, ref.func, local.*, global.*, table.get/set
 			in.Imm = uint64(r.u32())
 		case op == 0x0E: // br_table: vec(label) default
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
+			n := r.u32()
+			if n > maxBrTable {
+				return nil, fmt.Errorf("%w: offset %d: a br_table of %d labels, over the %d this host allows", errShape, start, n, maxBrTable)
+			}
+			for ; n > 0 && r.err == nil; n-- {
 				r.u32()
 			}
 			r.u32()

@@ -444,6 +444,38 @@ func TestNestingBound(t *testing.T) {
 	}
 }
 
+// A br_table lists at most maxBrTable labels (V8's bound): wazero's
+// compiler spends memory on each and time more than in proportion.
+func TestBrTableBound(t *testing.T) {
+	table := func(labels int) []byte {
+		body := appendU32([]byte{0x00, 0x02, 0x40, 0x41, 0x00, 0x0E}, uint32(labels))
+		body = append(body, make([]byte, labels)...) // every label 0
+		body = append(body, 0x00, 0x0B, 0x0B)        // the default, the block's end, the body's
+		m := []byte("\x00asm\x01\x00\x00\x00")
+		m = appendSection(m, 1, []byte{1, 0x60, 0, 0})
+		m = appendSection(m, 3, []byte{1, 0})
+		code := appendU32(appendU32(nil, 1), uint32(len(body)))
+		return appendSection(m, 10, append(code, body...))
+	}
+	out, err := Instrument(table(1000), 10)
+	if err != nil {
+		t.Fatalf("a br_table of 1000 labels: %v", err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer rt.Close(ctx)
+	if _, err := rt.CompileModule(ctx, out); err != nil {
+		t.Fatalf("it does not compile: %v", err)
+	}
+	if _, err := Instrument(table(maxBrTable), 10); err != nil {
+		t.Fatalf("a br_table of %d labels: %v", maxBrTable, err)
+	}
+	_, err = Instrument(table(maxBrTable+1), 10)
+	if !errors.Is(err, errShape) || !strings.Contains(err.Error(), "a br_table of 65521 labels, over the 65520 this host allows") {
+		t.Fatalf("%d labels: %v", maxBrTable+1, err)
+	}
+}
+
 // Malformed input is an error, never a panic or an invalid module that
 // looks fine: whatever wazero accepts, the rewrite accepts and keeps valid;
 // a module whose counts wazero would allocate by, but cannot be valid, is
@@ -510,11 +542,12 @@ func compile(ctx context.Context, rt wazero.Runtime, wasm []byte) (c wazero.Comp
 
 // allocBound is the most wazero may allocate to compile a module of n bytes
 // the shape check passed: its interpreter takes about 400 bytes a local
-// and a module declares 65,536 and one a byte of code (maxLocals), and
-// 25 bytes a byte of the built-in module. Over it, a count in the bytes
-// sized wazero's room, the very thing checkShape is there to stop (a custom
+// and a module declares 65,536 and one a byte of code (maxLocals); its
+// compiler 2.6 kB a br_table's label, a byte each (maxBrTable); 25 bytes a
+// byte of the built-in module. Over it, a count in the bytes sized
+// wazero's room, the very thing checkShape is there to stop (a custom
 // section's name of 2.9 GB: testdata/fuzz/FuzzInstrument).
-func allocBound(n int) uint64 { return 128<<20 + 1024*uint64(n) }
+func allocBound(n int) uint64 { return 128<<20 + 4096*uint64(n) }
 
 // BenchmarkInstrument is the rewrite of the built-in module (3 MB of Go),
 // done once per load.
