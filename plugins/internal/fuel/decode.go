@@ -122,12 +122,49 @@ func decodeExpr(r *reader, ins []Instr, keep bool) ([]Instr, error) {
 // type when negative (a reference type's heap type after -28 or -29),
 // else a type index.
 func (r *reader) blockType() {
-	switch v := r.s64(5); {
+	switch v := r.s33(); {
 	case v == -28 || v == -29: // (ref ht), (ref null ht)
-		r.s64(5)
+		r.s33()
 	case v < 0 && v != -64 && v != -1 && v != -2 && v != -3 && v != -4 && v != -5 && v != -16 && v != -17 && v != -23:
 		r.fail(errors.New("bad block type"))
 	}
+}
+
+// s33 reads a signed 33-bit LEB128 as wazero's compilers and validation do
+// (leb128.DecodeInt33AsInt64 in wazero 1.12): five bytes at most, and a
+// continuation bit on the fifth is not read as one. So 0xFF 0xFF 0xFF 0xFF
+// 0xFF is -1 in five bytes, and wazero runs the byte after it as the next
+// instruction (FuzzInstrument found it: a stricter reading refused a module
+// wazero runs). The fifth byte's unused bits must agree with the sign, as
+// wazero checks.
+func (r *reader) s33() int64 {
+	var v int64
+	var b byte
+	shift, n := 0, 0
+	for shift < 35 {
+		b = r.byte()
+		if r.err != nil {
+			return 0
+		}
+		v |= int64(b&0x7F) << shift
+		shift += 7
+		n++
+		if b&0x80 == 0 {
+			break
+		}
+	}
+	if shift < 33 && b&0x40 != 0 {
+		v |= (1<<33 - 1) << shift
+	}
+	v &= 1<<33 - 1
+	if v&(1<<32) != 0 {
+		v -= 1 << 33
+	}
+	if n == 5 && (v < 0) != (b&0x20 != 0) {
+		r.fail(errors.New("s33 out of range"))
+		return 0
+	}
+	return v
 }
 
 // memarg reads alignment and offset, as wazero does: two u32s, the

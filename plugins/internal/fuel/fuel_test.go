@@ -444,6 +444,36 @@ func TestNestingBound(t *testing.T) {
 	}
 }
 
+// A block type is read as wazero reads it (leb128.DecodeInt33AsInt64):
+// five bytes at most, the fifth's continuation bit not read as one, its
+// unused bits agreeing with the sign.
+func TestS33ReadsAsWazero(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		v    int64
+		n    int
+		fail bool
+	}{
+		{"\x7f", -1, 1, false},
+		{"\x40", -64, 1, false},
+		{"\x03", 3, 1, false},
+		{"\xff\xff\xff\xff\x7f", -1, 5, false},
+		{"\xff\xff\xff\xff\xff\x00", -1, 5, false}, // the 0x00 is the next instruction
+		{"\x80\x80\x80\x80\x80\x0b", 0, 5, false},
+		{"\x80\x80\x80\x80\x0f", 0xF0000000, 5, false},
+		{"\x80\x80\x80\x80\x10", 0, 0, true},           // negative, bit 5 clear
+		{"\xff\xff\xff\xff\x4f", 0xFFFFFFFF, 5, false}, // bit 6 is not checked, only bit 5
+		{"\x80\x80\x80\x80\x20", 0, 0, true},           // non-negative, bit 5 set
+		{"\x80\x80", 0, 0, true},                       // ends inside
+	} {
+		r := &reader{b: []byte(c.in)}
+		v := r.s33()
+		if (r.err != nil) != c.fail || !c.fail && (v != c.v || r.i != c.n) {
+			t.Errorf("% x: %d after %d bytes (err %v), want %d after %d (fail %v)", c.in, v, r.i, r.err, c.v, c.n, c.fail)
+		}
+	}
+}
+
 // A br_table lists at most maxBrTable labels (V8's bound): wazero's
 // compiler spends memory on each and time more than in proportion.
 func TestBrTableBound(t *testing.T) {
