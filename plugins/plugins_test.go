@@ -258,6 +258,10 @@ func TestLoadErrors(t *testing.T) {
 		// 5,000 nested blocks: wazero's compiler takes time in the square
 		// of the depth.
 		{"deep", "blocks nested more than 4096 deep", deepBlocks(5000), "", ""},
+		// A table of 2^27 elements, wazero's most: 1 GB an instance, which
+		// no memory limit counts.
+		{"big-table", "a table of 134217728 elements, over the 1048576 this host allows",
+			[]byte("\x00asm\x01\x00\x00\x00\x04\x07\x01\x70\x00\x80\x80\x80\x40"), "", ""},
 		// A custom section of 17 bytes whose name claims 2.9 GB: wazero
 		// sets the room aside before it reads (FuzzDefineMemory found it).
 		{"custom-name", "custom section: its name", []byte("\x00asm\x01\x00\x00\x00\x00\x11\x80\xff\xff\xff\x0a" + strings.Repeat("\x00", 12)), "", ""},

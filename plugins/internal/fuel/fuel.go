@@ -62,6 +62,7 @@ const (
 	secType     = 1
 	secImport   = 2
 	secFunction = 3
+	secTable    = 4
 	secMemory   = 5
 	secStart    = 8
 	secGlobal   = 6
@@ -183,6 +184,8 @@ func Instrument(wasm []byte, initial int64) ([]byte, error) {
 		case secExport:
 			p, err = m.exportSection(s.payload)
 			haveExport = true
+		case secTable:
+			p = tableSection(s.payload)
 		case secStart:
 			p, err = m.startSection(s.payload)
 		case secCode:
@@ -475,6 +478,25 @@ func afterCount(payload []byte) []byte {
 	r := &reader{b: payload}
 	r.u32()
 	return payload[r.i:]
+}
+
+// tableSection lowers every table's maximum to maxTable, giving one to a
+// table that has none (checkShape has read the section and refused a table
+// that starts larger).
+func tableSection(p []byte) []byte {
+	r := &reader{b: p}
+	n := r.u32()
+	out := appendU32(make([]byte, 0, len(p)+8*int(n)), n)
+	for ; n > 0; n-- {
+		start := r.i
+		t := r.tableType()
+		out = append(out, p[start:t.limStart]...)
+		out = append(out, t.flag|1)
+		out = appendU32(out, t.min)
+		out = appendU32(out, min(t.max, maxTable))
+		out = append(out, p[t.limEnd:r.i]...)
+	}
+	return out
 }
 
 func appendSection(out []byte, id byte, payload []byte) []byte {

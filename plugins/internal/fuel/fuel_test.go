@@ -444,6 +444,57 @@ func TestNestingBound(t *testing.T) {
 	}
 }
 
+// A table holds at most maxTable elements: one that starts larger is
+// refused, and table.grow past it fails (-1) whether the module wrote no
+// maximum or a larger one, while a growth to it works and a smaller
+// maximum stays.
+func TestTableBound(t *testing.T) {
+	dir := t.TempDir()
+	module := func(limits string) []byte {
+		file := filepath.Join(dir, "t.wat")
+		os.WriteFile(file, []byte(`(module (table `+limits+` funcref)
+			(func (export "grow") (param i32) (result i32) (table.grow 0 (ref.null func) (local.get 0))))`), 0o644)
+		return wat2wasm(t, file)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	grow := func(wasm []byte, by uint32) int32 {
+		t.Helper()
+		out, err := Instrument(wasm, math.MaxInt32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := instantiate(t, rt, out)
+		defer m.Close(ctx)
+		r, err := m.ExportedFunction("grow").Call(ctx, uint64(by))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int32(r[0])
+	}
+	for _, c := range []struct {
+		limits string
+		by     uint32
+		want   int32
+	}{
+		{"1", 1 << 27, -1},
+		{"1", maxTable - 1, 1},
+		{"1", maxTable, -1},
+		{"1 134217728", 1 << 26, -1},
+		{"1 10", 10, -1},
+		{"1 10", 9, 1},
+		{"0x100000", 1, -1},
+	} {
+		if got := grow(module(c.limits), c.by); got != c.want {
+			t.Errorf("(table %s) grown by %d: %d, want %d", c.limits, c.by, got, c.want)
+		}
+	}
+	if _, err := Instrument(module("1048577"), 10); !errors.Is(err, errShape) || !strings.Contains(err.Error(), "a table of 1048577 elements, over the 1048576 this host allows") {
+		t.Fatalf("a table of 2^20+1: %v", err)
+	}
+}
+
 // A block type is read as wazero reads it (leb128.DecodeInt33AsInt64):
 // five bytes at most, the fifth's continuation bit not read as one, its
 // unused bits agreeing with the sign.

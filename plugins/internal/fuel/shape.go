@@ -3,6 +3,7 @@ package fuel
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // errShape marks a refusal of the module's shape: it was never handed to
@@ -36,6 +37,55 @@ const maxDepth = 4096
 // memory on each label, and time more than in proportion: 10,000 took it
 // 0.16 s, 65,520 1.4-2.8 s, 160,000 5-8 s and 424 MB for one function.
 const maxBrTable = 65520
+
+// maxTable is how many elements a table may hold. wazero sets aside 8
+// bytes for each when it makes an instance, and neither [sandbox] memory
+// nor a setting of wazero bounds it: a module declaring a table of 2^27
+// elements, wazero's most, and filling it took 1 GB an instance. A table
+// that starts larger is refused; every table's maximum is lowered to it,
+// so a table.grow past it fails as the guest is told to expect (-1). The
+// built-in module's table holds 6,500.
+const maxTable = 1 << 20
+
+// table is a table's type as tableType reads it.
+type table struct {
+	limStart, limEnd int // where its limits lie
+	flag             byte
+	min, max         uint32
+}
+
+// tableType reads a table's type as wazero does (decodeTable): an
+// initializer's 0x40 0x00 prefix, the reference type (a heap type after
+// 0x63 or 0x64), the limits (their flag's 2 is "shared"), the initializer.
+func (r *reader) tableType() (t table) {
+	b := r.byte()
+	init := b == 0x40
+	if init {
+		if r.byte() != 0x00 {
+			r.fail(errors.New("no 0x00 after a table's 0x40"))
+			return t
+		}
+		b = r.byte()
+	}
+	if b == 0x63 || b == 0x64 {
+		r.s33()
+	}
+	t.limStart = r.i
+	if t.flag = r.byte(); t.flag > 3 {
+		r.fail(fmt.Errorf("limits' flag 0x%02x", t.flag))
+		return t
+	}
+	t.min = r.u32()
+	t.max = math.MaxUint32
+	if t.flag&1 != 0 {
+		t.max = r.u32()
+	}
+	t.limEnd = r.i
+	if init {
+		r.expr()
+	}
+	return t
+}
 
 // checkShape reads every section wazero decodes with room set aside by a
 // count it reads, and refuses a count larger than what is left of its
@@ -83,11 +133,12 @@ func checkSections(secs []section) error {
 			for n := r.vec(); n > 0 && r.err == nil; n-- {
 				r.u32()
 			}
-		case 4:
+		case secTable:
 			what = "table"
 			for n := r.vec(); n > 0 && r.err == nil; n-- {
-				r.byte()
-				r.limits()
+				if t := r.tableType(); r.err == nil && t.min > maxTable {
+					return fmt.Errorf("table section: a table of %d elements, over the %d this host allows", t.min, maxTable)
+				}
 			}
 		case 5:
 			what = "memory"
