@@ -18,10 +18,11 @@ var errShape = errors.New("malformed module")
 // them, its compiler spends about 30 bytes and 50 ns on each, its
 // interpreter 400 bytes. Under a bound a function (1,048,576, the bound
 // before), 341 bytes of 40 functions claiming 2^20 each cost the compiler
-// 2 s and 356 MB, and the interpreter took 400 MB for one. A bound on the sum that grows with the
-// code keeps what a module costs to load in proportion to its size. Real
-// code uses what it declares, a local at least two bytes of instructions:
-// the built-in module, 4 MB of Go, declares 10,765.
+// 2 s and 356 MB, and the interpreter took 400 MB for one. A bound on the
+// sum that grows with the code keeps what a module costs to load in
+// proportion to its size. Real code uses what it declares, a local at
+// least two bytes of instructions: the built-in module, 4 MB of Go,
+// declares 10,765.
 func maxLocals(code []byte) uint64 { return 1<<16 + uint64(len(code)) }
 
 // maxDepth is how deep a function's blocks may nest, its body counted as
@@ -95,8 +96,9 @@ func (r *reader) tableType() (t table) {
 // FuzzInstrument). So is every custom section's name: wazero reads the
 // name of each, whatever it is, into room its length sets aside (a 17-byte
 // section claiming a name of 2.9 GB, found by FuzzDefineMemory). The code
-// section's locals are bounded by maxLocals. Everything else about
-// validity is wazero's to check.
+// section's locals are bounded by maxLocals and a table's size by maxTable
+// (the rewrite bounds the rest: maxDepth, maxBrTable). Everything else
+// about validity is wazero's to check.
 func checkShape(secs []section) error {
 	if err := checkSections(secs); err != nil {
 		return fmt.Errorf("%w: %w", errShape, err)
