@@ -589,7 +589,7 @@ func stopNote(stop string) string {
 	if stop == "" {
 		return ""
 	}
-	return "The program is stopped at " + stop + "; the call runs there only.\n"
+	return "The program is stopped at " + approval.Prose(stop) + "; the call runs there only.\n"
 }
 
 // where is a Stopped answer, for a person.
@@ -646,7 +646,7 @@ func (g *Gate) elicit(ctx context.Context, call ToolCall, asker Asker, b approva
 	rec = &audit.Approval{Channel: "elicitation"}
 	q := Question{Tool: call.Tool, Timeout: timeout,
 		Message: fmt.Sprintf("An AI agent wants to run %s (%s) with these arguments, every one shown in full:\n%s\n\nThe policy asks a person because: %s.\n%sApprove it to run it once.",
-			call.Tool, call.Category, shown, strings.Join(d.Reasons, "; "), stopNote(b.Stop)),
+			call.Tool, call.Category, shown, approval.Prose(strings.Join(d.Reasons, "; ")), stopNote(b.Stop)),
 		Hold: func() string { return g.approvals.Hold("elicitation", b, call.Arguments, d.Reasons, timeout).ID },
 		Take: func(id string) error { _, err := g.approvals.Take(id, b); return err },
 	}

@@ -301,6 +301,22 @@ func TestGateApprovalBindsToTheStop(t *testing.T) {
 		}
 	})
 
+	t.Run("escapes", func(t *testing.T) {
+		// A reason and a stop that quote what the agent wrote (a path)
+		// reach the person escaped: raw, ESC's sequences move the cursor.
+		runs, stop = 0, "session default, stop 4: /a\x1b[2A.py:3 in <module>"
+		alog := openAudit(t, t.TempDir())
+		cfg := &Config{Audit: AuditConfig{Arguments: "none"}, Approval: ApprovalConfig{Channels: []string{"elicitation"}}}
+		g := NewGate(&fakePolicy{cfg: cfg, call: verdict(Approve, "reading /tmp/x\x1b[2K\r\u202e"), result: verdict(Allow, "")},
+			GateOptions{Audit: alog, Approvals: approval.NewStore()})
+		var asked string
+		g.Guard(context.Background(), call, questionAsker{asked: &asked}, run)
+		if strings.ContainsAny(asked, "\x1b\r\u202e") || !strings.Contains(asked, `reading /tmp/x\u{1b}[2K\r\u{202e}`) ||
+			!strings.Contains(asked, `/a\u{1b}[2A.py:3`) {
+			t.Fatalf("asked %q", asked)
+		}
+	})
+
 	t.Run("cli", func(t *testing.T) {
 		runs, stop = 0, "session default, stop 4: /app.py:3 in <module>"
 		g, store, _ := gate("cli")

@@ -173,11 +173,11 @@ func approvals(args []string, stdout, stderr io.Writer) int {
 	for _, r := range l {
 		at := ""
 		if r.Stop != "" {
-			at = "\n  the program is stopped at " + r.Stop + " (the call runs there only)"
+			at = "\n  the program is stopped at " + approval.Prose(r.Stop) + " (the call runs there only)"
 		}
 		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  arguments, each in full:\n  %s\n  why: %s%s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
 			r.ID, r.Tool, time.Since(r.Created).Round(time.Second), time.Until(r.Expires).Round(time.Second),
-			strings.ReplaceAll(r.Arguments, "\n", "\n  "), strings.Join(r.Reasons, "; "), at, r.ID, r.ID)
+			strings.ReplaceAll(r.Arguments, "\n", "\n  "), approval.Prose(strings.Join(r.Reasons, "; ")), at, r.ID, r.ID)
 	}
 	return 0
 }

@@ -536,6 +536,15 @@ func TestAttackApprovalShowsEverything(t *testing.T) {
 	if !strings.Contains(out, `"a\u{0}b\tc\u{2028}"`) || !strings.Contains(out, `\u{ff45}\u{ff56}`) {
 		t.Fatalf("approvals does not escape:\n%s", out)
 	}
+	// A reason quotes the path the agent gave; shown raw, its ESC's
+	// sequences moved the cursor up and wrote a harmless path over the
+	// arguments' line in the person's terminal.
+	spoof := "/tmp/notes\x1b[2A\x1b[2K\r  \"file\" = \"/tmp/fine.py\"\n  why: a file of the session\u202e"
+	r.refused("debugpy_source", `{"file":`+q(spoof)+`}`, "needs a person's approval")
+	out, _ = r.cli("approvals")
+	if strings.ContainsAny(out, "\x1b\r\u202e") || !strings.Contains(out, `why: targets: reading /tmp/notes\u{1b}[2A\u{1b}[2K\r  "file" = "/tmp/fine.py"\n  why: a file of the session\u{202e}, which`) {
+		t.Fatalf("approvals shows the reason raw:\n%q", out)
+	}
 	long := `{"program":` + q(prog) + `,"args":[` + q(strings.Repeat("x", 9000)) + `]}`
 	r.refused("debugpy_launch", long, "too long to approve")
 	if d := r.lastDecision(); d.Approval == nil || d.Approval.State != "denied" {

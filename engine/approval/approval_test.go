@@ -133,6 +133,28 @@ func TestShow(t *testing.T) {
 	}
 }
 
+// Prose shows printable text as it is, the space too, and escapes every
+// character that could act on a terminal or a screen: a control character
+// (ESC's sequences), a line end, a bidirectional or other format
+// character, another space, a backslash.
+func TestProse(t *testing.T) {
+	for in, want := range map[string]string{
+		"reading /app/config.py, ok": "reading /app/config.py, ok",
+		"é ｅ ü 日本":                   "é ｅ ü 日本",
+		"a\x1b[2A\x1b[2Kb":           `a\u{1b}[2A\u{1b}[2Kb`,
+		"a\nb\r\tc":                  `a\nb\r\tc`,
+		"gnp.\u202eexe":              `gnp.\u{202e}exe`,
+		"\u2066x\u2069\u200d\u00ad":  `\u{2066}x\u{2069}\u{200d}\u{ad}`,
+		"a\u00a0b\u2028c\u3000d":     `a\u{a0}b\u{2028}c\u{3000}d`,
+		`a\u{1b}b`:                   `a\\u{1b}b`,
+		"\x00\x7f\u0085\U000e0001":   `\u{0}\u{7f}\u{85}\u{e0001}`,
+	} {
+		if got := Prose(in); got != want {
+			t.Errorf("Prose(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestExpiryFlood: held elicitations that are never taken are forgotten
 // past a bound once expired, and cli requests once expired.
 func TestExpiryFlood(t *testing.T) {

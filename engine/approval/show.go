@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -108,21 +109,51 @@ func visible(s string) string {
 		}
 		i += size
 		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r > ' ' && r < 0x7f:
+		case r == '"':
+			b.WriteString(`\"`)
+		case r > ' ' && r < 0x7f && r != '\\':
 			b.WriteRune(r)
 		default:
-			b.WriteString(`\u{` + strconv.FormatInt(int64(r), 16) + `}`)
+			escape(&b, r)
 		}
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// Prose is a text a person reads, such as a module's reason or where the
+// program stopped, made safe to show as it is: printable characters and
+// the space as they are, every other character escaped as Show escapes it
+// (\n, \t, \u{1b}, \u{202e}, \u{a0} ...) and a backslash doubled, so that
+// no character of it acts on the terminal or the screen that shows it.
+// Reasons quote what the agent wrote (a path, an expression, a team's
+// module formatting the arguments into its reason): shown raw, a path's
+// `\x1b[2A\x1b[2K` moved the cursor up and wrote over the arguments a person
+// was shown (TestAttackApprovalShowsEverything).
+func Prose(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r != '\\' && (r == ' ' || unicode.IsPrint(r)) {
+			b.WriteRune(r)
+		} else {
+			escape(&b, r)
+		}
+	}
+	return b.String()
+}
+
+// escape writes r as Show and Prose write what they do not show as it is.
+func escape(b *strings.Builder, r rune) {
+	switch r {
+	case '\\':
+		b.WriteString(`\\`)
+	case '\n':
+		b.WriteString(`\n`)
+	case '\t':
+		b.WriteString(`\t`)
+	case '\r':
+		b.WriteString(`\r`)
+	default:
+		b.WriteString(`\u{` + strconv.FormatInt(int64(r), 16) + `}`)
+	}
 }
