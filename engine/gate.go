@@ -645,8 +645,10 @@ func (g *Gate) ask(ctx context.Context, call ToolCall, asker Asker, d Decision, 
 func (g *Gate) elicit(ctx context.Context, call ToolCall, asker Asker, b approval.Binding, shown string, d Decision, timeout time.Duration) (res *Result, rec *audit.Approval, ok bool) {
 	rec = &audit.Approval{Channel: "elicitation"}
 	q := Question{Tool: call.Tool, Timeout: timeout,
-		Message: fmt.Sprintf("An AI agent wants to run %s (%s) with these arguments, every one shown in full:\n%s\n\nThe policy asks a person because: %s.\n%sApprove it to run it once.",
-			call.Tool, call.Category, shown, approval.Prose(strings.Join(d.Reasons, "; ")), stopNote(b.Stop)),
+		// The arguments go last, next to the answer: a long reason before
+		// them cannot push them out of sight.
+		Message: fmt.Sprintf("An AI agent wants to run %s (%s).\nThe policy asks a person because: %s.\n%sIts arguments, every one shown in full:\n%s\n\nApprove it to run it once.",
+			call.Tool, call.Category, approval.Reasons(d.Reasons), stopNote(b.Stop), shown),
 		Hold: func() string { return g.approvals.Hold("elicitation", b, call.Arguments, d.Reasons, timeout).ID },
 		Take: func(id string) error { _, err := g.approvals.Take(id, b); return err },
 	}

@@ -175,9 +175,11 @@ func approvals(args []string, stdout, stderr io.Writer) int {
 		if r.Stop != "" {
 			at = "\n  the program is stopped at " + approval.Prose(r.Stop) + " (the call runs there only)"
 		}
-		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  arguments, each in full:\n  %s\n  why: %s%s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
+		// The arguments go last, next to the command that answers: a long
+		// reason before them cannot push them off the screen.
+		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  why: %s%s\n  arguments, each in full:\n  %s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
 			r.ID, r.Tool, time.Since(r.Created).Round(time.Second), time.Until(r.Expires).Round(time.Second),
-			strings.ReplaceAll(r.Arguments, "\n", "\n  "), approval.Prose(strings.Join(r.Reasons, "; ")), at, r.ID, r.ID)
+			approval.Reasons(r.Reasons), at, strings.ReplaceAll(r.Arguments, "\n", "\n  "), r.ID, r.ID)
 	}
 	return 0
 }

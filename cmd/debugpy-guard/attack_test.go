@@ -545,6 +545,11 @@ func TestAttackApprovalShowsEverything(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\r\u202e") || !strings.Contains(out, `why: targets: reading /tmp/notes\u{1b}[2A\u{1b}[2K\r  "file" = "/tmp/fine.py"\n  why: a file of the session\u{202e}, which`) {
 		t.Fatalf("approvals shows the reason raw:\n%q", out)
 	}
+	// The arguments come after the reasons, next to the command that
+	// answers: a long reason cannot push them off the screen.
+	if why, args := strings.LastIndex(out, "why: targets: reading /tmp/notes"), strings.LastIndex(out, "arguments, each in full"); why < 0 || args < why {
+		t.Fatalf("the reasons come after the arguments:\n%s", out)
+	}
 	long := `{"program":` + q(prog) + `,"args":[` + q(strings.Repeat("x", 9000)) + `]}`
 	r.refused("debugpy_launch", long, "too long to approve")
 	if d := r.lastDecision(); d.Approval == nil || d.Approval.State != "denied" {

@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -152,6 +153,21 @@ func TestProse(t *testing.T) {
 		if got := Prose(in); got != want {
 			t.Errorf("Prose(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Reasons cuts each reason at MaxReason bytes, on a character's start,
+// counting what it cut, and escapes what it shows.
+func TestReasons(t *testing.T) {
+	long := "reading /" + strings.Repeat("é", MaxReason)
+	got := Reasons([]string{"a\nb", long, "c"})
+	parts := strings.Split(got, "; ")
+	if len(parts) != 3 || parts[0] != `a\nb` || parts[2] != "c" {
+		t.Fatalf("Reasons: %q", got)
+	}
+	cut := "reading /" + strings.Repeat("é", (MaxReason-len("reading /"))/2)
+	if want := cut + fmt.Sprintf("…⟨%d bytes more⟩", len(long)-len(cut)); parts[1] != want {
+		t.Fatalf("the long reason: %q, want %q", parts[1], want)
 	}
 }
 
