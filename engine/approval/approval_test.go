@@ -156,16 +156,16 @@ func TestProse(t *testing.T) {
 	}
 }
 
-// Reasons cuts each reason at MaxReason bytes, on a character's start,
+// Reasons cuts each reason at maxReason bytes, on a character's start,
 // counting what it cut, and escapes what it shows.
 func TestReasons(t *testing.T) {
-	long := "reading /" + strings.Repeat("é", MaxReason)
+	long := "reading /" + strings.Repeat("é", maxReason)
 	got := Reasons([]string{"a\nb", long, "c"})
 	parts := strings.Split(got, "; ")
 	if len(parts) != 3 || parts[0] != `a\nb` || parts[2] != "c" {
 		t.Fatalf("Reasons: %q", got)
 	}
-	cut := "reading /" + strings.Repeat("é", (MaxReason-len("reading /"))/2)
+	cut := "reading /" + strings.Repeat("é", (maxReason-len("reading /"))/2)
 	if want := cut + fmt.Sprintf("…⟨%d bytes more⟩", len(long)-len(cut)); parts[1] != want {
 		t.Fatalf("the long reason: %q, want %q", parts[1], want)
 	}

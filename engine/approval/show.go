@@ -142,18 +142,18 @@ func Prose(s string) string {
 	return b.String()
 }
 
-// MaxReason is how much of each reason a person is shown: a reason may
+// maxReason is how much of each reason a person is shown: a reason may
 // quote a long argument, and a long one would push the arguments, the
 // call's whole truth, off the top of a terminal. What is cut is counted.
-const MaxReason = 1 << 10
+const maxReason = 1 << 10
 
 // Reasons are the reasons a call needs a person, as a person is shown
-// them: each cut at MaxReason bytes, made safe by Prose, joined by "; ".
+// them: each cut at maxReason bytes, made safe by Prose, joined by "; ".
 func Reasons(reasons []string) string {
 	shown := make([]string, len(reasons))
 	for i, r := range reasons {
-		if len(r) > MaxReason {
-			cut := MaxReason
+		if len(r) > maxReason {
+			cut := maxReason
 			for cut > 0 && !utf8.RuneStart(r[cut]) {
 				cut--
 			}
