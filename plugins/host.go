@@ -142,7 +142,12 @@ func hostCounterAdd(ctx context.Context, m api.Module, stack []uint64) {
 	if st.counters == nil || windowMS <= 0 {
 		return
 	}
-	stack[0] = uint64(st.counters.Add(st.module+"\x00"+st.session+"\x00"+string(key), time.Duration(windowMS)*time.Millisecond, time.Now()))
+	windowMS = min(windowMS, maxWindowMS)
+	n, err := st.counters.Add(st.module+"\x00"+st.session+"\x00"+string(key), time.Duration(windowMS)*time.Millisecond, time.Now())
+	if err != nil {
+		abort(st, "guard.counter_add: %v", err)
+	}
+	stack[0] = uint64(n)
 }
 
 // guard.entry(i): in a batch call, the host functions called from now on
@@ -171,31 +176,96 @@ func hostSecret(ctx context.Context, m api.Module, stack []uint64) {
 	}
 }
 
-// Counters are sliding-window counters, safe for concurrent use.
+// Counters are sliding-window counters, safe for concurrent use. What they
+// hold is bounded, in all and whatever a module counts: a module keying its
+// counts by what the agent sends (an expression, a path) would otherwise
+// make a key a call, each kept for the server's life, and one key with a
+// long window holds an event a call.
 type Counters struct {
-	mu sync.Mutex
-	m  map[string][]time.Time
+	mu     sync.Mutex
+	m      map[string]*counter
+	events int // held, over every key
 }
 
+// counter is one key's events, oldest first, and the window of its last Add.
+type counter struct {
+	ts     []int64 // Unix nanoseconds
+	window time.Duration
+}
+
+const (
+	// maxCounterKeys and maxCounterEvents bound what Counters hold: 8 MB
+	// of times, and the keys (256 bytes at most) with them. When either is
+	// reached, every key's events outside its window are dropped; a count
+	// that finds no room then fails its module's call (it is denied).
+	maxCounterKeys   = 1 << 16
+	maxCounterEvents = 1 << 20
+	// maxKeyEvents bounds one key's events: a runaway key.
+	maxKeyEvents = 100000
+	// maxWindowMS is the longest window, about 34 years: longer ones would
+	// overflow a time.Duration.
+	maxWindowMS = 1 << 40
+)
+
 // NewCounters makes an empty set.
-func NewCounters() *Counters { return &Counters{m: map[string][]time.Time{}} }
+func NewCounters() *Counters { return &Counters{m: map[string]*counter{}} }
 
 // Add counts one event for key at now and returns the events within window.
-func (c *Counters) Add(key string, window time.Duration, now time.Time) int {
+// It fails, counting nothing, when the counters hold their most.
+func (c *Counters) Add(key string, window time.Duration, now time.Time) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ts := c.m[key]
-	cut := now.Add(-window)
+	k := c.m[key]
+	if k != nil {
+		c.events -= len(k.ts)
+		k.ts = expire(k.ts, now.UnixNano()-int64(window))
+		c.events += len(k.ts)
+	}
+	// Whether this event adds to what is held (a runaway key's drops its
+	// oldest instead).
+	full := func() bool {
+		return k == nil && len(c.m) >= maxCounterKeys || (k == nil || len(k.ts) < maxKeyEvents) && c.events >= maxCounterEvents
+	}
+	if full() {
+		c.sweep(now)
+		if k = c.m[key]; full() {
+			return 0, fmt.Errorf("the host holds %d counted events under %d keys, its most, none outside its window: a module counts too many keys or events", c.events, len(c.m))
+		}
+	}
+	if k == nil {
+		k = &counter{}
+		c.m[key] = k
+	}
+	k.window = window
+	k.ts = append(k.ts, now.UnixNano())
+	c.events++
+	if len(k.ts) > maxKeyEvents {
+		k.ts = k.ts[1:]
+		c.events--
+	}
+	return len(k.ts), nil
+}
+
+// sweep drops every key's events outside its last window, and the keys
+// left with none.
+func (c *Counters) sweep(now time.Time) {
+	for key, k := range c.m {
+		c.events -= len(k.ts)
+		k.ts = expire(k.ts, now.UnixNano()-int64(k.window))
+		c.events += len(k.ts)
+		if len(k.ts) == 0 {
+			delete(c.m, key)
+		}
+	}
+}
+
+// expire drops the events at or before cut.
+func expire(ts []int64, cut int64) []int64 {
 	i := 0
-	for i < len(ts) && !ts[i].After(cut) {
+	for i < len(ts) && ts[i] <= cut {
 		i++
 	}
-	ts = append(ts[i:], now)
-	if len(ts) > 100000 { // bound memory for a runaway key
-		ts = ts[len(ts)-100000:]
-	}
-	c.m[key] = ts
-	return len(ts)
+	return ts[i:]
 }
 
 // logWriter sends a module's WASI stdout or stderr to the log, bounded: at
