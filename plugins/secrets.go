@@ -34,9 +34,19 @@ type secretSet struct {
 // use, and cheap to ask first whether there is anything to mask.
 type Masker struct {
 	replacer *strings.Replacer
-	// first two bytes of every form: a bit each, so that a scan skips most
-	// positions of a text with one test.
-	pairs [1 << 16 / 64]uint64
+	// where the forms occur in a text (match.go); and the values, in the
+	// percent-decoded reading only, made the first time one is read
+	formsAt    *index
+	valuesOnce sync.Once
+	valuesAt   *index
+	// beside a cut (cutPieces): the forms without "..." (pieces) and the
+	// forms with one, made the first time a text has a cut; and the
+	// values, for the percent-decoded reading's cuts (viewCuts)
+	cutOnce      sync.Once
+	pieces       *ends
+	cutForms     []string
+	valueCutOnce sync.Once
+	valuePieces  *ends
 	// every minPiece bytes of every form, hashed to a bit: whether a
 	// cut's neighbours can be a piece of one (cutPieces).
 	triples [1 << 16 / 64]uint64
@@ -56,7 +66,7 @@ func (m *Masker) In(b []byte) bool {
 // InString is In for a string.
 func (m *Masker) InString(s string) bool {
 	found := false
-	m.occurrences(s, m.forms, func(int, string) bool { found = true; return false })
+	m.formsAt.find(s, func(int, string) bool { found = true; return false })
 	if !found {
 		m.cutPieces(s, func(int, int) { found = true })
 	}
@@ -94,24 +104,6 @@ func (m *Masker) Replace(s string) string {
 	}
 	b.WriteString(s[at:])
 	return b.String()
-}
-
-// occurrences calls each with every place in s where one of in (forms,
-// or the values, which are forms too) begins, and that one, until each
-// returns false. The first two bytes of every form are a bit each
-// (pairs), so most places are passed with one test.
-func (m *Masker) occurrences(s string, in []string, each func(at int, f string) bool) {
-	for i := 0; i+1 < len(s); i++ {
-		p := uint16(s[i])<<8 | uint16(s[i+1])
-		if m.pairs[p>>6]&(1<<(p&63)) == 0 {
-			continue
-		}
-		for _, f := range in {
-			if len(s)-i >= len(f) && s[i:i+len(f)] == f && !each(i, f) {
-				return
-			}
-		}
-	}
 }
 
 // A value cut short. pydevd shows a long string as its first two thirds
@@ -159,18 +151,17 @@ func (m *Masker) cutPieces(s string, each func(from, to int)) {
 
 // before is the length of the longest end of s[:i] that begins a form
 // and is not all of it, or 0 (none of minPiece bytes). A form without
-// "..." in it cannot reach back past the cut before (prev).
+// "..." in it cannot reach back past the cut before (prev). Only the forms
+// whose first bytes are there are tried (match.go): trying each at each
+// length took 31 s for a 64 KB listing of cut strings with 4,096 secrets.
 func (m *Masker) before(s string, prev, i int) int {
 	if i < minPiece || !m.triple(s[i-minPiece:i]) {
 		return 0
 	}
-	best := 0
-	for _, f := range m.forms {
-		limit := min(len(f)-1, i)
-		if prev >= 0 && !strings.Contains(f, cut) {
-			limit = min(limit, i-prev-1)
-		}
-		for n := limit; n > best && n >= minPiece; n-- {
+	m.cutIndexes()
+	best := m.pieces.head(s[prev+1:i], true)
+	for _, f := range m.cutForms {
+		for n := min(len(f)-1, i); n > best && n >= minPiece; n-- {
 			if s[i-n] == f[0] && s[i-n:i] == f[:n] {
 				best = n
 				break
@@ -187,13 +178,10 @@ func (m *Masker) after(s string, j, end int) int {
 	if len(s)-j < minPiece || !m.triple(s[j:j+minPiece]) {
 		return 0
 	}
-	best := 0
-	for _, f := range m.forms {
-		limit := min(len(f)-1, len(s)-j)
-		if !strings.Contains(f, cut) {
-			limit = min(limit, end-j)
-		}
-		for n := limit; n > best && n >= minPiece; n-- {
+	m.cutIndexes()
+	best := m.pieces.tail(s[j:end], true)
+	for _, f := range m.cutForms {
+		for n := min(len(f)-1, len(s)-j); n > best && n >= minPiece; n-- {
 			if s[j+n-1] == f[len(f)-1] && s[j:j+n] == f[len(f)-n:] {
 				best = n
 				break
@@ -201,6 +189,21 @@ func (m *Masker) after(s string, j, end int) int {
 		}
 	}
 	return best
+}
+
+// cutIndexes makes pieces and cutForms, once.
+func (m *Masker) cutIndexes() {
+	m.cutOnce.Do(func() {
+		var plain []string
+		for _, f := range m.forms {
+			if strings.Contains(f, cut) {
+				m.cutForms = append(m.cutForms, f)
+			} else {
+				plain = append(plain, f)
+			}
+		}
+		m.pieces = newEnds(plain)
+	})
 }
 
 // A value percent-encoded. A program that puts a secret in a URL or a
@@ -224,7 +227,8 @@ func (m *Masker) percentSpans(s string, each func(from, to int)) {
 			break
 		}
 		d := decoded{s: s, view: percent.Decode(s, plus)}
-		m.occurrences(d.view, m.values, func(i int, v string) bool {
+		m.valuesOnce.Do(func() { m.valuesAt = newIndex(m.values) })
+		m.valuesAt.find(d.view, func(i int, v string) bool {
 			if from, to := d.at(i), d.at(i+len(v)); s[from:to] != v {
 				each(from, to) // spelled other than as it is (the forms mask that)
 			}
@@ -276,7 +280,7 @@ func (m *Masker) unwrappedSpans(s string, each func(from, to int)) {
 		view, starts = append(view, s[i]), append(starts, i)
 		i++
 	}
-	m.occurrences(string(view), m.forms, func(i int, f string) bool {
+	m.formsAt.find(string(view), func(i int, f string) bool {
 		if from, to := starts[i], starts[i+len(f)-1]+1; s[from:to] != f {
 			each(from, to) // across a line end (a form whole is masked as it is)
 		}
@@ -378,30 +382,14 @@ func (m *Masker) viewCuts(d *decoded, each func(from, to int)) {
 // valueStart is the length of the longest end of t that begins a value,
 // or 0 (none of minPiece bytes).
 func (m *Masker) valueStart(t string) int {
-	best := 0
-	for _, v := range m.values {
-		for n := min(len(v), len(t)); n > best && n >= minPiece; n-- {
-			if t[len(t)-n:] == v[:n] {
-				best = n
-				break
-			}
-		}
-	}
-	return best
+	m.valueCutOnce.Do(func() { m.valuePieces = newEnds(m.values) })
+	return m.valuePieces.head(t, false)
 }
 
 // valueEnd is the length of the longest start of t that ends a value, or 0.
 func (m *Masker) valueEnd(t string) int {
-	best := 0
-	for _, v := range m.values {
-		for n := min(len(v), len(t)); n > best && n >= minPiece; n-- {
-			if t[:n] == v[len(v)-n:] {
-				best = n
-				break
-			}
-		}
-	}
-	return best
+	m.valueCutOnce.Do(func() { m.valuePieces = newEnds(m.values) })
+	return m.valuePieces.tail(t, false)
 }
 
 // triple reports whether t (minPiece bytes) may occur in a form.
@@ -516,8 +504,6 @@ func (s *Secrets) Masker(session string) *Masker {
 			for _, f := range forms(v) {
 				pairs = append(pairs, f, Mask)
 				m.forms = append(m.forms, f)
-				p := uint16(f[0])<<8 | uint16(f[1])
-				m.pairs[p>>6] |= 1 << (p & 63)
 				for i := 0; i+minPiece <= len(f); i++ {
 					h := tripleHash(f[i : i+minPiece])
 					m.triples[h>>6] |= 1 << (h & 63)
@@ -525,6 +511,7 @@ func (s *Secrets) Masker(session string) *Masker {
 			}
 		}
 		m.replacer = strings.NewReplacer(pairs...)
+		m.formsAt = newIndex(m.forms)
 		set.masker = m
 	}
 	return set.masker
