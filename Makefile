@@ -141,6 +141,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzPipedSecrets -fuzztime 20000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMentions -fuzztime 100000x -fuzzminimizetime 20x ./policies/secrets
 	$(GO) test -run '^$$' -fuzz FuzzPercentSpans -fuzztime 30000x -fuzzminimizetime 20x ./plugins
+	$(GO) test -run '^$$' -fuzz FuzzIndex -fuzztime 50000x -fuzzminimizetime 20x ./plugins
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 100000x -fuzzminimizetime 20x ./internal/percent
 	$(GO) test -run '^$$' -fuzz FuzzAppendString -fuzztime 100000x -fuzzminimizetime 20x ./plugins/abi
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 100000x -fuzzminimizetime 20x ./plugins/abi
