@@ -41,13 +41,7 @@ func found(m *index, s string) []string {
 // small alphabet, shorter and longer than its keys, and stops when asked.
 func TestIndexAgreesWithNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	word := func(alphabet string, n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		return string(b)
-	}
+	word := func(alphabet string, n int) string { return randomWord(r, alphabet, n) }
 	for k := range 3000 {
 		alphabet := []string{"ab", "abc", "a\x00\xff", "abcdefghij"}[k%4]
 		var pats []string
@@ -91,13 +85,8 @@ func FuzzIndex(f *testing.F) {
 // listing of strings pydevd cut short (a cut every 36 bytes).
 func BenchmarkMasker(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	word := func(n int) string {
-		w := make([]byte, n)
-		for i := range w {
-			w[i] = letters[r.IntN(len(letters))]
-		}
-		return string(w)
+		return randomWord(r, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", n)
 	}
 	var plain, hashes, cuts strings.Builder
 	for plain.Len() < 64<<10 {
@@ -185,13 +174,7 @@ func TestCutPiecesAgreeWithTryingEveryForm(t *testing.T) {
 		return best
 	}
 	r := rand.New(rand.NewPCG(3, 5))
-	word := func(alphabet string, n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		return string(b)
-	}
+	word := func(alphabet string, n int) string { return randomWord(r, alphabet, n) }
 	for k := range 2000 {
 		alphabet := []string{"ab.", "abc.'\\", "abcdefgh."}[k%3]
 		s := NewSecrets()
@@ -261,4 +244,13 @@ func naiveValueEnd(m *Masker, t string) int {
 		}
 	}
 	return best
+}
+
+// randomWord is n bytes of alphabet, drawn by r.
+func randomWord(r *rand.Rand, alphabet string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[r.IntN(len(alphabet))]
+	}
+	return string(b)
 }
