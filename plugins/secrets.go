@@ -381,15 +381,15 @@ func (m *Masker) viewCuts(d *decoded, each func(from, to int)) {
 
 // valueStart is the length of the longest end of t that begins a value,
 // or 0 (none of minPiece bytes).
-func (m *Masker) valueStart(t string) int {
-	m.valueCutOnce.Do(func() { m.valuePieces = newEnds(m.values) })
-	return m.valuePieces.head(t, false)
-}
+func (m *Masker) valueStart(t string) int { return m.valueEnds().head(t, false) }
 
 // valueEnd is the length of the longest start of t that ends a value, or 0.
-func (m *Masker) valueEnd(t string) int {
+func (m *Masker) valueEnd(t string) int { return m.valueEnds().tail(t, false) }
+
+// valueEnds is valuePieces, made once.
+func (m *Masker) valueEnds() *ends {
 	m.valueCutOnce.Do(func() { m.valuePieces = newEnds(m.values) })
-	return m.valuePieces.tail(t, false)
+	return m.valuePieces
 }
 
 // triple reports whether t (minPiece bytes) may occur in a form.
