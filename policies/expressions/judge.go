@@ -191,7 +191,7 @@ func longNumber(v string) bool {
 func digits(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
+		if isDigitByte(s[i]) {
 			n++
 		}
 	}
@@ -208,7 +208,7 @@ func builds(n *Node, v *verdict) {
 		v.add(abi.Approve, "it computes a number of more than 20 digits, which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
 		return
 	}
-	if builder[n.Name] && (maker(n.Kids[0], n.Kids[1]) || maker(n.Kids[1], n.Kids[0])) {
+	if joins(n) {
 		v.add(abi.Approve, "it builds a string with "+n.Name+" (from a literal, or characters of the program's strings), which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
 	}
 }
@@ -221,9 +221,15 @@ func maker(k, other *Node) bool {
 	case "Subscript":
 		return other.Kind != "Constant" || other.Str || other.Undecoded
 	case "BinOp":
-		return builder[k.Name] && (maker(k.Kids[0], k.Kids[1]) || maker(k.Kids[1], k.Kids[0]))
+		return joins(k)
 	}
 	return false
+}
+
+// joins: n, a binary operation, joins, repeats or formats text the agent
+// chooses (builder, maker).
+func joins(n *Node) bool {
+	return builder[n.Name] && (maker(n.Kids[0], n.Kids[1]) || maker(n.Kids[1], n.Kids[0]))
 }
 
 // maxGuesses bounds the strings an expression may write: a whole string
