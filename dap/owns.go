@@ -12,8 +12,9 @@ import (
 // debugpy reported, the sources it reported as loaded, and everything under
 // the directories of a launch that a person approved (the program's
 // directory and its cwd, unless one holds the home directory). Nothing the
-// agent names on an unapproved call widens it: a path mapping does not, a
-// breakpoint file does not.
+// agent names on an unapproved call widens it: a breakpoint file does not;
+// a path mapping would, through the files debugpy names under its local
+// root, so the modules judge each mapping as a grant (tools/derive.go).
 
 // ownedFiles is the set, kept by the session under its mutex.
 type ownedFiles struct {

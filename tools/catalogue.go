@@ -114,7 +114,7 @@ var (
 
 var catalogue = []Spec{
 	def("debugpy_session_start", "Attach to debugpy",
-		"Attach to a program started with `python -m debugpy --listen HOST:PORT` (add --wait-for-client to stop it until attached; stop_on_entry, breakpoints and exception_filters are set before it runs). path_mappings translate local paths to the debuggee's and back.",
+		"Attach to a program started with `python -m debugpy --listen HOST:PORT` (add --wait-for-client to stop it until attached; stop_on_entry, breakpoints and exception_filters are set before it runs). path_mappings translate local directories to the debuggee's and back (what debugpy names under a local one is then the session's: the default policy asks a person).",
 		Write, starts, sessionStart),
 	def("debugpy_launch", "Launch under debugpy",
 		"Run a Python program or module under debugpy. It stops on entry by default, so breakpoints can be set before it runs: then call debugpy_continue.",

@@ -180,20 +180,31 @@ func (a *startArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 	if err != nil {
 		return nil, err
 	}
+	host := a.Host
+	a.Host = addr.String()
+	d := &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port}}}
+	// A path mapping decides which local files the debuggee's frames and
+	// loaded sources name, and those are the session's, read unasked: a
+	// mapping of the program's file to ~/.pgpass made debugpy_source read
+	// it. So each local root is a path the modules judge (kind "mapping"),
+	// and one that is a file is refused: debugpy maps by prefix, so a file
+	// root would name that very file.
 	for i, m := range a.PathMappings {
+		arg := fmt.Sprintf("path_mappings[%d].local_root", i)
 		if m.LocalRoot == "" || m.RemoteRoot == "" {
 			return nil, malformed("each path mapping needs local_root and remote_root")
 		}
 		// Resolved as breakpoint files are, so that they still map.
-		p, err := resolvePath(ts, "", "local_root", "directory", m.LocalRoot)
+		p, err := resolvePath(ts, "", arg, "mapping", m.LocalRoot)
 		if err != nil {
 			return nil, err
 		}
+		if fi, err := os.Stat(p.Resolved); err == nil && !fi.IsDir() {
+			return nil, malformed("%s %q is a file: a path mapping maps a directory of this machine to the debuggee's", arg, m.LocalRoot)
+		}
 		a.PathMappings[i].LocalRoot = p.Resolved
+		d.Paths = append(d.Paths, p)
 	}
-	host := a.Host
-	a.Host = addr.String()
-	d := &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port}}}
 	// Breakpoints set at the attach: their files and their code, as
 	// debugpy_set_breakpoint's.
 	for i := range a.Breakpoints {

@@ -9,6 +9,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -25,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 )
 
@@ -428,6 +430,74 @@ func TestAttackFiles(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(r.dir, "helper.py"), []byte("x = 1\n"), 0o644)
 	r.ok("debugpy_source", `{"file":`+q(filepath.Join(r.dir, "helper.py"))+`}`)
+}
+
+// A path mapping decides which local files the debuggee's frames and loaded
+// sources name, and those belong to the session: an attach, which needs no
+// person, that mapped the program's file to a secret file made
+// debugpy_source read it with nobody asked (found 2026-12-05). A mapping of
+// a file is malformed, a mapping of a directory needs a person, and one
+// into /proc is denied; an attach without a mapping runs unasked.
+func TestAttackPathMappings(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	app := filepath.Join(r.dir, "app")
+	os.Mkdir(app, 0o755)
+	prog := filepath.Join(app, "main.py")
+	home := filepath.Join(r.dir, "home")
+	os.Mkdir(home, 0o700)
+	secret := filepath.Join(home, "notes.txt")
+	os.WriteFile(secret, []byte("the vault's combination is 31-4-15\n"), 0o600)
+	port := listening(t, prog)
+	mapped := func(local string) string {
+		return fmt.Sprintf(`{"port":%d,"path_mappings":[{"local_root":%s,"remote_root":%s}]}`, port, q(local), q(prog))
+	}
+	r.refused("debugpy_session_start", mapped(secret), "malformed arguments", "is a file")
+	r.refused("debugpy_session_start", mapped(home), "needs a person's approval", "the path mapping puts the debuggee's files under "+home)
+	if d := r.lastDecision(); d.Decision != "approve" {
+		t.Fatalf("a mapping of a directory: audit %+v", d)
+	}
+	r.refused("debugpy_session_start", mapped("/proc/self"), "never allowed")
+	// Nothing connected: the program still waits for its first client.
+	if text := r.ok("debugpy_session_start", fmt.Sprintf(`{"port":%d}`, port)); !strings.Contains(text, "attached") {
+		t.Fatalf("attach: %s", text)
+	}
+	if text := r.ok("debugpy_wait_for_stop", `{"timeout_s":60}`); !strings.Contains(text, prog) {
+		t.Fatalf("wait: %s", text)
+	}
+	r.refused("debugpy_source", `{"file":`+q(secret)+`}`, "needs a person's approval")
+	noneSeen(t, r.seen.String(), "31-4-15")
+}
+
+// listening starts prog, a Python program that listens for debugpy's client
+// on a port of 127.0.0.1 the system picks, waits for it, then stops at a
+// breakpoint; it returns the port, which the program prints first (no
+// other test can take it in between).
+func listening(t *testing.T, prog string) int {
+	t.Helper()
+	os.WriteFile(prog, []byte("import debugpy, time\n"+
+		"print(debugpy.listen(('127.0.0.1', 0))[1], flush=True)\n"+
+		"debugpy.wait_for_client()\n"+
+		"debugpy.breakpoint()\n"+
+		"for _ in range(6000):\n    time.sleep(0.1)\n"), 0o644)
+	py, err := dap.FindPython(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, prog)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	port, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil {
+		t.Fatalf("the program printed no port: %q %v", line, err)
+	}
+	return port
 }
 
 // A launch makes the files under the program's directory and its cwd the

@@ -117,8 +117,10 @@ type Path struct {
 	Argument string `json:"argument"`
 	// Kind: "source" (a file the call reads and returns), "program" (a
 	// script a launch runs), "executable" (an interpreter a launch or an
-	// attach runs), "directory" (a launch's cwd) or "breakpoint" (a file a
-	// breakpoint names; it is not read).
+	// attach runs), "directory" (a launch's cwd), "breakpoint" (a file a
+	// breakpoint names; it is not read) or "mapping" (the local root of an
+	// attach's path mapping: the files debugpy names under it will be the
+	// session's; ABI v1.7).
 	Kind     string `json:"kind"`
 	Given    string `json:"given"`    // as the agent sent it
 	Resolved string `json:"resolved"` // absolute, symlinks resolved: what is used

@@ -11,7 +11,9 @@
 //     interpreters is not, a launch may not name its python.
 //   - allow_pid: attach by PID (default false).
 //   - files: the verdict for reading a file that does not belong to the
-//     debug session (default approve). /proc, /sys and /dev are never read.
+//     debug session (default approve), and for an attach's path mapping,
+//     which makes the files debugpy names under its local root the
+//     session's. /proc, /sys and /dev are never read nor mapped.
 //   - data_files: the verdict for reading a file of the debug session's
 //     directories that is not Python source and that debugpy did not
 //     report (a CSV, a database, a config file; default approve): its
@@ -207,6 +209,14 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 				continue
 			}
 			v.add(sdk.Decision{Verdict: c.files, Reason: "reading " + file + ", which is not a file of the debug session's program (its stack, its loaded sources, a launch's directory): it could hold secrets"})
+		case "mapping":
+			// The files debugpy names under it become the session's.
+			if under(file, "/proc", "/sys", "/dev") {
+				v.add(sdk.Deny("mapping the debuggee's files to " + file + " is never allowed: /proc, /sys and /dev hold the processes' environments and devices, not source"))
+				continue
+			}
+			v.add(sdk.Decision{Verdict: c.files, Reason: "the path mapping puts the debuggee's files under " + file +
+				": every file its frames and loaded sources name there would belong to the debug session, read with nobody asked"})
 		case "program":
 			if c.progsSet {
 				v.add(match(c.programs, file, "program "+file, "targets.programs"))
