@@ -124,7 +124,7 @@ type Question struct {
 	Timeout time.Duration
 	// Hold holds the call and returns its approval id, for a client that
 	// answers by retrying the call; Take uses the answer's id up.
-	Hold func() string
+	Hold func() (string, error)
 	Take func(id string) error
 }
 
@@ -612,7 +612,11 @@ func (g *Gate) ask(ctx context.Context, call ToolCall, asker Asker, d Decision, 
 		g.log.Warn("elicitation failed; falling back to the cli channel", "tool", call.Tool, "err", res.Text)
 	}
 	if slices.Contains(channels, "cli") && g.cli {
-		r := g.approvals.Hold("cli", b, call.Arguments, d.Reasons, timeout)
+		r, err := g.approvals.Hold("cli", b, call.Arguments, d.Reasons, timeout)
+		if err != nil {
+			return denied(call.Tool, "needs a person's approval, and none can be asked now", d, err.Error()+"."),
+				&audit.Approval{Channel: "cli", State: approval.Denied}
+		}
 		rec := &audit.Approval{ID: r.ID, Channel: "cli", State: r.State}
 		switch r.State {
 		case approval.Approved:
@@ -649,7 +653,10 @@ func (g *Gate) elicit(ctx context.Context, call ToolCall, asker Asker, b approva
 		// them cannot push them out of sight.
 		Message: fmt.Sprintf("An AI agent wants to run %s (%s).\nThe policy asks a person because: %s.\n%sIts arguments, every one shown in full:\n%s\n\nApprove it to run it once.",
 			call.Tool, call.Category, approval.Reasons(d.Reasons), stopNote(b.Stop), shown),
-		Hold: func() string { return g.approvals.Hold("elicitation", b, call.Arguments, d.Reasons, timeout).ID },
+		Hold: func() (string, error) {
+			r, err := g.approvals.Hold("elicitation", b, call.Arguments, d.Reasons, timeout)
+			return r.ID, err
+		},
 		Take: func(id string) error { _, err := g.approvals.Take(id, b); return err },
 	}
 	a, held, err := asker.Ask(ctx, q)

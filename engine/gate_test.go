@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,10 @@ func (a fakeAsker) Ask(_ context.Context, q Question) (Answer, *Result, error) {
 	case a.err != nil:
 		return Answer{}, nil, a.err
 	case a.hold:
-		id := q.Hold()
+		id, err := q.Hold()
+		if err != nil {
+			return Answer{}, nil, err
+		}
 		return Answer{ID: id}, &Result{Raw: "input request " + id}, nil
 	}
 	return Answer{State: a.answer, Why: "the answer was garbled."}, nil, nil
@@ -246,6 +250,29 @@ func TestGateCLIApprovalRunsOnce(t *testing.T) {
 	}
 	if res := g.Guard(context.Background(), call, nil, run); !res.IsError || runs != 1 {
 		t.Fatalf("an approval is used once: %+v, ran %d", res, runs)
+	}
+}
+
+// A call that needs a person when the approvals held are at their bound is
+// denied, saying so; it is not held, and nothing runs.
+func TestGateDeniesWhenApprovalsAreFull(t *testing.T) {
+	alog := openAudit(t, t.TempDir())
+	store := approval.NewStore()
+	for i := 0; ; i++ {
+		if _, err := store.Hold("cli", approval.Bind("s", "t", "", []byte(strconv.Itoa(i))), nil, nil, time.Minute); err != nil {
+			break
+		}
+	}
+	held := len(store.Pending())
+	cfg := &Config{Audit: AuditConfig{Arguments: "none"}, Approval: ApprovalConfig{Channels: []string{"cli"}}}
+	g := NewGate(&fakePolicy{cfg: cfg, call: verdict(Approve, "a person"), result: verdict(Allow, "")}, GateOptions{Audit: alog, Approvals: store, CLI: true})
+	call := ToolCall{Tool: "debugpy_launch", Category: "execute", Arguments: json.RawMessage(`{"program":"/x.py"}`), MCPSession: "s"}
+	res := g.Guard(context.Background(), call, nil, func(context.Context) Result { t.Fatal("it ran"); return Result{} })
+	if !res.IsError || !strings.Contains(res.Text, "none can be asked now") || !strings.Contains(res.Text, "calls already wait for a person") {
+		t.Fatalf("result: %+v", res)
+	}
+	if n := len(store.Pending()); n != held {
+		t.Fatalf("%d held, want %d: the call was held", n, held)
 	}
 }
 

@@ -174,7 +174,10 @@ func (e elicitor) Ask(ctx context.Context, q engine.Question) (engine.Answer, *e
 	if server.IsModernRequest(ctx) {
 		state := e.req.Params.RequestState
 		if state == "" {
-			id := q.Hold()
+			id, err := q.Hold()
+			if err != nil {
+				return engine.Answer{}, nil, err
+			}
 			res := server.NewInputRequestBuilder(id).Elicit(elicitationKey, params).ToolResult()
 			return engine.Answer{ID: id}, &engine.Result{Raw: res}, nil
 		}

@@ -75,7 +75,9 @@ func NewStore() *Store { return &Store{byID: map[string]*Request{}, now: time.No
 // pending one for the same binding (retried before an answer), or the
 // answer, which it uses up (retried after one). ttl bounds the wait for an
 // answer and then the time to retry after it.
-func (s *Store) Hold(channel string, b Binding, args json.RawMessage, reasons []string, ttl time.Duration) Request {
+// It fails with ErrFull, holding nothing new, when maxHeld requests are
+// held.
+func (s *Store) Hold(channel string, b Binding, args json.RawMessage, reasons []string, ttl time.Duration) (Request, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.expireLocked()
@@ -86,18 +88,34 @@ func (s *Store) Hold(channel string, b Binding, args json.RawMessage, reasons []
 		if r.State != Pending {
 			delete(s.byID, id) // an answer is used once
 		}
-		return *r
+		return *r, nil
+	}
+	if len(s.byID) >= maxHeld {
+		return Request{}, ErrFull
 	}
 	now := s.now()
 	shown, err := Show(args)
 	if err != nil {
 		shown = "(cannot be shown: " + err.Error() + ")" // the gate refuses such a call before it is held
 	}
-	r := &Request{ID: newID(), Channel: channel, Session: b.Session, Tool: b.Tool, Arguments: shown, Stop: b.Stop,
+	id := newID()
+	for s.byID[id] != nil { // an id names one request: a person approves what they read
+		id = newID()
+	}
+	r := &Request{ID: id, Channel: channel, Session: b.Session, Tool: b.Tool, Arguments: shown, Stop: b.Stop,
 		Reasons: reasons, State: Pending, Created: now, Expires: now.Add(ttl), binding: b}
 	s.byID[r.ID] = r
-	return *r
+	return *r, nil
 }
+
+// maxHeld bounds the requests held at once. A person answers a few; an
+// agent whose calls are not rate-limited could hold requests faster than
+// they expire, each with its arguments shown (up to 8 KiB), until the
+// server ran out of memory.
+const maxHeld = 1000
+
+// ErrFull is Hold's error when maxHeld requests are held.
+var ErrFull = fmt.Errorf("%d calls already wait for a person: answer them (`debugpy-guard approvals`) or let them expire, then call again", maxHeld)
 
 // Take uses up the request id for binding b, pending or answered: for an
 // elicitation, whose answer comes with the retried call. It fails when the
@@ -161,7 +179,8 @@ func (s *Store) Pending() []Request {
 }
 
 // expireLocked forgets cli requests past their time. Elicitation requests
-// stay until Take, which reports them as timed out.
+// stay until Take, which reports them as timed out, but for when the store
+// is full: then those past their time go too (never-retried elicitations).
 func (s *Store) expireLocked() {
 	now := s.now()
 	for id, r := range s.byID {
@@ -169,7 +188,7 @@ func (s *Store) expireLocked() {
 			delete(s.byID, id)
 		}
 	}
-	if len(s.byID) > 10000 { // bound a flood of never-retried elicitations
+	if len(s.byID) >= maxHeld {
 		for id, r := range s.byID {
 			if now.After(r.Expires) {
 				delete(s.byID, id)

@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,14 +19,14 @@ import (
 func TestHoldAnswerUseOnce(t *testing.T) {
 	s := NewStore()
 	b := Bind("s1", "debugpy_evaluate", "", []byte(`{"expression":"f()"}`))
-	r := s.Hold("cli", b, json.RawMessage(`{"expression":"f()"}`), []string{"calls need approval"}, time.Minute)
+	r := held(s.Hold("cli", b, json.RawMessage(`{"expression":"f()"}`), []string{"calls need approval"}, time.Minute))
 	if r.State != Pending || len(r.ID) != 8 {
 		t.Fatalf("hold: %+v", r)
 	}
-	if again := s.Hold("cli", b, nil, nil, time.Minute); again.ID != r.ID || again.State != Pending {
+	if again := held(s.Hold("cli", b, nil, nil, time.Minute)); again.ID != r.ID || again.State != Pending {
 		t.Fatalf("retried before an answer: %+v, want the same pending id", again)
 	}
-	other := s.Hold("cli", Bind("s1", "debugpy_evaluate", "", []byte(`{"expression":"g()"}`)), nil, nil, time.Minute)
+	other := held(s.Hold("cli", Bind("s1", "debugpy_evaluate", "", []byte(`{"expression":"g()"}`)), nil, nil, time.Minute))
 	if other.ID == r.ID {
 		t.Fatal("other arguments share the approval")
 	}
@@ -35,10 +36,10 @@ func TestHoldAnswerUseOnce(t *testing.T) {
 	if _, err := s.Answer(r.ID, false, time.Minute); err == nil || !strings.Contains(err.Error(), "already approved") {
 		t.Fatalf("second answer: %v", err)
 	}
-	if got := s.Hold("cli", b, nil, nil, time.Minute); got.ID != r.ID || got.State != Approved {
+	if got := held(s.Hold("cli", b, nil, nil, time.Minute)); got.ID != r.ID || got.State != Approved {
 		t.Fatalf("retried after approval: %+v", got)
 	}
-	if got := s.Hold("cli", b, nil, nil, time.Minute); got.ID == r.ID || got.State != Pending {
+	if got := held(s.Hold("cli", b, nil, nil, time.Minute)); got.ID == r.ID || got.State != Pending {
 		t.Fatalf("an approval ran twice: %+v", got)
 	}
 	if len(s.Pending()) != 2 {
@@ -51,12 +52,12 @@ func TestExpiry(t *testing.T) {
 	s := NewStore()
 	s.now = func() time.Time { return now }
 	b := Bind("s", "t", "", []byte(`{}`))
-	r := s.Hold("cli", b, nil, nil, time.Minute)
+	r := held(s.Hold("cli", b, nil, nil, time.Minute))
 	now = now.Add(2 * time.Minute)
 	if _, err := s.Answer(r.ID, true, time.Minute); err == nil {
 		t.Fatal("answered an expired request")
 	}
-	e := s.Hold("elicitation", b, nil, nil, time.Minute)
+	e := held(s.Hold("elicitation", b, nil, nil, time.Minute))
 	if _, err := s.Answer(e.ID, true, time.Minute); err == nil || !strings.Contains(err.Error(), "elicitation") {
 		t.Fatalf("cli answered an elicitation: %v", err)
 	}
@@ -64,7 +65,7 @@ func TestExpiry(t *testing.T) {
 	if _, err := s.Take(e.ID, b); err != ErrExpired {
 		t.Fatalf("late elicitation answer: %v", err)
 	}
-	e = s.Hold("elicitation", b, nil, nil, time.Minute)
+	e = held(s.Hold("elicitation", b, nil, nil, time.Minute))
 	if _, err := s.Take(e.ID, Bind("s", "t", "", []byte(`{"x":1}`))); err == nil || !strings.Contains(err.Error(), "another call") {
 		t.Fatalf("taken for other arguments: %v", err)
 	}
@@ -85,7 +86,7 @@ func TestSocket(t *testing.T) {
 		t.Fatalf("socket mode: %v %v", fi.Mode(), err)
 	}
 	b := Bind("s", "debugpy_launch", "", []byte(`{"program":"x.py"}`))
-	r := s.Hold("cli", b, json.RawMessage(`{"program":"x.py"}`), []string{"category execute is approve"}, time.Minute)
+	r := held(s.Hold("cli", b, json.RawMessage(`{"program":"x.py"}`), []string{"category execute is approve"}, time.Minute))
 	ctx := context.Background()
 	l, err := List(ctx)
 	if err != nil || len(l) != 1 || l[0].ID != r.ID || l[0].Tool != "debugpy_launch" || l[0].Server != srv.Path {
@@ -98,7 +99,7 @@ func TestSocket(t *testing.T) {
 	if err != nil || got.State != Denied {
 		t.Fatalf("deny: %+v %v", got, err)
 	}
-	if h := s.Hold("cli", b, nil, nil, time.Minute); h.State != Denied {
+	if h := held(s.Hold("cli", b, nil, nil, time.Minute)); h.State != Denied {
 		t.Fatalf("after deny: %+v", h)
 	}
 }
@@ -171,18 +172,32 @@ func TestReasons(t *testing.T) {
 	}
 }
 
-// TestExpiryFlood: held elicitations that are never taken are forgotten
-// past a bound once expired, and cli requests once expired.
-func TestExpiryFlood(t *testing.T) {
+// TestHeldBounded: at most maxHeld requests are held; past that a new one
+// is refused (the gate denies its call), a retry of a held one still finds
+// it, and held elicitations that were never taken are forgotten once
+// expired, as cli requests are.
+func TestHeldBounded(t *testing.T) {
 	now := time.Now()
 	s := NewStore()
 	s.now = func() time.Time { return now }
-	for i := 0; i < 10001; i++ {
-		s.Hold("elicitation", Bind("s", "t", "", []byte(`{"i":`+strconv.Itoa(i)+`}`)), nil, nil, time.Minute)
+	bind := func(i int) Binding { return Bind("s", "t", "", []byte(`{"i":`+strconv.Itoa(i)+`}`)) }
+	fresh := held(s.Hold("elicitation", bind(-1), nil, nil, time.Hour))
+	ids := map[string]bool{fresh.ID: true}
+	for i := 1; i < maxHeld; i++ {
+		r := held(s.Hold("elicitation", bind(i), nil, nil, time.Minute))
+		if ids[r.ID] {
+			t.Fatalf("two held requests have the id %s", r.ID)
+		}
+		ids[r.ID] = true
 	}
-	fresh := s.Hold("elicitation", Bind("s", "t", "", []byte(`{"fresh":1}`)), nil, nil, time.Hour)
+	if _, err := s.Hold("cli", bind(maxHeld), nil, nil, time.Minute); !errors.Is(err, ErrFull) {
+		t.Fatalf("hold past the bound: %v, want ErrFull", err)
+	}
+	if r := held(s.Hold("elicitation", bind(1), nil, nil, time.Minute)); r.State != Pending {
+		t.Fatalf("a retry when full: %+v", r)
+	}
 	now = now.Add(2 * time.Minute)
-	s.Hold("cli", Bind("s", "t", "", []byte(`{"last":1}`)), nil, nil, time.Minute) // expires the rest
+	held(s.Hold("cli", bind(maxHeld), nil, nil, time.Minute)) // expires the rest
 	s.mu.Lock()
 	n := len(s.byID)
 	_, kept := s.byID[fresh.ID]
@@ -190,6 +205,14 @@ func TestExpiryFlood(t *testing.T) {
 	if n != 2 || !kept {
 		t.Fatalf("%d requests kept (the fresh one: %v), want the fresh elicitation and the new cli request", n, kept)
 	}
+}
+
+// held is a Hold's request; it panics on an error (none is expected).
+func held(r Request, err error) Request {
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // TestSocketEdges: a socket left by a killed server is skipped and
@@ -218,7 +241,7 @@ func TestSocketEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	r := s.Hold("cli", Bind("s", "debugpy_evaluate", "", []byte(`{}`)), json.RawMessage(`{}`), []string{"why"}, time.Minute)
+	r := held(s.Hold("cli", Bind("s", "debugpy_evaluate", "", []byte(`{}`)), json.RawMessage(`{}`), []string{"why"}, time.Minute))
 	l, err := List(ctx)
 	if err != nil || len(l) != 1 || l[0].ID != r.ID {
 		t.Fatalf("list with a stale socket: %+v %v", l, err)
