@@ -288,7 +288,7 @@ func Attach(ctx context.Context, name string, cfg AttachConfig, log *slog.Logger
 	args := map[string]any{"name": name, "type": "python", "request": "attach",
 		"justMyCode": cfg.JustMyCode, "connect": map[string]any{"host": cfg.Host, "port": cfg.Port}}
 	if len(cfg.PathMappings) > 0 {
-		args["pathMappings"] = cfg.PathMappings
+		args["pathMappings"] = dirMappings(cfg.PathMappings)
 	}
 	since := s.Gen()
 	reply, err := s.handshake(ctx, "attach", args, func(ctx context.Context) error {
@@ -460,4 +460,26 @@ func (s *Session) handshake(ctx context.Context, command string, args map[string
 	}
 	s.mu.Unlock()
 	return reply, nil
+}
+
+// dirMappings is maps with every root ending in a separator, so that
+// debugpy maps whole directories. Given roots that both end in one, pydevd
+// matches a path at a separator only (pydevd_file_utils'
+// setup_client_server_paths); otherwise it also matches any prefix: a
+// remote root /app mapped /app2/x.py, and a root that is the program's
+// file named a local file of the agent's choosing (docs/SECURITY.md).
+func dirMappings(maps []PathMapping) []PathMapping {
+	out := make([]PathMapping, len(maps))
+	for i, m := range maps {
+		out[i] = PathMapping{LocalRoot: withSep(m.LocalRoot), RemoteRoot: withSep(m.RemoteRoot)}
+	}
+	return out
+}
+
+// withSep is root ending in a separator: / or, for a Windows debuggee, \.
+func withSep(root string) string {
+	if strings.HasSuffix(root, "/") || strings.HasSuffix(root, `\`) {
+		return root
+	}
+	return root + "/"
 }

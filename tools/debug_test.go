@@ -683,6 +683,25 @@ func TestAttachPathMappings(t *testing.T) {
 	}
 }
 
+// A path mapping maps whole directories: pydevd, given roots without a
+// trailing separator, also maps any path that merely begins with the remote
+// root, so that a remote root cut short named a local file of the agent's
+// choosing (dap.dirMappings). A remote root one letter short of the
+// program's directory maps nothing.
+func TestAttachPathMappingsMatchWholeDirectories(t *testing.T) {
+	t.Parallel()
+	_, port := listen(t, "sleep")
+	remote := filepath.Dir(progFile)
+	local := filepath.Join(t.TempDir(), "l")
+	h := newHarness(t)
+	h.attach("", port, map[string]any{"path_mappings": []map[string]string{{"local_root": local, "remote_root": remote[:len(remote)-1]}}})
+	h.call("debugpy_pause", map[string]any{"wait_s": 20})
+	frames := h.call("debugpy_stack_trace", nil)
+	if f := str(t, frames, "frames.0.file"); f != progFile {
+		t.Fatalf("stack: want the program's own path %s, got %s", progFile, f)
+	}
+}
+
 // A program waiting for its debugger runs no line before the attach has
 // set what it asked for: a stop at its first line, breakpoints, exception
 // filters.
