@@ -172,7 +172,9 @@ func hostSecret(ctx context.Context, m api.Module, stack []uint64) {
 		abort(st, "guard.secret: pointer outside memory")
 	}
 	if st.secrets != nil {
-		st.secrets.Add(st.session, string(v))
+		if _, err := st.secrets.Add(st.session, string(v)); err != nil {
+			abort(st, "guard.secret: %v", err)
+		}
 	}
 }
 

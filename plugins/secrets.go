@@ -3,6 +3,7 @@ package plugins
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -463,11 +464,20 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 
 // Add adds a value the session has seen under a secret's name. It reports
 // whether the value is kept (not too short, too long, a flag's word, a
-// credential's label, a place, a short number, or one too many).
-func (s *Secrets) Add(session, value string) bool {
+// credential's label, a place, or a short number), and fails with
+// ErrFull, keeping nothing, when the session holds maxSecrets values and
+// this is not one of them.
+//
+// Why fail rather than drop it: the agent chooses some of what the session
+// learns ({'pw': ['fl000001', ...]} is sixteen values a call), and a set
+// filled with its values learned the program's later secrets no more,
+// silently: an alias of one was shown in clear (docs/SECURITY.md). The
+// module that hands over a value when the set is full fails, so that its
+// result is withheld.
+func (s *Secrets) Add(session, value string) (bool, error) {
 	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) ||
 		flagWords[strings.ToLower(value)] || labelWords[strings.ToLower(value)] || isPlace(value) || shortNumber(value) {
-		return false
+		return false, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -477,15 +487,18 @@ func (s *Secrets) Add(session, value string) bool {
 		s.sessions[session] = set
 	}
 	if set.values[value] {
-		return true
+		return true, nil
 	}
 	if len(set.values) >= maxSecrets {
-		return false
+		return false, ErrFull
 	}
 	set.values[value] = true
 	set.masker = nil
-	return true
+	return true, nil
 }
+
+// ErrFull is Add's error when the session holds maxSecrets values.
+var ErrFull = fmt.Errorf("the MCP session holds %d secrets, as many as it masks: a result that shows another is withheld (a new session of the server starts empty)", maxSecrets)
 
 // Masker returns the session's masker, or nil when it has no secrets.
 func (s *Secrets) Masker(session string) *Masker {

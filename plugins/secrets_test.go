@@ -2,7 +2,10 @@ package plugins
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/url"
 	"os/exec"
@@ -10,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
@@ -82,7 +86,7 @@ sys.stdout.buffer.write(("\n".join(line(s) for s in (*chars, *extra)) + "\n").en
 func TestSecretsMaskEveryForm(t *testing.T) {
 	s := NewSecrets()
 	secret := "bk\\sl-s3cret\u00a0nbsp\u200bzw 'q' \"d\""
-	if !s.Add("a", secret) {
+	if !kept(s.Add("a", secret)) {
 		t.Fatal("not kept")
 	}
 	m := s.Masker("a")
@@ -101,7 +105,7 @@ func TestSecretsMaskEveryForm(t *testing.T) {
 		t.Error("another session's masker has the secret")
 	}
 	for _, flag := range []string{"false", "True", "NULL", "none"} {
-		if s.Add("a", flag) {
+		if kept(s.Add("a", flag)) {
 			t.Errorf("%q kept as a secret: it would mask every %s shown", flag, flag)
 		}
 	}
@@ -173,7 +177,7 @@ json.dump(out, sys.stdout)
 	cut, hidden, bad := 0, 0, 0
 	for i, c := range cases {
 		s := NewSecrets()
-		if !s.Add("a", c.Secret) {
+		if !kept(s.Add("a", c.Secret)) {
 			continue // a short number: no secret (TestSecretsAShortNumberIsNotASecret)
 		}
 		m := s.Masker("a")
@@ -358,10 +362,10 @@ for l in sys.stdin:
 func TestSecretsAPlaceIsNotASecret(t *testing.T) {
 	s := NewSecrets()
 	dir := t.TempDir()
-	if s.Add("s", dir) || s.Masker("s") != nil {
+	if kept(s.Add("s", dir)) || s.Masker("s") != nil {
 		t.Fatalf("the directory %s is kept as a secret", dir)
 	}
-	if !s.Add("s", dir+"/no-such-s3cret") || !s.Add("s", "relative/s3cret-path") {
+	if !kept(s.Add("s", dir+"/no-such-s3cret")) || !kept(s.Add("s", "relative/s3cret-path")) {
 		t.Fatal("a value that is no place on this machine is not kept")
 	}
 	if got := s.Masker("s").Replace("at " + dir + "/app.py:7"); got != "at "+dir+"/app.py:7" {
@@ -383,12 +387,12 @@ func TestSecretsNotKept(t *testing.T) {
 	} {
 		s := NewSecrets()
 		for _, v := range c.dropped {
-			if s.Add("s", v) {
+			if kept(s.Add("s", v)) {
 				t.Errorf("%s is kept as a secret", v)
 			}
 		}
 		for _, v := range c.kept {
-			if !s.Add("s", v) {
+			if !kept(s.Add("s", v)) {
 				t.Errorf("%s is not kept", v)
 			}
 		}
@@ -422,7 +426,7 @@ for l in sys.stdin:
 	for i, encs := range all {
 		c := cases[i]
 		s := NewSecrets()
-		if !s.Add("s", c.Secret) {
+		if !kept(s.Add("s", c.Secret)) {
 			continue // too short, say: not kept
 		}
 		m := s.Masker("s")
@@ -459,7 +463,7 @@ func FuzzPercentSpans(f *testing.F) {
 	f.Add("ab cd", "ab+cd%20ab cd")
 	f.Fuzz(func(t *testing.T, secret, text string) {
 		s := NewSecrets()
-		if !s.Add("s", secret) || strings.Contains(secret, "[") || strings.Contains(secret, "]") {
+		if !kept(s.Add("s", secret)) || strings.Contains(secret, "[") || strings.Contains(secret, "]") {
 			return // not kept, or one the mask itself could spell
 		}
 		m := s.Masker("s")
@@ -519,7 +523,7 @@ json.dump(out, sys.stdout)
 	cut, bad := 0, 0
 	for i, c := range cases {
 		s := NewSecrets()
-		if !s.Add("a", c.Secret) {
+		if !kept(s.Add("a", c.Secret)) {
 			continue
 		}
 		m := s.Masker("a")
@@ -600,5 +604,67 @@ for l in sys.stdin:
 	}
 	if crossed < 2000 {
 		t.Fatalf("the cases do not cross line ends: %d of %d", crossed, 4*len(cases))
+	}
+}
+
+// kept is Add's report; it panics on an error (none is expected).
+func kept(ok bool, err error) bool {
+	if err != nil {
+		panic(err)
+	}
+	return ok
+}
+
+// A session's secrets are bounded: past maxSecrets a new value fails with
+// ErrFull, keeping nothing, while a value it holds is still found and a
+// value it never keeps (too short) is refused as before; and a module that
+// hands over a value then is denied, naming itself, so that its result is
+// withheld (fail closed: a value not learned would not be masked).
+func TestSecretsFull(t *testing.T) {
+	s := NewSecrets()
+	for i := range maxSecrets {
+		if ok, err := s.Add("s", fmt.Sprintf("held-%06d", i)); !ok || err != nil {
+			t.Fatalf("value %d: %v %v", i, ok, err)
+		}
+	}
+	if ok, err := s.Add("s", "one-too-many"); ok || !errors.Is(err, ErrFull) {
+		t.Fatalf("past the bound: %v %v", ok, err)
+	}
+	if ok, err := s.Add("s", "held-000007"); !ok || err != nil {
+		t.Fatalf("a held value: %v %v", ok, err)
+	}
+	if ok, err := s.Add("s", "abc"); ok || err != nil {
+		t.Fatalf("a value never kept: %v %v", ok, err)
+	}
+	if ok, err := s.Add("other", "one-too-many"); !ok || err != nil {
+		t.Fatalf("another session: %v %v", ok, err)
+	}
+	if m := s.Masker("s"); m.Replace("x one-too-many held-000007") != "x one-too-many "+Mask {
+		t.Fatal("the masker of a full session")
+	}
+
+	ctx := context.Background()
+	r := NewRuntime(Options{CacheDir: t.TempDir()})
+	defer r.Close(ctx)
+	m, err := r.Load(ctx, Spec{Name: "learner", Wasm: probe(t), Limits: Limits{Timeout: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	if res, err := m.Evaluate(ctx, "s1", request("secret")); err != nil || res.Reason != "handed" {
+		t.Fatalf("with room: %+v %v", res, err)
+	}
+	for i := 1; i < maxSecrets; i++ {
+		r.Secrets().Add("s1", fmt.Sprintf("held-%06d", i))
+	}
+	if res, err := m.Evaluate(ctx, "s1", request("secret")); err != nil || res.Reason != "handed" {
+		t.Fatalf("a value held, when full: %+v %v", res, err)
+	}
+	for i := 0; i < maxSecrets; i++ {
+		r.Secrets().Add("s3", fmt.Sprintf("held-%06d", i))
+	}
+	_, err = m.Evaluate(ctx, "s3", request("secret"))
+	if err == nil || !strings.Contains(err.Error(), "module learner: ") || !strings.Contains(err.Error(), "guard.secret: the MCP session holds") {
+		t.Fatalf("a new value, when full: %v", err)
 	}
 }

@@ -468,6 +468,56 @@ func TestAttackPathMappings(t *testing.T) {
 	noneSeen(t, r.seen.String(), "31-4-15")
 }
 
+// The session's secrets are bounded (4,096), and the agent can make it
+// learn values of its own: an evaluate of {'pw': ['fl000001', ...]} shows
+// nine strings under a secret's name (debugpy cuts the rest). Once it was
+// full, the session learned no more, silently: a secret the program held
+// later, read through an innocent alias, came back in clear (found
+// 2026-12-05). Now a result that would teach one more is withheld, and a
+// call that needs the stop's listing does not run.
+func TestAttackSecretStoreFlood(t *testing.T) {
+	data, err := os.ReadFile("../../policies/default.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The default policy, its rate limit raised so that the flood (~460
+	// calls) does not take four minutes.
+	r := startRaw(t, rawOpts{config: strings.Replace(string(data), "max = 120", "max = 1000000", 1)})
+	src := "import time\n" +
+		"def main():\n" +
+		"    n = 1  # BREAK\n" +
+		"    password = 'real-s3cret-value-42'\n" +
+		"    alias = password\n" +
+		"    return alias  # SECOND\n" +
+		"main()\n"
+	r.stopAtBreak(src)
+	full := false
+	for i := 0; i < 2000 && !full; i++ {
+		var vals []string
+		for j := 0; j < 16; j++ {
+			vals = append(vals, fmt.Sprintf("'fl%06d'", i*16+j))
+		}
+		text, _ := r.call("debugpy_evaluate", `{"expression":`+q("{'pw': ["+strings.Join(vals, ", ")+"]}")+`}`)
+		full = strings.Contains(text, "result withheld") && strings.Contains(text, "secrets, as many as it masks")
+	}
+	if !full {
+		t.Fatal("2,000 calls did not fill the session's secrets")
+	}
+	prog := filepath.Join(r.dir, "app.py")
+	second := strings.Count(src[:strings.Index(src, "# SECOND")], "\n") + 1
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), second))
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+		t.Fatalf("continue: %s", text)
+	}
+	for _, e := range []string{"alias", "(alias, 1)"} {
+		text, _ := r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+		if !strings.Contains(text, "[redacted]") && !strings.Contains(text, "withheld") && !strings.Contains(text, "did not run") {
+			t.Errorf("%s: %s", e, text)
+		}
+	}
+	noneSeen(t, r.seen.String(), "real-s3cret-value-42")
+}
+
 // listening starts prog, a Python program that listens for debugpy's client
 // on a port of 127.0.0.1 the system picks, waits for it, then stops at a
 // breakpoint; it returns the port, which the program prints first (no

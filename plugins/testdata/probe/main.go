@@ -69,6 +69,9 @@ func init() {
 			return sdk.Deny("no file access: " + err.Error())
 		case "env":
 			return sdk.Allow("env=" + os.Getenv("HOME") + ";args=" + strconv.Itoa(len(os.Args)))
+		case "secret": // hands the host a value seen under a secret's name
+			sdk.Secret("probe-s3cret-value")
+			return sdk.Allow("handed")
 		case "count":
 			n := sdk.CounterAdd("calls", time.Minute)
 			return sdk.Allow("count=" + strconv.Itoa(int(n)))
