@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/owndir"
 )
 
 // The one-write fix (issue 6): pydevd writes each reply as two sends, the
@@ -72,6 +74,11 @@ func writeShim(dir string, files []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// The debuggee runs what is here: a directory others can change is
+	// not used (internal/owndir), before and after writing.
+	if err := owndir.Check(dir); err != nil {
+		return err
+	}
 	for _, f := range files {
 		b, _ := pyshim.ReadFile(f)
 		dst := filepath.Join(dir, filepath.Base(f))
@@ -95,7 +102,7 @@ func writeShim(dir string, files []string) error {
 			return werr
 		}
 	}
-	return nil
+	return owndir.Check(dir)
 }
 
 // nodelayStatus is the file the debuggee reports the fix to.

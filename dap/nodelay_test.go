@@ -2,6 +2,7 @@ package dap
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,4 +110,23 @@ print("ran", pydevd.x)
 			t.Errorf("status: %q", status)
 		}
 	})
+}
+
+// The shim is not written to, nor taken from, a directory that others can
+// change: the debuggee runs it (internal/owndir).
+func TestShimNotInAnOpenDir(t *testing.T) {
+	files, _ := fs.Glob(pyshim, "pyshim/*.py")
+	base := t.TempDir()
+	if err := writeShim(filepath.Join(base, "own"), files); err != nil {
+		t.Fatalf("a directory of one's own: %v", err)
+	}
+	os.Chmod(base, 0o777)
+	if err := writeShim(filepath.Join(base, "own"), files); err == nil {
+		t.Fatal("a directory whose parent is open to others was used")
+	}
+	os.Chmod(base, 0o700)
+	os.Chmod(filepath.Join(base, "own", "sitecustomize.py"), 0o666)
+	if err := writeShim(filepath.Join(base, "own"), files); err == nil {
+		t.Fatal("a shim file open to others was used")
+	}
 }

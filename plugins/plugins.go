@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/debugpy-guard/debugpy-guard/internal/owndir"
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/fuel"
 	"github.com/debugpy-guard/debugpy-guard/plugins/internal/opa"
@@ -84,7 +85,8 @@ func (l Limits) withDefaults() Limits {
 // Options configure a Runtime.
 type Options struct {
 	// CacheDir holds compiled modules between runs. Empty: the user's cache
-	// dir; when that is not writable, an in-memory cache.
+	// dir; when that is not writable, or others could change it, an
+	// in-memory cache.
 	CacheDir string
 	Log      *slog.Logger
 }
@@ -122,14 +124,20 @@ func NewRuntime(opts Options) *Runtime {
 		}
 	}
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err == nil {
-			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
-				r.cache, r.CacheDir = c, dir
-			}
+		// Its machine code runs in the server: a directory others can
+		// change is not used (internal/owndir).
+		err := os.MkdirAll(dir, 0o700)
+		if err == nil {
+			err = owndir.Check(dir)
+		}
+		if err != nil {
+			log.Warn("plugins: the compilation cache dir is not used", "dir", dir, "err", err)
+		} else if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+			r.cache, r.CacheDir = c, dir
 		}
 	}
 	if r.cache == nil {
-		log.Info("plugins: compilation cache in memory (cache dir not writable)", "dir", dir)
+		log.Info("plugins: compilation cache in memory", "dir", dir)
 		r.cache = wazero.NewCompilationCache()
 	}
 	return r

@@ -441,6 +441,17 @@ func TestCompilationCache(t *testing.T) {
 		t.Fatalf("in-memory cache: %+v %v", r, err)
 	}
 	m2.Close(context.Background())
+
+	// A cache dir that others can write to is not used: its machine code
+	// would run in the server (internal/owndir).
+	open := filepath.Join(t.TempDir(), "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	shared := NewRuntime(Options{CacheDir: open})
+	defer shared.Close(context.Background())
+	if shared.CacheDir != "" {
+		t.Fatalf("a cache dir open to others: CacheDir %q, want in-memory", shared.CacheDir)
+	}
 }
 
 // Modules of the same bytes share compiled code; Shared ones share a pool of

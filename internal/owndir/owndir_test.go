@@ -1,0 +1,72 @@
+package owndir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheck: a directory of this user's, closed to others, passes; one that
+// others could change (its own mode, a file's, a subdirectory's, a
+// directory above it that is not sticky, an entry of another user's, a
+// symbolic link inside it) does not.
+func TestCheck(t *testing.T) {
+	mk := func(t *testing.T) string {
+		base := t.TempDir()
+		dir := filepath.Join(base, "d")
+		os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+		os.WriteFile(filepath.Join(dir, "code.py"), []byte("x = 1\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "sub", "code.bin"), []byte{1}, 0o600)
+		return dir
+	}
+	dir := mk(t)
+	if err := Check(dir); err != nil {
+		t.Fatalf("a directory of one's own: %v", err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(dir, link)
+	if err := Check(link); err != nil {
+		t.Fatalf("a link to one (resolved): %v", err)
+	}
+	sticky := filepath.Dir(dir)
+	os.Chmod(sticky, 0o777|os.ModeSticky)
+	if err := Check(dir); err != nil {
+		t.Fatalf("under a sticky directory open to all, as /tmp: %v", err)
+	}
+
+	for _, c := range []struct {
+		name, want string
+		spoil      func(dir string)
+	}{
+		{"itself open", "can be written by others", func(d string) { os.Chmod(d, 0o777) }},
+		{"itself sticky", "can be written by others", func(d string) { os.Chmod(d, 0o777|os.ModeSticky) }},
+		{"a file open", "can be written by others", func(d string) { os.Chmod(filepath.Join(d, "code.py"), 0o666) }},
+		{"a subdirectory open", "can be written by others", func(d string) { os.Chmod(filepath.Join(d, "sub"), 0o775) }},
+		{"a parent open", "can be written by others", func(d string) { os.Chmod(filepath.Dir(d), 0o777) }},
+		{"a link inside", "symbolic link", func(d string) { os.Symlink("/etc/passwd", filepath.Join(d, "sub", "x")) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := mk(t)
+			c.spoil(d)
+			if err := Check(d); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+	t.Run("another user's", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("giving a file to another user needs root (CI runs as root)")
+		}
+		d := mk(t)
+		if err := os.Chown(filepath.Join(d, "sub", "code.bin"), 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(d); err == nil || !strings.Contains(err.Error(), "belongs to user 65534") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	if err := Check(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("a directory that is not there")
+	}
+}
