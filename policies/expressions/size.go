@@ -14,8 +14,12 @@ import (
 // for hours, 1 << 10**11 for a number of 12 GB. debugpy runs the code in
 // the program, which freezes or is killed (and the machine with it, when
 // it runs out of memory) with no person asked. Such code waits for one.
-// Only constants are judged: an operand the program holds is the
-// program's own size.
+// Only constants are judged. An operand the program holds, or an
+// allowed call returns, is left, though its value, not its size, can be
+// what counts: x ** y, 1 << id(x) and items * (id(x) >> 22) can hang the
+// program or take its memory. What they cost is the program's, which the
+// agent may end unasked anyway (debugpy_session_stop with terminate); the
+// machine's memory is the kernel's to guard (docs/SECURITY.md).
 const (
 	maxRepeat = 1e7 // a sequence repeated, or a width of a %-format: elements, characters
 	maxBits   = 1e7 // an integer a power or a shift makes
