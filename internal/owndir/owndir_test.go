@@ -3,6 +3,7 @@ package owndir
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,21 @@ func TestCheck(t *testing.T) {
 	})
 	if err := Check(filepath.Join(dir, "missing")); err == nil {
 		t.Fatal("a directory that is not there")
+	}
+}
+
+// BenchmarkCheck checks a directory of 100 files, as a compilation cache
+// that has kept a hundred modules' code (the server checks it once at
+// start).
+func BenchmarkCheck(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "cache", "wazero-v1-amd64-linux")
+	os.MkdirAll(dir, 0o700)
+	for i := range 100 {
+		os.WriteFile(filepath.Join(dir, strconv.Itoa(i)), []byte{1}, 0o600)
+	}
+	for b.Loop() {
+		if err := Check(filepath.Dir(dir)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
