@@ -274,7 +274,7 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	case hiddenTool:
 		stop = denied(call.Tool, "is hidden by the policy config", d, "A user can show it by removing it from `hide` in the policy config (--config).")
 	case unread != nil:
-		stop = denied(call.Tool, "did not run", d, "Check its frame_id (debugpy_stack_trace lists the frames), then try again.")
+		stop = denied(call.Tool, "did not run", d, g.unlearnedNext(call.MCPSession, "Check its frame_id (debugpy_stack_trace lists the frames), then try again."))
 	case d.Verdict == Allow:
 	case d.Verdict == Approve:
 		stop, rec.Approval = g.approve(ctx, call, asker, d, cfg)
@@ -328,7 +328,7 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 	res.Seen, res.Before = nil, nil
 	if unlearned != nil { // fail closed: the secrets it would have taught are not masked
 		res = *denied(call.Tool, "result withheld", Decision{Reasons: []string{unlearned.Error()}},
-			"The call ran; its result is not shown, because the program's values read for the secrets they hold could not be judged. Try again; a user can raise [sandbox] timeout in the policy config (--config).")
+			g.unlearnedNext(call.MCPSession, "The call ran; its result is not shown, because the program's values read for the secrets they hold could not be judged. Try again; a user can raise [sandbox] timeout in the policy config (--config)."))
 		g.outcome(rec, "withheld", res, t0)
 		return res
 	}
@@ -400,6 +400,16 @@ func (g *Gate) learnOnce(ctx context.Context, p Decider, ec Call, seen Seen) err
 	}
 	l.who[who] = true
 	return nil
+}
+
+// unlearnedNext is what to do after a read for secrets failed: next, but
+// when the session holds as many secrets as it masks, where trying again
+// does not help.
+func (g *Gate) unlearnedNext(session, next string) string {
+	if g.secrets != nil && g.secrets.Full(session) {
+		return "The MCP session has learned as many secrets as it masks, and a result that shows another is not shown: a new server starts with none."
+	}
+	return next
 }
 
 // learn runs the result phase on a result the agent will not see, for

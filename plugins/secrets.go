@@ -497,6 +497,14 @@ func (s *Secrets) Add(session, value string) (bool, error) {
 	return true, nil
 }
 
+// Full reports whether the session holds maxSecrets values.
+func (s *Secrets) Full(session string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := s.sessions[session]
+	return set != nil && len(set.values) >= maxSecrets
+}
+
 // ErrFull is Add's error when the session holds maxSecrets values.
 var ErrFull = fmt.Errorf("the MCP session holds %d secrets, as many as it masks: a result that shows another is withheld (a new session of the server starts empty)", maxSecrets)
 

@@ -627,6 +627,9 @@ func TestSecretsFull(t *testing.T) {
 			t.Fatalf("value %d: %v %v", i, ok, err)
 		}
 	}
+	if !s.Full("s") || s.Full("other") {
+		t.Fatal("Full")
+	}
 	if ok, err := s.Add("s", "one-too-many"); ok || !errors.Is(err, ErrFull) {
 		t.Fatalf("past the bound: %v %v", ok, err)
 	}
