@@ -469,7 +469,7 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 // this is not one of them.
 //
 // Why fail rather than drop it: the agent chooses some of what the session
-// learns ({'pw': ['fl000001', ...]} is sixteen values a call), and a set
+// learns ({'pw': ['fl000001', ...]} is nine values a call, as debugpy shows it), and a set
 // filled with its values learned the program's later secrets no more,
 // silently: an alias of one was shown in clear (docs/SECURITY.md). The
 // module that hands over a value when the set is full fails, so that its

@@ -110,8 +110,8 @@ func (s *Store) Hold(channel string, b Binding, args json.RawMessage, reasons []
 
 // maxHeld bounds the requests held at once. A person answers a few; an
 // agent whose calls are not rate-limited could hold requests faster than
-// they expire, each with its arguments shown (up to 8 KiB), until the
-// server ran out of memory.
+// they expire, each with its arguments shown (up to 8 KiB), without
+// bound.
 const maxHeld = 1000
 
 // ErrFull is Hold's error when maxHeld requests are held.
