@@ -74,6 +74,16 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		asker = elicitor{req: call.Request}
 	}
 	res := g.gate.Guard(ctx, tc, asker, func(ctx context.Context) engine.Result {
+		// A call that runs at the stop shows values as of the stop listed
+		// for its secrets. A stop that came while it ran (another call ran
+		// the program on, another thread stopped) may be where it ran, in
+		// the same frame with new values, and no one listed it: its result
+		// is withheld.
+		var moved func() bool
+		if s, err := g.sessions.Get(call.Session); err == nil && atTheStop[call.Tool] {
+			gen := s.Gen()
+			moved = func() bool { return s.Gen() != gen }
+		}
 		seen, err := g.stopsSeen(ctx, call, beforeRun) // the stop it reads, and the paths its code reads (stops.go)
 		if err != nil {
 			return engine.Errorf("%s did not run: the variables of the frame it reads, read first to learn the secrets they hold, could not be read (%v). Check its frame_id (debugpy_stack_trace lists the frames), then try again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
@@ -87,6 +97,9 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		r.ReadMore = readMore[call.Tool]
 		if changesVariables(call) {
 			g.forget(call.Session) // the next call that reads values lists the stop again (stops.go)
+		}
+		if moved != nil && moved() {
+			return engine.Errorf("%s ran, but the program stopped again while it ran (another call ran it on, or another thread stopped): what it shows may come from that stop, whose values were not read for the secrets they hold, so it is not shown. Call it again.", call.Tool)
 		}
 		if unanswered.Load() {
 			return r

@@ -56,6 +56,12 @@ var readsValues = map[string]bool{
 	"debugpy_output": true, "debugpy_exception_info": true,
 }
 
+// atTheStop are the tools of readsValues whose result is made at the stop
+// (its frame, its thread's exception) with values no module reads by name:
+// one made at a later stop than the one listed is withheld (gate.go). A
+// listing is read by name itself, and output comes from any frame.
+var atTheStop = map[string]bool{"debugpy_evaluate": true, "debugpy_set_variable": true, "debugpy_exception_info": true}
+
 // listedFirst are the tools, besides readsValues, whose call phase is told
 // the stop's holders (beforeDecision): a breakpoint's code runs at each hit,
 // and a person who approves a condition or a log message that reads part

@@ -518,6 +518,59 @@ func TestAttackSecretStoreFlood(t *testing.T) {
 	noneSeen(t, r.seen.String(), "real-s3cret-value-42")
 }
 
+// A call that reads values runs where the program is stopped when its
+// handler runs, and the secrets were learned where it was stopped when the
+// call was judged. A stop in between (another call's continue, another
+// thread's breakpoint) ran the code at a stop no one had listed: here the
+// path the code reads, read whole first, starts a thread that stops at a
+// breakpoint, and the code's alias[1:] then ran in that thread's frame,
+// where alias holds a secret, and came back in clear (found 2026-12-05).
+// Now a result made after the program stopped again is withheld.
+func TestAttackStopBetweenListingAndRun(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	src := "import sys, threading, time\n" +
+		"def worker():\n" +
+		"    alias = 'real-s3cret-value-42'\n" +
+		"    return alias  # WORKER\n" +
+		"class Holder:\n" +
+		"    def __getitem__(self, key):\n" +
+		"        if key != 'go':\n" +
+		"            return 'xx'\n" +
+		"        t = threading.Thread(target=worker, daemon=True)\n" +
+		"        t.start()\n" +
+		"        # Until the thread waits at its breakpoint: its stop is sent.\n" +
+		"        for _ in range(6000):\n" +
+		"            f, names = sys._current_frames().get(t.ident), []\n" +
+		"            while f is not None:\n" +
+		"                names.append(f.f_code.co_name)\n" +
+		"                f = f.f_back\n" +
+		"            if '_do_wait_suspend' in names:\n" +
+		"                break\n" +
+		"            time.sleep(0.01)\n" +
+		"        return 'go'\n" +
+		"holder = Holder()\n" +
+		"def main():\n" +
+		"    n = 1  # BREAK\n" +
+		"    return n\n" +
+		"main()\n"
+	prog := filepath.Join(r.dir, "app.py")
+	worker := strings.Count(src[:strings.Index(src, "# WORKER")], "\n") + 1
+	r.stopAtBreak(src)
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d}`, q(prog), worker))
+	// Paths read after the one that starts the thread: the while in which
+	// the session learns where that thread stopped.
+	expr := "(alias[1:], holder['go'][0]"
+	for i := range 20 {
+		expr += fmt.Sprintf(", holder[%d][0]", i)
+	}
+	expr += ")"
+	text, _ := r.call("debugpy_evaluate", `{"expression":`+q(expr)+`}`)
+	if !strings.Contains(text, "the program stopped again while it ran") {
+		t.Errorf("evaluate: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "eal-s3cret-value-42")
+}
+
 // listening starts prog, a Python program that listens for debugpy's client
 // on a port of 127.0.0.1 the system picks, waits for it, then stops at a
 // breakpoint; it returns the port, which the program prints first (no
