@@ -76,13 +76,14 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	res := g.gate.Guard(ctx, tc, asker, func(ctx context.Context) engine.Result {
 		// A call that runs at the stop shows values as of the stop listed
 		// for its secrets. A stop that came while it ran (another call ran
-		// the program on, another thread stopped) may be where it ran, in
-		// the same frame with new values, and no one listed it: its result
-		// is withheld.
+		// the program on, another thread stopped), or had come but was not
+		// known yet (Gen counts a stop before Known does), may be where it
+		// ran, in the same frame with new values, and no one listed it: its
+		// result is withheld.
 		var moved func() bool
 		if s, err := g.sessions.Get(call.Session); err == nil && atTheStop[call.Tool] {
-			gen := s.Gen()
-			moved = func() bool { return s.Gen() != gen }
+			listed := s.Known()
+			moved = func() bool { return s.Gen() != listed }
 		}
 		seen, err := g.stopsSeen(ctx, call, beforeRun) // the stop it reads, and the paths its code reads (stops.go)
 		if err != nil {
