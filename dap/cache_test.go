@@ -77,3 +77,47 @@ func TestSnapshot(t *testing.T) {
 	a.Respond(a.ExpectRequest("variables"), vars)
 	<-done
 }
+
+// Settled: a stop counted but not yet known is not settled; once its top
+// frame is fetched it is; one whose thread ran on before that no longer
+// counts, though Gen stays ahead of Known.
+func TestSettled(t *testing.T) {
+	noLeak(t)
+	conn, a := daptest.New(t)
+	s := newSession("t", testLog(t))
+	s.attachClient(NewClient(conn, conn, testLog(t), s.onEvent))
+	defer s.c.Close()
+	ctx := context.Background()
+	frames := map[string]any{"stackFrames": []any{map[string]any{"id": 5, "name": "f", "line": 3}}, "totalFrames": 1}
+
+	a.Event("stopped", map[string]any{"reason": "breakpoint", "threadId": 1})
+	r := a.ExpectRequest("stackTrace") // sent once the event was handled
+	if s.Settled() || s.Gen() != 1 || s.Known() != 0 {
+		t.Fatalf("a stop not yet known: settled %v, gen %d, known %d", s.Settled(), s.Gen(), s.Known())
+	}
+	a.Respond(r, frames)
+	if _, err := s.WaitStop(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Settled() || s.Known() != 1 {
+		t.Fatalf("a known stop: settled %v, known %d", s.Settled(), s.Known())
+	}
+
+	a.Event("stopped", map[string]any{"reason": "pause", "threadId": 2})
+	r = a.ExpectRequest("stackTrace")
+	if s.Settled() {
+		t.Fatal("thread 2's stop, not yet known, is settled")
+	}
+	a.Event("continued", map[string]any{"threadId": 2})
+	a.Respond(r, frames)
+	// A request answered after both: the events and the fetch are handled.
+	done := make(chan error, 1)
+	go func() { _, err := s.ExceptionInfo(ctx, 1); done <- err }()
+	a.Respond(a.ExpectRequest("exceptionInfo"), map[string]any{"exceptionId": "E", "breakMode": "always"})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !s.Settled() || s.Gen() != 2 || s.Known() != 1 {
+		t.Fatalf("after thread 2 ran on: settled %v, gen %d, known %d", s.Settled(), s.Gen(), s.Known())
+	}
+}

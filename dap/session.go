@@ -180,6 +180,20 @@ func (s *Session) Known() uint64 {
 	return s.last.Gen
 }
 
+// Settled reports whether every current stop is known: a stop is counted
+// (Gen) when its event comes and known (Known, Stops) once its top frame
+// is fetched; one whose thread ran on before that is not current.
+func (s *Session) Settled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.stops {
+		if s.last == nil || st.Gen > s.last.Gen {
+			return false
+		}
+	}
+	return true
+}
+
 // attach connects the client and wires its events to the session.
 func (s *Session) attachClient(c *Client) {
 	s.c = c
