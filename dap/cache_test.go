@@ -12,10 +12,7 @@ import (
 // changed is not kept.
 func TestSnapshot(t *testing.T) {
 	noLeak(t)
-	conn, a := daptest.New(t)
-	s := newSession("t", testLog(t))
-	s.attachClient(NewClient(conn, conn, testLog(t), s.onEvent))
-	defer s.c.Close()
+	s, a := fakeSession(t)
 	ctx := context.Background()
 	vars := map[string]any{"variables": []any{map[string]any{"name": "x", "value": "1"}}}
 
@@ -83,10 +80,7 @@ func TestSnapshot(t *testing.T) {
 // counts, though Gen stays ahead of Known.
 func TestSettled(t *testing.T) {
 	noLeak(t)
-	conn, a := daptest.New(t)
-	s := newSession("t", testLog(t))
-	s.attachClient(NewClient(conn, conn, testLog(t), s.onEvent))
-	defer s.c.Close()
+	s, a := fakeSession(t)
 	ctx := context.Background()
 	frames := map[string]any{"stackFrames": []any{map[string]any{"id": 5, "name": "f", "line": 3}}, "totalFrames": 1}
 
@@ -120,4 +114,14 @@ func TestSettled(t *testing.T) {
 	if !s.Settled() || s.Gen() != 2 || s.Known() != 1 {
 		t.Fatalf("after thread 2 ran on: settled %v, gen %d, known %d", s.Settled(), s.Gen(), s.Known())
 	}
+}
+
+// fakeSession is a session whose adapter is the fake; its client closes
+// when the test ends.
+func fakeSession(t *testing.T) (*Session, *daptest.Adapter) {
+	conn, a := daptest.New(t)
+	s := newSession("t", testLog(t))
+	s.attachClient(NewClient(conn, conn, testLog(t), s.onEvent))
+	t.Cleanup(func() { s.c.Close() })
+	return s, a
 }
