@@ -75,10 +75,11 @@ func TestSnapshot(t *testing.T) {
 	<-done
 }
 
-// Settled: a stop counted but not yet known is not settled; once its top
-// frame is fetched it is; one whose thread ran on before that no longer
-// counts, though Gen stays ahead of Known.
-func TestSettled(t *testing.T) {
+// Still: asked while a stop is counted but not yet known, it never says
+// still; asked once the stop is known, it says still until another stop
+// comes, though one whose thread ran on before it was known leaves Gen
+// ahead of Known.
+func TestStill(t *testing.T) {
 	noLeak(t)
 	s, a := fakeSession(t)
 	ctx := context.Background()
@@ -86,33 +87,35 @@ func TestSettled(t *testing.T) {
 
 	a.Event("stopped", map[string]any{"reason": "breakpoint", "threadId": 1})
 	r := a.ExpectRequest("stackTrace") // sent once the event was handled
-	if s.Settled() || s.Gen() != 1 || s.Known() != 0 {
-		t.Fatalf("a stop not yet known: settled %v, gen %d, known %d", s.Settled(), s.Gen(), s.Known())
-	}
+	pending := s.Still()
 	a.Respond(r, frames)
 	if _, err := s.WaitStop(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	if !s.Settled() || s.Known() != 1 {
-		t.Fatalf("a known stop: settled %v, known %d", s.Settled(), s.Known())
+	if pending() || s.Known() != 1 {
+		t.Fatalf("asked while the stop was not yet known: still %v, known %d", pending(), s.Known())
+	}
+	still := s.Still()
+	if !still() {
+		t.Fatal("a known stop, and nothing since")
 	}
 
 	a.Event("stopped", map[string]any{"reason": "pause", "threadId": 2})
 	r = a.ExpectRequest("stackTrace")
-	if s.Settled() {
-		t.Fatal("thread 2's stop, not yet known, is settled")
+	if still() || s.Still()() {
+		t.Fatal("thread 2's stop came: still")
 	}
 	a.Event("continued", map[string]any{"threadId": 2})
 	a.Respond(r, frames)
-	// A request answered after both: the events and the fetch are handled.
+	// A request answered after both: the events are handled.
 	done := make(chan error, 1)
 	go func() { _, err := s.ExceptionInfo(ctx, 1); done <- err }()
 	a.Respond(a.ExpectRequest("exceptionInfo"), map[string]any{"exceptionId": "E", "breakMode": "always"})
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !s.Settled() || s.Gen() != 2 || s.Known() != 1 {
-		t.Fatalf("after thread 2 ran on: settled %v, gen %d, known %d", s.Settled(), s.Gen(), s.Known())
+	if !s.Still()() || s.Gen() != 2 || s.Known() != 1 {
+		t.Fatalf("after thread 2 ran on: still %v, gen %d, known %d", s.Still()(), s.Gen(), s.Known())
 	}
 }
 

@@ -174,24 +174,32 @@ func (s *Session) Gen() uint64 {
 func (s *Session) Known() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.knownLocked()
+}
+
+func (s *Session) knownLocked() uint64 {
 	if s.last == nil {
 		return 0
 	}
 	return s.last.Gen
 }
 
-// Settled reports whether every current stop is known: a stop is counted
-// (Gen) when its event comes and known (Known, Stops) once its top frame
-// is fetched; one whose thread ran on before that is not current.
-func (s *Session) Settled() bool {
+// Still returns a report of whether the program is still where it is now:
+// stopped where Stops says, with no stop since, nor one that had come but
+// was not yet known. A stop is counted (Gen) when its event comes and
+// known (Known, Stops) once its top frame is fetched; one whose thread
+// ran on before that no longer counts. A call that reads the program's
+// values at a stop asks it after it ran: a stop in between may be where
+// it ran (tools/gate.go).
+func (s *Session) Still() func() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	gen, known := s.gen, s.knownLocked()
+	settled := true
 	for _, st := range s.stops {
-		if s.last == nil || st.Gen > s.last.Gen {
-			return false
-		}
+		settled = settled && st.Gen <= known
 	}
-	return true
+	return func() bool { return settled && s.Gen() == gen && s.Known() == known }
 }
 
 // attach connects the client and wires its events to the session.

@@ -77,13 +77,11 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		// A call that runs at the stop shows values as of the stop listed
 		// for its secrets. A stop that came while it ran (another call ran
 		// the program on, another thread stopped), or had come but was not
-		// known yet when it began (dap.Session.Settled), may be where it
-		// ran, in the same frame with new values, and no one listed it: its
-		// result is withheld.
-		var moved func() bool
+		// known yet when it began, may be where it ran, in the same frame
+		// with new values, and no one listed it: its result is withheld.
+		var still func() bool
 		if s, err := g.sessions.Get(call.Session); err == nil && atTheStop[call.Tool] {
-			settled, gen, known := s.Settled(), s.Gen(), s.Known()
-			moved = func() bool { return !settled || s.Gen() != gen || s.Known() != known }
+			still = s.Still()
 		}
 		seen, err := g.stopsSeen(ctx, call, beforeRun) // the stop it reads, and the paths its code reads (stops.go)
 		if err != nil {
@@ -99,7 +97,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		if changesVariables(call) {
 			g.forget(call.Session) // the next call that reads values lists the stop again (stops.go)
 		}
-		if moved != nil && moved() {
+		if still != nil && !still() {
 			return engine.Errorf("%s ran, but the program stopped again while it ran, or as it began (another call ran it on, or another thread stopped): what it shows may come from that stop, whose values were not read for the secrets they hold, so it is not shown. Call it again.", call.Tool)
 		}
 		if unanswered.Load() {
