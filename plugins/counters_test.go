@@ -64,20 +64,14 @@ func TestCountersBounded(t *testing.T) {
 // itself (fail closed: a rate limit that cannot count does not allow).
 func TestCounterFullDenies(t *testing.T) {
 	ctx := context.Background()
-	r := NewRuntime(Options{CacheDir: t.TempDir()})
-	defer r.Close(ctx)
-	m, err := r.Load(ctx, Spec{Name: "counter", Wasm: probe(t), Limits: Limits{Timeout: time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
+	r, m := ownProbe(t, "counter")
 	if res, err := m.Evaluate(ctx, "s1", request("count")); err != nil || res.Reason != "count=1" {
 		t.Fatalf("the first count: %+v %v", res, err)
 	}
 	for i := len(r.counters.m); i < maxCounterKeys; i++ {
 		r.counters.Add(fmt.Sprint("k", i), time.Hour, time.Now())
 	}
-	_, err = m.Evaluate(ctx, "s2", request("count"))
+	_, err := m.Evaluate(ctx, "s2", request("count"))
 	if err == nil || !strings.Contains(err.Error(), "module counter: ") || !strings.Contains(err.Error(), "guard.counter_add: the host holds") {
 		t.Fatalf("a count with the counters full: %v", err)
 	}

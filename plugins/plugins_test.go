@@ -89,6 +89,22 @@ func request(do string, extra ...string) []byte {
 	return []byte(s)
 }
 
+// ownProbe is the probe module named name on a runtime of its own, whose
+// host state (counters, secrets) a test may fill without touching other
+// tests'; both close when the test ends.
+func ownProbe(t *testing.T, name string) (*Runtime, *Module) {
+	t.Helper()
+	ctx := context.Background()
+	r := NewRuntime(Options{CacheDir: t.TempDir()})
+	t.Cleanup(func() { r.Close(ctx) })
+	m, err := r.Load(ctx, Spec{Name: name, Wasm: probe(t), Limits: Limits{Timeout: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(ctx) })
+	return r, m
+}
+
 func load(t *testing.T, name string, wasm []byte, l Limits) *Module {
 	t.Helper()
 	m, err := testRuntime(t).Load(context.Background(), Spec{Name: name, Wasm: wasm, Settings: json.RawMessage(`{"word":"hi"}`), Limits: l})

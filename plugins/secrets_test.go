@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
@@ -647,13 +646,7 @@ func TestSecretsFull(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	r := NewRuntime(Options{CacheDir: t.TempDir()})
-	defer r.Close(ctx)
-	m, err := r.Load(ctx, Spec{Name: "learner", Wasm: probe(t), Limits: Limits{Timeout: time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
+	r, m := ownProbe(t, "learner")
 	if res, err := m.Evaluate(ctx, "s1", request("secret")); err != nil || res.Reason != "handed" {
 		t.Fatalf("with room: %+v %v", res, err)
 	}
@@ -666,7 +659,7 @@ func TestSecretsFull(t *testing.T) {
 	for i := 0; i < maxSecrets; i++ {
 		r.Secrets().Add("s3", fmt.Sprintf("held-%06d", i))
 	}
-	_, err = m.Evaluate(ctx, "s3", request("secret"))
+	_, err := m.Evaluate(ctx, "s3", request("secret"))
 	if err == nil || !strings.Contains(err.Error(), "module learner: ") || !strings.Contains(err.Error(), "guard.secret: the MCP session holds") {
 		t.Fatalf("a new value, when full: %v", err)
 	}
