@@ -468,12 +468,12 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 // ErrFull, keeping nothing, when the session holds maxSecrets values and
 // this is not one of them.
 //
-// Why fail rather than drop it: the agent chooses some of what the session
-// learns ({'pw': ['fl000001', ...]} is nine values a call, as debugpy shows it), and a set
-// filled with its values learned the program's later secrets no more,
-// silently: an alias of one was shown in clear (docs/SECURITY.md). The
-// module that hands over a value when the set is full fails, so that its
-// result is withheld.
+// Why fail rather than drop it: the agent chooses some of what the
+// session learns ({'pw': ['fl000001', ...]} is nine values a call, as
+// debugpy shows it), and a set filled with its values learned the
+// program's later secrets no more, silently: an alias of one was shown in
+// clear (docs/SECURITY.md). The module that hands over a value when the
+// set is full fails, so that its result is withheld.
 func (s *Secrets) Add(session, value string) (bool, error) {
 	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) ||
 		flagWords[strings.ToLower(value)] || labelWords[strings.ToLower(value)] || isPlace(value) || shortNumber(value) {
@@ -506,7 +506,7 @@ func (s *Secrets) Full(session string) bool {
 }
 
 // ErrFull is Add's error when the session holds maxSecrets values.
-var ErrFull = fmt.Errorf("the MCP session holds %d secrets, as many as it masks: a result that shows another is withheld (a new session of the server starts empty)", maxSecrets)
+var ErrFull = fmt.Errorf("the MCP session holds %d secrets, as many as it masks: a result that shows another is withheld: a new server starts with none", maxSecrets)
 
 // Masker returns the session's masker, or nil when it has no secrets.
 func (s *Secrets) Masker(session string) *Masker {
