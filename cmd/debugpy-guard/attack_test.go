@@ -451,7 +451,18 @@ func TestAttackPathMappings(t *testing.T) {
 	mapped := func(local string) string {
 		return fmt.Sprintf(`{"port":%d,"path_mappings":[{"local_root":%s,"remote_root":%s}]}`, port, q(local), q(prog))
 	}
-	r.refused("debugpy_session_start", mapped(secret), "malformed arguments", "is a file")
+	link := filepath.Join(r.dir, "innocent")
+	os.Symlink(secret, link)
+	for _, local := range []string{secret, link, home + "/./../home/notes.txt"} { // every spelling of the file
+		r.refused("debugpy_session_start", mapped(local), "malformed arguments", "is a file")
+	}
+	// One reading of the arguments: a repeated key, a key in another case.
+	for _, args := range []string{
+		fmt.Sprintf(`{"port":%d,"path_mappings":[{"local_root":%s,"local_root":%s,"remote_root":%s}]}`, port, q(home), q(secret), q(prog)),
+		fmt.Sprintf(`{"port":%d,"Path_Mappings":[{"local_root":%s,"remote_root":%s}]}`, port, q(secret), q(prog)),
+	} {
+		r.refused("debugpy_session_start", args, "malformed arguments")
+	}
 	r.refused("debugpy_session_start", mapped(home), "needs a person's approval", "the path mapping puts the debuggee's files under "+home)
 	if d := r.lastDecision(); d.Decision != "approve" {
 		t.Fatalf("a mapping of a directory: audit %+v", d)
