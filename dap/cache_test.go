@@ -117,6 +117,38 @@ func TestStill(t *testing.T) {
 	if !s.Still()() || s.Gen() != 2 || s.Known() != 1 {
 		t.Fatalf("after thread 2 ran on: still %v, gen %d, known %d", s.Still()(), s.Gen(), s.Known())
 	}
+
+	// Run on, with no stop since: not still.
+	still = s.Still()
+	go func() { done <- s.Continue(ctx, 1) }()
+	a.Respond(a.ExpectRequest("continue"), map[string]any{"allThreadsContinued": true})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if still() || s.Gen() != 2 {
+		t.Fatalf("after a continue: still %v, gen %d", still(), s.Gen())
+	}
+}
+
+// TestHold: a call that holds the program keeps a continue, a step and a
+// pause out (they take turn whole), and calls that hold it run side by
+// side.
+func TestHold(t *testing.T) {
+	s := newSession("t", testLog(t))
+	release := s.Hold()
+	other := s.Hold()
+	if s.turn.TryLock() {
+		t.Fatal("a continue could run while a call holds the program")
+	}
+	release()
+	if s.turn.TryLock() {
+		t.Fatal("a continue could run while another call holds the program")
+	}
+	other()
+	if !s.turn.TryLock() {
+		t.Fatal("released, a continue still waits")
+	}
+	s.turn.Unlock()
 }
 
 // fakeSession is a session whose adapter is the fake; its client closes

@@ -96,11 +96,16 @@ type Session struct {
 	initOnce    sync.Once
 	out         *Output
 
+	// turn is held to run the program on (a continue, a step, a pause),
+	// and shared by a call that runs code at the stop (Hold).
+	turn sync.RWMutex
+
 	mu         sync.Mutex
 	info       Info
 	stops      map[int]*Stop // per thread, while stopped
 	last       *Stop         // latest stop, complete with its top frame
 	gen        uint64
+	runs       uint64        // resumes: a continue or a step answered, a continued event
 	changed    chan struct{} // closed and replaced on every state change
 	bps        map[string][]*Breakpoint
 	owned      ownedFiles // what the session may read (owns.go)
@@ -186,20 +191,36 @@ func (s *Session) knownLocked() uint64 {
 
 // Still returns a report of whether the program is still where it is now:
 // stopped where Stops says, with no stop since, nor one that had come but
-// was not yet known. A stop is counted (Gen) when its event comes and
-// known (Known, Stops) once its top frame is fetched; one whose thread
-// ran on before that no longer counts. A call that reads the program's
-// values at a stop asks it after it ran: a stop in between may be where
-// it ran (tools/gate.go).
+// was not yet known, and not run on. A stop is counted (Gen) when its
+// event comes and known (Known, Stops) once its top frame is fetched; one
+// whose thread ran on before that no longer counts. A call that reads the
+// program's values at a stop takes it before it is judged and asks it
+// before and after it runs: a stop in between may be where it would run
+// (tools/gate.go).
 func (s *Session) Still() func() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	gen, known := s.gen, s.knownLocked()
+	gen, known, runs := s.gen, s.knownLocked(), s.runs
 	settled := true
 	for _, st := range s.stops {
 		settled = settled && st.Gen <= known
 	}
-	return func() bool { return settled && s.Gen() == gen && s.Known() == known }
+	return func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return settled && s.gen == gen && s.knownLocked() == known && s.runs == runs
+	}
+}
+
+// Hold keeps the program where it is until release is called: a
+// continue, a step or a pause of another call waits until then. A call
+// that runs code at the stop holds it from its last Still check to its
+// answer, so that no call of the agent's runs the program on in between
+// and the code runs at the stop it was judged (and approved) at
+// (tools/gate.go). Calls that hold it run side by side.
+func (s *Session) Hold() (release func()) {
+	s.turn.RLock()
+	return s.turn.RUnlock
 }
 
 // attach connects the client and wires its events to the session.
@@ -268,6 +289,7 @@ func (s *Session) onEvent(m godap.Message) {
 		if len(s.stops) == 0 && s.info.State == StateStopped {
 			s.info.State = StateRunning
 		}
+		s.runs++
 		s.broadcastLocked()
 		s.mu.Unlock()
 	case *godap.ThreadEvent:
@@ -518,6 +540,8 @@ func (s *Session) ExceptionInfo(ctx context.Context, threadID int) (godap.Except
 
 // Continue resumes a thread (debugpy resumes all of them).
 func (s *Session) Continue(ctx context.Context, threadID int) error {
+	s.turn.Lock()
+	defer s.turn.Unlock()
 	before := s.Gen()
 	err := s.change(ctx, &godap.ContinueRequest{Request: req("continue"),
 		Arguments: godap.ContinueArguments{ThreadId: threadID}}, nil)
@@ -529,6 +553,8 @@ func (s *Session) Continue(ctx context.Context, threadID int) error {
 
 // Pause asks a thread to stop; the stop arrives later as an event.
 func (s *Session) Pause(ctx context.Context, threadID int) error {
+	s.turn.Lock()
+	defer s.turn.Unlock()
 	return s.change(ctx, &godap.PauseRequest{Request: req("pause"),
 		Arguments: godap.PauseArguments{ThreadId: threadID}}, nil)
 }
@@ -546,6 +572,8 @@ func (s *Session) Step(ctx context.Context, kind string, threadID int) error {
 	default:
 		return fmt.Errorf("unknown step %q", kind)
 	}
+	s.turn.Lock()
+	defer s.turn.Unlock()
 	before := s.Gen()
 	err := s.change(ctx, r, nil)
 	if err == nil {
@@ -569,6 +597,7 @@ func (s *Session) resumed(threadID int, all bool, before uint64) {
 	if len(s.stops) == 0 && s.info.State == StateStopped {
 		s.info.State = StateRunning
 	}
+	s.runs++
 	s.broadcastLocked()
 }
 

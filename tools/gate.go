@@ -64,28 +64,35 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil {
 		tc.Client = engine.ClientInfo{Name: info.ClientInfo.Name, Version: info.ClientInfo.Version}
 	}
+	// A call that runs at the stop shows values as of the stop listed for
+	// its secrets, and was judged (and approved) there. still says whether
+	// the program is still where it was when the call came: it runs only
+	// if so, holding the program there (dap.Session.Hold), and a stop that
+	// came while it ran (another thread's) withholds its result.
+	var still func() bool
+	var hold func() (release func())
 	if s, err := g.sessions.Get(call.Session); err == nil {
 		in := s.Info()
 		tc.DebugSession = &engine.DebugSession{Name: in.Name, Host: in.Host, Port: in.Port, PID: in.PID, State: in.State}
 		tc.Stopped = func() string { return stoppedAt(s) }
+		if atTheStop[call.Tool] {
+			still, hold = s.Still(), s.Hold
+		}
 	}
 	var asker engine.Asker
 	if elicitationCapable(ctx) {
 		asker = elicitor{req: call.Request}
 	}
 	res := g.gate.Guard(ctx, tc, asker, func(ctx context.Context) engine.Result {
-		// A call that runs at the stop shows values as of the stop listed
-		// for its secrets. A stop that came while it ran (another call ran
-		// the program on, another thread stopped), or had come but was not
-		// known yet when it began, may be where it ran, in the same frame
-		// with new values, and no one listed it: its result is withheld.
-		var still func() bool
-		if s, err := g.sessions.Get(call.Session); err == nil && atTheStop[call.Tool] {
-			still = s.Still()
+		if hold != nil {
+			defer hold()()
 		}
 		seen, err := g.stopsSeen(ctx, call, beforeRun) // the stop it reads, and the paths its code reads (stops.go)
 		if err != nil {
 			return engine.Errorf("%s did not run: the variables of the frame it reads, read first to learn the secrets they hold, could not be read (%v). Check its frame_id (debugpy_stack_trace lists the frames), then try again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
+		}
+		if still != nil && !still() {
+			return engine.Errorf("%s did not run: the program ran on or stopped again after the call came (another call ran it on, or another thread stopped), so it would run where it was not judged, nor approved. Call it again.", call.Tool)
 		}
 		var unanswered atomic.Bool   // the program is stuck: its answer is ours, with no value of it
 		var before []dap.OutputEntry // what a read of output continues (output.go)
@@ -98,7 +105,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 			g.forget(call.Session) // the next call that reads values lists the stop again (stops.go)
 		}
 		if still != nil && !still() {
-			return engine.Errorf("%s ran, but the program stopped again while it ran, or as it began (another call ran it on, or another thread stopped): what it shows may come from that stop, whose values were not read for the secrets they hold, so it is not shown. Call it again.", call.Tool)
+			return engine.Errorf("%s ran, but the program stopped again while it ran (another thread stopped, or debugpy ran it on): what it shows may come from that stop, whose values were not read for the secrets they hold, so it is not shown. Call it again.", call.Tool)
 		}
 		if unanswered.Load() {
 			return r

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,41 +130,69 @@ func (r *raw) send(line string) {
 // request sends a request with params as they are and returns its result.
 func (r *raw) request(method, params string) json.RawMessage {
 	r.t.Helper()
+	return r.await(r.begin(method, params))[0]
+}
+
+// begin sends a request with params as they are, without waiting for its
+// answer (await takes it): a call the test runs beside another.
+func (r *raw) begin(method, params string) int {
+	r.t.Helper()
 	r.mu.Lock()
 	r.id++
 	id := r.id
 	r.mu.Unlock()
 	r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+	return id
+}
+
+// await takes the results of the requests ids, in their order, whatever
+// order they come in.
+func (r *raw) await(ids ...int) []json.RawMessage {
+	r.t.Helper()
+	results := make([]json.RawMessage, len(ids))
+	left := len(ids)
 	deadline := time.After(90 * time.Second)
-	for {
+	for left > 0 {
 		select {
 		case line, ok := <-r.lines:
 			if !ok {
-				r.t.Fatalf("%s: the server closed stdout\n%s", method, r.stderr)
+				r.t.Fatalf("request %v: the server closed stdout\n%s", ids, r.stderr)
 			}
 			var msg struct {
 				ID     *int            `json:"id"`
 				Result json.RawMessage `json:"result"`
 				Error  json.RawMessage `json:"error"`
 			}
-			if json.Unmarshal(line, &msg) != nil || msg.ID == nil || *msg.ID != id {
+			if json.Unmarshal(line, &msg) != nil || msg.ID == nil {
 				continue // a notification, or a log line that must never be here
 			}
-			if msg.Error != nil {
-				r.t.Fatalf("%s: protocol error %s", method, msg.Error)
+			i := slices.Index(ids, *msg.ID)
+			if i < 0 {
+				continue
 			}
-			return msg.Result
+			if msg.Error != nil {
+				r.t.Fatalf("request %d: protocol error %s", *msg.ID, msg.Error)
+			}
+			results[i] = msg.Result
+			left--
 		case <-deadline:
-			r.t.Fatalf("%s: no answer", method)
+			r.t.Fatalf("requests %v: no answer", ids)
 		}
 	}
+	return results
 }
 
 // call sends tools/call with the arguments exactly as given.
 func (r *raw) call(tool, args string) (text string, isError bool) {
 	r.t.Helper()
-	res := r.request("tools/call", `{"name":"`+tool+`","arguments":`+args+`}`)
 	r.calls++
+	return r.toolResult(tool, r.request("tools/call", `{"name":"`+tool+`","arguments":`+args+`}`))
+}
+
+// toolResult reads a tools/call result: its texts, and whether it is an
+// error.
+func (r *raw) toolResult(tool string, res json.RawMessage) (text string, isError bool) {
+	r.t.Helper()
 	var out struct {
 		Content []struct{ Text string } `json:"content"`
 		IsError bool                    `json:"isError"`
@@ -575,10 +604,10 @@ func TestAttackStopBetweenListingAndRun(t *testing.T) {
 		expr += fmt.Sprintf(", holder[%d][0]", i)
 	}
 	expr += ")"
-	text, _ := r.call("debugpy_evaluate", `{"expression":`+q(expr)+`}`)
-	if !strings.Contains(text, "the program stopped again while it ran") {
-		t.Errorf("evaluate: %s", text)
-	}
+	r.refused("debugpy_evaluate", `{"expression":`+q(expr)+`}`, "did not run", "stopped again after the call came")
+	// A stop that comes while the code runs (the thread started by the
+	// code's own read): its result is withheld.
+	r.refused("debugpy_evaluate", `{"expression":"holder['go']"}`, "ran, but the program stopped again while it ran")
 	noneSeen(t, r.seen.String(), "eal-s3cret-value-42")
 }
 
@@ -690,6 +719,68 @@ func TestAttackApprovalAtAnotherStop(t *testing.T) {
 	r.ok("debugpy_evaluate", call)
 	if text := r.ok("debugpy_evaluate", `{"expression":"record"}`); !strings.Contains(text, "[10]") {
 		t.Fatalf("record: %s", text)
+	}
+}
+
+// A person approves a call where the program is stopped, and it runs there
+// only. The binding was checked before the call ran, and a continue that
+// the agent sent beside it ran the program on in between: here the path
+// the code reads, read whole first, waits in the program until pydevd marks
+// the thread to run, so the continue lands in that while, and the approved
+// record.append(i * 10) ran at the next stop (i = 1) or failed there, never
+// where it was approved (found 2026-12-05). Now a continue, a step or a
+// pause waits until a call that runs at the stop has its answer
+// (dap.Session.Hold), and such a call does not run once the program has
+// run on or stopped again since it came.
+func TestAttackContinueBesideAnApprovedCall(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	reading := filepath.Join(r.dir, "reading")
+	r.stopAtBreak("import threading, time\n" +
+		"record = []\n" +
+		"class Holder:\n" +
+		"    waited = False\n" +
+		"    def __getitem__(self, key):\n" +
+		"        if key != 'go' or Holder.waited:\n" +
+		"            return key\n" +
+		"        Holder.waited = True\n" +
+		"        open(" + q(reading) + ", 'w').close()\n" +
+		"        # Until a continue marks this thread to run (pydevd's\n" +
+		"        # STATE_RUN, set by its reader thread), or 5 s.\n" +
+		"        info = threading.current_thread().additional_info\n" +
+		"        for _ in range(500):\n" +
+		"            if info.pydev_state == 1:\n" +
+		"                break\n" +
+		"            time.sleep(0.01)\n" +
+		"        return key\n" +
+		"holder = Holder()\n" +
+		"for i in range(3):\n" +
+		"    n = i  # BREAK\n")
+	const call = `{"expression":"record.append(i * 10) or holder['go'][0:]"}`
+	text := r.refused("debugpy_evaluate", call, "needs a person's approval")
+	if out, err := r.cli("approve", id(t, text)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	evaluate := r.begin("tools/call", `{"name":"debugpy_evaluate","arguments":`+call+`}`)
+	// The program says when the gate's read of holder['go'] has begun.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(reading); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the gate never read holder['go']\n%s", r.stderr)
+		}
+	}
+	cont := r.begin("tools/call", `{"name":"debugpy_continue","arguments":{}}`)
+	res := r.await(evaluate, cont)
+	r.calls += 2
+	if text, isErr := r.toolResult("debugpy_evaluate", res[0]); isErr || !strings.Contains(text, "go") {
+		t.Errorf("the approved evaluate: %s", text)
+	}
+	if text, _ := r.toolResult("debugpy_continue", res[1]); !strings.Contains(text, "stopped (breakpoint)") {
+		t.Fatalf("continue: %s", text)
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"(i, record)"}`); !strings.Contains(text, "(1, [0])") {
+		t.Fatalf("the approved code ran elsewhere than where it was approved (i = 0): %s", text)
 	}
 }
 
