@@ -52,7 +52,7 @@ func setBreakpoint(ctx context.Context, ts *Toolset, a breakpointArgs) (breakpoi
 	case a.Line < 0:
 		return breakpointResult{}, "", fmt.Errorf("line %d: lines start at 1", a.Line)
 	}
-	s, err := ts.Sessions.Get(a.Session)
+	s, err := ts.session(ctx, a.Session)
 	if err != nil {
 		return breakpointResult{}, "", err
 	}

@@ -57,16 +57,24 @@ func def[A, O any](name, title, desc, category string, an annot, fn func(context
 		p := &prepared{arguments: canonical}
 		if t, ok := any(a).(interface{ debugSession() string }); ok {
 			p.session = t.debugSession()
+			s, err := ts.Sessions.Get(p.session)
+			p.pin = &pin{s, err}
+		}
+		pinned := func(ctx context.Context) context.Context {
+			if p.pin == nil {
+				return ctx
+			}
+			return context.WithValue(ctx, pinKey{}, *p.pin)
 		}
 		if d, ok := any(&a).(deriver); ok {
-			if p.derived, err = d.derive(ctx, ts); err != nil {
+			if p.derived, err = d.derive(pinned(ctx), ts); err != nil {
 				return p, err
 			}
 		}
-		// The handler runs the value that was decoded and derived: no
-		// second reading of the arguments.
+		// The handler runs the value that was decoded and derived, on the
+		// debug session looked up then: no second reading of either.
 		p.run = func(ctx context.Context) (*mcp.CallToolResult, error) {
-			out, text, err := fn(ctx, ts, a)
+			out, text, err := fn(pinned(ctx), ts, a)
 			if err != nil {
 				return nil, err
 			}
@@ -97,7 +105,7 @@ var rawOutputSchemas = map[string]string{
 // absence is the call's error (the opening every such handler shared).
 func withSession[A interface{ debugSession() string }, O any](fn func(context.Context, *Toolset, *dap.Session, A) (O, string, error)) func(context.Context, *Toolset, A) (O, string, error) {
 	return func(ctx context.Context, ts *Toolset, a A) (O, string, error) {
-		s, err := ts.Sessions.Get(a.debugSession())
+		s, err := ts.session(ctx, a.debugSession())
 		if err != nil {
 			var none O
 			return none, "", err

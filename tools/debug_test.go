@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
@@ -313,6 +315,68 @@ func TestTwoSessions(t *testing.T) {
 	if len(get(t, all, "sessions").([]any)) != 2 {
 		t.Fatalf("sessions: %v", all)
 	}
+}
+
+// swapGate runs each call as allowAll does, after doing, once, for the
+// first call of tool, what another call may do between a call's judgement
+// and its handler.
+type swapGate struct {
+	allowAll
+	tool string
+	swap func()
+}
+
+func (g *swapGate) Guard(ctx context.Context, call Call, run func(context.Context) *mcp.CallToolResult) *mcp.CallToolResult {
+	if call.Tool == g.tool && g.swap != nil {
+		g.swap()
+		g.swap = nil
+	}
+	return g.allowAll.Guard(ctx, call, run)
+}
+
+// A call acts on the debug session it was judged for. The handler looked
+// the session's name up again, and a session stopped and another started
+// under its name in between (or the only one replaced, for a call that
+// names none) put the call, judged with the first program's stop, on the
+// second program.
+func TestHandlerActsOnTheSessionJudged(t *testing.T) {
+	t.Parallel()
+	g := &swapGate{tool: "debugpy_evaluate"}
+	h := newHarnessWithGate(t, g)
+	h.launch("default", "basic")
+	first, err := h.ts.Sessions.Get("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Close(context.Background(), true) })
+	var second *dap.Session
+	g.swap = func() {
+		h.ts.Sessions.Drop("default")
+		if _, _, err := launch(context.Background(), h.ts, launchArgs{Program: progFile, Args: []string{"caught"}}); err != nil {
+			t.Errorf("the second launch: %v", err)
+		}
+		if second, err = h.ts.Sessions.Get("default"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { second.Close(context.Background(), true) })
+	}
+	// Named: the first program, though another answers to its name by
+	// the time the handler runs.
+	evaluated := func(args map[string]any, want string) {
+		t.Helper()
+		args["expression"] = "__import__('sys').argv[-1]"
+		if out := h.call("debugpy_evaluate", args); str(t, out, "result") != want {
+			t.Fatalf("%v: evaluated in %v, not in the program it was judged for (%s)", args, out, want)
+		}
+	}
+	evaluated(map[string]any{"session": "default"}, "'basic'")
+	// Unnamed: the only session when it was judged (the second), though
+	// the only one is the first by the time the handler runs.
+	g.swap = func() {
+		h.ts.Sessions.Drop("default")
+		h.ts.Sessions.Add(first)
+	}
+	evaluated(map[string]any{}, "'caught'")
 }
 
 // listen starts prog.py under python -m debugpy --listen on a free port,

@@ -53,7 +53,7 @@ func (a *setVariableArgs) derive(context.Context, *Toolset) (*engine.Derived, er
 
 func (a *breakpointArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	d := &engine.Derived{Code: breakpointCode(nil, "", a.Condition, a.HitCondition, a.LogMessage)}
-	return d, breakpointFile(ts, a.Session, &a.File, d)
+	return d, breakpointFile(ctx, ts, a.Session, &a.File, d)
 }
 
 // breakpointCode adds to code the Python a breakpoint carries, as pydevd
@@ -74,16 +74,16 @@ func breakpointCode(code []engine.Code, prefix, condition, hitCondition, logMess
 
 func (a *removeArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	d := &engine.Derived{}
-	return d, breakpointFile(ts, a.Session, &a.File, d)
+	return d, breakpointFile(ctx, ts, a.Session, &a.File, d)
 }
 
 // breakpointFile resolves a breakpoint's file argument in place and adds
 // it to d.
-func breakpointFile(ts *Toolset, session string, file *string, d *engine.Derived) error {
+func breakpointFile(ctx context.Context, ts *Toolset, session string, file *string, d *engine.Derived) error {
 	if *file == "" {
 		return nil
 	}
-	p, err := resolvePath(ts, session, "file", "breakpoint", *file)
+	p, err := resolvePath(ctx, ts, session, "file", "breakpoint", *file)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (a *sourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 	file := a.File
 	if file == "" {
 		// The file of the current stop: what the handler would read.
-		if s, err := ts.Sessions.Get(a.Session); err == nil {
+		if s, err := ts.session(ctx, a.Session); err == nil {
 			if _, last := s.Stops(); last != nil {
 				file = last.File
 			}
@@ -105,7 +105,7 @@ func (a *sourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 	if file == "" {
 		return &engine.Derived{}, nil
 	}
-	p, err := resolvePath(ts, a.Session, "file", "source", file)
+	p, err := resolvePath(ctx, ts, a.Session, "file", "source", file)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (a *sourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 func (a *launchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	d := &engine.Derived{}
 	if a.Program != "" {
-		p, err := resolvePath(ts, "", "program", "program", a.Program)
+		p, err := resolvePath(ctx, ts, "", "program", "program", a.Program)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +124,7 @@ func (a *launchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 		d.Paths = append(d.Paths, p)
 	}
 	if a.Cwd != "" {
-		p, err := resolvePath(ts, "", "cwd", "directory", a.Cwd)
+		p, err := resolvePath(ctx, ts, "", "cwd", "directory", a.Cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func (a *startArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 			return nil, malformed("each path mapping needs local_root and remote_root")
 		}
 		// Resolved as breakpoint files are, so that they still map.
-		p, err := resolvePath(ts, "", arg, "mapping", m.LocalRoot)
+		p, err := resolvePath(ctx, ts, "", arg, "mapping", m.LocalRoot)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func (a *startArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 		if b.File == "" {
 			return nil, malformed("%sfile is required", arg)
 		}
-		p, err := resolvePath(ts, "", arg+"file", "breakpoint", b.File)
+		p, err := resolvePath(ctx, ts, "", arg+"file", "breakpoint", b.File)
 		if err != nil {
 			return nil, err
 		}
@@ -269,7 +269,7 @@ func isHostName(h string) bool {
 // resolvePath makes p absolute (against the server's directory) and
 // resolves its symlinks (as far as the path exists), and says whether it
 // belongs to the debug session named session.
-func resolvePath(ts *Toolset, session, argument, kind, p string) (engine.Path, error) {
+func resolvePath(ctx context.Context, ts *Toolset, session, argument, kind, p string) (engine.Path, error) {
 	if err := checkPath(argument, p); err != nil {
 		return engine.Path{}, err
 	}
@@ -278,7 +278,7 @@ func resolvePath(ts *Toolset, session, argument, kind, p string) (engine.Path, e
 		return engine.Path{}, malformed("%s %q is relative: give its absolute path (a relative one would be taken from the server's directory, %s, not the program's; debugpy_stack_trace shows each frame's file)", argument, p, wd)
 	}
 	out := engine.Path{Argument: argument, Kind: kind, Given: p, Resolved: realPath(p)}
-	if s, err := ts.Sessions.Get(session); err == nil && kind == "source" {
+	if s, err := ts.session(ctx, session); err == nil && kind == "source" {
 		out.Session, out.Reported = s.Owns(out.Resolved), s.Reported(out.Resolved)
 	}
 	return out, nil

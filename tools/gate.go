@@ -71,7 +71,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	// came while it ran (another thread's) withholds its result.
 	var still func() bool
 	var hold func() (release func())
-	if s, err := g.sessions.Get(call.Session); err == nil {
+	if s := call.Debug; s != nil {
 		in := s.Info()
 		tc.DebugSession = &engine.DebugSession{Name: in.Name, Host: in.Host, Port: in.Port, PID: in.PID, State: in.State}
 		tc.Stopped = func() string { return stoppedAt(s) }
@@ -102,7 +102,7 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		}
 		r.ReadMore = readMore[call.Tool]
 		if changesVariables(call) {
-			g.forget(call.Session) // the next call that reads values lists the stop again (stops.go)
+			g.forget(call.Debug) // the next call that reads values lists the stop again (stops.go)
 		}
 		if still != nil && !still() {
 			return engine.Errorf("%s ran, but the program stopped again while it ran (another thread stopped, or debugpy ran it on): what it shows may come from that stop, whose values were not read for the secrets they hold, so it is not shown. Call it again.", call.Tool)

@@ -77,6 +77,27 @@ func (r *Sessions) Get(name string) (*dap.Session, error) {
 	return nil, fmt.Errorf("several debug sessions are open (%s): pass session to say which", strings.Join(r.namesLocked(), ", "))
 }
 
+// pinKey carries a call's pin: the debug session it acts on, looked up
+// once, when its arguments are read (tools.go). Its derive, its gate and
+// its handler all use that one. Looked up again, a name can find another
+// program: the session stopped and another started under its name, or the
+// only one replaced, between the call's judgement and its run.
+type pinKey struct{}
+
+type pin struct {
+	s   *dap.Session
+	err error
+}
+
+// session is the debug session a call acts on: the one pinned in ctx when
+// its arguments were read, else the one name finds now.
+func (ts *Toolset) session(ctx context.Context, name string) (*dap.Session, error) {
+	if p, ok := ctx.Value(pinKey{}).(pin); ok {
+		return p.s, p.err
+	}
+	return ts.Sessions.Get(name)
+}
+
 // All lists the sessions by name.
 func (r *Sessions) All() []*dap.Session {
 	r.mu.Lock()

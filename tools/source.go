@@ -65,7 +65,7 @@ type sourceResult struct {
 func source(ctx context.Context, ts *Toolset, a sourceArgs) (sourceResult, string, error) {
 	file, line := a.File, a.Line
 	if file == "" || line == 0 {
-		s, err := ts.Sessions.Get(a.Session)
+		s, err := ts.session(ctx, a.Session)
 		if err != nil {
 			if file == "" {
 				return sourceResult{}, "", err

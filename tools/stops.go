@@ -109,11 +109,10 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]e
 		if !readsValues[call.Tool] && !(when == beforeDecision && listedFirst[call.Tool]) {
 			return nil, nil
 		}
-		s, err := g.sessions.Get(call.Session)
-		if err != nil {
+		if call.Debug == nil {
 			return nil, nil // the call says so itself
 		}
-		sessions = []*dap.Session{s}
+		sessions = []*dap.Session{call.Debug}
 	} else {
 		sessions = g.sessions.All()
 	}
@@ -323,9 +322,8 @@ func changesVariables(call Call) bool {
 }
 
 // forget drops the listings of a session's stop.
-func (g *PolicyGate) forget(session string) {
-	s, err := g.sessions.Get(session)
-	if err != nil {
+func (g *PolicyGate) forget(s *dap.Session) {
+	if s == nil {
 		return
 	}
 	g.mu.Lock()

@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
 )
 
@@ -42,7 +43,11 @@ type Call struct {
 	Malformed error           // why the arguments were refused before any module saw them
 	Derived   *engine.Derived // code, paths and addresses, as they will be used
 	Session   string          // the debug session named in the arguments, if any
-	Request   mcp.CallToolRequest
+	// Debug is the debug session the call acts on, looked up once when its
+	// arguments were read: the handler acts on this one (nil when there is
+	// none).
+	Debug   *dap.Session
+	Request mcp.CallToolRequest
 }
 
 // Gate decides a call and, when it may go on, runs it with run. It may also
@@ -65,6 +70,7 @@ type Spec struct {
 type prepared struct {
 	arguments json.RawMessage
 	session   string
+	pin       *pin // the debug session the call acts on, for a tool that names one
 	derived   *engine.Derived
 	run       func(ctx context.Context) (*mcp.CallToolResult, error)
 }
@@ -199,6 +205,9 @@ func handler(spec Spec, ts *Toolset, gate Gate) server.ToolHandlerFunc {
 			call.Malformed = err
 		} else {
 			call.Arguments, call.Session, call.Derived = p.arguments, p.session, p.derived
+			if p.pin != nil {
+				call.Debug = p.pin.s
+			}
 			call.Category = p.category(spec.Category)
 		}
 		ctx = withRequest(ctx, req)
