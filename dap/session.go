@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -82,10 +83,11 @@ type Info struct {
 // Session is one debugpy debug session: its connection, the state kept from
 // events, breakpoints and program output. It is safe for concurrent use.
 type Session struct {
-	name string
-	log  *slog.Logger
-	c    *Client
-	proc *exec.Cmd // the adapter process we started, if any
+	name   string
+	serial uint64 // Serial
+	log    *slog.Logger
+	c      *Client
+	proc   *exec.Cmd // the adapter process we started, if any
 
 	nodelay     string // the fix's state when fixed, else "" and:
 	nodelayFile string // where the debuggee reports it
@@ -113,12 +115,16 @@ type Session struct {
 	excFilters []string
 }
 
+// serials numbers the sessions of this process (Serial).
+var serials atomic.Uint64
+
 func newSession(name string, log *slog.Logger) *Session {
 	if log == nil {
 		log = slog.Default()
 	}
 	return &Session{
 		name:        name,
+		serial:      serials.Add(1),
 		log:         log.With("session", name),
 		initialized: make(chan struct{}),
 		out:         NewOutput(defaultOutputEntries, defaultOutputBytes),
@@ -128,6 +134,11 @@ func newSession(name string, log *slog.Logger) *Session {
 		bps:         map[string][]*Breakpoint{},
 	}
 }
+
+// Serial is the session's number among the sessions of this process,
+// from 1: a name is used again once its session ended, a number is not
+// (an approval binds to the session by it, tools/gate.go).
+func (s *Session) Serial() uint64 { return s.serial }
 
 // Name is the session's name.
 func (s *Session) Name() string { return s.name }

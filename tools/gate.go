@@ -124,8 +124,10 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 }
 
 // stoppedAt is where s is stopped, for an approval's binding and the
-// person who answers it: the session, the stop's number (each stop has its
-// own) and its place; "" when s is not stopped. Not stopText: that adds an
+// person who answers it: the session by name and number (a name is used
+// again by a later session, which may run another program, or the same
+// one with other values: its number is not), the stop's number (each stop
+// has its own) and its place; "" when s is not stopped. Not stopText: that adds an
 // exception's text, which can hold a secret, and a call held for a person
 // returns before any mask.
 func stoppedAt(s *dap.Session) string {
@@ -133,7 +135,7 @@ func stoppedAt(s *dap.Session) string {
 	if last == nil {
 		return ""
 	}
-	where := fmt.Sprintf("session %s, stop %d: %s:%d", s.Name(), last.Gen, last.File, last.Line)
+	where := fmt.Sprintf("session %s #%d, stop %d: %s:%d", s.Name(), s.Serial(), last.Gen, last.File, last.Line)
 	if last.Function != "" {
 		where += " in " + last.Function
 	}

@@ -722,6 +722,29 @@ func TestAttackApprovalAtAnotherStop(t *testing.T) {
 	}
 }
 
+// An approval binds to the debug session, not to its name. The agent
+// ended the session, launched the program again under the same name and
+// ran it to the same stop (the same number, the same place): the approval
+// made for the first program ran in the second (found 2026-12-05). Each
+// session now has a number of its own, in the binding and in the question.
+func TestAttackApprovalInAnotherSession(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	const src = "record = []\nn = 1  # BREAK\nprint('record', record, flush=True)\n"
+	r.stopAtBreak(src)
+	const call = `{"expression":"record.append(7)"}`
+	text := r.refused("debugpy_evaluate", call, "needs a person's approval", "session default #")
+	if out, err := r.cli("approve", id(t, text)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	r.ok("debugpy_session_stop", `{"terminate":true}`)
+	r.stopAtBreak(src)
+	second := r.refused("debugpy_evaluate", call, "needs a person's approval")
+	first := regexp.MustCompile(`session default #\d+, stop \d+`)
+	if a, b := first.FindString(text), first.FindString(second); a == "" || a == b {
+		t.Fatalf("the two sessions' stops read alike: %q and %q", a, b)
+	}
+}
+
 // A person approves a call where the program is stopped, and it runs there
 // only. The binding was checked before the call ran, and a continue that
 // the agent sent beside it ran the program on in between: here the path
