@@ -377,6 +377,16 @@ func TestHandlerActsOnTheSessionJudged(t *testing.T) {
 		h.ts.Sessions.Add(first)
 	}
 	evaluated(map[string]any{}, "'caught'")
+	// A session_stop ends the session it was judged for, and leaves the one
+	// that took its name since.
+	g.tool, g.swap = "debugpy_session_stop", func() {
+		h.ts.Sessions.Drop("default")
+		h.ts.Sessions.Add(second)
+	}
+	h.call("debugpy_session_stop", map[string]any{"session": "default"})
+	if s, err := h.ts.Sessions.Get("default"); s != second || first.Info().State != dap.StateExited {
+		t.Fatalf("after the stop: default is %v (%v), the first session is %s", s, err, first.Info().State)
+	}
 }
 
 // listen starts prog.py under python -m debugpy --listen on a free port,

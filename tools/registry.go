@@ -53,6 +53,17 @@ func (r *Sessions) Drop(name string) {
 	delete(r.m, name)
 }
 
+// Remove forgets s, if its name still names it: a call acts on the session
+// it was judged for (pinKey), whose name another session may have taken
+// since, and that one is not to be lost.
+func (r *Sessions) Remove(s *dap.Session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m[s.Name()] == s {
+		delete(r.m, s.Name())
+	}
+}
+
 // Get finds the session called name; with name empty, the only one.
 func (r *Sessions) Get(name string) (*dap.Session, error) {
 	r.mu.Lock()
@@ -122,6 +133,6 @@ func (r *Sessions) namesLocked() []string {
 func (r *Sessions) CloseAll(ctx context.Context) {
 	for _, s := range r.All() {
 		s.Close(ctx, s.Info().Kind == "launch")
-		r.Drop(s.Name())
+		r.Remove(s)
 	}
 }

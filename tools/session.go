@@ -237,7 +237,7 @@ func sessionStop(ctx context.Context, ts *Toolset, s *dap.Session, a stopArgs) (
 	defer cancel()
 	exited := s.Info().State == dap.StateExited
 	err := s.Close(cctx, a.Terminate)
-	ts.Sessions.Drop(s.Name())
+	ts.Sessions.Remove(s)
 	r := stopResult{Session: s.Name(), Terminated: a.Terminate}
 	text := fmt.Sprintf("session %q ended; the program runs on", s.Name())
 	switch {
