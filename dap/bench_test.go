@@ -79,3 +79,36 @@ func benchVariables(b *testing.B, noDelay bool) {
 		}
 	}
 }
+
+// BenchmarkEvaluateHeld is one evaluate round trip as is ("bare") and as
+// a call that runs at the stop makes it ("held": Still taken, the program
+// held, Still asked before and after), side by side in one run: what the
+// hold (tools/gate.go) adds to a call.
+func BenchmarkEvaluateHeld(b *testing.B) {
+	s, st := stoppedAtAfter(b, true)
+	ctx := context.Background()
+	evaluate := func(b *testing.B) {
+		if _, err := s.Evaluate(ctx, "user", st.FrameID, "watch"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("bare", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			evaluate(b)
+		}
+	})
+	b.Run("held", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			still := s.Still()
+			release := s.Hold()
+			if !still() {
+				b.Fatal("not still")
+			}
+			evaluate(b)
+			if !still() {
+				b.Fatal("not still after")
+			}
+			release()
+		}
+	})
+}
