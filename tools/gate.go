@@ -127,9 +127,9 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 // person who answers it: the session by name and number (a name is used
 // again by a later session, which may run another program, or the same
 // one with other values: its number is not), the stop's number (each stop
-// has its own) and its place; "" when s is not stopped. Not stopText: that adds an
-// exception's text, which can hold a secret, and a call held for a person
-// returns before any mask.
+// has its own) and its place; "" when s is not stopped. Not stopText:
+// that adds an exception's text, which can hold a secret, and a call held
+// for a person returns before any mask.
 func stoppedAt(s *dap.Session) string {
 	_, last := s.Stops()
 	if last == nil {

@@ -89,7 +89,7 @@ func (r *Sessions) Get(name string) (*dap.Session, error) {
 }
 
 // pinKey carries a call's pin: the debug session it acts on, looked up
-// once, when its arguments are read (tools.go). Its derive, its gate and
+// once, when its arguments are read (def, catalogue.go). Its derive, its gate and
 // its handler all use that one. Looked up again, a name can find another
 // program: the session stopped and another started under its name, or the
 // only one replaced, between the call's judgement and its run.
