@@ -413,11 +413,19 @@ func launchedSeen(call Call) engine.Seen {
 // of the program's (a global dict) does not shadow.
 const started = "(lambda b: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)))(__import__('builtins'))"
 
+// maxListed bounds the variables of a scope the listing reads. Every one
+// is read, not the first 500 a person would look at: a secret's name past
+// them (a module with a star import holds ~600 globals, numpy's) was never
+// listed, so an innocent alias that sorts before it showed its value in
+// clear. A scope with more is not read at all: the calls that need it
+// fail closed.
+const maxListed = 20000
+
 // listFrame lists frame's locals and globals as debugpy_variables would
-// (depth 1, at most 500 each), and the process's environment and command
-// line, then opens
-// what their values hide (openHiding). The second scopeRef is answered
-// from the session's snapshot.
+// (depth 1, all of them, at most maxListed each), and the process's
+// environment and command line, then opens what their values hide
+// (openHiding). The second scopeRef is answered from the session's
+// snapshot.
 func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
 	ctx, cancel := g.ts.rctx(ctx)
 	defer cancel()
@@ -442,10 +450,13 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 		if err != nil {
 			return nil, err
 		}
-		a := variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame, Scope: scope, MaxItems: 500}
+		a := variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame, Scope: scope, MaxItems: maxListed}
 		r := variablesResult{FrameID: frame, Scope: scope, VariablesReference: ref}
 		if r.Variables, r.Truncated, err = expand(ctx, s, ref, 1, a.MaxItems); err != nil {
 			return nil, err
+		}
+		if r.Truncated {
+			return nil, fmt.Errorf("frame %d's %s hold more than %d variables, too many to read for the secrets they hold", frame, scope, maxListed)
 		}
 		args, _ := json.Marshal(a)
 		values := make(map[string]string, len(r.Variables))

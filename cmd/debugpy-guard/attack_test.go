@@ -1954,6 +1954,42 @@ f()
 	r.refused("debugpy_evaluate", `{"expression":`+q(strings.Join(many, ", "))+`}`, "did not run", "33 paths", "split it")
 }
 
+// The stop's listing read the first 500 variables of a scope, as a person
+// would look at them: in a module of more (a star import brings numpy's
+// ~600 names), a secret's name that sorts past them was never listed, and
+// an innocent alias that sorts before it showed the secret in clear (found
+// 2026-12-05). Every variable of a scope is read now.
+func TestAttackSecretPastTheFirstVariables(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	var locals strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&locals, "    l%03d = %d\n", i, i)
+	}
+	r.stopAtBreak("globals().update(('g%03d' % i, i) for i in range(600))\n" +
+		"zz_password = 'late-s3cret-value-99'\n" +
+		"a_alias = zz_password\n" +
+		"def f():\n" + locals.String() +
+		"    zz_secret = 'local-s3cret-value-88'\n" +
+		"    a_local = zz_secret\n" +
+		"    n = 1  # BREAK\n" +
+		"f()\n")
+	r.masked("a_alias", "(a_alias, 1)", "a_local")
+	for _, scope := range []string{"globals", "locals"} {
+		if text := r.ok("debugpy_variables", `{"scope":"`+scope+`","max_items":5}`); !strings.Contains(text, "[redacted]") {
+			t.Errorf("the %s the agent asks for: %s", scope, text)
+		}
+	}
+	noneSeen(t, r.seen.String(), "late-s3cret", "local-s3cret")
+}
+
+// A scope with more variables than the listing reads (maxListed) is not
+// read at all, and a call that needs it does not run (fail closed).
+func TestListingOfTooManyVariablesFailsClosed(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("globals().update(('g%05d' % i, i) for i in range(20001))\nn = 1  # BREAK\n")
+	r.refused("debugpy_evaluate", `{"expression":"n"}`, "did not run", "more than 20000 variables")
+}
+
 // A value that no listing showed and no path names (a class's attribute
 // reached through type(), an element of a display, an operator's result)
 // is not read whole before the code runs, so the secrets in it are not

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -487,5 +488,45 @@ func BenchmarkGateShare(b *testing.B) {
 		b.ReportMetric(float64(p99.Nanoseconds())/1e3, s.name+"-p99-µs")
 		p50, _ = benchstat.Percentiles(s.cont)
 		b.ReportMetric(float64(p50.Nanoseconds())/1e3, s.name+"-continue-p50-µs")
+	}
+}
+
+// BenchmarkFirstEvaluateInABigModule times the first evaluate after a stop
+// in a module of N globals, the one that pays the stop's listing (every
+// variable of the frame, tools/stops.go), in this build and, side by side
+// in one run, in DEBUGPY_GUARD_PEER when set (a build that read the first
+// 500 only). The continue that makes each stop is not timed.
+func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
+	servers := []string{"guard"}
+	peer := os.Getenv("DEBUGPY_GUARD_PEER")
+	if peer != "" {
+		servers = append(servers, "peer")
+	}
+	for _, n := range []int{400, 600, 5000} {
+		for _, server := range servers {
+			b.Run(fmt.Sprintf("globals=%d/%s", n, server), func(b *testing.B) {
+				dir := b.TempDir()
+				cfg, err := os.ReadFile(benchConfig(b, dir))
+				if err != nil {
+					b.Fatal(err)
+				}
+				o := rawOpts{config: string(cfg)}
+				if server == "peer" {
+					o.bin = peer
+				}
+				r := startRaw(b, o)
+				r.stopAtBreak(fmt.Sprintf("globals().update(('g%%05d' %% i, i) for i in range(%d))\nwhile True:\n    n = 1  # BREAK\n", n))
+				lat := make([]time.Duration, 0, b.N)
+				for i := 0; i < b.N; i++ {
+					if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+						b.Fatalf("continue: %s", text)
+					}
+					t0 := time.Now()
+					r.ok("debugpy_evaluate", `{"expression":"n"}`)
+					lat = append(lat, time.Since(t0))
+				}
+				benchstat.Report(b, lat)
+			})
+		}
 	}
 }
