@@ -1982,6 +1982,21 @@ func TestAttackSecretPastTheFirstVariables(t *testing.T) {
 	noneSeen(t, r.seen.String(), "late-s3cret", "local-s3cret")
 }
 
+// The listing opens the objects of a frame to learn what their attributes
+// hold; it opened 64 a stop, and the 65th object's password was never
+// learned: an alias of it showed in clear (found 2026-12-05). It opens
+// 512 now.
+func TestAttackSecretInAnObjectPastTheFirstOpened(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("class Cfg:\n    def __init__(self, i):\n        self.password = 'obj-s3cret-%03d' % i\n" +
+		"globals().update(('o%03d' % i, Cfg(i)) for i in range(300))\n" +
+		"a_alias = o070.password\n" +
+		"def f():\n    local = o299.password\n    n = 1  # BREAK\n" +
+		"f()\n")
+	r.masked("a_alias", "local")
+	noneSeen(t, r.seen.String(), "obj-s3cret-070", "obj-s3cret-299")
+}
+
 // A scope with more variables than the listing reads (maxListed) is not
 // read at all, and a call that needs it does not run (fail closed).
 func TestListingOfTooManyVariablesFailsClosed(t *testing.T) {

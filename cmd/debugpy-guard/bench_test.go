@@ -492,19 +492,33 @@ func BenchmarkGateShare(b *testing.B) {
 }
 
 // BenchmarkFirstEvaluateInABigModule times the first evaluate after a stop
-// in a module of N globals, the one that pays the stop's listing (every
-// variable of the frame, tools/stops.go), in this build and, side by side
-// in one run, in DEBUGPY_GUARD_PEER when set (a build that read the first
-// 500 only). The continue that makes each stop is not timed.
+// in a module of N globals (ints), or of N objects, each with attributes
+// of its own, the one that pays the stop's listing (every variable of the
+// frame, and what their values hide opened, tools/stops.go), in this build
+// and, side by side in one run, in DEBUGPY_GUARD_PEER when set (an earlier
+// build). The continue that makes each stop is not timed.
 func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 	servers := []string{"guard"}
 	peer := os.Getenv("DEBUGPY_GUARD_PEER")
 	if peer != "" {
 		servers = append(servers, "peer")
 	}
-	for _, n := range []int{400, 600, 5000} {
+	const objects = "class Cfg:\n    def __init__(self, i):\n        self.name, self.port, self.password = 'svc%%d' %% i, 8000 + i, 'pw-%%05d' %% i\n" +
+		"globals().update(('o%%05d' %% i, Cfg(i)) for i in range(%d))\n"
+	for _, c := range []struct {
+		name string
+		src  string
+	}{
+		{"globals=400", "globals().update(('g%%05d' %% i, i) for i in range(%d))\n"},
+		{"globals=600", "globals().update(('g%%05d' %% i, i) for i in range(%d))\n"},
+		{"globals=5000", "globals().update(('g%%05d' %% i, i) for i in range(%d))\n"},
+		{"objects=80", objects},
+		{"objects=400", objects},
+	} {
+		var n int
+		fmt.Sscanf(c.name[strings.IndexByte(c.name, '=')+1:], "%d", &n)
 		for _, server := range servers {
-			b.Run(fmt.Sprintf("globals=%d/%s", n, server), func(b *testing.B) {
+			b.Run(c.name+"/"+server, func(b *testing.B) {
 				dir := b.TempDir()
 				cfg, err := os.ReadFile(benchConfig(b, dir))
 				if err != nil {
@@ -515,7 +529,7 @@ func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 					o.bin = peer
 				}
 				r := startRaw(b, o)
-				r.stopAtBreak(fmt.Sprintf("globals().update(('g%%05d' %% i, i) for i in range(%d))\nwhile True:\n    n = 1  # BREAK\n", n))
+				r.stopAtBreak(fmt.Sprintf(c.src, n) + "while True:\n    n = 1  # BREAK\n")
 				lat := make([]time.Duration, 0, b.N)
 				for i := 0; i < b.N; i++ {
 					if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
