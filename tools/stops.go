@@ -173,9 +173,10 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]e
 // on the stopped thread's poll, a level at a time). A value past them is
 // not opened, and a secret it hides is not learned: at 64, the 65th object
 // of a module's globals kept its password, and an alias of it showed in
-// clear (docs/PERFORMANCE.md, "What opening more objects costs").
+// clear (docs/PERFORMANCE.md, "What opening more objects costs"); at
+// three levels, d.x.y.z.password was not learned.
 const (
-	maxOpenDepth = 3
+	maxOpenDepth = 6
 	maxOpen      = 512
 )
 

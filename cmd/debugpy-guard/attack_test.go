@@ -1997,6 +1997,39 @@ func TestAttackSecretInAnObjectPastTheFirstOpened(t *testing.T) {
 	noneSeen(t, r.seen.String(), "obj-s3cret-070", "obj-s3cret-299")
 }
 
+// The listing opened objects three levels below a frame's names: a
+// password four levels down (d.x.y.z.password) was never learned, and an
+// alias of it showed in clear (found 2026-12-05). It opens six levels now.
+func TestAttackSecretDeepInObjects(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("class O:\n    pass\n" +
+		"d = O(); d.x = O(); d.x.y = O(); d.x.y.z = O(); d.x.y.z.password = 'lvl4-s3cret-value'\n" +
+		"f = O(); f.a = O(); f.a.b = O(); f.a.b.c = O(); f.a.b.c.d = O(); f.a.b.c.d.e = O()\n" +
+		"f.a.b.c.d.e.api_key = 'lvl6-s3cret-value'\n" +
+		"d1, f1 = d.x.y.z.password, f.a.b.c.d.e.api_key\n" +
+		"n = 1  # BREAK\n")
+	r.masked("d1", "f1")
+	noneSeen(t, r.seen.String(), "lvl4-s3cret", "lvl6-s3cret")
+}
+
+// A row named for a secret is masked whole, and its parts were not
+// learned: the children of `credentials` (dropped from the result), the
+// strings of `password = [...]` and of `credentials = {...}`. An alias of
+// one of them showed in clear (found 2026-12-05).
+func TestAttackSecretsUnderASecretsName(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("class O:\n    pass\n" +
+		"e = O(); e.credentials = O(); e.credentials.password = 'undersecret-s3cret-value'\n" +
+		"e1 = e.credentials.password\n" +
+		"password = ['alpha-s3cret-1', 'beta-s3cret-2']\n" +
+		"x = password[1]\n" +
+		"credentials = {'user': 'ada', 'token': 'tok-s3cret-9x'}\n" +
+		"y = credentials['token']\n" +
+		"n = 1  # BREAK\n")
+	r.masked("e1", "x", "y")
+	noneSeen(t, r.seen.String(), "undersecret-s3cret", "beta-s3cret", "tok-s3cret")
+}
+
 // A scope with more variables than the listing reads (maxListed) is not
 // read at all, and a call that needs it does not run (fail closed).
 func TestListingOfTooManyVariablesFailsClosed(t *testing.T) {

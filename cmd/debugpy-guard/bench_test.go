@@ -514,6 +514,9 @@ func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 		{"globals=5000", "globals().update(('g%%05d' %% i, i) for i in range(%d))\n"},
 		{"objects=80", objects},
 		{"objects=400", objects},
+		// N chains of six objects, each holding the next.
+		{"chains=80", "class O:\n    pass\ndef chain(i):\n    root = o = O()\n    for d in range(5):\n        o.next, o.name = O(), 'n%%d' %% d\n        o = o.next\n    o.password = 'pw-%%05d' %% i\n    return root\n" +
+			"globals().update(('c%%05d' %% i, chain(i)) for i in range(%d))\n"},
 	} {
 		var n int
 		fmt.Sscanf(c.name[strings.IndexByte(c.name, '=')+1:], "%d", &n)

@@ -203,7 +203,8 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		}
 		return sdk.ArrayValue(els...), true
 	case sdk.Object:
-		secret := isSecretName(v.Get("name").Str(), extra)
+		name := v.Get("name").Str()
+		secret := isSecretName(name, extra)
 		ms := v.Members()
 		out := make([]sdk.Member, 0, len(ms))
 		any := false
@@ -211,10 +212,12 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 			switch {
 			case secret && (m.Key == "value" || m.Key == "result"):
 				rememberShown(m.Value.Str())
+				learnContainer(name, m.Value.Str(), extra)
 				*n++
 				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
 			case secret && m.Key == "children":
+				learnParts(name, m.Value, extra)
 				any = true // dropped: the parts of a secret are secret too
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
 				rememberShown(m.Value.Str())
@@ -233,6 +236,39 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		return sdk.ObjectValue(out...), true
 	}
 	return v, false
+}
+
+// learnContainer hands the host the strings of a container shown under a
+// secret's name (a listing's `password: list = ['...', '...']`), read as
+// the text `name = display` is read: every string of it but a dict's keys,
+// as for a repr in any text. The row is masked whole; without this, an
+// alias of one of its strings (x = password[0]) was shown in clear (found
+// 2026-12-05).
+func learnContainer(name, display string, extra map[string]bool) {
+	if display == "" {
+		return
+	}
+	switch display[0] {
+	case '{', '[', '(':
+		maskText(name+" = "+display, extra)
+	}
+}
+
+// learnParts hands the host the strings of the rows under a row named for
+// a secret (a listing's children of `credentials`), which are dropped from
+// the result: the parts of a secret are secret too. Without it, an alias
+// of one (e1 = e.credentials.password) was shown in clear (found
+// 2026-12-05). A string, or the strings of a container, as learnContainer
+// reads them; a number, an object's repr, None are not secrets.
+func learnParts(name string, rows sdk.Value, extra map[string]bool) {
+	for _, row := range rows.Elements() {
+		display := row.Get("value").Str()
+		if l, ok := expressions.ReadLiteral(display, 0); ok && l.End == len(display) {
+			rememberShown(display)
+		}
+		learnContainer(name, display, extra)
+		learnParts(name, row.Get("children"), extra)
+	}
 }
 
 // maskText masks the secrets in a text: as values of pairs and of
