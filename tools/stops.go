@@ -169,15 +169,14 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]e
 }
 
 // Bounds of openHiding: how deep below a frame's names it opens values,
-// and how many it opens (each a round trip to debugpy, served together
-// on the stopped thread's poll, a level at a time). A value past them is
-// not opened, and a secret it hides is not learned: at 64, the 65th object
-// of a module's globals kept its password, and an alias of it showed in
-// clear (docs/PERFORMANCE.md, "What opening more objects costs"); at
-// three levels, d.x.y.z.password was not learned.
+// and how many it opens (each a round trip to debugpy). A value past them
+// is not opened, and a secret it hides is not learned (docs/SECURITY.md,
+// "What it cannot promise"); at 512 and six levels, redact ran out of fuel
+// on the listings of a pandas DataFrame and of a SQLAlchemy engine
+// (docs/PERFORMANCE.md, "Opening more values, measured and not kept").
 const (
-	maxOpenDepth = 6
-	maxOpen      = 512
+	maxOpenDepth = 3
+	maxOpen      = 64
 )
 
 // openHiding lists, for the result phase to learn, the children of each

@@ -203,8 +203,7 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		}
 		return sdk.ArrayValue(els...), true
 	case sdk.Object:
-		name := v.Get("name").Str()
-		secret := isSecretName(name, extra)
+		secret := isSecretName(v.Get("name").Str(), extra)
 		ms := v.Members()
 		out := make([]sdk.Member, 0, len(ms))
 		any := false
@@ -212,12 +211,11 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 			switch {
 			case secret && (m.Key == "value" || m.Key == "result"):
 				rememberShown(m.Value.Str())
-				learnContainer(name, m.Value.Str(), extra)
+				learnContainer(m.Value.Str())
 				*n++
 				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
 			case secret && m.Key == "children":
-				learnParts(name, m.Value, extra)
 				any = true // dropped: the parts of a secret are secret too
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
 				rememberShown(m.Value.Str())
@@ -239,35 +237,33 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 }
 
 // learnContainer hands the host the strings of a container shown under a
-// secret's name (a listing's `password: list = ['...', '...']`), read as
-// the text `name = display` is read: every string of it but a dict's keys,
-// as for a repr in any text. The row is masked whole; without this, an
-// alias of one of its strings (x = password[0]) was shown in clear (found
-// 2026-12-05).
-func learnContainer(name, display string, extra map[string]bool) {
+// secret's name (a listing's `password: list = ['...', '...']`): every
+// string literal of its display but a dict's keys, as for a repr in any
+// text, and but one cut short by the debugger (`'abc...xyz'` is no value
+// of the program's). The row is masked whole; without this, an alias of
+// one of its strings (x = password[1]) was shown in clear (found
+// 2026-12-05). One scan of the display, no other reading: a listing can
+// hold many such rows.
+func learnContainer(display string) {
 	if display == "" {
 		return
 	}
 	switch display[0] {
 	case '{', '[', '(':
-		maskText(name+" = "+display, extra)
+	default:
+		return
 	}
-}
-
-// learnParts hands the host the strings of the rows under a row named for
-// a secret (a listing's children of `credentials`), which are dropped from
-// the result: the parts of a secret are secret too. Without it, an alias
-// of one (e1 = e.credentials.password) was shown in clear (found
-// 2026-12-05). A string, or the strings of a container, as learnContainer
-// reads them; a number, an object's repr, None are not secrets.
-func learnParts(name string, rows sdk.Value, extra map[string]bool) {
-	for _, row := range rows.Elements() {
-		display := row.Get("value").Str()
-		if l, ok := expressions.ReadLiteral(display, 0); ok && l.End == len(display) {
-			rememberShown(display)
+	for i := 0; i < len(display); {
+		l, ok := expressions.ReadLiteral(display, i)
+		if !ok {
+			i++
+			continue
 		}
-		learnContainer(name, display, extra)
-		learnParts(name, row.Get("children"), extra)
+		rest := strings.TrimLeft(display[l.End:], " ")
+		if body := display[l.BodyStart:l.BodyEnd]; !strings.HasPrefix(rest, ":") && !strings.Contains(body, "...") {
+			rememberShown(display[i:l.End])
+		}
+		i = l.End
 	}
 }
 
