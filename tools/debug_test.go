@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -16,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
+	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
 )
 
 // These tests drive the tools through an MCP client against a real debugpy.
@@ -677,18 +677,10 @@ func TestAttachPID(t *testing.T) {
 		t.Fatal(err)
 	}
 	skipInShort(t, "starts a program and attaches debugpy to it")
-	cmd := exec.Command(py, progFile, "sleep")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	// The interpreter is up once the program says so ("start sleep").
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "start") {
-		t.Fatalf("the program's first line: %q %v", line, err)
+	cmd, first := cpython.Start(t, py, progFile, "sleep")
+	if !strings.HasPrefix(first, "start") {
+		t.Fatalf("the program's first line: %q", first)
 	}
 	h := newHarness(t)
 	// gdb 13 cannot call a function in any process on some newer CPUs

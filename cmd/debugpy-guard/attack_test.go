@@ -29,6 +29,7 @@ import (
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
+	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
 )
 
 // raw is `debugpy-guard serve` driven byte for byte.
@@ -626,18 +627,9 @@ func listening(t *testing.T, prog string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(py, prog)
-	out, err := cmd.StdoutPipe()
+	_, line := cpython.Start(t, py, prog)
+	port, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	port, perr := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || perr != nil {
 		t.Fatalf("the program printed no port: %q %v", line, err)
 	}
 	return port
