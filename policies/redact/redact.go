@@ -161,12 +161,7 @@ func rememberShown(display string) {
 		return
 	}
 	if l, ok := expressions.ReadLiteral(display, 0); ok && l.End == len(display) {
-		if shown := display[l.BodyStart:l.BodyEnd]; shown != "" && shown != mask {
-			remember(shown)
-			if l.Known && l.Value != shown {
-				remember(l.Value)
-			}
-		}
+		rememberLiteral(display, l)
 		return
 	}
 	switch display[0] {
@@ -236,6 +231,17 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	return v, false
 }
 
+// rememberLiteral hands the host the string literal l of display: as
+// shown, and as the program holds it (rememberShown).
+func rememberLiteral(display string, l expressions.Literal) {
+	if shown := display[l.BodyStart:l.BodyEnd]; shown != "" && shown != mask {
+		remember(shown)
+		if l.Known && l.Value != shown {
+			remember(l.Value)
+		}
+	}
+}
+
 // learnContainer hands the host the strings of a container shown under a
 // secret's name (a listing's `password: list = ['...', '...']`): every
 // string literal of its display but a dict's keys, as for a repr in any
@@ -260,8 +266,8 @@ func learnContainer(display string) {
 			continue
 		}
 		rest := strings.TrimLeft(display[l.End:], " ")
-		if body := display[l.BodyStart:l.BodyEnd]; !strings.HasPrefix(rest, ":") && !strings.Contains(body, "...") {
-			rememberShown(display[i:l.End])
+		if !strings.HasPrefix(rest, ":") && !strings.Contains(display[l.BodyStart:l.BodyEnd], "...") {
+			rememberLiteral(display, l)
 		}
 		i = l.End
 	}
