@@ -67,15 +67,20 @@ func TestHandsOverAContainersStrings(t *testing.T) {
 	res := `{"variables":[` +
 		`{"name":"password","value":"['alpha-s3cret', 'beta-s3cret', 'yyyyyyyyyyyyyyyyyyyy...zzzzzzzzzz']","type":"list"},` +
 		`{"name":"tokens","value":"{'user': 'ada-lovelace', 'api': 'tok-s3cret', 'port': 5432}","type":"dict"},` +
+		// Every spelling of a repr: bytes, double quotes, escapes, a key
+		// with a colon in it, blanks before the colon.
+		`{"name":"api_keys","value":"[b'by\\x00tes-s3cret', \"it's-s3cret\", 'nb\\xa0sp-s3cret']","type":"list"},` +
+		`{"name":"secrets","value":"{'host:port' : 'colon-s3cret', \"k\": 'dq-s3cret'}","type":"dict"},` +
 		`{"name":"n","value":"['not-a-secret']"}]}`
 	policytest.Run(t, Decide, []policytest.Case{{Name: "containers", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow"}})
 	got := sdk.TakeSecrets()
-	for _, w := range []string{"alpha-s3cret", "beta-s3cret", "ada-lovelace", "tok-s3cret"} {
+	for _, w := range []string{"alpha-s3cret", "beta-s3cret", "ada-lovelace", "tok-s3cret",
+		`by\x00tes-s3cret`, "by\x00tes-s3cret", "it's-s3cret", `nb\xa0sp-s3cret`, "nb\u00a0sp-s3cret", "colon-s3cret", "dq-s3cret"} {
 		if !slices.Contains(got, w) {
 			t.Errorf("%q not handed over: %q", w, got)
 		}
 	}
-	for _, w := range []string{"5432", "user", "port", "not-a-secret", "yyyyyyyyyyyyyyyyyyyy...zzzzzzzzzz"} {
+	for _, w := range []string{"5432", "user", "port", "host:port", "not-a-secret", "yyyyyyyyyyyyyyyyyyyy...zzzzzzzzzz"} {
 		if slices.Contains(got, w) {
 			t.Errorf("%q handed over: %q", w, got)
 		}
