@@ -50,11 +50,12 @@ type ToolCall struct {
 	// derived.cut): code that copies a part of one to another name, or
 	// passes it on, is judged before it runs, not only its result after.
 	Listing func(context.Context) ([]Seen, error)
-	// Stopped, when set, says where the program the call acts on is
-	// stopped now, as a person reads it, numbered so that two stops at one
-	// line differ ("" when it is not stopped). An approval binds to it: a
-	// person approves a call where the program is, and the call runs
-	// there, not at a later stop the agent ran the program to.
+	// Stopped, when set, says where the program the call acts on is now,
+	// as a person reads it: its debug session, by name and number, and
+	// the stop, numbered so that two stops at one line differ, or that it
+	// is not stopped. An approval binds to it: a person approves a call
+	// where the program is, and the call runs there, not at a later stop
+	// the agent ran the program to, nor in another session.
 	Stopped func() string
 }
 
@@ -584,11 +585,11 @@ func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decisi
 	b := approval.Bind(call.MCPSession, call.Tool, stop, call.Arguments)
 	res, rec := g.ask(ctx, call, asker, d, cfg, b, shown, timeout)
 	if res == nil && stop != "" {
-		// Approved where it was stopped: the program may have run on
-		// while a person was asked (another call of the agent's).
+		// Approved where the program was: it may have run on while a
+		// person was asked (another call of the agent's).
 		if now := call.Stopped(); now != stop {
-			res = denied(call.Tool, "did not run", Decision{Reasons: []string{"a person approved it while the program was stopped at " + stop +
-				", and it is now " + where(now)}}, "Call it again where the program is now: a person is asked again.")
+			res = denied(call.Tool, "did not run", Decision{Reasons: []string{"a person approved it where the program was then (" + stop +
+				"), and the program is now elsewhere (" + now + ")"}}, "Call it again where the program is now: a person is asked again.")
 		}
 	}
 	return res, rec
@@ -599,15 +600,7 @@ func stopNote(stop string) string {
 	if stop == "" {
 		return ""
 	}
-	return "The program is stopped at " + approval.Prose(stop) + "; the call runs there only.\n"
-}
-
-// where is a Stopped answer, for a person.
-func where(stop string) string {
-	if stop == "" {
-		return "not stopped"
-	}
-	return "stopped at " + stop
+	return "Where the program is: " + approval.Prose(stop) + "; the call runs there only.\n"
 }
 
 // ask puts the call bound as b to a person, on the first channel that can
@@ -643,7 +636,7 @@ func (g *Gate) ask(ctx context.Context, call ToolCall, asker Asker, d Decision, 
 		fmt.Fprintf(&sb, ": %s.\nIt did not run. Approval id: %s. Ask the user to run\n\n    debugpy-guard approve %s\n\n(or `debugpy-guard deny %s`), then call %s again with the same arguments within %v",
 			strings.Join(d.Reasons, "; "), r.ID, r.ID, r.ID, call.Tool, timeout)
 		if b.Stop != "" {
-			fmt.Fprintf(&sb, ", while the program is stopped where it is now (%s): at another stop a person is asked again", b.Stop)
+			fmt.Fprintf(&sb, ", while the program is where it is now (%s): anywhere else a person is asked again", b.Stop)
 		}
 		sb.WriteString(". `debugpy-guard approvals` lists the calls waiting.")
 		return &Result{IsError: true, Text: sb.String(), Structured: map[string]any{"decision": Approve, "approval_id": r.ID,

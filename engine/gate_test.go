@@ -313,14 +313,14 @@ func TestGateApprovalBindsToTheStop(t *testing.T) {
 		g, _, _ := gate("elicitation")
 		var asked string
 		if res := g.Guard(context.Background(), call, questionAsker{asked: &asked}, run); res.Text != "ran" || runs != 1 ||
-			!strings.Contains(asked, "The program is stopped at "+stop+"; the call runs there only.") {
+			!strings.Contains(asked, "Where the program is: "+stop+"; the call runs there only.") {
 			t.Fatalf("%+v, ran %d, asked %q", res, runs, asked)
 		}
 		g, _, alog := gate("elicitation")
 		moved := questionAsker{asked: &asked, during: func() { stop = "session default, stop 5: /app.py:3 in <module>" }}
 		res := g.Guard(context.Background(), call, moved, run)
-		if runs != 1 || !res.IsError || !strings.Contains(res.Text, "did not run") || !strings.Contains(res.Text, "approved it while the program was stopped at session default, stop 4") ||
-			!strings.Contains(res.Text, "it is now stopped at session default, stop 5") {
+		if runs != 1 || !res.IsError || !strings.Contains(res.Text, "did not run") || !strings.Contains(res.Text, "approved it where the program was then (session default, stop 4") ||
+			!strings.Contains(res.Text, "the program is now elsewhere (session default, stop 5") {
 			t.Fatalf("%+v, ran %d", res, runs)
 		}
 		if dec, out := journey(t, alog); dec.Approval == nil || dec.Approval.State != Approved || out.Outcome != "not run" {
@@ -349,7 +349,7 @@ func TestGateApprovalBindsToTheStop(t *testing.T) {
 		g, store, _ := gate("cli")
 		first := g.Guard(context.Background(), call, nil, run)
 		id := first.Structured.(map[string]any)["approval_id"].(string)
-		if !strings.Contains(first.Text, "while the program is stopped where it is now ("+stop+")") || store.Pending()[0].Stop != stop {
+		if !strings.Contains(first.Text, "while the program is where it is now ("+stop+")") || store.Pending()[0].Stop != stop {
 			t.Fatalf("the question does not say where: %s %+v", first.Text, store.Pending())
 		}
 		if _, err := store.Answer(id, true, time.Minute); err != nil {

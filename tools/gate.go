@@ -123,23 +123,26 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 	return toMCP(res)
 }
 
-// stoppedAt is where s is stopped, for an approval's binding and the
-// person who answers it: the session by name and number (a name is used
-// again by a later session, which may run another program, or the same
-// one with other values: its number is not), the stop's number (each stop
-// has its own) and its place; "" when s is not stopped. Not stopText:
-// that adds an exception's text, which can hold a secret, and a call held
-// for a person returns before any mask.
+// stoppedAt is where the program of s is, for an approval's binding and
+// the person who answers it: the session by name and number (a name is
+// used again by a later session, which may run another program, or the
+// same one with other values: its number is not), then the stop's number
+// (each stop has its own) and its place, or that it is not stopped. Never
+// "": a call approved while its program runs (a breakpoint's condition, a
+// file read) is bound to that session too, and runs in no other. Not
+// stopText: that adds an exception's text, which can hold a secret, and a
+// call held for a person returns before any mask.
 func stoppedAt(s *dap.Session) string {
+	at := fmt.Sprintf("session %s #%d", s.Name(), s.Serial())
 	_, last := s.Stops()
 	if last == nil {
-		return ""
+		return at + ", not stopped"
 	}
-	where := fmt.Sprintf("session %s #%d, stop %d: %s:%d", s.Name(), s.Serial(), last.Gen, last.File, last.Line)
+	at += fmt.Sprintf(", stop %d: %s:%d", last.Gen, last.File, last.Line)
 	if last.Function != "" {
-		where += " in " + last.Function
+		at += " in " + last.Function
 	}
-	return where
+	return at
 }
 
 // readMore says, per tool, how to read the rest of a result too long to

@@ -173,7 +173,7 @@ func approvals(args []string, stdout, stderr io.Writer) int {
 	for _, r := range l {
 		at := ""
 		if r.Stop != "" {
-			at = "\n  the program is stopped at " + approval.Prose(r.Stop) + " (the call runs there only)"
+			at = "\n  where the program is: " + approval.Prose(r.Stop) + " (the call runs there only)"
 		}
 		// The arguments go last, next to the command that answers: a long
 		// reason before them cannot push them off the screen.

@@ -687,7 +687,7 @@ func TestAttackApprovalAtAnotherStop(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak("record = []\nfor i in range(5):\n    n = i  # BREAK\nprint('record', record, flush=True)\n")
 	const call = `{"expression":"record.append(i * 10)"}`
-	text := r.refused("debugpy_evaluate", call, "needs a person's approval", "while the program is stopped where it is now")
+	text := r.refused("debugpy_evaluate", call, "needs a person's approval", "while the program is where it is now")
 	out, err := r.cli("approvals")
 	stopNo := regexp.MustCompile(`stop \d+: `)
 	first := stopNo.FindString(text)
@@ -735,6 +735,35 @@ func TestAttackApprovalInAnotherSession(t *testing.T) {
 	if a, b := first.FindString(text), first.FindString(second); a == "" || a == b {
 		t.Fatalf("the two sessions' stops read alike: %q and %q", a, b)
 	}
+}
+
+// The same, for a call approved while its program runs: a breakpoint's
+// condition, approved for one session, bound to no stop and to no
+// session, ran unasked in the next session of the name (found 2026-12-05).
+func TestAttackApprovalWhileRunningInAnotherSession(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	const src = "import time\nn = 0  # BREAK\nwhile True:\n    n += 1\n    time.sleep(0.05)\n"
+	prog := filepath.Join(r.dir, "app.py")
+	call := `{"file":` + q(prog) + `,"line":4,"condition":"n > 10**9"}`
+	running := func() {
+		r.stopAtBreak(src)
+		if text := r.ok("debugpy_continue", `{"wait_s":0}`); !strings.Contains(text, "running") {
+			t.Fatalf("continue: %s", text)
+		}
+	}
+	running()
+	text := r.refused("debugpy_set_breakpoint", call, "needs a person's approval", "session default #", "not stopped")
+	if out, err := r.cli("approve", id(t, text)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	r.ok("debugpy_session_stop", `{"terminate":true}`)
+	running()
+	again := r.refused("debugpy_set_breakpoint", call, "needs a person's approval")
+	// Approved in this session, it runs.
+	if out, err := r.cli("approve", id(t, again)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	r.ok("debugpy_set_breakpoint", call)
 }
 
 // A person approves a call where the program is stopped, and it runs there

@@ -3,9 +3,9 @@
 // `deny ID` over an owner-only unix socket.
 //
 // An approval binds to (MCP session, tool, sha256 of the arguments), and to
-// the stop the program was at when the person was asked, and is used once:
-// the same call retried at the same stop after a person approved it runs
-// once (at another stop, a person is asked again);
+// where the program was when the person was asked (its debug session, and
+// its stop or that it ran), and is used once: the same call retried there
+// after a person approved it runs once (elsewhere, a person is asked again);
 // retried before an answer, it gets the same pending id. Nothing in a tool's
 // arguments is read here, so no argument can approve a call.
 package approval
@@ -26,9 +26,10 @@ import (
 type Binding struct {
 	Session string
 	Tool    string
-	// Stop is where the program the call acts on is stopped, as a person
-	// reads it, numbered so that two stops at one line differ; "" when it
-	// is not stopped.
+	// Stop is where the program the call acts on is, as a person reads
+	// it: its debug session, and the stop, numbered so that two stops at
+	// one line differ, or that it is not stopped; "" when the call acts on
+	// no debug session.
 	Stop       string
 	ArgsSHA256 string
 }
@@ -53,7 +54,7 @@ type Request struct {
 	Session   string    `json:"session"`
 	Tool      string    `json:"tool"`
 	Arguments string    `json:"arguments"`      // every argument, as Show renders it for a person
-	Stop      string    `json:"stop,omitempty"` // where the program is stopped (Binding.Stop)
+	Stop      string    `json:"stop,omitempty"` // where the program is (Binding.Stop)
 	Reasons   []string  `json:"reasons"`
 	State     string    `json:"state"`
 	Created   time.Time `json:"created"`
