@@ -2018,6 +2018,25 @@ func TestAttackSecretsInAContainerUnderASecretsName(t *testing.T) {
 	noneSeen(t, r.seen.String(), "beta-s3cret", "tok-s3cret")
 }
 
+// A row named for a secret is masked whole, and its children dropped:
+// they were not learned, so an alias of one named for a secret
+// (e1 = e.credentials.password) showed in clear (found 2026-12-05). Its
+// children not named for a secret are not learned: a field's value, the
+// user's name here, is shown where it is not under a secret's name.
+func TestAttackSecretUnderASecretsName(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("class O:\n    pass\n" +
+		"e = O(); e.credentials = O(); e.credentials.password = 'undersecret-s3cret-value'\n" +
+		"e.credentials.user = 'ada-lovelace'\n" +
+		"e1, who = e.credentials.password, e.credentials.user\n" +
+		"n = 1  # BREAK\n")
+	r.masked("e1")
+	if text := r.ok("debugpy_evaluate", `{"expression":"who"}`); !strings.Contains(text, "ada-lovelace") {
+		t.Errorf("who: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "undersecret-s3cret")
+}
+
 // A scope with more variables than the listing reads (maxListed) is not
 // read at all, and a call that needs it does not run (fail closed).
 func TestListingOfTooManyVariablesFailsClosed(t *testing.T) {

@@ -211,7 +211,14 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 				any = true
 				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
 			case secret && m.Key == "children":
-				any = true // dropped: the parts of a secret are secret too
+				// Dropped: the parts of a secret are secret too. Those
+				// named for a secret are learned, as anywhere else: an
+				// alias of one (e1 = e.credentials.password) showed in
+				// clear (found 2026-12-05). The others are not: a field
+				// name's value (user) is no secret, and learned it masked
+				// every text it is in.
+				walk(m.Value, extra, new(int))
+				any = true
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
 				rememberShown(m.Value.Str())
 				*n++

@@ -56,6 +56,30 @@ func TestHandsOverShownAndDecoded(t *testing.T) {
 	}
 }
 
+// The children of a row named for a secret are dropped; those named for a
+// secret, at any depth, are handed over, and the others are not.
+func TestHandsOverTheSecretsUnderASecretsName(t *testing.T) {
+	sdk.ResetCounters()
+	sdk.TakeSecrets()
+	res := `{"variables":[{"name":"credentials","value":"<O object>","type":"O","children":[` +
+		`{"name":"password","value":"'under-s3cret'","type":"str"},` +
+		`{"name":"user","value":"'ada-lovelace'","type":"str"},` +
+		`{"name":"inner","value":"<O object>","type":"O","children":[{"name":"api_key","value":"'deep-s3cret'","type":"str"},` +
+		`{"name":"host","value":"'db.internal'","type":"str"}]}]}]}`
+	policytest.Run(t, Decide, []policytest.Case{{Name: "children", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow"}})
+	got := sdk.TakeSecrets()
+	for _, w := range []string{"under-s3cret", "deep-s3cret"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("%q not handed over: %q", w, got)
+		}
+	}
+	for _, w := range []string{"ada-lovelace", "db.internal", "<O object>"} {
+		if slices.Contains(got, w) {
+			t.Errorf("%q handed over: %q", w, got)
+		}
+	}
+}
+
 // The strings of a container shown under a secret's name are handed to the
 // host, not only masked: every string of a list, a dict's values and not
 // its keys. An alias of one, read under an innocent name, was shown in
