@@ -41,6 +41,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/owndir"
 )
 
 // Entry is what a record says about a call. Kind is "decision" (written and
@@ -140,14 +142,25 @@ func DefaultPath() (string, error) {
 // Open opens path for appending, creating it (0600, in a 0700 directory)
 // when needed. A torn last line is ended with a newline and kept (package
 // doc); a file whose last line is neither a record nor a torn one is
-// refused, not repaired: nothing in an audit log is thrown away.
+// refused, not repaired: nothing in an audit log is thrown away. So is a
+// log that someone else could change (owndir.File): a symbolic link, a
+// file of another user's or open to others, or one in a directory others
+// can write to that is not sticky.
 func Open(path string) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit log %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		err = errors.New("it is a symbolic link: name the file itself")
+	}
+	if err == nil {
+		if err = owndir.File(f); err != nil {
+			f.Close()
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("audit log %s: %w", path, err)
+		return nil, fmt.Errorf("audit log %s: %w (the log must be a file that no one else can change: choose another [audit] path)", path, err)
 	}
 	l := &Log{path: path, f: f, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	if err := l.lock(); err != nil {

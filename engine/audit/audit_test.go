@@ -216,6 +216,66 @@ func TestOpenRefusesALastLineThatIsNoRecord(t *testing.T) {
 	}
 }
 
+// A log someone else could change is refused, and left as it was: a
+// symbolic link (to a file of the user's, which the log would be appended
+// to), a file open to others, one in a directory others can write to
+// that is not sticky, and one of another user's. One of the user's under
+// a sticky directory open to all, as /tmp, is taken.
+func TestOpenRefusesALogOthersCanChange(t *testing.T) {
+	mk := func(t *testing.T) (dir, path string) {
+		dir = filepath.Join(t.TempDir(), "logs")
+		os.Mkdir(dir, 0o700)
+		path = filepath.Join(dir, "audit.jsonl")
+		write(t, path, 1)
+		return dir, path
+	}
+	_, path := mk(t)
+	os.Chmod(filepath.Dir(filepath.Dir(path)), 0o777|os.ModeSticky)
+	if l, err := Open(path); err != nil {
+		t.Fatalf("a log of one's own under a sticky directory: %v", err)
+	} else {
+		l.Close()
+	}
+	for _, c := range []struct {
+		name, want string
+		spoil      func(t *testing.T, dir, path string) string
+	}{
+		{"a link", "symbolic link", func(t *testing.T, dir, path string) string {
+			link := filepath.Join(dir, "link.jsonl")
+			os.Symlink(path, link)
+			return link
+		}},
+		{"open to others", "can be written by others", func(t *testing.T, dir, path string) string {
+			os.Chmod(path, 0o666)
+			return path
+		}},
+		{"its directory open", "can be written by others", func(t *testing.T, dir, path string) string {
+			os.Chmod(dir, 0o777)
+			return path
+		}},
+		{"another user's", "belongs to user 65534", func(t *testing.T, dir, path string) string {
+			if os.Geteuid() != 0 {
+				t.Skip("giving a file to another user needs root (CI runs as root)")
+			}
+			os.Chown(path, 65534, 65534)
+			return path
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, path := mk(t)
+			before, _ := os.ReadFile(path)
+			open := c.spoil(t, dir, path)
+			_, err := Open(open)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "choose another [audit] path") {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+				t.Fatal("Open changed the file")
+			}
+		})
+	}
+}
+
 func BenchmarkAppendDurable(b *testing.B) {
 	l, err := Open(filepath.Join(b.TempDir(), "audit.jsonl"))
 	if err != nil {

@@ -11,6 +11,11 @@
 // verdicts, or code in a program run as root. As OpenSSH's StrictModes
 // checks a user's files, so this checks the directory, every directory
 // above it, and everything in it.
+//
+// File checks a file the server writes that others must not change, the
+// audit log: a log that another user (or the debuggee, run as another
+// user as docs/SECURITY.md advises) could make first, or swap, is theirs
+// to rewrite, hash chain and all.
 package owndir
 
 import (
@@ -60,6 +65,41 @@ func Check(dir string) error {
 		}
 		return owned(p, fi, uid, false)
 	})
+}
+
+// File returns an error unless f, opened without following a final
+// symbolic link (O_NOFOLLOW), is a regular file owned by this user or root
+// and writable by no one else, and every directory above it is owned by
+// this user or root and writable by no one else, or sticky (/tmp: there
+// no one but a file's owner renames or removes it).
+func File(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%v)", f.Name(), fi.Mode())
+	}
+	uid := os.Geteuid()
+	if err := owned(f.Name(), fi, uid, false); err != nil {
+		return err
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(f.Name()))
+	if err != nil {
+		return err
+	}
+	for p := dir; ; p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if err := owned(p, fi, uid, true); err != nil {
+			return err
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
 }
 
 // owned checks one entry: its owner is uid or root, and no one else may

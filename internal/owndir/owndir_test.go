@@ -72,6 +72,54 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestFile: a file of this user's, closed to others, in a directory of
+// theirs or under a sticky one, passes; one open to others, in a directory
+// open to others, or not a regular file does not.
+func TestFile(t *testing.T) {
+	mk := func(t *testing.T) *os.File {
+		dir := filepath.Join(t.TempDir(), "d")
+		os.Mkdir(dir, 0o700)
+		f, err := os.OpenFile(filepath.Join(dir, "log"), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	f := mk(t)
+	if err := File(f); err != nil {
+		t.Fatalf("a file of one's own: %v", err)
+	}
+	os.Chmod(filepath.Dir(f.Name()), 0o777|os.ModeSticky)
+	if err := File(f); err != nil {
+		t.Fatalf("in a sticky directory open to all, as /tmp: %v", err)
+	}
+	for _, c := range []struct {
+		name, want string
+		spoil      func(f *os.File)
+	}{
+		{"open", "can be written by others", func(f *os.File) { os.Chmod(f.Name(), 0o622) }},
+		{"its directory open", "can be written by others", func(f *os.File) { os.Chmod(filepath.Dir(f.Name()), 0o777) }},
+		{"a parent open", "can be written by others", func(f *os.File) { os.Chmod(filepath.Dir(filepath.Dir(f.Name())), 0o777) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := mk(t)
+			c.spoil(f)
+			if err := File(f); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+	d, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := File(d); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("a directory: %v", err)
+	}
+}
+
 // BenchmarkCheck checks a directory of 100 files, as a compilation cache
 // that has kept a hundred modules' code (the server checks it once at
 // start).
