@@ -405,10 +405,11 @@ func (g *Gate) learnOnce(ctx context.Context, p Decider, ec Call, seen Seen) err
 
 // unlearnedNext is what to do after a read for secrets failed: next, but
 // when the session holds as many secrets as it masks, where trying again
-// does not help.
+// does not help (said in plugins' words: the module's abort carries its
+// error as text, so the session is asked instead).
 func (g *Gate) unlearnedNext(session, next string) string {
 	if g.secrets != nil && g.secrets.Full(session) {
-		return "The MCP session has learned as many secrets as it masks, and a result that shows another is not shown: a new server starts with none."
+		return "Trying again does not help: " + plugins.ErrFull.Error() + "."
 	}
 	return next
 }
