@@ -6,33 +6,55 @@ import (
 )
 
 // TestParts: a listing is learned in runs of at most max variables,
-// children included, in order, none lost; one larger than max alone.
+// children included, in order, none lost; a variable with more is split,
+// each run of its children under a copy of it, and theirs in turn.
 func TestParts(t *testing.T) {
-	v := func(name string, children int) variableView {
-		out := variableView{Name: name}
-		for range children {
-			out.Children = append(out.Children, variableView{Name: "c", Children: []variableView{{Name: "g"}}})
-		}
-		return out
+	v := func(name string, children ...variableView) variableView {
+		return variableView{Name: name, Children: children}
 	}
-	vs := []variableView{v("a", 0), v("b", 2), v("c", 10), v("d", 0), v("e", 1), v("f", 0)} // sizes 1, 5, 21, 1, 3, 1
+	many := func(n int, c variableView) []variableView { return slices.Repeat([]variableView{c}, n) }
+	cg := v("c", v("g"))
+	vs := []variableView{v("a"), v("b", cg, cg), v("big", many(10, cg)...), v("d"), v("e", cg), v("f"),
+		v("deep", v("x", many(7, v("y", v("z")))...)), v("g")} // sizes 1, 5, 21, 1, 3, 1, 16, 1
 	got := parts(vs, 6)
 	var names [][]string
-	var all []variableView
 	for _, p := range got {
 		var ns []string
+		n := 0
 		for _, x := range p {
 			ns = append(ns, x.Name)
+			n += count(x)
+		}
+		if n > 6 {
+			t.Errorf("a part of %d variables: %v", n, ns)
 		}
 		names = append(names, ns)
-		all = append(all, p...)
 	}
-	want := [][]string{{"a", "b"}, {"c"}, {"d", "e", "f"}}
-	if len(names) != len(want) || !slices.EqualFunc(names, want, slices.Equal) {
+	want := [][]string{{"a", "b"}, {"big"}, {"big"}, {"big"}, {"big"}, {"big"}, {"d", "e", "f"},
+		{"deep"}, {"deep"}, {"deep"}, {"deep"}, {"g"}}
+	if !slices.EqualFunc(names, want, slices.Equal) {
 		t.Fatalf("parts = %v, want %v", names, want)
 	}
-	if len(all) != len(vs) {
-		t.Fatalf("%d variables, not %d", len(all), len(vs))
+	// Every leaf, by its path, in order; and every variable is in a part.
+	var leaves func(prefix string, vs []variableView, out *[]string, all map[string]bool)
+	leaves = func(prefix string, vs []variableView, out *[]string, all map[string]bool) {
+		for _, x := range vs {
+			p := prefix + "/" + x.Name
+			all[p] = true
+			if len(x.Children) == 0 {
+				*out = append(*out, p)
+			}
+			leaves(p, x.Children, out, all)
+		}
+	}
+	var wantLeaves, gotLeaves []string
+	wantAll, gotAll := map[string]bool{}, map[string]bool{}
+	leaves("", vs, &wantLeaves, wantAll)
+	for _, p := range got {
+		leaves("", p, &gotLeaves, gotAll)
+	}
+	if !slices.Equal(gotLeaves, wantLeaves) || len(gotAll) != len(wantAll) {
+		t.Fatalf("leaves %v, want %v; %d paths, want %d", gotLeaves, wantLeaves, len(gotAll), len(wantAll))
 	}
 	if got := parts(nil, 6); len(got) != 1 || len(got[0]) != 0 {
 		t.Fatalf("parts of nothing = %v", got)

@@ -2037,6 +2037,30 @@ func TestAttackSecretUnderASecretsName(t *testing.T) {
 	noneSeen(t, r.seen.String(), "undersecret-s3cret")
 }
 
+// One variable whose opened values hold more than a part's rows (here 60
+// objects of 400 attributes) was learned as one part, and redact ran out
+// of fuel on it: the stop's every result that reads values was withheld.
+// Its values are learned a part at a time now, each under a copy of the
+// rows above it, and a secret among them is learned.
+func TestListingOfABigObjectIsLearnedInParts(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("class O:\n    pass\n" +
+		"big = O()\n" +
+		"for i in range(60):\n" +
+		"    o = O()\n" +
+		"    for j in range(400):\n" +
+		"        setattr(o, 'f%03d' % j, 'value-%03d-%03d-' % (i, j) + 'x' * 60)\n" +
+		"    setattr(big, 'o%02d' % i, o)\n" +
+		"big.o59.api_key = 'deep-in-big-s3cret'\n" +
+		"alias = big.o59.api_key\n" +
+		"n = 1  # BREAK\n")
+	r.masked("alias")
+	if text := r.ok("debugpy_evaluate", `{"expression":"big.o01.f002"}`); !strings.Contains(text, "value-001-002-") {
+		t.Errorf("big.o01.f002: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "deep-in-big-s3cret")
+}
+
 // A scope with more variables than the listing reads (maxListed) is not
 // read at all, and a call that needs it does not run (fail closed).
 func TestListingOfTooManyVariablesFailsClosed(t *testing.T) {

@@ -517,6 +517,8 @@ func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 		// N chains of six objects, each holding the next.
 		{"chains=80", "class O:\n    pass\ndef chain(i):\n    root = o = O()\n    for d in range(5):\n        o.next, o.name = O(), 'n%%d' %% d\n        o = o.next\n    o.password = 'pw-%%05d' %% i\n    return root\n" +
 			"globals().update(('c%%05d' %% i, chain(i)) for i in range(%d))\n"},
+		// A DataFrame of N rows: its listing opens pandas' internals.
+		{"pandas=50", "import pandas as pd\ndf = pd.DataFrame({'user': ['u%%d' %% i for i in range(%d)]})\ndf['password'] = 'pw-' + df['user']\n"},
 	} {
 		var n int
 		fmt.Sscanf(c.name[strings.IndexByte(c.name, '=')+1:], "%d", &n)
