@@ -327,6 +327,14 @@ func (r *raw) masked(exprs ...string) {
 	}
 }
 
+// shown evaluates expr, which must run and show want.
+func (r *raw) shown(expr, want string) {
+	r.t.Helper()
+	if text := r.ok("debugpy_evaluate", `{"expression":`+q(expr)+`}`); !strings.Contains(text, want) {
+		r.t.Errorf("%s: %s", expr, text)
+	}
+}
+
 // stopped launches the sample (approved by a person) and runs it to its
 // breakpoint; it returns the program's path and its breakpoint line.
 func (r *raw) stopped() (string, int) {
@@ -2031,9 +2039,7 @@ func TestAttackSecretUnderASecretsName(t *testing.T) {
 		"e1, who = e.credentials.password, e.credentials.user\n" +
 		"n = 1  # BREAK\n")
 	r.masked("e1")
-	if text := r.ok("debugpy_evaluate", `{"expression":"who"}`); !strings.Contains(text, "ada-lovelace") {
-		t.Errorf("who: %s", text)
-	}
+	r.shown("who", "ada-lovelace")
 	noneSeen(t, r.seen.String(), "undersecret-s3cret")
 }
 
@@ -2055,9 +2061,7 @@ func TestListingOfABigObjectIsLearnedInParts(t *testing.T) {
 		"alias = big.o59.api_key\n" +
 		"n = 1  # BREAK\n")
 	r.masked("alias")
-	if text := r.ok("debugpy_evaluate", `{"expression":"big.o01.f002"}`); !strings.Contains(text, "value-001-002-") {
-		t.Errorf("big.o01.f002: %s", text)
-	}
+	r.shown("big.o01.f002", "value-001-002-")
 	noneSeen(t, r.seen.String(), "deep-in-big-s3cret")
 }
 
