@@ -199,7 +199,7 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 		if len(level) == 0 {
 			return nil
 		}
-		level = level[:min(len(level), maxOpen-opened)]
+		level = diverse(level, maxOpen-opened)
 		opened += len(level)
 		for _, err := range open(ctx, s, level, max) {
 			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
@@ -208,6 +208,25 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 		}
 	}
 	return nil
+}
+
+// diverse picks at most n of vs: one of each type before a second of any,
+// in their order otherwise. Taken in order, a list of 100 users' objects
+// took the whole budget, and settings.db, listed after them, was never
+// opened: an alias of settings.db.password showed in clear.
+func diverse(vs []*variableView, n int) []*variableView {
+	if len(vs) <= n {
+		return vs
+	}
+	rank := make(map[*variableView]int, len(vs))
+	of := map[string]int{}
+	for _, v := range vs {
+		rank[v] = of[v.Type]
+		of[v.Type]++
+	}
+	out := slices.Clone(vs)
+	slices.SortStableFunc(out, func(a, b *variableView) int { return cmp.Compare(rank[a], rank[b]) })
+	return out[:n]
 }
 
 // programModule reports whether shown is the repr of a module whose file

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +60,26 @@ func TestParts(t *testing.T) {
 	}
 	if got := parts(nil, 6); len(got) != 1 || len(got[0]) != 0 {
 		t.Fatalf("parts of nothing = %v", got)
+	}
+}
+
+// TestDiverse: one value of each type is taken before a second of any, in
+// their order otherwise; all of them when they fit.
+func TestDiverse(t *testing.T) {
+	var vs []*variableView
+	for _, ty := range []string{"User", "User", "User", "DB", "User", "Conn", "DB"} {
+		vs = append(vs, &variableView{Name: fmt.Sprint(len(vs)), Type: ty})
+	}
+	names := func(vs []*variableView) string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	for n, want := range map[int]string{2: "0 3", 3: "0 3 5", 5: "0 3 5 1 6", 7: "0 1 2 3 4 5 6", 9: "0 1 2 3 4 5 6"} {
+		if got := names(diverse(vs, n)); got != want {
+			t.Errorf("diverse(%d) = %s, want %s", n, got, want)
+		}
 	}
 }

@@ -2043,6 +2043,24 @@ func TestAttackSecretUnderASecretsName(t *testing.T) {
 	noneSeen(t, r.seen.String(), "undersecret-s3cret")
 }
 
+// The listing opens at most 64 values a stop, breadth first. A list of
+// 100 users' objects, listed first, took them all, and settings.db, an
+// object beside them, was never opened: an alias of its password showed
+// in clear (found 2026-12-06). One value of each type is opened now
+// before a second of any.
+func TestAttackSecretBesideManyObjects(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("class User:\n    def __init__(self, i):\n        self.name = 'user%03d' % i\n" +
+		"class Settings:\n    pass\nclass DB:\n    pass\n" +
+		"accounts = [User(i) for i in range(100)]\n" +
+		"settings = Settings(); settings.db = DB(); settings.db.password = 'beside-s3cret-value'\n" +
+		"alias = settings.db.password\n" +
+		"n = 1  # BREAK\n")
+	r.masked("alias")
+	r.shown("accounts[70].name", "user070")
+	noneSeen(t, r.seen.String(), "beside-s3cret")
+}
+
 // One variable whose opened values hold more than a part's rows (here 60
 // objects of 400 attributes) was learned as one part, and redact ran out
 // of fuel on it: the stop's every result that reads values was withheld.
