@@ -192,18 +192,32 @@ const (
 // agent asks for.
 func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
 	root := &variableView{Children: vs}
-	level := []*variableView{root}
-	opened := 0
-	for d := 0; d < maxOpenDepth && opened < maxOpen; d++ {
-		level = containers(level, func(v variableView) bool { return hides(s, v) })
-		if len(level) == 0 {
-			return nil
-		}
-		level = diverse(level, maxOpen-opened)
-		opened += len(level)
-		for _, err := range open(ctx, s, level, max) {
-			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
-				return err
+	opened := map[*variableView]bool{}
+	// Two rounds, each level by level: first one value of each type, then
+	// the others, one of each type before a second of any (diverse). Level
+	// by level alone, 70 objects of one type among a module's names took
+	// the budget at the first level, and settings.db, a level below
+	// settings, was never opened.
+	for _, first := range []bool{true, false} {
+		typed := map[string]bool{}
+		level := []*variableView{root}
+		for d := 0; d < maxOpenDepth && len(level) > 0; d++ {
+			level = containers(level, func(v variableView) bool { return hides(s, v) })
+			var pick []*variableView
+			for _, v := range level {
+				if !opened[v] && !(first && typed[v.Type]) {
+					typed[v.Type] = true
+					pick = append(pick, v)
+				}
+			}
+			pick = diverse(pick, maxOpen-len(opened))
+			for _, v := range pick {
+				opened[v] = true
+			}
+			for _, err := range open(ctx, s, pick, max) {
+				if err != nil && !errors.As(err, new(*dap.ResponseError)) {
+					return err
+				}
 			}
 		}
 	}

@@ -2061,6 +2061,22 @@ func TestAttackSecretBesideManyObjects(t *testing.T) {
 	noneSeen(t, r.seen.String(), "beside-s3cret")
 }
 
+// The same, a level down: 70 objects of one type among a module's names
+// took the 64 values at the first level, and settings.db, a level below
+// settings, was never opened (found 2026-12-06). The listing opens one
+// value of each type, level by level, before it opens the others.
+func TestAttackSecretBelowManyObjects(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("class User:\n    def __init__(self, i):\n        self.name = 'user%03d' % i\n" +
+		"class Settings:\n    pass\nclass DB:\n    pass\n" +
+		"globals().update(('o%02d' % i, User(i)) for i in range(70))\n" +
+		"settings = Settings(); settings.db = DB(); settings.db.password = 'below-s3cret-value'\n" +
+		"alias = settings.db.password\n" +
+		"n = 1  # BREAK\n")
+	r.masked("alias")
+	noneSeen(t, r.seen.String(), "below-s3cret")
+}
+
 // One variable whose opened values hold more than a part's rows (here 60
 // objects of 400 attributes) was learned as one part, and redact ran out
 // of fuel on it: the stop's every result that reads values was withheld.
