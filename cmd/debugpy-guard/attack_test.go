@@ -2077,6 +2077,22 @@ func TestAttackSecretBelowManyObjects(t *testing.T) {
 	noneSeen(t, r.seen.String(), "below-s3cret")
 }
 
+// The listing opened values three levels below a frame's names: a
+// password four levels down (d.x.y.z.password) was never learned, and an
+// alias of it showed in clear (found 2026-12-05). It opens six levels
+// now, within the same 64 values.
+func TestAttackSecretDeepInObjects(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("class O:\n    pass\n" +
+		"d = O(); d.x = O(); d.x.y = O(); d.x.y.z = O(); d.x.y.z.password = 'lvl4-s3cret-value'\n" +
+		"f = O(); f.a = O(); f.a.b = O(); f.a.b.c = O(); f.a.b.c.d = O(); f.a.b.c.d.e = O()\n" +
+		"f.a.b.c.d.e.api_key = 'lvl6-s3cret-value'\n" +
+		"d1, f1 = d.x.y.z.password, f.a.b.c.d.e.api_key\n" +
+		"n = 1  # BREAK\n")
+	r.masked("d1", "f1")
+	noneSeen(t, r.seen.String(), "lvl4-s3cret", "lvl6-s3cret")
+}
+
 // One variable whose opened values hold more than a part's rows (here 60
 // objects of 400 attributes) was learned as one part, and redact ran out
 // of fuel on it: the stop's every result that reads values was withheld.
