@@ -550,7 +550,9 @@ const maxLearn = 2000
 // parts splits vs into runs of at most max variables, children included.
 // A variable with more is split in turn: each run of its children, split
 // so, goes with a copy of it (its name, value and type, what its
-// children's rows are read under). Never no run: an empty scope is one.
+// children's rows are read under); max is far above the listing's depth,
+// so the copies above a run never fill its part. Never no run: an empty
+// scope is one.
 func parts(vs []variableView, max int) [][]variableView {
 	var out [][]variableView
 	start, n := 0, 0
