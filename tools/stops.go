@@ -194,24 +194,32 @@ const (
 func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
 	root := &variableView{Children: vs}
 	opened := map[*variableView]bool{}
-	// Two rounds, each level by level: first one value of each type, then
-	// the others, one of each type before a second of any (diverse). Level
-	// by level alone, 70 objects of one type among a module's names took
-	// the budget at the first level, and settings.db, a level below
-	// settings, was never opened.
+	// Two rounds, each level by level: first the first value of each type
+	// under each parent, then the others, the second of each before a
+	// third of any (diverse). Taken in order, a list of 100 users' objects
+	// took the budget, and settings.db, beside them, was never opened; 70
+	// objects of one type among a module's names took it at the first
+	// level, and settings.db, a level below, was never opened.
 	for _, first := range []bool{true, false} {
-		typed := map[string]bool{}
 		level := []*variableView{root}
 		for d := 0; d < maxOpenDepth && len(level) > 0; d++ {
-			level = containers(level, func(v variableView) bool { return hides(s, v) })
-			var pick []*variableView
-			for _, v := range level {
-				if !opened[v] && !(first && typed[v.Type]) {
-					typed[v.Type] = true
-					pick = append(pick, v)
+			var next, pick []*variableView
+			rank := map[*variableView]int{} // among its parent's children of its type
+			for _, p := range level {
+				of := map[string]int{}
+				for i := range p.Children {
+					if c := &p.Children[i]; c.VariablesReference > 0 && hides(s, *c) {
+						rank[c] = of[c.Type]
+						of[c.Type]++
+						next = append(next, c)
+						if !opened[c] && (!first || rank[c] == 0) {
+							pick = append(pick, c)
+						}
+					}
 				}
 			}
-			pick = diverse(pick, maxOpen-len(opened))
+			level = next
+			pick = diverse(pick, rank, maxOpen-len(opened))
 			for _, v := range pick {
 				opened[v] = true
 			}
@@ -225,19 +233,11 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 	return nil
 }
 
-// diverse picks at most n of vs: one of each type before a second of any,
-// in their order otherwise. Taken in order, a list of 100 users' objects
-// took the whole budget, and settings.db, listed after them, was never
-// opened: an alias of settings.db.password showed in clear.
-func diverse(vs []*variableView, n int) []*variableView {
+// diverse picks at most n of vs, lowest rank first, in their order
+// otherwise.
+func diverse(vs []*variableView, rank map[*variableView]int, n int) []*variableView {
 	if len(vs) <= n {
 		return vs
-	}
-	rank := make(map[*variableView]int, len(vs))
-	of := map[string]int{}
-	for _, v := range vs {
-		rank[v] = of[v.Type]
-		of[v.Type]++
 	}
 	out := slices.Clone(vs)
 	slices.SortStableFunc(out, func(a, b *variableView) int { return cmp.Compare(rank[a], rank[b]) })

@@ -63,12 +63,14 @@ func TestParts(t *testing.T) {
 	}
 }
 
-// TestDiverse: one value of each type is taken before a second of any, in
-// their order otherwise; all of them when they fit.
+// TestDiverse: the lowest ranks are taken first, in their order
+// otherwise; all of them when they fit.
 func TestDiverse(t *testing.T) {
 	var vs []*variableView
-	for _, ty := range []string{"User", "User", "User", "DB", "User", "Conn", "DB"} {
-		vs = append(vs, &variableView{Name: fmt.Sprint(len(vs)), Type: ty})
+	rank := map[*variableView]int{}
+	for _, r := range []int{0, 1, 2, 0, 3, 0, 1} {
+		v := &variableView{Name: fmt.Sprint(len(vs))}
+		vs, rank[v] = append(vs, v), r
 	}
 	names := func(vs []*variableView) string {
 		var out []string
@@ -78,7 +80,7 @@ func TestDiverse(t *testing.T) {
 		return strings.Join(out, " ")
 	}
 	for n, want := range map[int]string{2: "0 3", 3: "0 3 5", 5: "0 3 5 1 6", 7: "0 1 2 3 4 5 6", 9: "0 1 2 3 4 5 6"} {
-		if got := names(diverse(vs, n)); got != want {
+		if got := names(diverse(vs, rank, n)); got != want {
 			t.Errorf("diverse(%d) = %s, want %s", n, got, want)
 		}
 	}
