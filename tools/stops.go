@@ -194,6 +194,17 @@ const (
 func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
 	root := &variableView{Children: vs}
 	opened := map[*variableView]bool{}
+	// Both rounds walk the same values: each is judged once (hides asks
+	// the file system of a module's file).
+	judged := map[*variableView]bool{}
+	hiding := func(c *variableView) bool {
+		h, ok := judged[c]
+		if !ok {
+			h = c.VariablesReference > 0 && hides(s, *c)
+			judged[c] = h
+		}
+		return h
+	}
 	// Two rounds, each level by level: first the first value of each type
 	// under each parent, then the others, the second of each before a
 	// third of any (diverse). Taken in order, a list of 100 users' objects
@@ -208,7 +219,7 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 			for _, p := range level {
 				of := map[string]int{}
 				for i := range p.Children {
-					if c := &p.Children[i]; c.VariablesReference > 0 && hides(s, *c) {
+					if c := &p.Children[i]; hiding(c) {
 						rank[c] = of[c.Type]
 						of[c.Type]++
 						next = append(next, c)
