@@ -37,17 +37,8 @@ func Check(dir string) error {
 		return err
 	}
 	uid := os.Geteuid()
-	for p, leaf := real, true; ; p, leaf = filepath.Dir(p), false {
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		if err := owned(p, fi, uid, !leaf); err != nil {
-			return err
-		}
-		if p == filepath.Dir(p) {
-			break
-		}
+	if err := upward(real, uid, false); err != nil {
+		return err
 	}
 	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -88,12 +79,20 @@ func File(f *os.File) error {
 	if err != nil {
 		return err
 	}
-	for p := dir; ; p = filepath.Dir(p) {
+	return upward(dir, uid, true)
+}
+
+// upward checks dir and every directory above it (owned); dir itself may
+// be sticky when sticky is true, as a file's own directory may (there no
+// one but the file's owner renames it), and the directories above it
+// always may.
+func upward(dir string, uid int, sticky bool) error {
+	for p, above := dir, sticky; ; p, above = filepath.Dir(p), true {
 		fi, err := os.Lstat(p)
 		if err != nil {
 			return err
 		}
-		if err := owned(p, fi, uid, true); err != nil {
+		if err := owned(p, fi, uid, above); err != nil {
 			return err
 		}
 		if p == filepath.Dir(p) {
