@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/debugpy-guard/debugpy-guard/internal/owndir"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
@@ -129,12 +129,29 @@ func KeyError(file string, data []byte, key, msg string) *ConfigError {
 }
 
 // LoadConfig reads and checks a TOML config file against the known tools.
+// The file, as every module's file it names, is read only when no one but
+// this user and root can change it or point its path elsewhere
+// (readPolicy).
 func LoadConfig(file string, tools []string) (*Config, error) {
-	data, err := os.ReadFile(file)
+	data, err := readPolicy(file)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	return ParseConfig(file, data, tools)
+}
+
+// readPolicy reads a file the gate takes its policy from, a config or a
+// module. Whoever can change it decides every call, and serve reloads a
+// config when it changes; so it is refused, saying what to do, unless it
+// and every entry on the way to it belong to this user or root and no one
+// else can write to them (a sticky directory such as /tmp excepted), as
+// the audit log and the compiled modules' cache are (internal/owndir).
+func readPolicy(path string) ([]byte, error) {
+	b, err := owndir.ReadFile(path)
+	if errors.Is(err, owndir.ErrOthers) {
+		err = fmt.Errorf("%w (a policy is read only from a file that no one but you or root can change: chmod go-w it and the directories above it, or move it)", err)
+	}
+	return b, err
 }
 
 // SingleModule is a config that runs one module (a .wasm path) with
@@ -152,7 +169,7 @@ func SingleModule(wasm, entrypoint string, settings map[string]any, tools []stri
 	if err != nil {
 		return nil, err
 	}
-	src, err := os.ReadFile(abs)
+	src, err := readPolicy(abs)
 	if err != nil {
 		return nil, fmt.Errorf("module: %w", err)
 	}

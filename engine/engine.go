@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -181,7 +180,7 @@ func (e *Engine) source(name string, mc ModuleConfig, opts Options) ([]byte, err
 	if !filepath.IsAbs(p) && e.cfg.File != "" {
 		p = filepath.Join(filepath.Dir(e.cfg.File), p)
 	}
-	w, err := os.ReadFile(p)
+	w, err := readPolicy(p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: modules.%s.source: %w", e.cfg.File, name, err)
 	}

@@ -222,6 +222,46 @@ func TestLoadFailureNamesModule(t *testing.T) {
 	}
 }
 
+// TestPolicyOthersCanChange: a config, or a module's file, that someone
+// else could change decides every call for them; it is refused, naming the
+// file (and module) and what to do. The same files, closed, load.
+func TestPolicyOthersCanChange(t *testing.T) {
+	wasm, err := os.ReadFile(probe(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	os.Mkdir(open, 0o755)
+	os.WriteFile(filepath.Join(open, "team.wasm"), wasm, 0o644)
+	file := filepath.Join(dir, "guard.toml")
+	os.WriteFile(file, []byte("[modules.team]\nsource = \"open/team.wasm\"\nsettings = { verdict = \"allow\" }\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"team\"]\n"), 0o644)
+	cfg, err := LoadConfig(file, testTools)
+	if err != nil {
+		t.Fatalf("closed: %v", err)
+	}
+	e, err := New(context.Background(), cfg, Options{Runtime: runtime(t)})
+	if err != nil {
+		t.Fatalf("closed: %v", err)
+	}
+	e.Close(context.Background())
+
+	os.Chmod(open, 0o777)
+	_, err = New(context.Background(), cfg, Options{Runtime: runtime(t)})
+	for _, want := range []string{"modules.team.source", open + " can be written by others", "chmod go-w"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("a module in a directory open to others: want %q in %v", want, err)
+		}
+	}
+	os.Chmod(file, 0o646)
+	_, err = LoadConfig(file, testTools)
+	for _, want := range []string{"config: ", file + " can be written by others", "chmod go-w"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("a config open to others: want %q in %v", want, err)
+		}
+	}
+}
+
 func BenchmarkDecideOneModule(b *testing.B) {
 	file := filepath.Join(b.TempDir(), "guard.toml")
 	os.WriteFile(file, []byte("[modules.yes]\nsource = \""+probe(b)+"\"\nsettings = { verdict = \"allow\" }\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"yes\"]\n"), 0o600)

@@ -636,6 +636,22 @@ func TestServeReload(t *testing.T) {
 		t.Fatalf("after a failed reload: %d tools listed", n)
 	}
 	p.denied("debugpy_sessions", nil, "rate limit")
+
+	// A valid config that someone else could change (renamed in whole, so
+	// that no reload reads it before its mode): whoever can write it would
+	// decide every call. Refused; the old one stays.
+	failed := strings.Count(p.stderr.String(), "reload failed")
+	open := file + ".new"
+	os.WriteFile(open, []byte(reloadConfig), 0o600)
+	os.Chmod(open, 0o646)
+	os.Rename(open, file)
+	waitFor("a second reload failure", func() bool { return strings.Count(p.stderr.String(), "reload failed") > failed })
+	if !strings.Contains(p.stderr.String(), "guard.toml can be written by others") {
+		t.Fatalf("the reason is not logged:\n%s", p.stderr)
+	}
+	if n := listed(); n != 23 {
+		t.Fatalf("after a config open to others: %d tools listed", n)
+	}
 }
 
 func TestCheck(t *testing.T) {
@@ -649,5 +665,11 @@ func TestCheck(t *testing.T) {
 	out, err = exec.Command(binary, "check", "--config", file).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "guard.toml:3: modules.cat.settings: category: read must be") {
 		t.Fatalf("check of a bad config: %v\n%s", err, out)
+	}
+	os.WriteFile(file, []byte("default = \"deny\"\n"), 0o600)
+	os.Chmod(file, 0o646)
+	out, err = exec.Command(binary, "check", "--config", file).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "guard.toml can be written by others") || !strings.Contains(string(out), "chmod go-w") {
+		t.Fatalf("check of a config open to others: %v\n%s", err, out)
 	}
 }
