@@ -199,3 +199,31 @@ func structFields(g reflect.Value) map[string]reflect.Value {
 	}
 	return out
 }
+
+// TestEnvName: a launch's variable that configures the debugger (any case)
+// or that the program would not get as written is refused; the program's
+// own variables, and the gevent switch a gevent program needs, are not.
+func TestEnvName(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"APP_MODE", "test", ""},
+		{"GEVENT_SUPPORT", "True", ""},
+		{"PYTHONPATH", "/srv/lib", ""},
+		{"MY_PYDEVD_NOTES", "x", ""},
+		{"PYDEVD_CONTAINER_RANDOM_ACCESS_MAX_ITEMS", "1", "setting of the debugger"},
+		{"Pydevd_Pandas_Max_Rows", "0", "setting of the debugger"},
+		{"PYDEV_DEBUG", "1", "setting of the debugger"},
+		{"DEBUGPY_LOG_DIR", "/tmp", "setting of the debugger"},
+		{"DEBUGPY_GUARD_NODELAY_STATUS", "/tmp/x", "setting of the debugger"},
+		{"paths_from_eclipse_to_python", "[]", "setting of the debugger"},
+		{"LIBRARY_ROOTS", "/", "setting of the debugger"},
+		{"", "x", "not a variable's name"},
+		{"A=B", "x", "not a variable's name"},
+		{"A\x00", "x", "not a variable's name"},
+		{"A", "x\x00y", "NUL byte"},
+	} {
+		err := envName(c.name, c.value)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("envName(%q, %q) = %v, want %q", c.name, c.value, err, c.want)
+		}
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -114,6 +116,11 @@ func (a *sourceArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 }
 
 func (a *launchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
+	for _, name := range slices.Sorted(maps.Keys(a.Env)) {
+		if err := envName(name, a.Env[name]); err != nil {
+			return nil, err
+		}
+	}
 	d := &engine.Derived{}
 	if a.Program != "" {
 		p, err := resolvePath(ctx, ts, "", "program", "program", a.Program)
@@ -140,6 +147,46 @@ func (a *launchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 		d.Paths = append(d.Paths, p)
 	}
 	return d, nil
+}
+
+// envName refuses a launch's environment variable that the program would
+// not get as written (a name with "=" or a NUL byte, a value with a NUL
+// byte), and one that configures the debugger itself: debugpy and pydevd
+// read PYDEVD_*, PYDEV_*, DEBUGPY_* and a few names without those prefixes
+// from the program's environment. The server reads the program through the
+// debugger (the stop's listing, from which redact learns the secrets to
+// mask; a frame's file, which decides what belongs to the session), so its
+// settings are the server's: PYDEVD_CONTAINER_RANDOM_ACCESS_MAX_ITEMS=1, in
+// a launch a person approved, cut every dict's listing to one item, and an
+// alias of a password held past it came back in clear (found 2026-12-06);
+// PATHS_FROM_ECLIPSE_TO_PYTHON maps the program's files onto others, as an
+// attach's path mappings would; DEBUGPY_LOG_DIR writes the debugger's
+// log, the values it sent unmasked among it, to files there (seen in a
+// probe, 2026-12-06). They are taken from
+// the server's own environment only, which the program inherits. Case is
+// ignored: a variable that differs only in case is refused too.
+func envName(name, value string) error {
+	switch {
+	case name == "" || strings.ContainsAny(name, "=\x00"):
+		return malformed("env %q is not a variable's name (it is empty, or holds \"=\" or a NUL byte)", name)
+	case strings.ContainsRune(value, 0):
+		return malformed("env %s has a NUL byte in its value, which no environment holds", name)
+	case debuggerSetting(name):
+		return malformed("env %s is a setting of the debugger itself (debugpy and pydevd read PYDEVD_*, PYDEV_*, DEBUGPY_*, %s): the server reads the program through the debugger, so it takes those from its own environment only; leave it out, or set it where debugpy-guard serve starts", name, strings.Join(debuggerNames, ", "))
+	}
+	return nil
+}
+
+// debuggerNames are the variables debugpy 1.6 and its pydevd read that
+// have none of debuggerPrefixes (a grep of their os.environ and getenv).
+var (
+	debuggerPrefixes = []string{"PYDEVD_", "PYDEV_", "DEBUGPY_"}
+	debuggerNames    = []string{"PATHS_FROM_ECLIPSE_TO_PYTHON", "DEBUG_PYDEVD_PATHS_TRANSLATION", "PYCHARM_DEBUG", "IDE_PROJECT_ROOTS", "LIBRARY_ROOTS"}
+)
+
+func debuggerSetting(name string) bool {
+	n := strings.ToUpper(name)
+	return slices.ContainsFunc(debuggerPrefixes, func(p string) bool { return strings.HasPrefix(n, p) }) || slices.Contains(debuggerNames, n)
 }
 
 func (a *attachPIDArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {

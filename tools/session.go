@@ -165,7 +165,7 @@ type launchArgs struct {
 	Module      string            `json:"module,omitempty" jsonschema:"module to run as python -m (or give program)"`
 	Args        []string          `json:"args,omitempty" jsonschema:"command-line arguments"`
 	Cwd         string            `json:"cwd,omitempty" jsonschema:"working directory"`
-	Env         map[string]string `json:"env,omitempty" jsonschema:"environment variables to add"`
+	Env         map[string]string `json:"env,omitempty" jsonschema:"environment variables to add (not the debugger's own: PYDEVD_*, PYDEV_*, DEBUGPY_* are refused)"`
 	Python      string            `json:"python,omitempty" jsonschema:"Python interpreter (default: the first of python3, python, /usr/bin/python3 that can import debugpy)"`
 	StopOnEntry *bool             `json:"stop_on_entry,omitempty" jsonschema:"stop before the first line (default true)"`
 	JustMyCode  *bool             `json:"just_my_code,omitempty" jsonschema:"step only through user code (default true)"`

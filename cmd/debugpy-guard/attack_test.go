@@ -517,6 +517,45 @@ func TestAttackPathMappings(t *testing.T) {
 	noneSeen(t, r.seen.String(), "31-4-15")
 }
 
+// A launch's env that configures the debugger is refused before a person
+// is asked: the server reads the program through it. With
+// PYDEVD_CONTAINER_RANDOM_ACCESS_MAX_ITEMS=1, approved as a harmless
+// setting, the stop's listing saw one item of each dict, and an alias of a
+// password held past it came back in clear (found 2026-12-06). The same
+// program launched with an env of its own is masked.
+func TestAttackDebuggerSettings(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	src := "def main():\n    config = {('k%d' % i): i for i in range(20)}\n    config['db_password'] = 'Kx9-envsecret-pass-Q2'\n" +
+		"    conn_arg = config['db_password']\n    n = 1  # BREAK\nmain()\n"
+	prog := filepath.Join(r.dir, "app.py")
+	os.WriteFile(prog, []byte(src), 0o644)
+	launch := func(env string) string { return `{"program":` + q(prog) + `,"env":` + env + `}` }
+	for _, env := range []string{
+		`{"PYDEVD_CONTAINER_RANDOM_ACCESS_MAX_ITEMS":"1"}`,
+		`{"PYDEVD\u005fCONTAINER_RANDOM_ACCESS_MAX_ITEMS":"1"}`, // escaped: the same name
+		`{"pydevd_container_random_access_max_items":"1"}`,
+		`{"APP_MODE":"test","PATHS_FROM_ECLIPSE_TO_PYTHON":"[[\"/root/.pgpass\",\"/app/app.py\"]]"}`,
+		`{"PYDEVD_DEBUG_FILE":"/tmp/log.py","PYDEVD_DEBUG":"1"}`,
+		`{"DEBUGPY_LOG_DIR":"/tmp"}`,
+		`{"PYDEV_DEBUG":"1"}`,
+	} {
+		r.refused("debugpy_launch", launch(env), "malformed arguments", "is a setting of the debugger itself")
+	}
+	r.refused("debugpy_launch", launch(`{"A=B":"1"}`), "malformed arguments", "is not a variable's name")
+	r.refused("debugpy_launch", launch(`{"A":"x\u0000y"}`), "malformed arguments", "NUL byte")
+	r.refused("debugpy_launch", launch(`{"APP_MODE":"a","APP_MODE":"b"}`), "malformed arguments")
+	if text := r.ok("debugpy_sessions", `{}`); strings.Contains(text, "app.py") {
+		t.Fatalf("a refused launch started a session: %s", text)
+	}
+	r.approved("debugpy_launch", launch(`{"APP_MODE":"test"}`))
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":5}`, q(prog)))
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+		t.Fatalf("continue: %s", text)
+	}
+	r.shown("conn_arg", "[redacted]")
+	noneSeen(t, r.seen.String(), "envsecret")
+}
+
 // The session's secrets are bounded (4,096), and the agent can make it
 // learn values of its own: an evaluate of {'pw': ['fl000001', ...]} shows
 // nine strings under a secret's name (debugpy cuts the rest). Once it was
