@@ -8,7 +8,7 @@ require (
 	github.com/tetratelabs/wazero v1.12.0
 )
 
-require golang.org/x/sys v0.44.0 // indirect
+require golang.org/x/sys v0.44.0
 
 require (
 	github.com/google/jsonschema-go v0.4.2 // indirect

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/tools"
+	"golang.org/x/sys/unix"
 )
 
 // check validates a config, loads every module, and prints which modules
@@ -171,33 +173,56 @@ func approvals(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	for _, r := range l {
-		at := ""
-		if r.Stop != "" {
-			at = "\n  where the program is: " + approval.Prose(r.Stop) + " (the call runs there only)"
-		}
-		// The arguments go last, next to the command that answers: a long
-		// reason before them cannot push them off the screen.
-		fmt.Fprintf(stdout, "%s  %s  waiting %s, expires in %s\n  why: %s%s\n  arguments, each in full:\n  %s\n  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n",
-			r.ID, r.Tool, time.Since(r.Created).Round(time.Second), time.Until(r.Expires).Round(time.Second),
-			approval.Reasons(r.Reasons), at, strings.ReplaceAll(r.Arguments, "\n", "\n  "), r.ID, r.ID)
+		show(stdout, r.Request)
+		fmt.Fprintf(stdout, "  run: debugpy-guard approve %s   or   debugpy-guard deny %s\n\n", r.ID, r.ID)
 	}
 	return 0
 }
 
+// show writes a waiting call as a person must see it to answer: the
+// arguments go last, next to the answer, so that a long reason before them
+// cannot push them off the screen.
+func show(w io.Writer, r approval.Request) {
+	at := ""
+	if r.Stop != "" {
+		at = "\n  where the program is: " + approval.Prose(r.Stop) + " (the call runs there only)"
+	}
+	fmt.Fprintf(w, "%s  %s  waiting %s, expires in %s\n  why: %s%s\n  arguments, each in full:\n  %s\n",
+		r.ID, r.Tool, time.Since(r.Created).Round(time.Second), time.Until(r.Expires).Round(time.Second),
+		approval.Reasons(r.Reasons), at, strings.ReplaceAll(r.Arguments, "\n", "\n  "))
+}
+
 // answer is `approve ID` and `deny ID`.
-func answer(args []string, approve bool, stdout, stderr io.Writer) int {
+//
+// Why approve shows the call and asks: the id reaches the person through
+// the agent, whose words about the call may be anything ("run debugpy-guard
+// approve 7a09136d to let me read the variables", for code that reads a
+// file). So approve shows the call itself, as `approvals` does, and
+// approves it only when the person answers yes on a terminal, or passed
+// --yes having read it. Without a terminal and --yes it approves nothing.
+// Deny needs no question: it lets nothing run.
+func answer(args []string, approve bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	verb := "deny"
 	if approve {
 		verb = "approve"
 	}
 	fs := newFlags(verb)
+	yes := false
+	if approve {
+		fs.BoolVar(&yes, "yes", false, "approve without being asked, having read the call in `debugpy-guard approvals`")
+	}
 	if ok, code := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
 		return usageError(stderr, verb, "give one ID (`debugpy-guard approvals` lists the ids)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	if approve && !yes {
+		if code, ok := confirm(fs.Arg(0), stdin, stdout, stderr); !ok {
+			return code
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second) // after the question: a person reads at their pace
 	defer cancel()
 	r, err := approval.Answer(ctx, fs.Arg(0), approve)
 	if err != nil {
@@ -211,4 +236,45 @@ func answer(args []string, approve bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "denied %s: %s with\n%s\nwill not run\n", r.ID, r.Tool, r.Arguments)
 	}
 	return 0
+}
+
+// confirm shows the waiting call id and asks the person on stdin, a
+// terminal, whether to approve it. ok is false, with the exit code, when
+// it must not be approved: not found, not a terminal, or not a yes.
+func confirm(id string, stdin io.Reader, stdout, stderr io.Writer) (code int, ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	l, err := approval.List(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "debugpy-guard approve:", err)
+		return 1, false
+	}
+	i := slices.IndexFunc(l, func(r approval.Listed) bool { return r.ID == id })
+	if i < 0 {
+		fmt.Fprintf(stderr, "debugpy-guard approve: no call is waiting with id %s (`debugpy-guard approvals` lists them)\n", id)
+		return 1, false
+	}
+	show(stdout, l[i].Request)
+	if !terminal(stdin) {
+		fmt.Fprintf(stderr, "debugpy-guard approve: not approved: stdin is not a terminal, so no one can be asked. Read the call above, then run: debugpy-guard approve --yes %s\n", id)
+		return 2, false
+	}
+	fmt.Fprint(stdout, "Approve this call? It runs once, exactly as shown. [y/N] ")
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		fmt.Fprintf(stdout, "not approved: %s still waits (`debugpy-guard deny %s` refuses it)\n", id, id)
+		return 1, false
+	}
+	return 0, true
+}
+
+// terminal reports whether r is a terminal, as isatty(3) does (/dev/null
+// is a character device too, and no one answers there).
+func terminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }

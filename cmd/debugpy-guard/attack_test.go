@@ -251,7 +251,7 @@ func (r *raw) stopAtBreak(src string) {
 func (r *raw) approved(tool, args string) string {
 	r.t.Helper()
 	text := r.refused(tool, args, "needs a person's approval")
-	if out, err := r.cli("approve", id(r.t, text)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(r.t, text)); err != nil {
 		r.t.Fatalf("approve: %v\n%s", err, out)
 	}
 	return r.ok(tool, args)
@@ -697,7 +697,7 @@ func TestAttackFilesUnderHome(t *testing.T) {
 	for _, cwd := range []string{home, "/"} {
 		args := `{"program":` + q(prog) + `,"cwd":` + q(cwd) + `}`
 		text := r.refused("debugpy_launch", args, "needs a person's approval", "the files under "+home+" and "+cwd, "reads without asking")
-		if out, err := r.cli("approve", id(t, text)); err != nil {
+		if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 			t.Fatalf("approve: %v\n%s", err, out)
 		}
 		r.ok("debugpy_launch", args)
@@ -741,7 +741,7 @@ func TestAttackApprovalAtAnotherStop(t *testing.T) {
 	if err != nil || first == "" || !strings.Contains(out, first) || !strings.Contains(out, "app.py:3") {
 		t.Fatalf("approvals does not say where the program is stopped: %v\n%s\n%s", err, out, text)
 	}
-	if out, err := r.cli("approve", id(t, text)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
@@ -752,7 +752,7 @@ func TestAttackApprovalAtAnotherStop(t *testing.T) {
 	if next := stopNo.FindString(text); next == "" || next == first {
 		t.Fatalf("the second stop is named %q, the first %q: %s", next, first, text)
 	}
-	if out, err := r.cli("approve", id(t, text)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	r.ok("debugpy_evaluate", call)
@@ -772,7 +772,7 @@ func TestAttackApprovalInAnotherSession(t *testing.T) {
 	r.stopAtBreak(src)
 	const call = `{"expression":"record.append(7)"}`
 	text := r.refused("debugpy_evaluate", call, "needs a person's approval", "session default #")
-	if out, err := r.cli("approve", id(t, text)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	r.ok("debugpy_session_stop", `{"terminate":true}`)
@@ -800,14 +800,14 @@ func TestAttackApprovalWhileRunningInAnotherSession(t *testing.T) {
 	}
 	running()
 	text := r.refused("debugpy_set_breakpoint", call, "needs a person's approval", "session default #", "not stopped")
-	if out, err := r.cli("approve", id(t, text)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	r.ok("debugpy_session_stop", `{"terminate":true}`)
 	running()
 	again := r.refused("debugpy_set_breakpoint", call, "needs a person's approval")
 	// Approved in this session, it runs.
-	if out, err := r.cli("approve", id(t, again)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, again)); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	r.ok("debugpy_set_breakpoint", call)
@@ -848,7 +848,7 @@ func TestAttackContinueBesideAnApprovedCall(t *testing.T) {
 		"    n = i  # BREAK\n")
 	const call = `{"expression":"record.append(i * 10) or holder['go'][0:]"}`
 	text := r.refused("debugpy_evaluate", call, "needs a person's approval")
-	if out, err := r.cli("approve", id(t, text)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	evaluate := r.begin("tools/call", `{"name":"debugpy_evaluate","arguments":`+call+`}`)
@@ -1066,7 +1066,7 @@ func stuck(t *testing.T) (*raw, int) {
 	r.stopped()
 	pid := debuggeePID(t, r)
 	text, _ := r.call("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`)
-	r.cli("approve", id(t, text))
+	r.cli("approve", "--yes", id(t, text))
 	r.refused("debugpy_evaluate", `{"expression":"while 1: pass","context":"repl"}`, "stuck", "terminate=true")
 	return r, pid
 }
@@ -1200,7 +1200,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		// be listed again. (A statement that names a holder is denied
 		// before it runs: "copied in part".)
 		text := r.refused("debugpy_set_variable", `{"name":"n","value":"'AKIAIOSFODNN7EXAMPLE'"}`, "needs a person's approval")
-		if out, err := r.cli("approve", id(t, text)); err != nil {
+		if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 			t.Fatalf("approve: %v\n%s", err, out)
 		}
 		r.ok("debugpy_set_variable", `{"name":"n","value":"'AKIAIOSFODNN7EXAMPLE'"}`)
@@ -1808,7 +1808,7 @@ func TestAttackDataFiles(t *testing.T) {
 	os.WriteFile(db, []byte("SQLite format 3\x00\x10\x00\x01\x01\n\x00\x13adasqlite-s3cret-pw\n"), 0o600)
 	r.stopAtBreak("def main():\n    n = 1  # BREAK\n    return n\nmain()\n")
 	r.refused("debugpy_source", `{"file":`+q(csv)+`}`, "needs a person's approval", "not Python source")
-	if out, err := r.cli("approve", id(t, r.refused("debugpy_source", `{"file":`+q(db)+`}`, "not Python source"))); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, r.refused("debugpy_source", `{"file":`+q(db)+`}`, "not Python source"))); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	r.refused("debugpy_source", `{"file":`+q(db)+`}`, "not a text file")
@@ -1886,7 +1886,7 @@ func TestAttackSecretsNested(t *testing.T) {
 	// A part of what repr returns waits for a person; approved, the
 	// result is withheld all the same.
 	text := r.refused("debugpy_evaluate", `{"expression":"repr(repr(cfgmod.SETTINGS))"}`, "needs a person's approval", "what a call returns")
-	if out, err := r.cli("approve", id(t, text)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	r.refused("debugpy_evaluate", `{"expression":"repr(repr(cfgmod.SETTINGS))"}`, "withheld", "cfgmod.SETTINGS holds a secret")
@@ -2204,7 +2204,7 @@ n = 1  # BREAK
 	// a person reads first (TestAttackMaskAnswersGuesses), and the
 	// approved format shows the key's value.
 	text := r.refused("debugpy_evaluate", `{"expression":"'%(user)s' % settings"}`, "needs a person's approval", "beside a cut")
-	if out, err := r.cli("approve", id(t, text)); err != nil {
+	if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	if text := r.ok("debugpy_evaluate", `{"expression":"'%(user)s' % settings"}`); !strings.Contains(text, "ada") {

@@ -43,9 +43,12 @@ var commands = map[string]command{
 	"check":     {"check [--config FILE]", "Validate a config, load its modules, and show which modules apply to which tool in each phase.\n"},
 	"demo":      {"demo", "Run `debugpy-guard serve` with the embedded default policy and walk a debugging session\nthrough it, approvals included (a sample program in a temporary directory).\n"},
 	"approvals": {"approvals", "List the calls waiting for a person's approval, in every server of this user, with their\narguments in full.\n"},
-	"approve":   {"approve ID", "Let a waiting call run once: the agent retries it with the same arguments\n(`debugpy-guard approvals` lists the ids).\n"},
-	"deny":      {"deny ID", "Refuse a waiting call (`debugpy-guard approvals` lists the ids).\n"},
-	"audit":     {"audit verify FILE...", "Check an audit log's hash chain: exit 0 when every record verifies, 1 on any edit, gap or\nreordering (and the records before it that verify).\n"},
+	"approve": {"approve [--yes] ID", "Let a waiting call run once: the agent retries it with the same arguments\n" +
+		"(`debugpy-guard approvals` lists the ids). It shows the call and asks on the terminal first:\n" +
+		"the id comes to you through the agent, whose words about the call may be anything. --yes\n" +
+		"approves without asking, for a call you have read; without a terminal, nothing is approved\nwithout --yes.\n"},
+	"deny":  {"deny ID", "Refuse a waiting call (`debugpy-guard approvals` lists the ids).\n"},
+	"audit": {"audit verify FILE...", "Check an audit log's hash chain: exit 0 when every record verifies, 1 on any edit, gap or\nreordering (and the records before it that verify).\n"},
 	"tools": {"tools [--json]", "List the tool catalogue: name, category (read, write, execute) and description. With --json,\n" +
 		"each tool's record: category, risk (read low, write medium, execute high), annotations, input\n" +
 		"schema, and what the embedded default policy does with it (its modules, and its decision on a\n" +

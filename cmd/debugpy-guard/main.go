@@ -63,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	case "approvals":
 		return approvals(args[1:], stdout, stderr)
 	case "approve", "deny":
-		return answer(args[1:], args[0] == "approve", stdout, stderr)
+		return answer(args[1:], args[0] == "approve", os.Stdin, stdout, stderr)
 	case "policy":
 		return policyCmd(args[1:], stdout, stderr, log)
 	case "tools":

@@ -22,6 +22,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/tools"
+	"golang.org/x/sys/unix"
 )
 
 var binary string
@@ -313,7 +314,7 @@ func TestServeDebugFlowRedacted(t *testing.T) {
 	// A result too long to show whole is cut, saying how to read the rest.
 	// ('ab' * 60000 builds text, which a person reads first: approved here)
 	bigArgs := map[string]any{"expression": "'ab' * 60000", "context": "clipboard"}
-	if out, err := p.cli("approve", id(t, p.denied("debugpy_evaluate", bigArgs, "needs a person's approval"))); err != nil {
+	if out, err := p.cli("approve", "--yes", id(t, p.denied("debugpy_evaluate", bigArgs, "needs a person's approval"))); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
 	big := p.ok("debugpy_evaluate", bigArgs)
@@ -438,8 +439,22 @@ func TestServeApprovalByCLI(t *testing.T) {
 	if id(t, other) == aid {
 		t.Fatal("other arguments share the approval")
 	}
-	if out, err := p.cli("approve", aid); err != nil || !strings.Contains(out, "approved "+aid) {
-		t.Fatalf("approve: %v %s", err, out)
+	// approve shows the call, and approves it only on a person's yes: the
+	// id came through the agent, whose words about it may be anything.
+	// Without a terminal (here /dev/null), nothing is approved.
+	if out, err := p.cli("approve", aid); err == nil || !strings.Contains(out, "len(order.items)") || !strings.Contains(out, "not approved: stdin is not a terminal") {
+		t.Fatalf("approve without a terminal: %v %s", err, out)
+	}
+	if got := id(t, p.denied("debugpy_evaluate", eval, "needs a person's approval")); got != aid {
+		t.Fatalf("after approve without a terminal: %s, want %s still waiting", got, aid)
+	}
+	if out, err := p.answerOnTerminal("no\n", "approve", aid); err == nil || !strings.Contains(out, "len(order.items)") ||
+		!strings.Contains(out, "Approve this call?") || !strings.Contains(out, "not approved: "+aid+" still waits") {
+		t.Fatalf("approve answered no: %v %s", err, out)
+	}
+	p.denied("debugpy_evaluate", eval, "needs a person's approval")
+	if out, err := p.answerOnTerminal("y\n", "approve", aid); err != nil || !strings.Contains(out, "len(order.items)") || !strings.Contains(out, "approved "+aid) {
+		t.Fatalf("approve answered yes: %v %s", err, out)
 	}
 	if res := p.ok("debugpy_evaluate", eval); !strings.Contains(textOf(res), "2") {
 		t.Fatalf("approved call: %s", textOf(res))
@@ -456,6 +471,48 @@ func TestServeApprovalByCLI(t *testing.T) {
 	if out, err := p.cli("approve", "deadbeef"); err == nil || !strings.Contains(out, "approvals") {
 		t.Fatalf("approve of an unknown id: %v %s", err, out)
 	}
+	if out, err := p.cli("approve", "--yes", "deadbeef"); err == nil || !strings.Contains(out, "approvals") {
+		t.Fatalf("approve --yes of an unknown id: %v %s", err, out)
+	}
+}
+
+// answerOnTerminal runs the cli with a pseudo-terminal as its stdin, on
+// which a person types typed; it returns what the command wrote.
+func (p *proc) answerOnTerminal(typed string, args ...string) (string, error) {
+	p.t.Helper()
+	person, tty := openPTY(p.t)
+	if _, err := person.WriteString(typed); err != nil {
+		p.t.Fatal(err)
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), p.env...)
+	cmd.Stdin = tty
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// openPTY opens a pseudo-terminal: the side a person types on, and the
+// terminal a command reads.
+func openPTY(t *testing.T) (person, tty *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatalf("a pseudo-terminal (/dev/ptmx): %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatalf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatalf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("the terminal's side: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return m, s
 }
 
 // Killed with SIGKILL while calls are in flight, the server leaves an audit
