@@ -3048,6 +3048,28 @@ func TestAttackSecretsNamedInOtherLanguages(t *testing.T) {
 	}
 }
 
+// A second factor's backup codes, a wallet's seed phrase and a session
+// cookie were no secret's names: `backup_codes` was read in clear, unasked,
+// and so was an alias of one (found 2026-12-06).
+func TestAttackSecretsOfSecondFactorsAndWallets(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`def main():
+    backup_codes = ['bk-s3cret-111', 'bk-s3cret-222']
+    seed_phrase = 'abandon ability able about above absent absorb abstract absurd abuse access accident'
+    visit = {'sessionid': 'sess-s3cret-xyz', 'name': 'ada'}
+    first = backup_codes[0]
+    words = seed_phrase
+    n = 1  # BREAK
+main()
+`)
+	r.refused("debugpy_evaluate", `{"expression":"backup_codes"}`, "a secret's name")
+	r.refused("debugpy_evaluate", `{"expression":"seed_phrase"}`, "a secret's name")
+	r.shown("first", "[redacted]")
+	r.shown("words", "[redacted]")
+	r.shown("visit", "'name': 'ada'")
+	noneSeen(t, r.seen.String(), "bk-s3cret", "abandon ability", "sess-s3cret")
+}
+
 // echoProgram runs SQLAlchemy with echo on (its log on stdout): each
 // statement's placeholders, then its parameters on the next line.
 const echoProgram = `import sqlalchemy as sa

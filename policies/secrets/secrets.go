@@ -17,8 +17,16 @@ var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "
 	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
 	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key",
 	"ssh_key", "recovery_code", "mfa_code", "account_key", "accountkey", "requirepass", "masterauth",
-	// OAuth's PKCE verifier and the device flow's code (RFC 7636, RFC 8628)
-	"code_verifier", "device_code",
+	// OAuth's PKCE verifier and the device flow's code (RFC 7636, RFC 8628),
+	// and OAuth 1.0a's verifier
+	"code_verifier", "device_code", "oauth_verifier",
+	// a second factor's backup codes, beside recovery_code; a wallet's seed
+	// phrase (BIP 39: the whole wallet; "mnemonic" and "seed" alone name
+	// other things, an opcode's, a random generator's)
+	"backup_code", "seed_phrase", "seedphrase", "recovery_phrase", "mnemonic_phrase",
+	// the session cookies of Django, Java servlets and PHP: a bearer's
+	// credential ("session_id" stays a name of logs and traces)
+	"sessionid", "phpsessid",
 	// a password in other languages: German, Portuguese, Spanish, French,
 	// Dutch, Swedish, Polish, Russian, Chinese, Japanese, Korean
 	"passwort", "kennwort", "senha", "contraseña", "contrasena", "motdepasse", "mot_de_passe", "wachtwoord", "lösenord",

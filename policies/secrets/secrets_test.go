@@ -78,6 +78,9 @@ func TestIsName(t *testing.T) {
 		"AccountKey", "account_key", "STORAGE_ACCOUNT_KEY",
 		// Redis's
 		"requirepass", "masterauth", "REDIS_REQUIREPASS",
+		// a second factor's backup codes, a wallet's seed phrase, OAuth 1.0a's verifier, session cookies
+		"backup_codes", "BACKUP_CODE", "seed_phrase", "seedPhrase", "recovery_phrase", "mnemonic_phrase", "oauth_verifier",
+		"sessionid", "JSESSIONID", "PHPSESSID", "django_sessionid",
 		// a password in other languages
 		"Passwort", "db_kennwort", "senha", "contraseña", "CONTRASENA", "mot_de_passe", "пароль", "密码", "パスワード", "wachtwoord",
 		// a secret's word before a part of facts, then a credential; or
@@ -106,7 +109,9 @@ func TestIsName(t *testing.T) {
 		// other words that begin with a secret's
 		"secretary", "Secretaries", "secretariat", "secretion", "passwordless", "passwordless_login",
 		// words that hold another language's (senha, haslo) but are none
-		"chosen_hash", "has_loaded", "hasLoaded", "mot", "passe"} {
+		"chosen_hash", "has_loaded", "hasLoaded", "mot", "passe",
+		// what backup, seed, mnemonic and session name alone
+		"backup", "backup_dir", "seed", "random_seed", "mnemonic", "opcode_mnemonic", "session_id", "sessions"} {
 		if IsName(n, nil) {
 			t.Errorf("%q is not a secret's name", n)
 		}
