@@ -158,7 +158,7 @@ const maxLinks = 40
 // show it was on the way.
 func resolve(path string, uid int) (string, error) {
 	if !filepath.IsAbs(path) {
-		wd, err := os.Getwd() // the kernel's own path: no link in it
+		wd, err := os.Getwd() // it may name links ($PWD): each is followed and checked below
 		if err != nil {
 			return "", err
 		}
