@@ -124,8 +124,33 @@ const (
 )
 
 // CutShort reports whether shown, a value as debugpy showed it, may be cut
-// short: what it does not show may hold a secret (derived.cut).
-func CutShort(shown string) bool { return strings.Contains(shown, cut) }
+// short: what it does not show may hold a secret (derived.cut). debugpy
+// cuts a value with "...", and shows a long iterable it has no display for
+// (a bytearray of more than 15 bytes) by its type and length alone:
+// <bytearray, len() = 20>.
+// A display that holds one (a list of such bytearrays) is cut short too.
+func CutShort(shown string) bool {
+	return strings.Contains(shown, cut) || strings.Contains(shown, byLength)
+}
+
+// byLength is what debugpy writes between a long iterable's type and its
+// length.
+const byLength = ", len() = "
+
+// ShownByLength reports whether shown is how debugpy shows a long iterable
+// it has no display for, by its type and length alone: <bytearray, len() =
+// 20> (its length in hex, 0x14, when asked for hex).
+func ShownByLength(shown string) bool {
+	inner, ok := strings.CutPrefix(shown, "<")
+	if !ok {
+		return false
+	}
+	if inner, ok = strings.CutSuffix(inner, ">"); !ok {
+		return false
+	}
+	typ, n, ok := strings.Cut(inner, byLength)
+	return ok && typ != "" && n != "" && strings.Trim(n, "0123456789abcdefx") == ""
+}
 
 // cutPieces calls each with the span of every piece of a form beside a
 // cut in s, in order.

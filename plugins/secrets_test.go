@@ -664,3 +664,79 @@ func TestSecretsFull(t *testing.T) {
 		t.Fatalf("a new value, when full: %v", err)
 	}
 }
+
+// TestCutShort: a value debugpy cut with "...", or showed by its type and
+// length alone (a bytearray past 15 bytes), may hide what it holds; a
+// value shown whole, or an object's repr, is not cut.
+func TestCutShort(t *testing.T) {
+	for shown, want := range map[string]bool{
+		"['a', 'b', ...]": true, "'abc...xyz'": true, "<bytearray, len() = 20>": true, "<MyBytes, len() = 0x14>": true,
+		"bytearray(b'short')": false, "<app.Client object at 0x7f00>": false,
+		"[<bytearray, len() = 20>]": true, "": false,
+	} {
+		if got := CutShort(shown); got != want {
+			t.Errorf("CutShort(%q) = %v, want %v", shown, got, want)
+		}
+	}
+	for shown, want := range map[string]bool{
+		"<bytearray, len() = 20>": true, "<MyBytes, len() = 0x14>": true, "['a', ...]": false, "[<bytearray, len() = 20>]": false,
+		"<, len() = 3>": false, "<bytearray, len() = >": false, "bytearray, len() = 3": false, "'<bytearray, len() = 20>'x": false,
+	} {
+		if got := ShownByLength(shown); got != want {
+			t.Errorf("ShownByLength(%q) = %v, want %v", shown, got, want)
+		}
+	}
+}
+
+// TestShownByLengthAgreesWithPydevd holds ShownByLength and CutShort to
+// pydevd's own SafeRepr: ShownByLength is true exactly when SafeRepr shows
+// the value by its type and length alone (its _repr_long_iter, spied on),
+// and CutShort whenever any part of the display was shown so, for values
+// of every kind a program holds: bytearrays of every length up to 40 and a
+// subclass's, and lists, tuples, dicts, sets, ranges, strings and bytes of
+// them, nested.
+func TestShownByLengthAgreesWithPydevd(t *testing.T) {
+	cases := shownByPydevd(t, `
+import collections, json, sys
+from _pydevd_bundle.pydevd_safe_repr import SafeRepr
+r = SafeRepr()
+fired = []
+orig = r._repr_long_iter
+def spy(obj):
+    fired.append(obj is top[0])
+    return orig(obj)
+r._repr_long_iter = spy
+class Sub(bytearray): pass
+values = []
+for n in range(41):
+    ba = bytearray(b'k' * n)
+    values += [ba, Sub(ba), [ba], (1, ba), {'k': ba}, {n: [ba]}, bytes(ba), 'x' * n, list(range(n)), range(n),
+               collections.deque(range(n)), collections.OrderedDict({'a': ba}), set(range(n)), frozenset(range(n))]
+out = []
+top = [None]
+for v in values:
+    top[0] = v
+    fired.clear()
+    shown = r(v)
+    out.append({"secret": ("top" if True in fired else "nested" if fired else ""), "shown": shown})
+json.dump(out, sys.stdout)
+`)
+	tops, nested := 0, 0
+	for _, c := range cases {
+		top := c.Secret == "top"
+		if got := ShownByLength(c.Shown); got != top {
+			t.Errorf("ShownByLength(%q) = %v, SafeRepr showed it by length: %v", c.Shown, got, top)
+		}
+		if c.Secret != "" && !CutShort(c.Shown) {
+			t.Errorf("CutShort(%q) = false, SafeRepr showed a part by length", c.Shown)
+		}
+		if top {
+			tops++
+		} else if c.Secret == "nested" {
+			nested++
+		}
+	}
+	if tops < 40 || nested < 80 {
+		t.Fatalf("too few values shown by length: %d whole, %d inside another", tops, nested)
+	}
+}

@@ -2074,9 +2074,9 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 	const classes = "class O:\n    pass\n" +
 		"class User:\n    def __init__(self, i):\n        self.name = 'user%03d' % i\n"
 	for _, c := range []struct {
-		name, src      string
-		masked, secret []string
-		shown          [2]string // an expression, and what it shows
+		name, src               string
+		masked, refused, secret []string
+		shown                   [2]string // an expression, and what it shows
 	}{{
 		// A row named for a secret is masked whole and its children
 		// dropped; they were not learned. Those not named for a secret
@@ -2126,11 +2126,39 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 			"big.o59.api_key = 'deep-in-big-s3cret'\n" +
 			"alias = big.o59.api_key\n",
 		masked: []string{"alias"}, secret: []string{"deep-in-big-s3cret"}, shown: [2]string{"big.o01.f002", "value-001-002-"},
+	}, {
+		// A list or dict under a secret's name shows its first 15 items;
+		// the listing opened it, but its other items, named by an index
+		// or a key, were dropped unlearned: an alias of the 18th password
+		// was shown in clear (found 2026-12-06).
+		name: "items",
+		src: "passwords = ['pw-s3cret-%02d-value' % i for i in range(20)]\n" +
+			"api_tokens = {('svc%d' % i): 'tk-s3cret-%02d-value' % i for i in range(20)}\n" +
+			"a1, a2, count = passwords[17], api_tokens['svc18'], 20\n",
+		masked: []string{"a1", "a2"}, secret: []string{"pw-s3cret-17", "tk-s3cret-18"}, shown: [2]string{"count", "20"},
+	}, {
+		// debugpy shows a bytearray of more than 15 bytes as <bytearray,
+		// len() = 20>, and lists none of its bytes: they were never
+		// learned, and str() of an alias showed them in clear, as did a
+		// str made of them (found 2026-12-06). An alias of the bytearray
+		// now holds a secret: str() of it reads it in part.
+		name: "bytearray",
+		src: "api_key = bytearray(b'BA-s3cret-value-QQ77')\nba, text = api_key, api_key.decode()\n" +
+			"api_keys = [bytearray(b'LB-s3cret-value-ZZ99')]\nlisted = api_keys[0].decode()\n" +
+			// A bytearray whose read raises the second time: read with
+			// the others, it failed them all.
+			"class Flaky:\n    n = 0\n    @property\n    def blob(self):\n        Flaky.n += 1\n" +
+			"        if Flaky.n > 1:\n            raise RuntimeError('once')\n        return bytearray(b'f' * 20)\nflaky = Flaky()\n",
+		masked: []string{"text", "listed"}, refused: []string{"str(ba)", "repr(ba)"}, secret: []string{"BA-s3cret", "LB-s3cret"},
+		shown: [2]string{"ba", "<bytearray, len() = 20>"},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			r := startRaw(t, rawOpts{})
 			r.stopAtBreak(classes + c.src + "n = 1  # BREAK\n")
 			r.masked(c.masked...)
+			for _, e := range c.refused {
+				r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "denied by policy")
+			}
 			r.shown(c.shown[0], c.shown[1])
 			noneSeen(t, r.seen.String(), c.secret...)
 		})

@@ -518,6 +518,8 @@ func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 		{"chains=80", "class O:\n    pass\ndef chain(i):\n    root = o = O()\n    for d in range(5):\n        o.next, o.name = O(), 'n%%d' %% d\n        o = o.next\n    o.password = 'pw-%%05d' %% i\n    return root\n" +
 			"globals().update(('c%%05d' %% i, chain(i)) for i in range(%d))\n"},
 		// A DataFrame of N rows: its listing opens pandas' internals.
+		{"items=20", "for i in range(%d):\n    globals()['api_keys%%02d' %% i] = ['k-%%05d-%%02d' %% (i, j) for j in range(20)]\n" +
+			"    globals()['secret_b%%02d' %% i] = bytearray(b'b%%019d' %% i)\n"},
 		{"pandas=50", "import pandas as pd\ndf = pd.DataFrame({'user': ['u%%d' %% i for i in range(%d)]})\ndf['password'] = 'pw-' + df['user']\n"},
 	} {
 		var n int

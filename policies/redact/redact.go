@@ -20,7 +20,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
@@ -218,6 +220,8 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 				// name's value (user) is no secret, and learned it masked
 				// every text it is in.
 				walk(m.Value, extra, new(int))
+				learnItems(m.Value)
+				learnBytearray(v.Get("type").Str(), m.Value)
 				any = true
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
 				rememberShown(m.Value.Str())
@@ -277,6 +281,82 @@ func learnContainer(display string) {
 			rememberLiteral(display, l)
 		}
 		i = l.End
+	}
+}
+
+// learnItems hands the host the strings of the items of a container
+// shown under a secret's name, as learnContainer does for its display:
+// the items past those the display shows (a list's 16th, a dict's value
+// past its 15th key) are learned from its children, which the stop's
+// listing opened. An item's row is named by its index or its key's repr
+// (0, 'svc18', 18); an object's attribute by an identifier, which
+// learnItems leaves to walk (a secret-named one is learned, a user's name
+// is not). Items of items are learned too. Without it, an alias of a
+// list's 18th password, or of a dict's 19th token, was shown in clear
+// (found 2026-12-06).
+func learnItems(children sdk.Value) {
+	for _, c := range children.Elements() {
+		if !item(c.Get("name").Str()) {
+			continue
+		}
+		shown := c.Get("value").Str()
+		if l, ok := expressions.ReadLiteral(shown, 0); ok && l.End == len(shown) && !strings.Contains(shown[l.BodyStart:l.BodyEnd], "...") {
+			rememberLiteral(shown, l)
+		}
+		learnContainer(shown)
+		learnItems(c.Get("children"))
+	}
+}
+
+// item reports whether name is how debugpy names an item of a container:
+// an index or a set item's id (digits), a key's repr ('k', b'k', 1.5, -1,
+// (1, 2)). Not an attribute, not debugpy's own rows (len(), the "Unable to
+// handle:" note past a container's 500th item, its groups of special or
+// protected variables).
+func item(name string) bool {
+	if name == "" {
+		return false
+	}
+	switch c := name[0]; {
+	case c >= '0' && c <= '9', c == '-', c == '\'', c == '"', c == '(':
+		return true
+	case c == 'b' || c == 'B':
+		return len(name) > 1 && (name[1] == '\'' || name[1] == '"')
+	}
+	return false
+}
+
+// learnBytearray hands the host a bytearray shown under a secret's name
+// from its items: debugpy shows one of more than 15 bytes as <bytearray,
+// len() = N>, not what it holds, while str() of an alias of it shows the
+// bytes (str(a2) showed bytearray(b'BA-...') in clear, found 2026-12-06).
+// Its children are its bytes, as numbers, named by their index; with one
+// missing (past debugpy's first 100, which it groups) nothing is learned.
+func learnBytearray(typ string, children sdk.Value) {
+	if typ != "bytearray" {
+		return
+	}
+	var b []byte
+	for _, c := range children.Elements() {
+		name := c.Get("name").Str()
+		if !item(name) {
+			continue
+		}
+		i, err := strconv.Atoi(name)
+		n, err2 := strconv.Atoi(c.Get("value").Str())
+		if err != nil || err2 != nil || i != len(b) || n < 0 || n > 255 {
+			return
+		}
+		b = append(b, byte(n))
+	}
+	if len(b) == 0 {
+		return
+	}
+	if utf8.Valid(b) {
+		remember(string(b))
+	}
+	if body := pyrepr.BytesBody(string(b), pyrepr.Quote(string(b))); body != string(b) {
+		remember(body) // as the repr spells it: bytearray(b'\x00...')
 	}
 }
 

@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -78,6 +80,62 @@ func TestHandsOverTheSecretsUnderASecretsName(t *testing.T) {
 			t.Errorf("%q handed over: %q", w, got)
 		}
 	}
+}
+
+// The items of a container shown under a secret's name, past what its
+// display shows, are handed to the host from the children the stop's
+// listing opened: a list's 17th, a dict's value under its 19th key, an
+// item of an item, and a bytearray's bytes (debugpy shows one of more than
+// 15 bytes as <bytearray, len() = N>). An alias of one was shown in clear
+// (found 2026-12-06). An object's attributes under it are not items (a
+// user's name stays no secret), nor are debugpy's own rows, nor a string
+// cut short.
+func TestHandsOverTheItemsUnderASecretsName(t *testing.T) {
+	sdk.ResetCounters()
+	sdk.TakeSecrets()
+	res := `{"variables":[` +
+		`{"name":"passwords","value":"['pw-00', ...]","type":"list","children":[` +
+		`{"name":"0","value":"'pw-s3cret-00'","type":"str"},{"name":"16","value":"'pw-s3cret-16'","type":"str"},` +
+		`{"name":"17","value":"['nested-s3cret', ...]","type":"list","children":[{"name":"3","value":"'deeper-s3cret'","type":"str"}]},` +
+		`{"name":"18","value":"'cut-xxxxxxxxxx...yyyyyyyyyy'","type":"str"},` +
+		`{"name":"19","value":"<Cred object>","type":"Cred","children":[{"name":"user","value":"'ada-lovelace'","type":"str"},` +
+		`{"name":"key","value":"'attr-s3cret'","type":"str"}]},` +
+		`{"name":"len()","value":"123456789","type":"int"},` +
+		`{"name":"Unable to handle:","value":"'Maximum number of items (500) reached.'","type":"str"}]},` +
+		`{"name":"api_tokens","value":"{...}","type":"dict","children":[` +
+		`{"name":"'svc18'","value":"'tk-s3cret-18'","type":"str"},{"name":"b'k'","value":"b'bk-s3cret'","type":"bytes"},` +
+		`{"name":"-7","value":"'neg-s3cret'","type":"str"}]},` +
+		`{"name":"api_key","value":"<bytearray, len() = 20>","type":"bytearray","children":[` +
+		bytearrayRows("BA-s3cret-value-QQ77") + `,{"name":"len()","value":"20","type":"int"}]},` +
+		`{"name":"db_secret","value":"<bytearray, len() = 4>","type":"bytearray","children":[` + bytearrayRows("\x00\xff\x01z") + `]},` +
+		`{"name":"n","value":"<bytearray, len() = 20>","type":"bytearray","children":[` + bytearrayRows("not-a-secret-at-all!") + `]}]}`
+	policytest.Run(t, Decide, []policytest.Case{{Name: "items", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow"}})
+	got := sdk.TakeSecrets()
+	for _, w := range []string{"pw-s3cret-00", "pw-s3cret-16", "nested-s3cret", "deeper-s3cret", "tk-s3cret-18", "bk-s3cret",
+		"neg-s3cret", "BA-s3cret-value-QQ77", `\x00\xff\x01z`} {
+		if !slices.Contains(got, w) {
+			t.Errorf("%q not handed over: %q", w, got)
+		}
+	}
+	for _, w := range []string{"ada-lovelace", "attr-s3cret", "123456789", "20", "Maximum number of items (500) reached.", "not-a-secret-at-all!", "svc18"} {
+		if slices.Contains(got, w) {
+			t.Errorf("%q handed over: %q", w, got)
+		}
+	}
+	for _, w := range got {
+		if strings.Contains(w, "cut-") {
+			t.Errorf("a string cut short handed over: %q", w)
+		}
+	}
+}
+
+// bytearrayRows are the rows debugpy lists for a bytearray's bytes.
+func bytearrayRows(b string) string {
+	var rows []string
+	for i := range len(b) {
+		rows = append(rows, fmt.Sprintf(`{"name":"%d","value":"%d","type":"int"}`, i, b[i]))
+	}
+	return strings.Join(rows, ",")
 }
 
 // The strings of a container shown under a secret's name are handed to the
