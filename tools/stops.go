@@ -247,10 +247,12 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 
 // readShownByLength reads the bytes of each value debugpy showed by its
 // type and length alone (<bytearray, len() = 20>: it shows no more of a
-// bytearray past 15 bytes, and lists none of its bytes as children), for
-// the result phase to learn: the value's row shows what bytes() of it
-// shows, b'...'. Unread, str() of an alias of a secret-named bytearray
-// showed its bytes in clear (found 2026-12-06). All are read in one
+// bytearray past 15 bytes, and lists none of its bytes as children), and
+// of each memoryview (<memory at 0x...>, whose bytes its listing shows
+// under an attribute, obj, not a secret's name), for the result phase to
+// learn: the value's row shows what bytes() of it shows, b'...'. Unread,
+// str() of an alias of a secret-named bytearray showed its bytes in clear,
+// and so did mv.obj of a memoryview's (found 2026-12-06). All are read in one
 // evaluate (one each took ~4 ms), through the buffer (memoryview), with
 // the builtins module's own names, as started reads the environment; at
 // most maxOpen of them, of at most maxShownByLength bytes each. A value
@@ -262,10 +264,13 @@ func readShownByLength(ctx context.Context, s *dap.Session, frame int, vs []vari
 	walk = func(vs []variableView) {
 		for i := range vs {
 			v := &vs[i]
-			if _, n, ok := strings.Cut(strings.TrimSuffix(v.Value, ">"), ", len() = "); ok && plugins.ShownByLength(v.Value) &&
-				v.EvaluateName != "" && len(rows) < maxOpen && len(n) < 6 {
-				if size, err := strconv.ParseInt(n, 0, 32); err == nil && size <= maxShownByLength {
+			if v.EvaluateName != "" && len(rows) < maxOpen {
+				if v.Type == "memoryview" && strings.HasPrefix(v.Value, "<memory at ") { // its size is checked in the debuggee
 					rows = append(rows, v)
+				} else if _, n, ok := strings.Cut(strings.TrimSuffix(v.Value, ">"), ", len() = "); ok && plugins.ShownByLength(v.Value) && len(n) < 6 {
+					if size, err := strconv.ParseInt(n, 0, 32); err == nil && size <= maxShownByLength {
+						rows = append(rows, v)
+					}
 				}
 			}
 			walk(v.Children)
@@ -282,7 +287,8 @@ func readBytes(ctx context.Context, s *dap.Session, frame int, rows []*variableV
 		return nil
 	}
 	var expr strings.Builder
-	expr.WriteString("(lambda b, *vs: b.repr([b.bytes(b.memoryview(v)) if b.isinstance(v, b.bytearray) else None for v in vs]))(__import__('builtins')")
+	fmt.Fprintf(&expr, "(lambda b, *vs: b.repr([b.bytes(b.memoryview(v)) if b.isinstance(v, b.bytearray) or "+
+		"b.isinstance(v, b.memoryview) and v.nbytes <= %d else None for v in vs]))(__import__('builtins')", maxShownByLength)
 	for _, v := range rows {
 		expr.WriteString(", (" + v.EvaluateName + ")")
 	}

@@ -2148,9 +2148,13 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 			// A bytearray whose read raises the second time: read with
 			// the others, it failed them all.
 			"class Flaky:\n    n = 0\n    @property\n    def blob(self):\n        Flaky.n += 1\n" +
-			"        if Flaky.n > 1:\n            raise RuntimeError('once')\n        return bytearray(b'f' * 20)\nflaky = Flaky()\n",
-		masked: []string{"text", "listed"}, refused: []string{"str(ba)", "repr(ba)"}, secret: []string{"BA-s3cret", "LB-s3cret"},
-		shown: [2]string{"ba", "<bytearray, len() = 20>"},
+			"        if Flaky.n > 1:\n            raise RuntimeError('once')\n        return bytearray(b'f' * 20)\nflaky = Flaky()\n" +
+			// debugpy shows a memoryview as <memory at 0x...>, and its
+			// bytes under its attribute obj: mv.obj showed them.
+			"secret_view = memoryview(b'MV-s3cret-value-88')\nmv, mvtext = secret_view, bytes(secret_view).decode()\n",
+		masked: []string{"text", "listed", "mvtext"}, refused: []string{"str(ba)", "repr(ba)", "mv.obj"},
+		secret: []string{"BA-s3cret", "LB-s3cret", "MV-s3cret"},
+		shown:  [2]string{"ba", "<bytearray, len() = 20>"},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			r := startRaw(t, rawOpts{})
