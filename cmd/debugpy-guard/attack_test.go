@@ -2137,6 +2137,16 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 			"a1, a2, count = passwords[17], api_tokens['svc18'], 20\n",
 		masked: []string{"a1", "a2"}, secret: []string{"pw-s3cret-17", "tk-s3cret-18"}, shown: [2]string{"count", "20"},
 	}, {
+		// A dataclass under a secret's name shows its fields' values in
+		// its repr; only the whole repr was learned, and an alias of a
+		// field was shown in clear, as was one of a short bytearray's
+		// (found 2026-12-06).
+		name: "fields",
+		src: "import dataclasses\n@dataclasses.dataclass\nclass DB:\n    host: str\n    key: str\n" +
+			"db_secret = DB('db-host', 'dc-s3cret-value-22')\nk2 = db_secret.key\n" +
+			"pwd = bytearray(b'sb-s3cret-v7')\nk3, count = pwd.decode(), 3\n",
+		masked: []string{"k2", "k3"}, secret: []string{"dc-s3cret", "sb-s3cret"}, shown: [2]string{"count", "3"},
+	}, {
 		// debugpy shows a bytearray of more than 15 bytes as <bytearray,
 		// len() = 20>, and lists none of its bytes: they were never
 		// learned, and str() of an alias showed them in clear, as did a

@@ -259,15 +259,13 @@ func rememberLiteral(display string, l expressions.Literal) {
 // text, and but one cut short by the debugger (`'abc...xyz'` is no value
 // of the program's). The row is masked whole; without this, an alias of
 // one of its strings (x = password[1]) was shown in clear (found
-// 2026-12-05). One scan of the display, no other reading: a listing can
-// hold many such rows.
+// 2026-12-05). So for a display written as a call of its type, which
+// shows its fields' values: a dataclass's, a namedtuple's, a namespace's,
+// a short bytearray's (db_secret = DB(host='h', key='...'): an alias of
+// db_secret.key was shown in clear, found 2026-12-06). One scan of the
+// display, no other reading: a listing can hold many such rows.
 func learnContainer(display string) {
-	if display == "" {
-		return
-	}
-	switch display[0] {
-	case '{', '[', '(':
-	default:
+	if !shownAsContainer(display) {
 		return
 	}
 	for i := 0; i < len(display); {
@@ -282,6 +280,41 @@ func learnContainer(display string) {
 		}
 		i = l.End
 	}
+}
+
+// shownAsContainer reports whether display is a container's display
+// ({...}, [...], (...)) or one written as a call of its type: a dotted
+// name, then (...).
+func shownAsContainer(display string) bool {
+	if display == "" {
+		return false
+	}
+	switch display[0] {
+	case '{', '[', '(':
+		return true
+	}
+	name, _, ok := strings.Cut(display, "(")
+	if !ok || name == "" || !strings.HasSuffix(display, ")") {
+		return false
+	}
+	for _, part := range strings.Split(name, ".") {
+		if !identifier(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// identifier reports whether s is an ASCII identifier (a type's name as a
+// repr writes it).
+func identifier(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // learnItems hands the host the strings of the items of a container

@@ -142,7 +142,10 @@ func bytearrayRows(b string) string {
 // host, not only masked: every string of a list, a dict's values and not
 // its keys. An alias of one, read under an innocent name, was shown in
 // clear (found 2026-12-05). A number, a key, a string cut short by the
-// debugger and another row's strings are not secrets.
+// debugger and another row's strings are not secrets. So for a display
+// written as a call of its type (a dataclass's, a namedtuple's, a short
+// bytearray's): an alias of a dataclass's field was shown in clear (found
+// 2026-12-06); not for an object's <...> nor what is no call of a type.
 func TestHandsOverAContainersStrings(t *testing.T) {
 	sdk.ResetCounters()
 	sdk.TakeSecrets()
@@ -154,15 +157,23 @@ func TestHandsOverAContainersStrings(t *testing.T) {
 		`{"name":"api_keys","value":"[b'by\\x00tes-s3cret', \"it's-s3cret\", 'nb\\xa0sp-s3cret']","type":"list"},` +
 		`{"name":"secrets","value":"{'host:port' : 'colon-s3cret', \"k\": 'dq-s3cret'}","type":"dict"},` +
 		`{"name":"n","value":"['not-a-secret']"}]}`
+	// Displays written as a call of the type, which show its fields.
+	res = res[:len(res)-2] + `,` +
+		`{"name":"db_secret","value":"DB(host='db-host', key='dc-s3cret')","type":"DB"},` +
+		`{"name":"api_creds","value":"app.models.Creds(user='svc', key=\"nt-s3cret\")","type":"Creds"},` +
+		`{"name":"auth","value":"namespace(token='ns-s3cret', n=3)","type":"SimpleNamespace"},` +
+		`{"name":"pwd","value":"bytearray(b'ba-s3cret')","type":"bytearray"},` +
+		`{"name":"secret_obj","value":"<Vault object at 0x7f00 'not-learned-x'>","type":"Vault"},` +
+		`{"name":"api_secret","value":"3rd(party='no-call-s3cret')","type":"X"}]}`
 	policytest.Run(t, Decide, []policytest.Case{{Name: "containers", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow"}})
 	got := sdk.TakeSecrets()
-	for _, w := range []string{"alpha-s3cret", "beta-s3cret", "ada-lovelace", "tok-s3cret",
+	for _, w := range []string{"dc-s3cret", "db-host", "nt-s3cret", "ns-s3cret", "ba-s3cret", "alpha-s3cret", "beta-s3cret", "ada-lovelace", "tok-s3cret",
 		`by\x00tes-s3cret`, "by\x00tes-s3cret", "it's-s3cret", `nb\xa0sp-s3cret`, "nb\u00a0sp-s3cret", "colon-s3cret", "dq-s3cret"} {
 		if !slices.Contains(got, w) {
 			t.Errorf("%q not handed over: %q", w, got)
 		}
 	}
-	for _, w := range []string{"5432", "user", "port", "host:port", "not-a-secret", "yyyyyyyyyyyyyyyyyyyy...zzzzzzzzzz"} {
+	for _, w := range []string{"5432", "user", "port", "host:port", "not-a-secret", "yyyyyyyyyyyyyyyyyyyy...zzzzzzzzzz", "not-learned-x", "no-call-s3cret"} {
 		if slices.Contains(got, w) {
 			t.Errorf("%q handed over: %q", w, got)
 		}
