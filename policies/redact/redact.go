@@ -336,7 +336,13 @@ func learnItems(children sdk.Value) {
 		if l, ok := expressions.ReadLiteral(shown, 0); ok && l.End == len(shown) && !strings.Contains(shown[l.BodyStart:l.BodyEnd], "...") {
 			rememberLiteral(shown, l)
 		}
-		learnContainer(shown)
+		if shown != "" && strings.IndexByte("{[(", shown[0]) >= 0 {
+			// A container's display, not an object's written as a call
+			// of its type: an item is an object, whose attributes are
+			// learned by their names (a cookie jar's Cookie(...,
+			// domain='example.org') masked the domain everywhere).
+			learnContainer(shown)
+		}
 		learnItems(c.Get("children"))
 	}
 }

@@ -104,7 +104,11 @@ func TestHandsOverTheItemsUnderASecretsName(t *testing.T) {
 		`{"name":"Unable to handle:","value":"'Maximum number of items (500) reached.'","type":"str"}]},` +
 		`{"name":"api_tokens","value":"{...}","type":"dict","children":[` +
 		`{"name":"'svc18'","value":"'tk-s3cret-18'","type":"str"},{"name":"b'k'","value":"b'bk-s3cret'","type":"bytes"},` +
-		`{"name":"-7","value":"'neg-s3cret'","type":"str"}]},` +
+		`{"name":"-7","value":"'neg-s3cret'","type":"str"},` +
+		// An object among the items, written as a call of its type: its
+		// attributes are learned by their names, not all (a cookie jar's
+		// domain was masked everywhere).
+		`{"name":"'sid'","value":"Cookie(name='sid', domain='example.org')","type":"Cookie"}]},` +
 		`{"name":"api_key","value":"<bytearray, len() = 20>","type":"bytearray","children":[` +
 		bytearrayRows("BA-s3cret-value-QQ77") + `,{"name":"len()","value":"20","type":"int"}]},` +
 		`{"name":"db_secret","value":"<bytearray, len() = 4>","type":"bytearray","children":[` + bytearrayRows("\x00\xff\x01z") + `]},` +
@@ -117,7 +121,8 @@ func TestHandsOverTheItemsUnderASecretsName(t *testing.T) {
 			t.Errorf("%q not handed over: %q", w, got)
 		}
 	}
-	for _, w := range []string{"ada-lovelace", "attr-s3cret", "123456789", "20", "Maximum number of items (500) reached.", "not-a-secret-at-all!", "svc18"} {
+	for _, w := range []string{"ada-lovelace", "attr-s3cret", "123456789", "20", "Maximum number of items (500) reached.", "not-a-secret-at-all!", "svc18",
+		"example.org"} {
 		if slices.Contains(got, w) {
 			t.Errorf("%q handed over: %q", w, got)
 		}
