@@ -264,7 +264,7 @@ func readShownByLength(ctx context.Context, s *dap.Session, frame int, vs []vari
 	walk = func(vs []variableView) {
 		for i := range vs {
 			v := &vs[i]
-			if v.EvaluateName != "" && len(rows) < maxOpen {
+			if len(rows) < maxOpen && plainPath(v.EvaluateName) {
 				if v.Type == "memoryview" && strings.HasPrefix(v.Value, "<memory at ") { // its size is checked in the debuggee
 					rows = append(rows, v)
 				} else if _, n, ok := strings.Cut(strings.TrimSuffix(v.Value, ">"), ", len() = "); ok && plugins.ShownByLength(v.Value) && len(n) < 6 {
@@ -278,6 +278,20 @@ func readShownByLength(ctx context.Context, s *dap.Session, frame int, vs []vari
 	}
 	walk(vs)
 	return readBytes(ctx, s, frame, rows)
+}
+
+// plainPath reports whether name, an evaluate name debugpy wrote for a row,
+// is a path: names, attributes, and subscripts by constants (a.b['k'][0]),
+// so that evaluating it runs no code but the reads debugpy's listing ran.
+// debugpy writes an attribute's evaluate name from the attribute's name as
+// it is, and a program can name one anything (setattr(o, key, v) from a
+// request's fields): "x)+__import__('os').system('id')+(y" is no path.
+func plainPath(name string) bool {
+	if name == "" {
+		return false
+	}
+	n, err := expressions.Parse(name)
+	return err == nil && expressions.Path(n) != ""
 }
 
 // readBytes reads rows' bytes for readShownByLength in one evaluate; when

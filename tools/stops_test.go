@@ -85,3 +85,17 @@ func TestDiverse(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainPath: an evaluate name the listing evaluates is a path; one a
+// program's attribute name makes code of is not.
+func TestPlainPath(t *testing.T) {
+	for name, want := range map[string]bool{
+		"api_key": true, "self.blob": true, "d['k'][0]": true, "mod.cfg['a b'].x": true, "l[-1]": true,
+		"": false, "x)+__import__('os').system('id')+(y": false, "o.f()": false, "a[b]": false, "a if b else c": false,
+		"(lambda: 1)()": false, "a; b": false, "a\nb": false,
+	} {
+		if got := plainPath(name); got != want {
+			t.Errorf("plainPath(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

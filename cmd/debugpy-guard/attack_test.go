@@ -2179,6 +2179,23 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 	}
 }
 
+// The listing evaluates what debugpy names a row by only when the name is
+// a path: debugpy writes an attribute's evaluate name from the attribute's
+// name as it is, and a program can name one anything (setattr from a
+// request's fields). Read as the bytes of a bytearray, such a name ran
+// its code in the program, unasked.
+func TestListingRunsNoCodeOfARowsName(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	marker := filepath.Join(r.dir, "ran")
+	r.stopAtBreak("class O:\n    pass\no = O()\n" +
+		"setattr(o, \"__class__)+__import__('os').system('touch " + marker + "')+(0\", bytearray(b'z' * 20))\n" +
+		"n = 1  # BREAK\n")
+	r.shown("o", "O object")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the listing ran the code an attribute's name spelled")
+	}
+}
+
 // A scope with more variables than the listing reads (maxListed) is not
 // read at all, and a call that needs it does not run (fail closed).
 func TestListingOfTooManyVariablesFailsClosed(t *testing.T) {
