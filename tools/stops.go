@@ -255,22 +255,28 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 // and so did mv.obj of a memoryview's (found 2026-12-06). All are read in one
 // evaluate (one each took ~4 ms), through the buffer (memoryview), with
 // the builtins module's own names, as started reads the environment; at
-// most maxOpen of them, of at most maxShownByLength bytes each. A value
-// that cannot be read so (not a bytearray; the one evaluate failed) is left
-// as debugpy showed it.
+// most maxOpen of them, of at most maxShownByLength bytes each and
+// maxShownBytes together. A value that cannot be read so (not a
+// bytearray; the one evaluate failed; what came back was cut) is left as
+// debugpy showed it.
 func readShownByLength(ctx context.Context, s *dap.Session, frame int, vs []variableView) error {
 	var rows []*variableView
+	total := 0 // the bytes the rows may hold, together at most maxShownBytes
 	var walk func(vs []variableView)
 	walk = func(vs []variableView) {
 		for i := range vs {
 			v := &vs[i]
 			if len(rows) < maxOpen && plainPath(v.EvaluateName) {
-				if v.Type == "memoryview" && strings.HasPrefix(v.Value, "<memory at ") { // its size is checked in the debuggee
-					rows = append(rows, v)
+				size := -1
+				if v.Type == "memoryview" && strings.HasPrefix(v.Value, "<memory at ") {
+					size = maxShownByLength // at most: its size is checked in the debuggee
 				} else if _, n, ok := strings.Cut(strings.TrimSuffix(v.Value, ">"), ", len() = "); ok && plugins.ShownByLength(v.Value) && len(n) < 6 {
-					if size, err := strconv.ParseInt(n, 0, 32); err == nil && size <= maxShownByLength {
-						rows = append(rows, v)
+					if l, err := strconv.ParseInt(n, 0, 32); err == nil && l <= maxShownByLength {
+						size = int(l)
 					}
+				}
+				if size >= 0 && total+size <= maxShownBytes {
+					rows, total = append(rows, v), total+size
 				}
 			}
 			walk(v.Children)
@@ -335,16 +341,23 @@ func readBytes(ctx context.Context, s *dap.Session, frame int, rows []*variableV
 		}
 		item, read := expressions.ReadLiteral(list, 0)
 		if ok = read && item.Known; ok {
-			rows[i].Value, list = list[:item.End], list[item.End:]
+			if !strings.Contains(list[item.BodyStart:item.BodyEnd], "...") { // not what a cut left of it
+				rows[i].Value = list[:item.End]
+			}
+			list = list[item.End:]
 		}
 	}
 	return nil
 }
 
-// maxShownByLength bounds the bytes of a value readShownByLength reads: a
-// key in PEM is ~3 KB; a buffer of megabytes is no secret, and would make
-// the one evaluate as long.
-const maxShownByLength = 16 << 10
+// maxShownByLength bounds the bytes of a value readShownByLength reads, and
+// maxShownBytes those of all it reads at a stop: a key in PEM is ~3 KB; a
+// buffer of megabytes is no secret, and would make the one evaluate, and
+// its answer, as long.
+const (
+	maxShownByLength = 16 << 10
+	maxShownBytes    = 64 << 10
+)
 
 // diverse picks at most n of vs, lowest rank first, in their order
 // otherwise.
