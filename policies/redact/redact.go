@@ -20,9 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
@@ -221,7 +219,6 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 				// every text it is in.
 				walk(m.Value, extra, new(int))
 				learnItems(m.Value)
-				learnBytearray(v.Get("type").Str(), m.Value)
 				any = true
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
 				rememberShown(m.Value.Str())
@@ -363,40 +360,6 @@ func item(name string) bool {
 		return len(name) > 1 && (name[1] == '\'' || name[1] == '"')
 	}
 	return false
-}
-
-// learnBytearray hands the host a bytearray shown under a secret's name
-// from its items: debugpy shows one of more than 15 bytes as <bytearray,
-// len() = N>, not what it holds, while str() of an alias of it shows the
-// bytes (str(a2) showed bytearray(b'BA-...') in clear, found 2026-12-06).
-// Its children are its bytes, as numbers, named by their index; with one
-// missing (past debugpy's first 100, which it groups) nothing is learned.
-func learnBytearray(typ string, children sdk.Value) {
-	if typ != "bytearray" {
-		return
-	}
-	var b []byte
-	for _, c := range children.Elements() {
-		name := c.Get("name").Str()
-		if !item(name) {
-			continue
-		}
-		i, err := strconv.Atoi(name)
-		n, err2 := strconv.Atoi(c.Get("value").Str())
-		if err != nil || err2 != nil || i != len(b) || n < 0 || n > 255 {
-			return
-		}
-		b = append(b, byte(n))
-	}
-	if len(b) == 0 {
-		return
-	}
-	if utf8.Valid(b) {
-		remember(string(b))
-	}
-	if body := pyrepr.BytesBody(string(b), pyrepr.Quote(string(b))); body != string(b) {
-		remember(body) // as the repr spells it: bytearray(b'\x00...')
-	}
 }
 
 // maskText masks the secrets in a text: as values of pairs and of

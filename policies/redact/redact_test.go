@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -85,8 +84,7 @@ func TestHandsOverTheSecretsUnderASecretsName(t *testing.T) {
 // The items of a container shown under a secret's name, past what its
 // display shows, are handed to the host from the children the stop's
 // listing opened: a list's 17th, a dict's value under its 19th key, an
-// item of an item, and a bytearray's bytes (debugpy shows one of more than
-// 15 bytes as <bytearray, len() = N>). An alias of one was shown in clear
+// item of an item. An alias of one was shown in clear
 // (found 2026-12-06). An object's attributes under it are not items (a
 // user's name stays no secret), nor are debugpy's own rows, nor a string
 // cut short.
@@ -109,14 +107,11 @@ func TestHandsOverTheItemsUnderASecretsName(t *testing.T) {
 		// attributes are learned by their names, not all (a cookie jar's
 		// domain was masked everywhere).
 		`{"name":"'sid'","value":"Cookie(name='sid', domain='example.org')","type":"Cookie"}]},` +
-		`{"name":"api_key","value":"<bytearray, len() = 20>","type":"bytearray","children":[` +
-		bytearrayRows("BA-s3cret-value-QQ77") + `,{"name":"len()","value":"20","type":"int"}]},` +
-		`{"name":"db_secret","value":"<bytearray, len() = 4>","type":"bytearray","children":[` + bytearrayRows("\x00\xff\x01z") + `]},` +
-		`{"name":"n","value":"<bytearray, len() = 20>","type":"bytearray","children":[` + bytearrayRows("not-a-secret-at-all!") + `]}]}`
+		`{"name":"n","value":"['not-a-secret-at-all!']","type":"list","children":[{"name":"0","value":"'not-a-secret-at-all!'","type":"str"}]}]}`
 	policytest.Run(t, Decide, []policytest.Case{{Name: "items", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow"}})
 	got := sdk.TakeSecrets()
 	for _, w := range []string{"pw-s3cret-00", "pw-s3cret-16", "nested-s3cret", "deeper-s3cret", "tk-s3cret-18", "bk-s3cret",
-		"neg-s3cret", "BA-s3cret-value-QQ77", `\x00\xff\x01z`} {
+		"neg-s3cret"} {
 		if !slices.Contains(got, w) {
 			t.Errorf("%q not handed over: %q", w, got)
 		}
@@ -132,15 +127,6 @@ func TestHandsOverTheItemsUnderASecretsName(t *testing.T) {
 			t.Errorf("a string cut short handed over: %q", w)
 		}
 	}
-}
-
-// bytearrayRows are the rows debugpy lists for a bytearray's bytes.
-func bytearrayRows(b string) string {
-	var rows []string
-	for i := range len(b) {
-		rows = append(rows, fmt.Sprintf(`{"name":"%d","value":"%d","type":"int"}`, i, b[i]))
-	}
-	return strings.Join(rows, ",")
 }
 
 // The strings of a container shown under a secret's name are handed to the
