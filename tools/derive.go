@@ -162,9 +162,9 @@ func (a *launchArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, 
 // PATHS_FROM_ECLIPSE_TO_PYTHON maps the program's files onto others, as an
 // attach's path mappings would; DEBUGPY_LOG_DIR writes the debugger's
 // log, the values it sent unmasked among it, to files there (seen in a
-// probe, 2026-12-06). They are taken from
-// the server's own environment only, which the program inherits. Case is
-// ignored: a variable that differs only in case is refused too.
+// probe, 2026-12-06). They are taken from the server's own environment
+// only, which the program inherits. Case is ignored: a variable that
+// differs only in case is refused too.
 func envName(name, value string) error {
 	switch {
 	case name == "" || strings.ContainsAny(name, "=\x00"):

@@ -238,7 +238,7 @@ func answer(args []string, approve bool, stdin io.Reader, stdout, stderr io.Writ
 	return 0
 }
 
-// confirm shows the waiting call id and asks the person on stdin, a
+// confirm shows the call waiting under id and asks the person on stdin, a
 // terminal, whether to approve it. ok is false, with the exit code, when
 // it must not be approved: not found, not a terminal, or not a yes.
 func confirm(id string, stdin io.Reader, stdout, stderr io.Writer) (code int, ok bool) {
