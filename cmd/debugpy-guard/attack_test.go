@@ -2084,8 +2084,14 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 		name: "under",
 		src: "e = O(); e.credentials = O(); e.credentials.password = 'undersecret-s3cret-value'\n" +
 			"e.credentials.user = 'ada-lovelace'\n" +
-			"e1, who = e.credentials.password, e.credentials.user\n",
-		masked: []string{"e1"}, secret: []string{"undersecret-s3cret"}, shown: [2]string{"who", "ada-lovelace"},
+			"e1, who = e.credentials.password, e.credentials.user\n" +
+			// Nor were those whose names say they hold its value (key,
+			// pin_code): an alias of one was shown in clear (found
+			// 2026-12-06).
+			"e.credentials.aws = O(); e.credentials.aws.key = 'underkey-s3cret-value'\ne.credentials.pin_code = 48219377\n" +
+			"e2, e3 = e.credentials.aws.key, e.credentials.pin_code\n",
+		masked: []string{"e1", "e2", "e3"}, secret: []string{"undersecret-s3cret", "underkey-s3cret", "48219377"},
+		shown: [2]string{"who", "ada-lovelace"},
 	}, {
 		// Taken in order, a list of 100 users' objects took the 64, and
 		// settings.db, beside them, was never opened.

@@ -219,6 +219,7 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 				// every text it is in.
 				walk(m.Value, extra, new(int))
 				learnItems(m.Value)
+				learnValues(m.Value)
 				any = true
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
 				rememberShown(m.Value.Str())
@@ -341,6 +342,27 @@ func learnItems(children sdk.Value) {
 			learnContainer(shown)
 		}
 		learnItems(c.Get("children"))
+	}
+}
+
+// learnValues hands the host the values of the attributes below an
+// object named for a secret whose names say they hold its value
+// (secrets.HoldsValue: key, value, data, pin ...), at any depth: an alias
+// of e.credentials.key, or of a cookie's value under a jar's _cookies, was
+// shown in clear (found 2026-12-06). The others (user, host, domain) say
+// who and where, and are not learned: learned, a user's name masked every
+// text it is in.
+func learnValues(children sdk.Value) {
+	for _, c := range children.Elements() {
+		name := c.Get("name").Str()
+		if identifier(name) && secrets.HoldsValue(name) {
+			shown := c.Get("value").Str()
+			if l, ok := expressions.ReadLiteral(shown, 0); !ok || !strings.Contains(shown[l.BodyStart:l.BodyEnd], "...") {
+				rememberShown(shown)
+			}
+			learnContainer(shown)
+		}
+		learnValues(c.Get("children"))
 	}
 }
 

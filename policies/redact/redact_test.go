@@ -66,15 +66,20 @@ func TestHandsOverTheSecretsUnderASecretsName(t *testing.T) {
 		`{"name":"password","value":"'under-s3cret'","type":"str"},` +
 		`{"name":"user","value":"'ada-lovelace'","type":"str"},` +
 		`{"name":"inner","value":"<O object>","type":"O","children":[{"name":"api_key","value":"'deep-s3cret'","type":"str"},` +
-		`{"name":"host","value":"'db.internal'","type":"str"}]}]}]}`
+		`{"name":"host","value":"'db.internal'","type":"str"},` +
+		// Attributes whose names say they hold the value: key, value,
+		// pin_code, at any depth (a number of 6 digits too).
+		`{"name":"key","value":"'key-s3cret'","type":"str"},{"name":"pin_code","value":"482193","type":"int"},` +
+		`{"name":"raw","value":"'cut-xxxxxxxxxx...yyyyyyyyyy'","type":"str"},` +
+		`{"name":"domain","value":"'example.org'","type":"str"}]}]}]}`
 	policytest.Run(t, Decide, []policytest.Case{{Name: "children", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow"}})
 	got := sdk.TakeSecrets()
-	for _, w := range []string{"under-s3cret", "deep-s3cret"} {
+	for _, w := range []string{"under-s3cret", "deep-s3cret", "key-s3cret", "482193"} {
 		if !slices.Contains(got, w) {
 			t.Errorf("%q not handed over: %q", w, got)
 		}
 	}
-	for _, w := range []string{"ada-lovelace", "db.internal", "<O object>"} {
+	for _, w := range []string{"ada-lovelace", "db.internal", "<O object>", "example.org", "'cut-xxxxxxxxxx...yyyyyyyyyy'", "cut-xxxxxxxxxx...yyyyyyyyyy"} {
 		if slices.Contains(got, w) {
 			t.Errorf("%q handed over: %q", w, got)
 		}
@@ -97,7 +102,7 @@ func TestHandsOverTheItemsUnderASecretsName(t *testing.T) {
 		`{"name":"17","value":"['nested-s3cret', ...]","type":"list","children":[{"name":"3","value":"'deeper-s3cret'","type":"str"}]},` +
 		`{"name":"18","value":"'cut-xxxxxxxxxx...yyyyyyyyyy'","type":"str"},` +
 		`{"name":"19","value":"<Cred object>","type":"Cred","children":[{"name":"user","value":"'ada-lovelace'","type":"str"},` +
-		`{"name":"key","value":"'attr-s3cret'","type":"str"}]},` +
+		`{"name":"note","value":"'attr-s3cret'","type":"str"}]},` +
 		`{"name":"len()","value":"123456789","type":"int"},` +
 		`{"name":"Unable to handle:","value":"'Maximum number of items (500) reached.'","type":"str"}]},` +
 		`{"name":"api_tokens","value":"{...}","type":"dict","children":[` +

@@ -55,6 +55,29 @@ func IsName(name string, extra map[string]bool) bool {
 	return isSecrets(joinedParts(n))
 }
 
+// valueParts are the parts of an attribute's name that say it holds the
+// value of the object it is in: under an object named for a secret
+// (self.credentials.key, e.credentials.pin_code, a Cookie's value), such
+// an attribute holds the secret, while its user, host or domain say who
+// and where.
+var valueParts = map[string]bool{"key": true, "value": true, "val": true, "data": true, "raw": true, "material": true,
+	"blob": true, "bytes": true, "pin": true, "seed": true, "phrase": true, "plaintext": true}
+
+// HoldsValue reports whether name, an attribute's, has a part of
+// valueParts: under an object named for a secret, it holds the secret.
+func HoldsValue(name string) bool {
+	n := name
+	if !ascii(n) {
+		n = norm.NFKC.String(name)
+	}
+	for _, p := range strings.Split(joinedParts(n), "_") {
+		if valueParts[p] {
+			return true
+		}
+	}
+	return false
+}
+
 // joinedParts is name's parts, lower-cased, joined by _: split at every
 // character that is not a letter (an underscore, a digit, a dash, a dot:
 // X-Api-Key is x_api_key) and where a lower case letter meets an upper

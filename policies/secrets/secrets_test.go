@@ -118,6 +118,19 @@ func TestIsName(t *testing.T) {
 	}
 }
 
+// TestHoldsValue: an attribute that holds its object's value, by a part of
+// its name; not one that says who or where.
+func TestHoldsValue(t *testing.T) {
+	for name, want := range map[string]bool{
+		"key": true, "value": true, "pin_code": true, "keyMaterial": true, "raw_bytes": true, "SEED": true, "secret_value": true,
+		"user": false, "username": false, "host": false, "domain": false, "keyboard": false, "values_count": false, "path": false,
+	} {
+		if got := HoldsValue(name); got != want {
+			t.Errorf("HoldsValue(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 // TestJoinedParts: a name is its parts, lower-cased, joined by _, whether
 // it is returned as it is or built.
 func TestJoinedParts(t *testing.T) {
