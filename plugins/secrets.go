@@ -481,6 +481,15 @@ func shortNumber(v string) bool {
 	return true
 }
 
+// oneRune reports whether v is one character repeated: a mask that stands
+// for a secret, not one (pydantic's SecretStr('**********') under a
+// secret's name taught its stars, which then masked every rule of stars a
+// program printed).
+func oneRune(v string) bool {
+	r, n := utf8.DecodeRuneInString(v)
+	return n > 0 && strings.Trim(v, string(r)) == ""
+}
+
 // Mask is what a secret is replaced with.
 const Mask = "[redacted]"
 
@@ -489,7 +498,8 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 
 // Add adds a value the session has seen under a secret's name. It reports
 // whether the value is kept (not too short, too long, a flag's word, a
-// credential's label, a place, or a short number), and fails with
+// credential's label, a place, a short number, or one character
+// repeated), and fails with
 // ErrFull, keeping nothing, when the session holds maxSecrets values and
 // this is not one of them.
 //
@@ -501,7 +511,7 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 // set is full fails, so that its result is withheld.
 func (s *Secrets) Add(session, value string) (bool, error) {
 	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) ||
-		flagWords[strings.ToLower(value)] || labelWords[strings.ToLower(value)] || isPlace(value) || shortNumber(value) {
+		flagWords[strings.ToLower(value)] || labelWords[strings.ToLower(value)] || isPlace(value) || shortNumber(value) || oneRune(value) {
 		return false, nil
 	}
 	s.mu.Lock()

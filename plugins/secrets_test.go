@@ -378,11 +378,13 @@ func TestSecretsAPlaceIsNotASecret(t *testing.T) {
 // "password" made the word a secret, masked in every field name that holds
 // it). Longer numbers are kept (an OTP's 6 digits), as are short values
 // with anything but digits, and values that hold a label among other
-// characters.
+// characters. One character repeated is a mask, not a secret.
 func TestSecretsNotKept(t *testing.T) {
 	for _, c := range []struct{ dropped, kept []string }{
 		{[]string{"3600", "86400", "04096"}, []string{"123456", "3600s", "-3600", "36.00"}},
 		{[]string{"password", "Password", "BEARER", "Basic", "token", "oauth2"}, []string{"password1", "my-secret", "Bearer abc123", "tokenXYZ"}},
+		// one character repeated is a mask (SecretStr('**********')), not a secret
+		{[]string{"**********", "xxxxxxxx", "••••••••"}, []string{"*******1", "ab-ab-ab"}},
 	} {
 		s := NewSecrets()
 		for _, v := range c.dropped {

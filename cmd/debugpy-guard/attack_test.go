@@ -2150,8 +2150,11 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 		name: "fields",
 		src: "import dataclasses\n@dataclasses.dataclass\nclass DB:\n    host: str\n    key: str\n" +
 			"db_secret = DB('db-host', 'dc-s3cret-value-22')\nk2 = db_secret.key\n" +
-			"pwd = bytearray(b'sb-s3cret-v7')\nk3, count = pwd.decode(), 3\n",
-		masked: []string{"k2", "k3"}, secret: []string{"dc-s3cret", "sb-s3cret"}, shown: [2]string{"count", "3"},
+			"pwd = bytearray(b'sb-s3cret-v7')\nk3 = pwd.decode()\n" +
+			// A display of a mask (pydantic's SecretStr('**********')):
+			// its stars are no secret, nor is a rule of stars.
+			"class Masked:\n    def __repr__(self):\n        return \"Masked('**********')\"\napi_secret = Masked()\nrule = '*' * 10\n",
+		masked: []string{"k2", "k3"}, secret: []string{"dc-s3cret", "sb-s3cret"}, shown: [2]string{"rule", "'**********'"},
 	}, {
 		// debugpy shows a bytearray of more than 15 bytes as <bytearray,
 		// len() = 20>, and lists none of its bytes: they were never
