@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -138,18 +139,22 @@ func CutShort(shown string) bool {
 const byLength = ", len() = "
 
 // ShownByLength reports whether shown is how debugpy shows a long iterable
-// it has no display for, by its type and length alone: <bytearray, len() =
-// 20> (its length in hex, 0x14, when asked for hex).
-func ShownByLength(shown string) bool {
+// it has no display for, by its type and length alone, and the length it
+// shows: <bytearray, len() = 20> (in hex, 0x14, when asked for hex).
+func ShownByLength(shown string) (length int64, ok bool) {
 	inner, ok := strings.CutPrefix(shown, "<")
 	if !ok {
-		return false
+		return 0, false
 	}
 	if inner, ok = strings.CutSuffix(inner, ">"); !ok {
-		return false
+		return 0, false
 	}
 	typ, n, ok := strings.Cut(inner, byLength)
-	return ok && typ != "" && n != "" && strings.Trim(n, "0123456789abcdefx") == ""
+	if !ok || typ == "" {
+		return 0, false
+	}
+	length, err := strconv.ParseInt(n, 0, 64)
+	return length, err == nil && length >= 0
 }
 
 // cutPieces calls each with the span of every piece of a form beside a

@@ -680,12 +680,17 @@ func TestCutShort(t *testing.T) {
 			t.Errorf("CutShort(%q) = %v, want %v", shown, got, want)
 		}
 	}
-	for shown, want := range map[string]bool{
-		"<bytearray, len() = 20>": true, "<MyBytes, len() = 0x14>": true, "['a', ...]": false, "[<bytearray, len() = 20>]": false,
-		"<, len() = 3>": false, "<bytearray, len() = >": false, "bytearray, len() = 3": false, "'<bytearray, len() = 20>'x": false,
+	for shown, want := range map[string]int64{ // the length shown, or -1
+		"<bytearray, len() = 20>": 20, "<MyBytes, len() = 0x14>": 20, "['a', ...]": -1, "[<bytearray, len() = 20>]": -1,
+		"<, len() = 3>": -1, "<bytearray, len() = >": -1, "bytearray, len() = 3": -1, "'<bytearray, len() = 20>'x": -1,
+		"<bytearray, len() = abc>": -1, "<bytearray, len() = -1>": -1,
 	} {
-		if got := ShownByLength(shown); got != want {
-			t.Errorf("ShownByLength(%q) = %v, want %v", shown, got, want)
+		n, ok := ShownByLength(shown)
+		if !ok {
+			n = -1
+		}
+		if n != want {
+			t.Errorf("ShownByLength(%q) = %d, %v; want %d", shown, n, ok, want)
 		}
 	}
 }
@@ -726,7 +731,7 @@ json.dump(out, sys.stdout)
 	tops, nested := 0, 0
 	for _, c := range cases {
 		top := c.Secret == "top"
-		if got := ShownByLength(c.Shown); got != top {
+		if _, got := ShownByLength(c.Shown); got != top {
 			t.Errorf("ShownByLength(%q) = %v, SafeRepr showed it by length: %v", c.Shown, got, top)
 		}
 		if c.Secret != "" && !CutShort(c.Shown) {

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	godap "github.com/google/go-dap"
@@ -270,10 +269,8 @@ func readShownByLength(ctx context.Context, s *dap.Session, frame int, vs []vari
 				size := -1
 				if v.Type == "memoryview" && strings.HasPrefix(v.Value, "<memory at ") {
 					size = maxShownByLength // at most: its size is checked in the debuggee
-				} else if _, n, ok := strings.Cut(strings.TrimSuffix(v.Value, ">"), ", len() = "); ok && plugins.ShownByLength(v.Value) && len(n) < 6 {
-					if l, err := strconv.ParseInt(n, 0, 32); err == nil && l <= maxShownByLength {
-						size = int(l)
-					}
+				} else if n, ok := plugins.ShownByLength(v.Value); ok && n <= maxShownByLength {
+					size = int(n)
 				}
 				if size >= 0 && total+size <= maxShownBytes {
 					rows, total = append(rows, v), total+size
