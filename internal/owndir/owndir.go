@@ -148,11 +148,11 @@ const maxLinks = 40
 
 // resolve follows path from / as the kernel does, one entry at a time,
 // and returns it with every symbolic link replaced by its target. It
-// checks each entry on the way, the last one too: a symbolic link must be
-// owned by uid or root (its mode means nothing), anything else must be
-// owned by uid or root and writable by no one else, a sticky directory
-// excepted (there no one renames an entry they do not own, and each entry
-// taken from it is checked in turn). Why not filepath.EvalSymlinks and a
+// checks each entry on the way, the last one too (owned): a symbolic link
+// must be owned by uid or root, anything else must be owned by uid or root
+// and writable by no one else, a sticky directory excepted (there no one
+// renames an entry they do not own, and each entry taken from it is
+// checked in turn). Why not filepath.EvalSymlinks and a
 // check of the result: a link in a directory another user can write to,
 // or a link of theirs, can be pointed elsewhere, and the result does not
 // show it was on the way.
@@ -188,18 +188,15 @@ func resolve(path string, uid int) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if err := owned(p, fi, uid, true); err != nil {
+			return "", err
+		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			if err := owned(p, fi, uid, true); err != nil {
-				return "", err
-			}
 			done = p
 			continue
 		}
 		if links++; links > maxLinks {
 			return "", fmt.Errorf("%s: more than %d symbolic links on the way", path, maxLinks)
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || (int(st.Uid) != uid && st.Uid != 0) {
-			return "", others("%s is a symbolic link of another user's: they can point it elsewhere", p)
 		}
 		target, err := os.Readlink(p)
 		if err != nil {
@@ -214,14 +211,21 @@ func resolve(path string, uid int) (string, error) {
 }
 
 // owned checks one entry: its owner is uid or root, and no one else may
-// write to it (a sticky directory, when above, excepted).
+// write to it (a sticky directory, when above, excepted; a symbolic link's
+// mode means nothing, its owner alone can point it elsewhere).
 func owned(p string, fi fs.FileInfo, uid int, above bool) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return fmt.Errorf("%s: no owner to check", p)
 	}
-	if int(st.Uid) != uid && st.Uid != 0 {
+	link := fi.Mode()&fs.ModeSymlink != 0
+	switch {
+	case int(st.Uid) != uid && st.Uid != 0 && link:
+		return others("%s is a symbolic link of another user's: they can point it elsewhere", p)
+	case int(st.Uid) != uid && st.Uid != 0:
 		return others("%s belongs to user %d, not to this user (%d) or root", p, st.Uid, uid)
+	case link:
+		return nil
 	}
 	if fi.Mode().Perm()&0o022 != 0 && !(above && fi.IsDir() && fi.Mode()&fs.ModeSticky != 0) {
 		return others("%s can be written by others (mode %v)", p, fi.Mode())
