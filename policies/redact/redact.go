@@ -284,11 +284,7 @@ func learnContainer(display string) {
 // ({...}, [...], (...)) or one written as a call of its type: a dotted
 // name, then (...).
 func shownAsContainer(display string) bool {
-	if display == "" {
-		return false
-	}
-	switch display[0] {
-	case '{', '[', '(':
+	if bracketed(display) {
 		return true
 	}
 	name, _, ok := strings.Cut(display, "(")
@@ -301,6 +297,12 @@ func shownAsContainer(display string) bool {
 		}
 	}
 	return true
+}
+
+// bracketed reports whether display is a container's own display: {...},
+// [...] or (...).
+func bracketed(display string) bool {
+	return display != "" && strings.IndexByte("{[(", display[0]) >= 0
 }
 
 // identifier reports whether s is an ASCII identifier (a type's name as a
@@ -334,7 +336,7 @@ func learnItems(children sdk.Value) {
 		if l, ok := expressions.ReadLiteral(shown, 0); ok && l.End == len(shown) && !strings.Contains(shown[l.BodyStart:l.BodyEnd], "...") {
 			rememberLiteral(shown, l)
 		}
-		if shown != "" && strings.IndexByte("{[(", shown[0]) >= 0 {
+		if bracketed(shown) {
 			// A container's display, not an object's written as a call
 			// of its type: an item is an object, whose attributes are
 			// learned by their names (a cookie jar's Cookie(...,
