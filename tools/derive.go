@@ -54,14 +54,25 @@ func (a *setVariableArgs) derive(context.Context, *Toolset) (*engine.Derived, er
 }
 
 func (a *breakpointArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
-	d := &engine.Derived{Code: breakpointCode(nil, "", a.Condition, a.HitCondition, a.LogMessage)}
+	code, err := breakpointCode(nil, "", a.Condition, a.HitCondition, a.LogMessage)
+	if err != nil {
+		return nil, err
+	}
+	d := &engine.Derived{Code: code}
 	return d, breakpointFile(ctx, ts, a.Session, &a.File, d)
 }
 
 // breakpointCode adds to code the Python a breakpoint carries, as pydevd
 // will compile it: its condition, hit condition and log message, under
 // their argument names (after prefix).
-func breakpointCode(code []engine.Code, prefix, condition, hitCondition, logMessage string) []engine.Code {
+func breakpointCode(code []engine.Code, prefix, condition, hitCondition, logMessage string) ([]engine.Code, error) {
+	// pydevd replaces @HIT@ in a hit condition by the hit count at each
+	// hit, in the text as the agent wrote it too: "s@HIT@[0] == 'a'" would
+	// be judged as s1[0] at the first hit and run as s12[0] at the
+	// twelfth, a name no module saw.
+	if strings.Contains(hitCondition, "@HIT@") {
+		return nil, malformed("%shit_condition %q holds @HIT@, which pydevd replaces by the hit count at each hit, so the code judged would not be the code run: give a count as N, >=N, >N, <N, ==N or %%N, and any other test as the condition", prefix, hitCondition)
+	}
 	if condition != "" {
 		code = append(code, engine.Code{Argument: prefix + "condition", Kind: expression, Text: condition})
 	}
@@ -71,7 +82,7 @@ func breakpointCode(code []engine.Code, prefix, condition, hitCondition, logMess
 	if logMessage != "" {
 		code = append(code, engine.Code{Argument: prefix + "log_message", Kind: expression, Text: logMessageCode(logMessage)})
 	}
-	return code
+	return code, nil
 }
 
 func (a *removeArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
@@ -257,7 +268,10 @@ func (a *startArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 	for i := range a.Breakpoints {
 		b := &a.Breakpoints[i]
 		arg := fmt.Sprintf("breakpoints[%d].", i)
-		d.Code = breakpointCode(d.Code, arg, b.Condition, b.HitCondition, b.LogMessage)
+		var err error
+		if d.Code, err = breakpointCode(d.Code, arg, b.Condition, b.HitCondition, b.LogMessage); err != nil {
+			return nil, err
+		}
 		if b.File == "" {
 			return nil, malformed("%sfile is required", arg)
 		}

@@ -407,6 +407,13 @@ func TestAttackCodeNobodyJudged(t *testing.T) {
 	}
 	// A plain hit count is still Python that runs: a person decides.
 	r.refused("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d,"hit_condition":"2"}`, q(prog), line), "needs a person's approval")
+	// pydevd replaces @HIT@ by the hit count in the agent's own text too:
+	// "s@HIT@[0]" would be judged as s1[0] and run as s12[0] at the twelfth
+	// hit, a name nobody judged (before: a person was asked about s1).
+	for _, h := range []string{`@HIT@ > 2 and s@HIT@[0] == 'p'`, `s@HIT\u0040`, `%2 or x@HIT@`} {
+		r.refused("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d,"hit_condition":"%s"}`, q(prog), line, h),
+			"malformed arguments", "by the hit count")
+	}
 	r.refused("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":%d,"log_message":%s}`, q(prog), line, q("{x) or ("+run+"}")), "denied by policy")
 	for _, stmt := range []string{"for _ in [1]: pass", "del amount", "amount = 0", "amount"} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(stmt)+`,"context":"repl"}`, "needs a person's approval")
