@@ -4,9 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/debugpy-guard/debugpy-guard/dap"
 )
 
 // readLines reads the lines of file within n of line (all of the first 2n+1
@@ -15,7 +21,7 @@ import (
 // archive): it is refused, since what it holds in its bytes (a password
 // column's values) is in no shape a mask reads.
 func readLines(file string, line, n int) ([]sourceLine, error) {
-	f, err := os.Open(file)
+	f, err := openJudged(file)
 	if err != nil {
 		return nil, fmt.Errorf("read source: %w (attached to a remote debuggee? set path_mappings in debugpy_session_start)", err)
 	}
@@ -44,6 +50,60 @@ func readLines(file string, line, n int) ([]sourceLine, error) {
 	return out, nil
 }
 
+// openJudged opens the file at path, which the gate judged resolved:
+// absolute, clean, with no symbolic link on the way. A link found on the
+// way now was put there since, by whoever can write to one of its
+// directories (a program the session runs, another user), and would make
+// the read another file than the one judged; so the kernel walks the path
+// refusing every link (openat2's RESOLVE_NO_SYMLINKS). Where openat2 is
+// missing (Linux before 5.6, a seccomp filter that refuses it), the file
+// is opened and then must be the one at path (the kernel's own name for
+// it, /proc/self/fd). Only a regular file is read: a FIFO would hold the
+// call until someone writes to it (it is opened without waiting), a
+// device is no source.
+func openJudged(path string) (*os.File, error) {
+	const flags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+	var f *os.File
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS})
+	switch {
+	case err == nil:
+		f = os.NewFile(uintptr(fd), path)
+	case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
+		if f, err = openAtItsName(path, flags); err != nil {
+			return nil, err
+		}
+	case errors.Is(err, unix.ELOOP):
+		return nil, fmt.Errorf("open %s: a symbolic link is on its way now, which was not when the call was judged: call again", path)
+	default:
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%s): debugpy_source reads source files", path, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openAtItsName opens path, a resolved path, and keeps the file only if
+// the kernel names it path: no link was followed on the way.
+func openAtItsName(path string, flags int) (*os.File, error) {
+	fd, err := unix.Open(path, flags, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	name, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil || name != path {
+		f.Close()
+		return nil, fmt.Errorf("open %s: the file opened is not the one judged (it is %q now): call again", path, name)
+	}
+	return f, nil
+}
+
 type sourceArgs struct {
 	Target
 	File         string `json:"file,omitempty" jsonschema:"file (default: where the program stopped)"`
@@ -63,22 +123,24 @@ type sourceResult struct {
 }
 
 func source(ctx context.Context, ts *Toolset, a sourceArgs) (sourceResult, string, error) {
+	// a.File is the file the gate judged (derive): the argument, or the
+	// stop's file when the call named none, resolved. Empty, there was no
+	// stop to take it from when the call was judged, and a stop since is
+	// not read: its file was judged by nobody.
 	file, line := a.File, a.Line
 	if file == "" || line == 0 {
 		s, err := ts.session(ctx, a.Session)
-		if err != nil {
-			if file == "" {
-				return sourceResult{}, "", err
-			}
-		} else if _, last := s.Stops(); last != nil {
-			if file == "" {
-				file = last.File
-			}
-			if line == 0 && file == last.File {
+		switch {
+		case err != nil && file == "":
+			return sourceResult{}, "", err
+		case file == "" && s.Info().State == dap.StateStopped:
+			return sourceResult{}, "", errors.New("the program stopped after this call was judged, with no file to read then: call again")
+		case file == "":
+			return sourceResult{}, "", fmt.Errorf("give file: %v", notStopped(s))
+		case err == nil:
+			if _, last := s.Stops(); last != nil && realPath(last.File) == file {
 				line = last.Line
 			}
-		} else if file == "" {
-			return sourceResult{}, "", fmt.Errorf("give file: %v", notStopped(s))
 		}
 	}
 	n := 10
