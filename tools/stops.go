@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	godap "github.com/google/go-dap"
 
@@ -25,7 +26,8 @@ import (
 // reads it first through an innocent name (alias = password; a print of a
 // secret-named global; an exception's text) would get it in clear, so the
 // gate lists the locals and globals of the frame the call reads (the
-// stopped frame, or the one its frame_id names) itself, and the result
+// stopped frame, or the one its frame_id names) itself, and its callers'
+// (a secret passed down: send(db_password) to def send(t)), and the result
 // phase reads that listing before the call's own result (engine.Seen;
 // docs/SECURITY.md, "secrets by value"). A listing runs the variables'
 // __repr__ in the program, as a debugger's own view of a stop does.
@@ -180,9 +182,17 @@ const (
 	maxOpen      = 64
 )
 
+// opening is a set of rows whose values openHiding opens, within a budget
+// of its own: a frame's names (maxOpen), its callers' (maxOpenCallers).
+type opening struct {
+	vs     []variableView
+	budget int
+}
+
 // openHiding lists, for the result phase to learn, the children of each
 // variable whose shown value hides what it holds, and theirs in turn, to
-// maxOpenDepth levels and maxOpen containers: a value debugpy showed cut
+// maxOpenDepth levels and each set's budget of containers (opened level
+// by level, all sets together): a value debugpy showed cut
 // short (a dict by its first 15 items: a secret under its name past them,
 // env['DB_PASSWORD'] of a dict of 20, was never seen, so an alias of it,
 // conn_arg = env['DB_PASSWORD'], was shown in clear), an object, whose
@@ -191,9 +201,7 @@ const (
 // program's own (hides). A value debugpy cannot list
 // (an error response) is left out, as it would be from a listing the
 // agent asks for.
-func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int) error {
-	root := &variableView{Children: vs}
-	opened := map[*variableView]bool{}
+func openHiding(ctx context.Context, s *dap.Session, max int, sets ...opening) error {
 	// Both rounds walk the same values: each is judged once (hides asks
 	// the file system of a module's file).
 	judged := map[*variableView]bool{}
@@ -205,36 +213,50 @@ func openHiding(ctx context.Context, s *dap.Session, vs []variableView, max int)
 		}
 		return h
 	}
+	opened := map[*variableView]bool{}
 	// Two rounds, each level by level: first the first value of each type
 	// under each parent, then the others, the second of each before a
 	// third of any (diverse). Taken in order, a list of 100 users' objects
 	// took the budget, and settings.db, beside them, was never opened; 70
 	// objects of one type among a module's names took it at the first
-	// level, and settings.db, a level below, was never opened.
+	// level, and settings.db, a level below, was never opened. Each set
+	// has a budget of its own, and its levels are opened with the others'.
+	used := make([]int, len(sets)) // values opened, of each set's budget
 	for _, first := range []bool{true, false} {
-		level := []*variableView{root}
-		for d := 0; d < maxOpenDepth && len(level) > 0; d++ {
-			var next, pick []*variableView
-			rank := map[*variableView]int{} // among its parent's children of its type
-			for _, p := range level {
-				of := map[string]int{}
-				for i := range p.Children {
-					if c := &p.Children[i]; hiding(c) {
-						rank[c] = of[c.Type]
-						of[c.Type]++
-						next = append(next, c)
-						if !opened[c] && (!first || rank[c] == 0) {
-							pick = append(pick, c)
+		levels := make([][]*variableView, len(sets))
+		for i, set := range sets {
+			levels[i] = []*variableView{{Children: set.vs}}
+		}
+		for d := 0; d < maxOpenDepth; d++ {
+			var all []*variableView
+			for i, level := range levels {
+				var next, pick []*variableView
+				rank := map[*variableView]int{} // among its parent's children of its type
+				for _, p := range level {
+					of := map[string]int{}
+					for j := range p.Children {
+						if c := &p.Children[j]; hiding(c) {
+							rank[c] = of[c.Type]
+							of[c.Type]++
+							next = append(next, c)
+							if !opened[c] && (!first || rank[c] == 0) {
+								pick = append(pick, c)
+							}
 						}
 					}
 				}
+				levels[i] = next
+				pick = diverse(pick, rank, sets[i].budget-used[i])
+				used[i] += len(pick)
+				for _, v := range pick {
+					opened[v] = true
+				}
+				all = append(all, pick...)
 			}
-			level = next
-			pick = diverse(pick, rank, maxOpen-len(opened))
-			for _, v := range pick {
-				opened[v] = true
+			if len(all) == 0 {
+				continue
 			}
-			for _, err := range open(ctx, s, pick, max) {
+			for _, err := range open(ctx, s, all, max) {
 				if err != nil && !errors.As(err, new(*dap.ResponseError)) {
 					return err
 				}
@@ -583,9 +605,9 @@ const started = "(lambda b: b.repr((b.dict(b.__import__('os').environ), b.__impo
 const maxListed = 20000
 
 // listFrame lists frame's locals and globals as debugpy_variables would
-// (depth 1, all of them, at most maxListed each), and the process's
-// environment and command line, then opens what their values hide
-// (openHiding). The second scopeRef is answered from the session's
+// (depth 1, all of them, at most maxListed each), its callers'
+// (listCallers), and the process's environment and command line, then
+// opens what their values hide (openHiding). The second scopeRef is answered from the session's
 // snapshot.
 func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
 	ctx, cancel := g.ts.rctx(ctx)
@@ -604,6 +626,19 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	go func() {
 		body, err := s.Peek(ctx, started, frame, "clipboard")
 		envc <- peeked{body, err}
+	}()
+	// The callers' names: a secret passed down under an innocent
+	// parameter's name (send(db_password) to def send(t)) is the caller's
+	// to name; listed from the frame alone, t showed it in clear. Read
+	// while the frame's scopes are: their requests share pydevd's polls.
+	type listedCallers struct {
+		rows []scopeRows
+		err  error
+	}
+	callc := make(chan listedCallers, 1)
+	go func() {
+		rows, err := listCallers(ctx, s, frame)
+		callc <- listedCallers{rows, err}
 	}()
 	var seen []engine.Seen
 	for _, scope := range []string{"locals", "globals"} {
@@ -634,26 +669,55 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	case !errors.As(env.err, new(*dap.ResponseError)):
 		return nil, env.err
 	}
+	listed := <-callc
+	if listed.err != nil {
+		return nil, listed.err
+	}
+	callers := listed.rows
 	// All at once: a level's containers share one poll of the thread.
-	var all []variableView
+	var all, theirs []variableView
 	for _, sn := range seen {
 		all = append(all, sn.Structured.(variablesResult).Variables...)
 	}
-	if err := openHiding(ctx, s, all, 500); err != nil {
+	for _, c := range callers {
+		theirs = append(theirs, c.vs...)
+	}
+	if err := openHiding(ctx, s, 500, opening{all, maxOpen}, opening{theirs, maxOpenCallers}); err != nil {
 		return nil, err
 	}
 	if err := readShownByLength(ctx, s, frame, all); err != nil {
 		return nil, err
 	}
 	i := 0
-	var out []engine.Seen
-	for _, sn := range seen { // the children opened, back in their scopes, and learned a part at a time
+	for _, sn := range seen { // the children opened, back in their scopes
 		r := sn.Structured.(variablesResult)
 		i += copy(r.Variables, all[i:i+len(r.Variables)])
+	}
+	i = 0
+	for _, c := range callers { // and in their frames, whose bytes are read there
+		i += copy(c.vs, theirs[i:i+len(c.vs)])
+		if err := readShownByLength(ctx, s, c.frame, c.vs); err != nil {
+			return nil, err
+		}
+	}
+	if len(theirs) > 0 {
+		// One result of them all, learned together (a result each cost
+		// the result phase a module call each), with no holders' names:
+		// the call's code names the frame's names, not a caller's.
+		var rows []variableView
+		for _, c := range callers {
+			rows = append(rows, c.vs...)
+		}
+		args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame, MaxItems: maxListed})
+		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: variablesResult{FrameID: frame, Variables: rows}})
+	}
+	var out []engine.Seen
+	for _, sn := range seen { // learned a part at a time
+		r := sn.Structured.(variablesResult)
 		for _, part := range parts(r.Variables, maxLearn) {
 			pr := r
 			pr.Variables = part
-			var values map[string]string // the scopes' names (holders); none for the environment
+			var values map[string]string // the scopes' names (holders); none for the environment, nor the callers'
 			if sn.Values != nil {
 				values = make(map[string]string, len(part))
 				for _, v := range part {
@@ -665,6 +729,135 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 		}
 	}
 	return out, nil
+}
+
+// Bounds of listCallers: the callers of a frame it lists, nearest first,
+// and the values below their names openHiding opens (besides the frame's
+// own maxOpen). A secret passed down from further up is not learned
+// (docs/SECURITY.md, "What it cannot promise").
+const (
+	maxCallers     = 32
+	maxOpenCallers = 32
+)
+
+// listCallers lists the locals of frame's callers in its thread's stack
+// that are the program's own code (pydevd shows a library's frame as
+// "subtle": the standard library's, a site package's), at most maxCallers
+// of them, nearest first, and the globals of each of their modules other
+// than frame's, as debugpy_variables would (depth 1). A caller debugpy
+// cannot list (an error response) is left out, as it would be from a
+// listing the agent asks for.
+func listCallers(ctx context.Context, s *dap.Session, frame int) ([]scopeRows, error) {
+	stack, err := stackOf(ctx, s, frame)
+	if err != nil || len(stack) < 2 {
+		return nil, err
+	}
+	type scope struct {
+		frame int
+		name  string
+	}
+	var scopes []scope
+	files := map[string]bool{sourcePath(stack[0]): true} // the frame's globals are listed already
+	n := 0
+	for _, f := range stack[1:] {
+		if f.PresentationHint == "subtle" {
+			continue // a library's frame: pydevd's own reading of the program's code
+		}
+		if n++; n > maxCallers {
+			break
+		}
+		p := sourcePath(f)
+		if f.Name != "<module>" || p == "" { // a module's code: its locals are its globals
+			scopes = append(scopes, scope{f.Id, "locals"})
+		}
+		if p != "" && !files[p] {
+			files[p] = true
+			scopes = append(scopes, scope{f.Id, "globals"})
+		}
+	}
+	roots := make([]*variableView, len(scopes))
+	errs := make([]error, len(scopes))
+	var wg sync.WaitGroup
+	for i, sc := range scopes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ref, err := scopeRef(ctx, s, sc.frame, sc.name)
+			roots[i], errs[i] = &variableView{VariablesReference: ref}, err
+		}()
+	}
+	wg.Wait()
+	var listed []*variableView
+	var at []scope
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			listed, at = append(listed, roots[i]), append(at, scopes[i])
+		case !errors.As(err, new(*dap.ResponseError)):
+			return nil, err
+		}
+	}
+	var out []scopeRows
+	for i, err := range open(ctx, s, listed, maxListed) {
+		sc, v := at[i], listed[i]
+		switch {
+		case err != nil && !errors.As(err, new(*dap.ResponseError)):
+			return nil, err
+		case err != nil:
+			continue
+		case v.Truncated:
+			return nil, fmt.Errorf("frame %d's %s hold more than %d variables, too many to read for the secrets they hold", sc.frame, sc.name, maxListed)
+		}
+		out = append(out, scopeRows{sc.frame, v.Children})
+	}
+	return out, nil
+}
+
+// scopeRows are the variables of a frame's scope.
+type scopeRows struct {
+	frame int
+	vs    []variableView
+}
+
+// stackOf is the stack of the thread whose frame is frame, from frame
+// down: the stop's thread first, then the others.
+func stackOf(ctx context.Context, s *dap.Session, frame int) ([]godap.StackFrame, error) {
+	threads, err := s.Threads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int
+	if _, last := s.Stops(); last != nil {
+		ids = append(ids, last.ThreadID)
+	}
+	for _, t := range threads {
+		if len(ids) == 0 || t.Id != ids[0] {
+			ids = append(ids, t.Id)
+		}
+	}
+	for _, id := range ids {
+		frames, _, err := s.StackTrace(ctx, id, 0, 0)
+		if errors.As(err, new(*dap.ResponseError)) {
+			continue // a thread that is not stopped, or gone
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range frames {
+			if f.Id == frame {
+				return frames[i:], nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// sourcePath is a frame's file, "" when it has none.
+func sourcePath(f godap.StackFrame) string {
+	if f.Source == nil {
+		return ""
+	}
+	return f.Source.Path
 }
 
 // maxLearn bounds the variables, children included, of one result the

@@ -3524,3 +3524,46 @@ func TestAttackSecretsInSMTPAuth(t *testing.T) {
 		t.Errorf("the control: the trace is shown, the password masked: %s", seen)
 	}
 }
+
+// A secret passed down the stack under an innocent parameter's name: the
+// stop in the callee showed it in clear (t, t[1:], the listing), since the
+// stop's listing read only the frame the call reads, and the secret's name
+// was a caller's: a local, a global of the program's module, an
+// attribute of the caller's self (found 2026-12-06). The listing now reads
+// the callers' frames too.
+func TestAttackSecretPassedDown(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	lib := filepath.Join(r.dir, "lib.py")
+	os.WriteFile(lib, []byte("def send(t, n):\n    m = len(t)  # BREAK\n    return m\n"), 0o644)
+	prog := filepath.Join(r.dir, "app.py")
+	os.WriteFile(prog, []byte("import lib\n"+
+		"API_TOKEN = 'Gl5-global-s3cret-value-63'\n"+
+		"class Client:\n"+
+		"    def __init__(self):\n"+
+		"        self.api_key = 'Ck7-client-s3cret-value-41'\n"+
+		"    def get(self):\n"+
+		"        return lib.send(self.api_key, 2)\n"+
+		"def relay(v, depth):\n"+
+		"    return lib.send(v, 4) if depth == 0 else relay(v, depth - 1)\n"+
+		"def main():\n"+
+		"    db_password = 'Lc3-local-s3cret-value-29'\n"+
+		"    lib.send(db_password, 1)\n"+
+		"    lib.send(API_TOKEN, 3)\n"+
+		"    Client().get()\n"+
+		"    relay(db_password, 12)\n"+
+		"main()\n"), 0o644)
+	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":2}`, q(lib)))
+	for i, n := range []string{"1", "3", "2", "4"} {
+		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
+			t.Fatalf("continue %d: %s", i, text)
+		}
+		r.shown("n", "int: "+n) // the stop is the one meant
+		r.refused("debugpy_evaluate", `{"expression":"t[1:]"}`, "denied by policy", "holds a secret")
+		r.masked("t")
+		if text := r.ok("debugpy_variables", `{}`); !strings.Contains(text, "t: str = '[redacted]'") {
+			t.Errorf("stop %d, the listing: %s", i, text)
+		}
+	}
+	noneSeen(t, r.seen.String(), "local-s3cret", "global-s3cret", "client-s3cret")
+}

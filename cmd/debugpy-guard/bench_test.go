@@ -496,13 +496,19 @@ func BenchmarkGateShare(b *testing.B) {
 // of its own, the one that pays the stop's listing (every variable of the
 // frame, and what their values hide opened, tools/stops.go), in this build
 // and, side by side in one run, in DEBUGPY_GUARD_PEER when set (an earlier
-// build). The continue that makes each stop is not timed.
+// build). The continue that makes each stop is not timed. One case stops
+// N calls deep, for the callers' listing.
 func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 	servers := []string{"guard"}
 	peer := os.Getenv("DEBUGPY_GUARD_PEER")
 	if peer != "" {
 		servers = append(servers, "peer")
 	}
+	// A stop N calls deep, each caller with locals of its own (an object
+	// among them): the listing reads the callers' too.
+	const stack = "class Cfg:\n    def __init__(self, d):\n        self.name, self.depth = 'svc', d\n" +
+		"def f(d, cfg, seen):\n    name, data = 'level%%d' %% d, {'depth': d, 'tags': ['a', 'b']}\n    if d:\n        return f(d - 1, Cfg(d), seen + [d])\n" +
+		"    while True:\n        n = 1  # BREAK\nf(%d, Cfg(0), [])\n"
 	const objects = "class Cfg:\n    def __init__(self, i):\n        self.name, self.port, self.password = 'svc%%d' %% i, 8000 + i, 'pw-%%05d' %% i\n" +
 		"globals().update(('o%%05d' %% i, Cfg(i)) for i in range(%d))\n"
 	for _, c := range []struct {
@@ -517,9 +523,11 @@ func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 		// N chains of six objects, each holding the next.
 		{"chains=80", "class O:\n    pass\ndef chain(i):\n    root = o = O()\n    for d in range(5):\n        o.next, o.name = O(), 'n%%d' %% d\n        o = o.next\n    o.password = 'pw-%%05d' %% i\n    return root\n" +
 			"globals().update(('c%%05d' %% i, chain(i)) for i in range(%d))\n"},
-		// A DataFrame of N rows: its listing opens pandas' internals.
 		{"items=20", "for i in range(%d):\n    globals()['api_keys%%02d' %% i] = ['k-%%05d-%%02d' %% (i, j) for j in range(20)]\n" +
 			"    globals()['secret_b%%02d' %% i] = bytearray(b'b%%019d' %% i)\n"},
+		{"stack=5", stack},
+		{"stack=30", stack},
+		// A DataFrame of N rows: its listing opens pandas' internals.
 		{"pandas=50", "import pandas as pd\ndf = pd.DataFrame({'user': ['u%%d' %% i for i in range(%d)]})\ndf['password'] = 'pw-' + df['user']\n"},
 	} {
 		var n int
