@@ -3567,3 +3567,29 @@ func TestAttackSecretPassedDown(t *testing.T) {
 	}
 	noneSeen(t, r.seen.String(), "local-s3cret", "global-s3cret", "client-s3cret")
 }
+
+// The same, read in a frame of another thread than the one that stopped:
+// the listing finds that frame's callers in its own thread's stack.
+func TestAttackSecretPassedDownInAnotherThread(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("import threading, time\n" +
+		"def work(t, ev):\n    ev.set()\n    while True:\n        time.sleep(0.01)\n" +
+		"def run(ev):\n    api_token = 'Th9-thread-s3cret-value-66'\n    work(api_token, ev)\n" +
+		"ev = threading.Event()\nthreading.Thread(target=run, args=(ev,), daemon=True).start()\nev.wait()\n" +
+		"n = 1  # BREAK\n")
+	var frame string
+	for _, th := range regexp.MustCompile(`thread (\d+) "Thread`).FindAllStringSubmatch(r.ok("debugpy_threads", `{}`), -1) {
+		st := r.ok("debugpy_stack_trace", `{"thread_id":`+th[1]+`}`)
+		if m := regexp.MustCompile(`#0 work at .*\(frame (\d+)\)`).FindStringSubmatch(st); m != nil {
+			frame = m[1]
+		}
+	}
+	if frame == "" {
+		t.Fatal("no frame of work in the worker's stack")
+	}
+	r.refused("debugpy_evaluate", `{"expression":"t[1:]","frame_id":`+frame+`}`, "denied by policy", "holds a secret")
+	if text := r.ok("debugpy_evaluate", `{"expression":"t","frame_id":`+frame+`}`); !strings.Contains(text, "[redacted]") {
+		t.Errorf("t: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "thread-s3cret")
+}
