@@ -51,11 +51,14 @@ import (
 // steps needs no listing (docs/PERFORMANCE.md).
 
 // readsValues are the tools whose results can carry the program's values:
-// an innocent name's, what the program printed. The listing of their
-// session's stop is read before they run.
+// an innocent name's, what the program printed, a literal of its source
+// (DEFAULT = "..." then connect(DEFAULT) to def connect(db_password): the
+// source showed the password in clear until a listing had shown
+// db_password). The listing of their session's stop is read before they
+// run.
 var readsValues = map[string]bool{
 	"debugpy_evaluate": true, "debugpy_set_variable": true, "debugpy_variables": true,
-	"debugpy_output": true, "debugpy_exception_info": true,
+	"debugpy_output": true, "debugpy_exception_info": true, "debugpy_source": true,
 }
 
 // atTheStop are the tools of readsValues whose result is made at the stop

@@ -1166,6 +1166,19 @@ STRIPE_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOp
 // reversed alias, an alias of a dict's entry, an exception's text. The gate
 // reads the stopped frame's variables first, so these are masked too.
 func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
+	// A literal of the source under an innocent name, which the program
+	// passes to a secret-named parameter: the first read of the source
+	// showed it in clear (before: only once a listing had shown
+	// db_password).
+	t.Run("source", func(t *testing.T) {
+		t.Parallel()
+		r := startRaw(t, rawOpts{})
+		r.stopAtBreak("DEFAULT = 'Zx8-hardcoded-s3cret-value-88'\ndef connect(db_password):\n    n = 1  # BREAK\nconnect(DEFAULT)\n")
+		if text := r.ok("debugpy_source", `{"line":1,"context_lines":3}`); !strings.Contains(text, `DEFAULT = '[redacted]'`) {
+			t.Fatalf("source: %s", text)
+		}
+		noneSeen(t, r.seen.String(), "hardcoded-s3cret")
+	})
 	t.Run("alias", func(t *testing.T) {
 		t.Parallel()
 		r := startRaw(t, rawOpts{})
