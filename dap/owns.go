@@ -3,7 +3,9 @@ package dap
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode"
 
 	godap "github.com/google/go-dap"
 )
@@ -20,6 +22,11 @@ import (
 type ownedFiles struct {
 	files map[string]bool // resolved paths
 	roots []string        // resolved directories
+	// progs are where a launched program's own modules are found: its
+	// script's directory (sys.path[0]) and its cwd (for -m). A directory
+	// that holds the home directory counts here, unlike among the roots:
+	// it names the program's modules, and grants no read.
+	progs []string
 }
 
 // noteFrames records the files of frames.
@@ -63,6 +70,53 @@ func (s *Session) ownRoot(dir string) {
 	s.mu.Lock()
 	s.owned.roots = append(s.owned.roots, r)
 	s.mu.Unlock()
+}
+
+// programDir adds a directory where the program's own modules are.
+func (s *Session) programDir(dir string) {
+	s.mu.Lock()
+	s.owned.progs = append(s.owned.progs, resolved(dir))
+	s.mu.Unlock()
+}
+
+// ProgramModule reports whether name, a dotted name as a class's repr
+// gives it (<class 'pkg.conf.Config'>: a module's name, then maybe its
+// classes'), names a module of the program's own: name.py or
+// name/__init__.py, or those of a leading part of name, under a directory
+// where a launched program's modules are. A part that is no identifier
+// (a class's __module__ is any string the program sets) names none.
+func (s *Session) ProgramModule(name string) bool {
+	parts := strings.Split(name, ".")
+	for _, p := range parts {
+		if !identifier(p) {
+			return false
+		}
+	}
+	s.mu.Lock()
+	dirs := slices.Clone(s.owned.progs)
+	s.mu.Unlock()
+	for n := len(parts); n > 0; n-- {
+		rel := filepath.Join(parts[:n]...)
+		for _, d := range dirs {
+			for _, f := range []string{rel + ".py", filepath.Join(rel, "__init__.py")} {
+				if fi, err := os.Stat(filepath.Join(d, f)); err == nil && fi.Mode().IsRegular() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// identifier reports whether p is a Python identifier's shape: letters,
+// digits and underscores, not starting with a digit.
+func identifier(p string) bool {
+	for i, r := range p {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return p != ""
 }
 
 // holdsHome reports whether dir (resolved) is /, the home directory, or

@@ -31,3 +31,42 @@ func TestOwnsNotAboveHome(t *testing.T) {
 		}
 	}
 }
+
+// A class's module is the program's when its file is under the directory
+// of the program's script or its cwd (the home directory too): a dotted
+// name as a class's repr gives it, a leading part of it. A name that is
+// no identifier's (a class's __module__ is any string) names no file.
+func TestProgramModule(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(home, "pkg", "sub"), 0o755)
+	os.WriteFile(filepath.Join(home, "conf.py"), nil, 0o644)
+	os.WriteFile(filepath.Join(home, "pkg", "__init__.py"), nil, 0o644)
+	os.WriteFile(filepath.Join(home, "pkg", "sub", "mod.py"), nil, 0o644)
+	os.Mkdir(filepath.Join(home, "dir.py"), 0o755)
+	s := newSession("t", nil)
+	s.programDir(home)
+	for name, want := range map[string]bool{
+		"conf.Config":            true,
+		"conf.Config.Inner":      true,
+		"pkg.Thing":              true,
+		"pkg.sub.mod.Config":     true,
+		"pkg.sub.Other":          true, // pkg, the package, is the program's
+		"logging.Logger":         false,
+		"requests.sessions.Sess": false,
+		"dir.X":                  false, // a directory named like a module's file
+		"..conf":                 false,
+		"../conf.Config":         false,
+		"conf/../conf.Config":    false,
+		"":                       false,
+		"1conf.Config":           false,
+		"conf\x00.Config":        false,
+	} {
+		if got := s.ProgramModule(name); got != want {
+			t.Errorf("ProgramModule(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if newSession("t", nil).ProgramModule("conf.Config") {
+		t.Error("a session with no program's directory (an attach) has no module of its own")
+	}
+}

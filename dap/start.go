@@ -129,9 +129,11 @@ func Launch(ctx context.Context, name string, cfg LaunchConfig, log *slog.Logger
 	s.info.Program = cfg.Program
 	if cfg.Program != "" {
 		s.ownRoot(filepath.Dir(cfg.Program))
+		s.programDir(filepath.Dir(cfg.Program))
 	}
 	if cfg.Cwd != "" {
 		s.ownRoot(cfg.Cwd)
+		s.programDir(cfg.Cwd)
 	}
 	if cfg.Module != "" {
 		s.info.Program = "-m " + cfg.Module

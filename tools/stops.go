@@ -411,11 +411,21 @@ func programModule(s *dap.Session, shown string) bool {
 	return ok && l.Known && l.End == len(shown)-1 && s.Owns(realPath(l.Value))
 }
 
+// programClass reports whether shown is the repr of a class of the
+// program's own: of its main script (<class '__main__.Settings'>) or of a
+// module of its own (<class 'conf.Config'>, conf.py beside the program:
+// k = Config.SECRET_KEY showed the key in clear, found 2026-12-06).
+func programClass(s *dap.Session, shown string) bool {
+	name, pre := strings.CutPrefix(shown, "<class '")
+	name, suf := strings.CutSuffix(name, "'>")
+	return pre && suf && (strings.HasPrefix(name, "__main__.") || s.ProgramModule(name))
+}
+
 // hides reports whether v's shown value may hide what v holds: a value
 // cut short; an object, whose class writes its repr as it likes (a
 // dataclass's field(repr=False) is not in it, <Conn db> shows nothing, nor
 // does the default <app.Client object at 0x...>); a module of the
-// program's own; a class of its main script (its attributes). And
+// program's own; a class of its own (programClass: its attributes). And
 // debugpy's rows that group a frame's classes, or an object's _protected
 // attributes. Not a container shown whole, a number or a string, another
 // module, another class.
@@ -428,7 +438,7 @@ func hides(s *dap.Session, v variableView) bool {
 	case v.Type == "module":
 		return programModule(s, v.Value)
 	case v.Type == "type":
-		return strings.HasPrefix(v.Value, "<class '__main__.") // the program's own class (Settings.SECRET_KEY)
+		return programClass(s, v.Value) // the program's own class (Settings.SECRET_KEY)
 	}
 	return !shownWhole[v.Type]
 }

@@ -2095,6 +2095,7 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 		"class User:\n    def __init__(self, i):\n        self.name = 'user%03d' % i\n"
 	for _, c := range []struct {
 		name, src               string
+		files                   map[string]string // beside the program, by name
 		masked, refused, secret []string
 		shown                   [2]string // an expression, and what it shows
 	}{{
@@ -2194,9 +2195,25 @@ func TestAttackSecretsTheListingOpens(t *testing.T) {
 		masked: []string{"text", "listed", "mvtext"}, refused: []string{"str(ba)", "repr(ba)", "mv.obj"},
 		secret: []string{"BA-s3cret", "LB-s3cret", "MV-s3cret"},
 		shown:  [2]string{"ba", "<bytearray, len() = 20>"},
+	}, {
+		// A class of a module of the program's own, not of its main
+		// script, was never opened: imported (from pkg.conf import
+		// Config), or among a program module's names (settings.Settings),
+		// an alias of its attribute showed in clear (found 2026-12-06). A
+		// class of the standard library's is not opened.
+		name: "classes",
+		files: map[string]string{"pkg/__init__.py": "", "pkg/conf.py": "class Config:\n    SECRET_KEY = 'Ck2-class-s3cret-value-91'\n",
+			"settings.py": "class Settings:\n    API_TOKEN = 'St3-class-s3cret-value-92'\n"},
+		src:    "from pkg.conf import Config\nimport settings\nfrom logging import Logger\nk1, k2 = Config.SECRET_KEY, settings.Settings.API_TOKEN\n",
+		masked: []string{"k1", "k2"}, refused: []string{"k1[1:]"}, secret: []string{"Ck2-class-s3cret", "St3-class-s3cret"},
+		shown: [2]string{"Logger", "<class 'logging.Logger'>"},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			r := startRaw(t, rawOpts{})
+			for name, src := range c.files {
+				os.MkdirAll(filepath.Join(r.dir, filepath.Dir(name)), 0o755)
+				os.WriteFile(filepath.Join(r.dir, name), []byte(src), 0o644)
+			}
 			r.stopAtBreak(classes + c.src + "n = 1  # BREAK\n")
 			r.masked(c.masked...)
 			for _, e := range c.refused {
