@@ -29,11 +29,17 @@ type ownedFiles struct {
 	progs []string
 }
 
-// noteFrames records the files of frames.
+// noteFrames records the files of frames, and the directory of a module's
+// code of the program's own (a frame of a module's top level, not a
+// library's: pydevd shows those as "subtle") as a directory of its
+// modules: an attached program's script, whose directory no launch named.
 func (s *Session) noteFrames(frames []godap.StackFrame) {
 	for _, f := range frames {
 		if f.Source != nil && f.Source.Path != "" {
 			s.noteFile(f.Source.Path)
+			if f.Name == "<module>" && f.PresentationHint != "subtle" && filepath.IsAbs(f.Source.Path) {
+				s.programDir(filepath.Dir(f.Source.Path))
+			}
 		}
 	}
 }
@@ -75,7 +81,18 @@ func (s *Session) ownRoot(dir string) {
 // programDir adds a directory where the program's own modules are.
 func (s *Session) programDir(dir string) {
 	s.mu.Lock()
-	s.owned.progs = append(s.owned.progs, resolved(dir))
+	known := slices.Contains(s.owned.progs, dir)
+	s.mu.Unlock()
+	if known {
+		return
+	}
+	r := resolved(dir)
+	s.mu.Lock()
+	for _, d := range []string{dir, r} { // as given (known next time), and resolved
+		if !slices.Contains(s.owned.progs, d) {
+			s.owned.progs = append(s.owned.progs, d)
+		}
+	}
 	s.mu.Unlock()
 }
 

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	godap "github.com/google/go-dap"
 )
 
 // TestOwnsNotAboveHome: a launch's directories are the session's, but for
@@ -67,6 +69,22 @@ func TestProgramModule(t *testing.T) {
 		}
 	}
 	if newSession("t", nil).ProgramModule("conf.Config") {
-		t.Error("a session with no program's directory (an attach) has no module of its own")
+		t.Error("a session with no program's directory has no module of its own")
+	}
+	// An attached program's: the directory of its modules' top-level
+	// frames, but for a library's (pydevd's "subtle").
+	for _, c := range []struct {
+		frame godap.StackFrame
+		want  bool
+	}{
+		{godap.StackFrame{Name: "<module>", Source: &godap.Source{Path: filepath.Join(home, "app.py")}}, true},
+		{godap.StackFrame{Name: "<module>", Source: &godap.Source{Path: filepath.Join(home, "app.py")}, PresentationHint: "subtle"}, false},
+		{godap.StackFrame{Name: "main", Source: &godap.Source{Path: filepath.Join(home, "app.py")}}, false},
+	} {
+		s := newSession("t", nil)
+		s.noteFrames([]godap.StackFrame{c.frame})
+		if got := s.ProgramModule("conf.Config"); got != c.want {
+			t.Errorf("after a frame %+v: %v, want %v", c.frame, got, c.want)
+		}
 	}
 }
