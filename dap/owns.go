@@ -101,9 +101,13 @@ func (s *Session) programDir(dir string) {
 // classes'), names a module of the program's own: name.py or
 // name/__init__.py, or those of a leading part of name, under a directory
 // where a launched program's modules are. A part that is no identifier
-// (a class's __module__ is any string the program sets) names none.
+// (a class's __module__ is any string the program sets) names none, nor
+// does a name of more than maxModuleParts parts (each is a file to ask).
 func (s *Session) ProgramModule(name string) bool {
 	parts := strings.Split(name, ".")
+	if len(parts) > maxModuleParts {
+		return false
+	}
 	for _, p := range parts {
 		if !identifier(p) {
 			return false
@@ -124,6 +128,9 @@ func (s *Session) ProgramModule(name string) bool {
 	}
 	return false
 }
+
+// maxModuleParts bounds the dotted parts of a name ProgramModule reads.
+const maxModuleParts = 16
 
 // identifier reports whether p is a Python identifier's shape: letters,
 // digits and underscores, not starting with a digit.

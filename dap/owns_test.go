@@ -3,6 +3,7 @@ package dap
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	godap "github.com/google/go-dap"
@@ -49,20 +50,21 @@ func TestProgramModule(t *testing.T) {
 	s := newSession("t", nil)
 	s.programDir(home)
 	for name, want := range map[string]bool{
-		"conf.Config":            true,
-		"conf.Config.Inner":      true,
-		"pkg.Thing":              true,
-		"pkg.sub.mod.Config":     true,
-		"pkg.sub.Other":          true, // pkg, the package, is the program's
-		"logging.Logger":         false,
-		"requests.sessions.Sess": false,
-		"dir.X":                  false, // a directory named like a module's file
-		"..conf":                 false,
-		"../conf.Config":         false,
-		"conf/../conf.Config":    false,
-		"":                       false,
-		"1conf.Config":           false,
-		"conf\x00.Config":        false,
+		"conf.Config":                     true,
+		"conf.Config.Inner":               true,
+		"pkg.Thing":                       true,
+		"pkg.sub.mod.Config":              true,
+		"pkg.sub.Other":                   true, // pkg, the package, is the program's
+		"logging.Logger":                  false,
+		"requests.sessions.Sess":          false,
+		"dir.X":                           false, // a directory named like a module's file
+		"..conf":                          false,
+		"../conf.Config":                  false,
+		"conf/../conf.Config":             false,
+		"":                                false,
+		"1conf.Config":                    false,
+		"conf\x00.Config":                 false,
+		"conf" + strings.Repeat(".A", 16): false, // too many parts to ask the file system about
 	} {
 		if got := s.ProgramModule(name); got != want {
 			t.Errorf("ProgramModule(%q) = %v, want %v", name, got, want)
