@@ -97,7 +97,16 @@ func describe(r *sdk.Request, cat string) string {
 	tool := r.Tool()
 	if code := r.Derived().Get("code"); code.Len() > 0 {
 		c := code.Index(0)
-		return tool + " would have debugpy run Python in the program (its " + c.Get("argument").Str() + ": " + short(c.Get("text").Str()) + ")"
+		out := tool + " would have debugpy run Python in the program (its " + c.Get("argument").Str() + ": " + short(c.Get("text").Str()) + ")"
+		for _, c := range code.Elements() {
+			if strings.HasSuffix(c.Get("argument").Str(), "log_message") {
+				// A logpoint prints at each hit, where the program runs
+				// on: no stop is listed for the secrets it holds first.
+				out += "; its log message prints what it reads at each hit to the program's output, which the agent reads with only the secrets the session already knows masked"
+				break
+			}
+		}
+		return out
 	}
 	switch tool {
 	case "debugpy_launch":
