@@ -833,36 +833,49 @@ type scopeRows struct {
 }
 
 // stackOf is the stack of the thread whose frame is frame, from frame
-// down: the stop's thread first, then the others.
+// down: the stop's thread first, whose first frames the session fetched
+// at the stop (answered from its snapshot: a listing with no caller to
+// read costs no request), then the others.
 func stackOf(ctx context.Context, s *dap.Session, frame int) ([]godap.StackFrame, error) {
-	threads, err := s.Threads(ctx)
-	if err != nil {
-		return nil, err
-	}
 	var ids []int
 	if _, last := s.Stops(); last != nil {
 		ids = append(ids, last.ThreadID)
 	}
-	for _, t := range threads {
-		if len(ids) == 0 || t.Id != ids[0] {
-			ids = append(ids, t.Id)
+	for i, others := 0, false; ; i++ {
+		if i == len(ids) {
+			if others {
+				return nil, nil
+			}
+			others = true
+			threads, err := s.Threads(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range threads {
+				if !slices.Contains(ids, t.Id) {
+					ids = append(ids, t.Id)
+				}
+			}
+			if i == len(ids) {
+				return nil, nil
+			}
 		}
-	}
-	for _, id := range ids {
-		frames, _, err := s.StackTrace(ctx, id, 0, 0)
+		frames, total, err := s.StackTrace(ctx, ids[i], 0, dap.PrefetchFrames)
+		if err == nil && total > len(frames) {
+			frames, _, err = s.StackTrace(ctx, ids[i], 0, 0) // all of them
+		}
 		if errors.As(err, new(*dap.ResponseError)) {
 			continue // a thread that is not stopped, or gone
 		}
 		if err != nil {
 			return nil, err
 		}
-		for i, f := range frames {
+		for j, f := range frames {
 			if f.Id == frame {
-				return frames[i:], nil
+				return frames[j:], nil
 			}
 		}
 	}
-	return nil, nil
 }
 
 // sourcePath is a frame's file, "" when it has none.

@@ -3580,7 +3580,8 @@ func TestAttackSecretPassedDown(t *testing.T) {
 		"    lib.send(db_password, 1)\n"+
 		"    lib.send(API_TOKEN, 3)\n"+
 		"    Client().get()\n"+
-		"    relay(db_password, 12)\n"+
+		"    deep_password = 'Dp4-deep-s3cret-value-57'\n"+
+		"    relay(deep_password, 25)\n"+ // 28 frames below send: past the 20 the session fetched at the stop
 		"main()\n"), 0o644)
 	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
 	r.ok("debugpy_set_breakpoint", fmt.Sprintf(`{"file":%s,"line":2}`, q(lib)))
@@ -3595,7 +3596,7 @@ func TestAttackSecretPassedDown(t *testing.T) {
 			t.Errorf("stop %d, the listing: %s", i, text)
 		}
 	}
-	noneSeen(t, r.seen.String(), "local-s3cret", "global-s3cret", "client-s3cret")
+	noneSeen(t, r.seen.String(), "local-s3cret", "global-s3cret", "client-s3cret", "deep-s3cret")
 }
 
 // The same, read in a frame of another thread than the one that stopped:

@@ -21,7 +21,7 @@ func TestDecide(t *testing.T) {
 			Reason: "debugpy_set_breakpoint would have debugpy run Python in the program (its condition: n > 3)"},
 		{Name: "a log message says where its values go", Tool: "debugpy_set_breakpoint", Category: "execute",
 			Derived: `{"code":[{"argument":"condition","kind":"expression","text":"n > 3"},{"argument":"log_message","kind":"expression","text":"'t=%s' % (t,)"}],"paths":[],"addresses":[]}`,
-			Want: "approve", Reason: "(its condition: n > 3); its log message prints what it reads at each hit to the program's output, which the agent reads with only the secrets the session already knows masked"},
+			Want:    "approve", Reason: "(its condition: n > 3); its log message prints what it reads at each hit to the program's output, which the agent reads with only the secrets the session already knows masked"},
 		{Name: "a launch names its program", Tool: "debugpy_launch", Category: "execute",
 			Derived: `{"code":[],"paths":[{"argument":"program","kind":"program","given":"app.py","resolved":"/srv/app.py","session":false}],"addresses":[]}`,
 			Want:    "approve", Reason: "would start /srv/app.py on this machine"},
