@@ -27,7 +27,8 @@ import (
 // secret-named global; an exception's text) would get it in clear, so the
 // gate lists the locals and globals of the frame the call reads (the
 // stopped frame, or the one its frame_id names) itself, and its callers'
-// (a secret passed down: send(db_password) to def send(t)), and the result
+// (a secret passed down: send(db_password) to def send(t)) and its
+// callees', and the result
 // phase reads that listing before the call's own result (engine.Seen;
 // docs/SECURITY.md, "secrets by value"). A listing runs the variables'
 // __repr__ in the program, as a debugger's own view of a stop does.
@@ -186,7 +187,7 @@ const (
 )
 
 // opening is a set of rows whose values openHiding opens, within a budget
-// of its own: a frame's names (maxOpen), its callers' (maxOpenCallers).
+// of its own: a frame's names (maxOpen), its stack's others' (maxOpenStack).
 type opening struct {
 	vs     []variableView
 	budget int
@@ -619,7 +620,8 @@ const maxListed = 20000
 
 // listFrame lists frame's locals and globals as debugpy_variables would
 // (depth 1, all of them, at most maxListed each), its callers'
-// (listCallers), and the process's environment and command line, then
+// and those of the other frames of its stack (listStack), and the
+// process's environment and command line, then
 // opens what their values hide (openHiding). The second scopeRef is answered from the session's
 // snapshot.
 func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
@@ -640,18 +642,21 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 		body, err := s.Peek(ctx, started, frame, "clipboard")
 		envc <- peeked{body, err}
 	}()
-	// The callers' names: a secret passed down under an innocent
-	// parameter's name (send(db_password) to def send(t)) is the caller's
-	// to name; listed from the frame alone, t showed it in clear. Read
-	// while the frame's scopes are: their requests share pydevd's polls.
-	type listedCallers struct {
+	// The names of the other frames of its stack: a secret passed down
+	// under an innocent parameter's name (send(db_password) to def
+	// send(t)) is a caller's to name, and one passed to a secret-named
+	// parameter (connect(copy1) to def connect(password)) a callee's, for
+	// a call that reads the caller; listed from the frame alone, t and
+	// copy1 showed it in clear. Read while the frame's scopes are: their
+	// requests share pydevd's polls.
+	type listedStack struct {
 		rows []scopeRows
 		err  error
 	}
-	callc := make(chan listedCallers, 1)
+	callc := make(chan listedStack, 1)
 	go func() {
-		rows, err := listCallers(ctx, s, frame)
-		callc <- listedCallers{rows, err}
+		rows, err := listStack(ctx, s, frame)
+		callc <- listedStack{rows, err}
 	}()
 	var seen []engine.Seen
 	for _, scope := range []string{"locals", "globals"} {
@@ -695,7 +700,7 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	for _, c := range callers {
 		theirs = append(theirs, c.vs...)
 	}
-	if err := openHiding(ctx, s, 500, opening{all, maxOpen}, opening{theirs, maxOpenCallers}); err != nil {
+	if err := openHiding(ctx, s, 500, opening{all, maxOpen}, opening{theirs, maxOpenStack}); err != nil {
 		return nil, err
 	}
 	if err := readShownByLength(ctx, s, frame, all); err != nil {
@@ -744,24 +749,25 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	return out, nil
 }
 
-// Bounds of listCallers: the callers of a frame it lists, nearest first,
-// and the values below their names openHiding opens (besides the frame's
-// own maxOpen). A secret passed down from further up is not learned
-// (docs/SECURITY.md, "What it cannot promise").
+// Bounds of listStack: the other frames of a frame's stack it lists,
+// nearest first, and the values below their names openHiding opens
+// (besides the frame's own maxOpen). A secret held further away is not
+// learned (docs/SECURITY.md, "What it cannot promise").
 const (
-	maxCallers     = 32
-	maxOpenCallers = 32
+	maxStack     = 32
+	maxOpenStack = 32
 )
 
-// listCallers lists the locals of frame's callers in its thread's stack
-// that are the program's own code (pydevd shows a library's frame as
-// "subtle": the standard library's, a site package's), at most maxCallers
-// of them, nearest first, and the globals of each of their modules other
-// than frame's, as debugpy_variables would (depth 1). A caller debugpy
-// cannot list (an error response) is left out, as it would be from a
-// listing the agent asks for.
-func listCallers(ctx context.Context, s *dap.Session, frame int) ([]scopeRows, error) {
-	stack, err := stackOf(ctx, s, frame)
+// listStack lists the locals of the other frames of frame's stack (its
+// thread's) that are the program's own code (pydevd shows a library's
+// frame as "subtle": the standard library's, a site package's), at most
+// maxStack of them, nearest first (a caller and the frame it called, each
+// as near, alike), and the globals of each of their modules other than
+// frame's, as debugpy_variables would (depth 1). A frame debugpy cannot
+// list (an error response) is left out, as it would be from a listing the
+// agent asks for.
+func listStack(ctx context.Context, s *dap.Session, frame int) ([]scopeRows, error) {
+	stack, at, err := stackOf(ctx, s, frame)
 	if err != nil || len(stack) < 2 {
 		return nil, err
 	}
@@ -770,22 +776,23 @@ func listCallers(ctx context.Context, s *dap.Session, frame int) ([]scopeRows, e
 		name  string
 	}
 	var scopes []scope
-	files := map[string]bool{sourcePath(stack[0]): true} // the frame's globals are listed already
+	files := map[string]bool{sourcePath(stack[at]): true} // the frame's globals are listed already
 	n := 0
-	for _, f := range stack[1:] {
-		if f.PresentationHint == "subtle" {
-			continue // a library's frame: pydevd's own reading of the program's code
-		}
-		if n++; n > maxCallers {
-			break
-		}
-		p := sourcePath(f)
-		if f.Name != "<module>" || p == "" { // a module's code: its locals are its globals
-			scopes = append(scopes, scope{f.Id, "locals"})
-		}
-		if p != "" && !files[p] {
-			files[p] = true
-			scopes = append(scopes, scope{f.Id, "globals"})
+	for d := 1; d < len(stack) && n < maxStack; d++ {
+		for _, i := range []int{at - d, at + d} { // the callee, then the caller
+			if i < 0 || i >= len(stack) || stack[i].PresentationHint == "subtle" || n == maxStack {
+				continue // a library's frame: pydevd's own reading of the program's code
+			}
+			n++
+			f := stack[i]
+			p := sourcePath(f)
+			if f.Name != "<module>" || p == "" { // a module's code: its locals are its globals
+				scopes = append(scopes, scope{f.Id, "locals"})
+			}
+			if p != "" && !files[p] {
+				files[p] = true
+				scopes = append(scopes, scope{f.Id, "globals"})
+			}
 		}
 	}
 	roots := make([]*variableView, len(scopes))
@@ -801,18 +808,18 @@ func listCallers(ctx context.Context, s *dap.Session, frame int) ([]scopeRows, e
 	}
 	wg.Wait()
 	var listed []*variableView
-	var at []scope
+	var of []scope // what each of listed is
 	for i, err := range errs {
 		switch {
 		case err == nil:
-			listed, at = append(listed, roots[i]), append(at, scopes[i])
+			listed, of = append(listed, roots[i]), append(of, scopes[i])
 		case !errors.As(err, new(*dap.ResponseError)):
 			return nil, err
 		}
 	}
 	var out []scopeRows
 	for i, err := range open(ctx, s, listed, maxListed) {
-		sc, v := at[i], listed[i]
+		sc, v := of[i], listed[i]
 		switch {
 		case err != nil && !errors.As(err, new(*dap.ResponseError)):
 			return nil, err
@@ -832,11 +839,11 @@ type scopeRows struct {
 	vs    []variableView
 }
 
-// stackOf is the stack of the thread whose frame is frame, from frame
-// down: the stop's thread first, whose first frames the session fetched
-// at the stop (answered from its snapshot: a listing with no caller to
-// read costs no request), then the others.
-func stackOf(ctx context.Context, s *dap.Session, frame int) ([]godap.StackFrame, error) {
+// stackOf is the stack of the thread whose frame is frame, and frame's
+// place in it: the stop's thread first, whose first frames the session
+// fetched at the stop (answered from its snapshot: a listing with no other
+// frame to read costs no request), then the others.
+func stackOf(ctx context.Context, s *dap.Session, frame int) ([]godap.StackFrame, int, error) {
 	var ids []int
 	if _, last := s.Stops(); last != nil {
 		ids = append(ids, last.ThreadID)
@@ -844,12 +851,12 @@ func stackOf(ctx context.Context, s *dap.Session, frame int) ([]godap.StackFrame
 	for i, others := 0, false; ; i++ {
 		if i == len(ids) {
 			if others {
-				return nil, nil
+				return nil, 0, nil
 			}
 			others = true
 			threads, err := s.Threads(ctx)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			for _, t := range threads {
 				if !slices.Contains(ids, t.Id) {
@@ -857,7 +864,7 @@ func stackOf(ctx context.Context, s *dap.Session, frame int) ([]godap.StackFrame
 				}
 			}
 			if i == len(ids) {
-				return nil, nil
+				return nil, 0, nil
 			}
 		}
 		frames, total, err := s.StackTrace(ctx, ids[i], 0, dap.PrefetchFrames)
@@ -868,11 +875,11 @@ func stackOf(ctx context.Context, s *dap.Session, frame int) ([]godap.StackFrame
 			continue // a thread that is not stopped, or gone
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		for j, f := range frames {
 			if f.Id == frame {
-				return frames[j:], nil
+				return frames, j, nil
 			}
 		}
 	}

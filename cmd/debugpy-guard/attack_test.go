@@ -3624,3 +3624,23 @@ func TestAttackSecretPassedDownInAnotherThread(t *testing.T) {
 	}
 	noneSeen(t, r.seen.String(), "thread-s3cret")
 }
+
+// A secret held under its name only by the frame that stopped, passed in
+// by a caller under an innocent one (connect(copy1) to def
+// connect(password)): read first in the caller's frame, the listing of
+// that frame and its callers did not see it, and copy1[1:] ran (found
+// 2026-12-06). The listing reads the frames the frame called too.
+func TestAttackSecretPassedToACallee(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("def connect(password):\n    n = 1  # BREAK\n" +
+		"def main():\n    copy1 = 'Cl8-callee-s3cret-value-13'\n    connect(copy1)\nmain()\n")
+	m := regexp.MustCompile(`#1 main .*\(frame (\d+)\)`).FindStringSubmatch(r.ok("debugpy_stack_trace", `{}`))
+	if m == nil {
+		t.Fatal("no frame of main")
+	}
+	r.refused("debugpy_evaluate", `{"expression":"copy1[1:]","frame_id":`+m[1]+`}`, "denied by policy", "holds a secret")
+	if text := r.ok("debugpy_evaluate", `{"expression":"copy1","frame_id":`+m[1]+`}`); !strings.Contains(text, "[redacted]") {
+		t.Errorf("copy1: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "callee-s3cret")
+}
