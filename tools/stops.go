@@ -26,10 +26,10 @@ import (
 // reads it first through an innocent name (alias = password; a print of a
 // secret-named global; an exception's text) would get it in clear, so the
 // gate lists the locals and globals of the frame the call reads (the
-// stopped frame, or the one its frame_id names) itself, and its callers'
-// (a secret passed down: send(db_password) to def send(t)) and its
-// callees', and the result
-// phase reads that listing before the call's own result (engine.Seen;
+// stopped frame, or the one its frame_id names) itself, and those of the
+// other frames of its stack (a secret passed down: send(db_password) to
+// def send(t)), and the result phase reads that listing before the call's
+// own result (engine.Seen;
 // docs/SECURITY.md, "secrets by value"). A listing runs the variables'
 // __repr__ in the program, as a debugger's own view of a stop does.
 //
@@ -619,11 +619,10 @@ const started = "(lambda b: b.repr((b.dict(b.__import__('os').environ), b.__impo
 const maxListed = 20000
 
 // listFrame lists frame's locals and globals as debugpy_variables would
-// (depth 1, all of them, at most maxListed each), its callers'
-// and those of the other frames of its stack (listStack), and the
-// process's environment and command line, then
-// opens what their values hide (openHiding). The second scopeRef is answered from the session's
-// snapshot.
+// (depth 1, all of them, at most maxListed each), those of the other
+// frames of its stack (listStack), and the process's environment and
+// command line, then opens what their values hide (openHiding). The
+// second scopeRef is answered from the session's snapshot.
 func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
 	ctx, cancel := g.ts.rctx(ctx)
 	defer cancel()
@@ -691,14 +690,14 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	if listed.err != nil {
 		return nil, listed.err
 	}
-	callers := listed.rows
+	others := listed.rows
 	// All at once: a level's containers share one poll of the thread.
 	var all, theirs []variableView
 	for _, sn := range seen {
 		all = append(all, sn.Structured.(variablesResult).Variables...)
 	}
-	for _, c := range callers {
-		theirs = append(theirs, c.vs...)
+	for _, o := range others {
+		theirs = append(theirs, o.vs...)
 	}
 	if err := openHiding(ctx, s, 500, opening{all, maxOpen}, opening{theirs, maxOpenStack}); err != nil {
 		return nil, err
@@ -712,19 +711,19 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 		i += copy(r.Variables, all[i:i+len(r.Variables)])
 	}
 	i = 0
-	for _, c := range callers { // and in their frames, whose bytes are read there
-		i += copy(c.vs, theirs[i:i+len(c.vs)])
-		if err := readShownByLength(ctx, s, c.frame, c.vs); err != nil {
+	for _, o := range others { // and in their frames, whose bytes are read there
+		i += copy(o.vs, theirs[i:i+len(o.vs)])
+		if err := readShownByLength(ctx, s, o.frame, o.vs); err != nil {
 			return nil, err
 		}
 	}
 	if len(theirs) > 0 {
 		// One result of them all, learned together (a result each cost
 		// the result phase a module call each), with no holders' names:
-		// the call's code names the frame's names, not a caller's.
+		// the call's code names the frame's names, not another frame's.
 		var rows []variableView
-		for _, c := range callers {
-			rows = append(rows, c.vs...)
+		for _, o := range others {
+			rows = append(rows, o.vs...)
 		}
 		args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame, MaxItems: maxListed})
 		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: variablesResult{FrameID: frame, Variables: rows}})
@@ -735,7 +734,7 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 		for _, part := range parts(r.Variables, maxLearn) {
 			pr := r
 			pr.Variables = part
-			var values map[string]string // the scopes' names (holders); none for the environment, nor the callers'
+			var values map[string]string // the scopes' names (holders); none for the environment, nor the other frames'
 			if sn.Values != nil {
 				values = make(map[string]string, len(part))
 				for _, v := range part {
