@@ -270,43 +270,47 @@ func openHiding(ctx context.Context, s *dap.Session, max int, sets ...opening) e
 	return nil
 }
 
-// readShownByLength reads the bytes of each value debugpy showed by its
-// type and length alone (<bytearray, len() = 20>: it shows no more of a
-// bytearray past 15 bytes, and lists none of its bytes as children), and
-// of each memoryview (<memory at 0x...>, whose bytes its listing shows
-// under an attribute, obj, not a secret's name), for the result phase to
-// learn: the value's row shows what bytes() of it shows, b'...'. Unread,
-// str() of an alias of a secret-named bytearray showed its bytes in clear,
-// and so did mv.obj of a memoryview's (found 2026-12-06). All are read in one
-// evaluate (one each took ~4 ms), through the buffer (memoryview), with
-// the builtins module's own names, as started reads the environment; at
-// most maxOpen of them, of at most maxShownByLength bytes each and
-// maxShownBytes together. A value that cannot be read so (not a
-// bytearray; the one evaluate failed; what came back was cut) is left as
-// debugpy showed it.
-func readShownByLength(ctx context.Context, s *dap.Session, frame int, vs []variableView) error {
+// shownByLength picks the rows whose bytes readBytes reads: each value
+// debugpy showed by its type and length alone (<bytearray, len() = 20>: it
+// shows no more of a bytearray past 15 bytes, and lists none of its bytes
+// as children), and each memoryview (<memory at 0x...>, whose bytes its
+// listing shows under an attribute, obj, not a secret's name), for the
+// result phase to learn: the value's row shows what bytes() of it shows,
+// b'...'. Unread, str() of an alias of a secret-named bytearray showed its
+// bytes in clear, and so did mv.obj of a memoryview's (found 2026-12-06).
+// A stop reads at most maxOpen of them, of at most maxShownByLength bytes
+// each and maxShownBytes together, in all the frames it lists: the counts
+// are the stop's (one shownByLength), the rows a frame's (pick), since a
+// frame's rows are read in that frame.
+type shownByLength struct {
+	rows, total int // picked so far, and the bytes they may hold
+}
+
+// pick returns the rows of vs, their children's included, to read, within
+// what is left of the stop's bounds.
+func (b *shownByLength) pick(vs []variableView) []*variableView {
 	var rows []*variableView
-	total := 0 // the bytes the rows may hold, together at most maxShownBytes
 	var walk func(vs []variableView)
 	walk = func(vs []variableView) {
 		for i := range vs {
 			v := &vs[i]
-			if len(rows) < maxOpen && plainPath(v.EvaluateName) {
+			if b.rows < maxOpen && plainPath(v.EvaluateName) {
 				size := -1
 				if v.Type == "memoryview" && strings.HasPrefix(v.Value, "<memory at ") {
 					size = maxShownByLength // at most: its size is checked in the debuggee
 				} else if n, ok := plugins.ShownByLength(v.Value); ok && n <= maxShownByLength {
 					size = int(n)
 				}
-				if size >= 0 && total+size <= maxShownBytes {
-					rows, total = append(rows, v), total+size
+				if size >= 0 && b.total+size <= maxShownBytes {
+					rows = append(rows, v)
+					b.rows, b.total = b.rows+1, b.total+size
 				}
 			}
 			walk(v.Children)
 		}
 	}
 	walk(vs)
-	return readBytes(ctx, s, frame, rows)
+	return rows
 }
 
 // plainPath reports whether name, an evaluate name debugpy wrote for a row,
@@ -323,8 +327,12 @@ func plainPath(name string) bool {
 	return err == nil && expressions.Path(n) != ""
 }
 
-// readBytes reads rows' bytes for readShownByLength in one evaluate; when
-// debugpy refuses it (one row's evaluate name raises), each alone.
+// readBytes reads rows' bytes (shownByLength) in one evaluate, in frame,
+// through the buffer (memoryview), with the builtins module's own names,
+// as started reads the environment (one evaluate each took ~4 ms); when
+// debugpy refuses it (one row's evaluate name raises), each alone. A value
+// that cannot be read so (not a bytearray; what came back was cut) is left
+// as debugpy showed it.
 func readBytes(ctx context.Context, s *dap.Session, frame int, rows []*variableView) error {
 	if len(rows) == 0 {
 		return nil
@@ -373,7 +381,7 @@ func readBytes(ctx context.Context, s *dap.Session, frame int, rows []*variableV
 	return nil
 }
 
-// maxShownByLength bounds the bytes of a value readShownByLength reads, and
+// maxShownByLength bounds the bytes of a value readBytes reads, and
 // maxShownBytes those of all it reads at a stop: a key in PEM is ~3 KB; a
 // buffer of megabytes is no secret, and would make the one evaluate, and
 // its answer, as long.
@@ -702,7 +710,8 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	if err := openHiding(ctx, s, 500, opening{all, maxOpen}, opening{theirs, maxOpenStack}); err != nil {
 		return nil, err
 	}
-	if err := readShownByLength(ctx, s, frame, all); err != nil {
+	var bytesRead shownByLength // one budget for the stop's frames
+	if err := readBytes(ctx, s, frame, bytesRead.pick(all)); err != nil {
 		return nil, err
 	}
 	i := 0
@@ -713,7 +722,7 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	i = 0
 	for _, o := range others { // and in their frames, whose bytes are read there
 		i += copy(o.vs, theirs[i:i+len(o.vs)])
-		if err := readShownByLength(ctx, s, o.frame, o.vs); err != nil {
+		if err := readBytes(ctx, s, o.frame, bytesRead.pick(o.vs)); err != nil {
 			return nil, err
 		}
 	}

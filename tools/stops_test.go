@@ -99,3 +99,31 @@ func TestPlainPath(t *testing.T) {
 		}
 	}
 }
+
+// The bytes read at a stop are bounded for the stop, not for each frame
+// it lists: the frame's rows take what they need, and the other frames'
+// what is left (64 values, 64 KiB).
+func TestShownByLengthBoundsTheStop(t *testing.T) {
+	rows := func(prefix string, n, size int) []variableView {
+		var vs []variableView
+		for i := range n {
+			vs = append(vs, variableView{Name: fmt.Sprint(prefix, i), EvaluateName: fmt.Sprint(prefix, i), Type: "bytearray",
+				Value: fmt.Sprintf("<bytearray, len() = %d>", size)})
+		}
+		return vs
+	}
+	var b shownByLength
+	if got := len(b.pick(rows("a", 40, 2000))); got != 32 { // 32 * 2000 bytes of the 64 KiB
+		t.Fatalf("the frame's rows: %d picked, want 32", got)
+	}
+	if got := len(b.pick(rows("b", 40, 2000))); got != 0 {
+		t.Fatalf("another frame's, after the bytes are spent: %d picked, want 0", got)
+	}
+	var c shownByLength
+	if got := len(c.pick(rows("a", 50, 16))); got != 50 {
+		t.Fatalf("small rows: %d picked, want 50", got)
+	}
+	if got := len(c.pick(rows("b", 50, 16))); got != maxOpen-50 {
+		t.Fatalf("another frame's small rows: %d picked, want %d", got, maxOpen-50)
+	}
+}
