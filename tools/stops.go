@@ -806,13 +806,20 @@ func listStack(ctx context.Context, s *dap.Session, frame int) ([]scopeRows, err
 	roots := make([]*variableView, len(scopes))
 	errs := make([]error, len(scopes))
 	var wg sync.WaitGroup
-	for i, sc := range scopes {
+	for i := 0; i < len(scopes); {
+		j := i + 1 // a frame's scopes are side by side: [i, j)
+		for j < len(scopes) && scopes[j].frame == scopes[i].frame {
+			j++
+		}
 		wg.Add(1)
-		go func() {
+		go func(i, j int) { // the frames at once; a frame's scopes in turn, the second from its scopes request's answer
 			defer wg.Done()
-			ref, err := scopeRef(ctx, s, sc.frame, sc.name)
-			roots[i], errs[i] = &variableView{VariablesReference: ref}, err
-		}()
+			for k := i; k < j; k++ {
+				ref, err := scopeRef(ctx, s, scopes[k].frame, scopes[k].name)
+				roots[k], errs[k] = &variableView{VariablesReference: ref}, err
+			}
+		}(i, j)
+		i = j
 	}
 	wg.Wait()
 	var listed []*variableView
