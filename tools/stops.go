@@ -667,18 +667,12 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	}()
 	var seen []engine.Seen
 	for _, scope := range []string{"locals", "globals"} {
-		ref, err := scopeRef(ctx, s, frame, scope)
+		ref, vs, err := listScope(ctx, s, frame, scope)
 		if err != nil {
 			return nil, err
 		}
 		a := variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame, Scope: scope, MaxItems: maxListed}
-		r := variablesResult{FrameID: frame, Scope: scope, VariablesReference: ref}
-		if r.Variables, r.Truncated, err = expand(ctx, s, ref, 1, a.MaxItems); err != nil {
-			return nil, err
-		}
-		if r.Truncated {
-			return nil, fmt.Errorf("frame %d's %s hold more than %d variables, too many to read for the secrets they hold", frame, scope, maxListed)
-		}
+		r := variablesResult{FrameID: frame, Scope: scope, VariablesReference: ref, Variables: vs}
 		args, _ := json.Marshal(a)
 		values := make(map[string]string, len(r.Variables))
 		for _, v := range r.Variables {
@@ -803,7 +797,7 @@ func listStack(ctx context.Context, s *dap.Session, frame int) ([]scopeRows, err
 			}
 		}
 	}
-	roots := make([]*variableView, len(scopes))
+	rows := make([]scopeRows, len(scopes))
 	errs := make([]error, len(scopes))
 	var wg sync.WaitGroup
 	for i := 0; i < len(scopes); {
@@ -815,37 +809,37 @@ func listStack(ctx context.Context, s *dap.Session, frame int) ([]scopeRows, err
 		go func(i, j int) { // the frames at once; a frame's scopes in turn, the second from its scopes request's answer
 			defer wg.Done()
 			for k := i; k < j; k++ {
-				ref, err := scopeRef(ctx, s, scopes[k].frame, scopes[k].name)
-				roots[k], errs[k] = &variableView{VariablesReference: ref}, err
+				rows[k].frame = scopes[k].frame
+				_, rows[k].vs, errs[k] = listScope(ctx, s, scopes[k].frame, scopes[k].name)
 			}
 		}(i, j)
 		i = j
 	}
 	wg.Wait()
-	var listed []*variableView
-	var of []scope // what each of listed is
-	for i, err := range errs {
+	var out []scopeRows
+	for k, err := range errs {
 		switch {
 		case err == nil:
-			listed, of = append(listed, roots[i]), append(of, scopes[i])
+			out = append(out, rows[k])
 		case !errors.As(err, new(*dap.ResponseError)):
 			return nil, err
 		}
 	}
-	var out []scopeRows
-	for i, err := range open(ctx, s, listed, maxListed) {
-		sc, v := of[i], listed[i]
-		switch {
-		case err != nil && !errors.As(err, new(*dap.ResponseError)):
-			return nil, err
-		case err != nil:
-			continue
-		case v.Truncated:
-			return nil, fmt.Errorf("frame %d's %s hold more than %d variables, too many to read for the secrets they hold", sc.frame, sc.name, maxListed)
-		}
-		out = append(out, scopeRows{sc.frame, v.Children})
-	}
 	return out, nil
+}
+
+// listScope lists a frame's scope (locals or globals) as debugpy_variables
+// would, depth 1, all of it: a scope of more than maxListed variables is
+// not read, and the calls that need it fail closed.
+func listScope(ctx context.Context, s *dap.Session, frame int, scope string) (ref int, vs []variableView, err error) {
+	if ref, err = scopeRef(ctx, s, frame, scope); err != nil {
+		return 0, nil, err
+	}
+	vs, truncated, err := expand(ctx, s, ref, 1, maxListed)
+	if err == nil && truncated {
+		err = fmt.Errorf("frame %d's %s hold more than %d variables, too many to read for the secrets they hold", frame, scope, maxListed)
+	}
+	return ref, vs, err
 }
 
 // scopeRows are the variables of a frame's scope.
