@@ -389,10 +389,7 @@ func TestOPAAgreesWithOPA(t *testing.T) {
 	if err != nil {
 		t.Skip("no opa on PATH: make deps installs it (go install github.com/open-policy-agent/opa@v1.22.4)")
 	}
-	r := rand.New(rand.NewSource(time.Now().UnixNano()))
-	seed := r.Int63()
-	r.Seed(seed)
-	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewSource(1)) // the same requests each run: a failure in CI is one a run here repeats
 	const n = 400
 	reqs := make([][]byte, n)
 	for i := range reqs {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 )
@@ -202,7 +201,7 @@ func TestRegoTemplateAgreesWithOPA(t *testing.T) {
 	ctx := t.Context()
 	rt := plugins.NewRuntime(plugins.Options{})
 	defer rt.Close(ctx)
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	r := rand.New(rand.NewPCG(1, 2)) // the same inputs each run: a failure in CI is one a run here repeats
 	alphabet := []string{"a", "B", "k", "e", "n", "t", "o", "\"", "\\", "\n", "\x00", "<", "\u2028", "é", "É", "K", "ſ", "İ", "ı", "😀", " ", "PASSWORD", "Token", "ß", "ẞ", "Σ", "ς"}
 	pick := func(n int) string {
 		var s strings.Builder

@@ -148,11 +148,15 @@ func isPathByte(c byte) bool { return isB64URL(c) || c == '/' || c == '@' || c =
 
 // maskShapes replaces every credential of a well-known shape in s (JWT,
 // PEM or PGP private key, AWS key id, a token of a well-known prefix, a
-// webhook URL's path, the password of a URL, a signed URL's signature),
-// and hands each to found; a URL's password and signature as written and
-// as the program holds them, percent-decoded (p%40ss is p@ss).
+// webhook URL's path, the password of a URL, a signed URL's signature, a
+// password's hash), and hands each to found; a URL's password and
+// signature as written and as the program holds them, percent-decoded
+// (p%40ss is p@ss). Every shape reads s as it is and what any of them
+// finds is masked: shapes may overlap (a SHA-512 crypt hash's last field
+// may hold "eyJ" and two dots, a JWT's shape), and a shape masked first
+// must not cut another short, leaving the rest of it shown.
 func maskShapes(s string, found func(string)) (string, bool) {
-	changed := false
+	var spans [][2]int
 	for _, shape := range shapes {
 		for from := 0; ; {
 			start, end, ok := shape.find(s, from)
@@ -165,15 +169,14 @@ func maskShapes(s string, found func(string)) (string, bool) {
 					found(d)
 				}
 			}
-			var b strings.Builder // a PEM block's lines: a mask for each, its line ends kept
-			b.WriteString(s[:start])
-			writeMasked(&b, s[start:end])
-			n := b.Len()
-			b.WriteString(s[end:])
-			s, from, changed = b.String(), n, true
+			spans = append(spans, [2]int{start, end})
+			from = end
 		}
 	}
-	return s, changed
+	if spans == nil {
+		return s, false
+	}
+	return writeSpans(s, spans), true // a PEM block's lines: a mask for each, its line ends kept
 }
 
 // tokenPrefixes are the prefixes of well-known tokens, with the shortest
