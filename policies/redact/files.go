@@ -30,8 +30,9 @@ func maskCredentialLines(s string, found func(string)) (string, bool) {
 		if nrc && len(spans) == 0 {
 			spans = netrcValues(line)
 		}
-		for k := len(spans) - 1; k >= 0; k-- {
-			vs, ve := spans[k][0], spans[k][1]
+		var hide [][2]int
+		for _, sp := range spans {
+			vs, ve := sp[0], sp[1]
 			if line[vs:ve] == mask {
 				continue
 			}
@@ -41,7 +42,10 @@ func maskCredentialLines(s string, found func(string)) (string, bool) {
 					found(u)
 				}
 			}
-			line = line[:vs] + mask + line[ve:]
+			hide = append(hide, sp)
+		}
+		if hide != nil {
+			line = writeSpans(line, hide)
 			changed = true
 		}
 		lines[li] = line

@@ -157,26 +157,34 @@ func isPathByte(c byte) bool { return isB64URL(c) || c == '/' || c == '@' || c =
 // must not cut another short, leaving the rest of it shown.
 func maskShapes(s string, found func(string)) (string, bool) {
 	var spans [][2]int
+	eachShape(s, func(start, end int, percentEncoded bool) {
+		if found != nil {
+			found(s[start:end])
+			if d := percent.Decode(s[start:end], false); percentEncoded && d != s[start:end] {
+				found(d)
+			}
+		}
+		spans = append(spans, [2]int{start, end})
+	})
+	if spans == nil {
+		return s, false
+	}
+	return writeSpans(s, spans), true // a PEM block's lines: a mask for each, its line ends kept
+}
+
+// eachShape calls f with each credential of a well-known shape in s, and
+// whether the shape is written percent-encoded.
+func eachShape(s string, f func(start, end int, percent bool)) {
 	for _, shape := range shapes {
 		for from := 0; ; {
 			start, end, ok := shape.find(s, from)
 			if !ok {
 				break
 			}
-			if found != nil {
-				found(s[start:end])
-				if d := percent.Decode(s[start:end], false); shape.percent && d != s[start:end] {
-					found(d)
-				}
-			}
-			spans = append(spans, [2]int{start, end})
+			f(start, end, shape.percent)
 			from = end
 		}
 	}
-	if spans == nil {
-		return s, false
-	}
-	return writeSpans(s, spans), true // a PEM block's lines: a mask for each, its line ends kept
 }
 
 // tokenPrefixes are the prefixes of well-known tokens, with the shortest
@@ -275,16 +283,27 @@ var shapes = []struct {
 // password.
 var (
 	cryptIDs      = map[string]bool{"1": true, "2a": true, "2b": true, "2x": true, "2y": true, "5": true, "6": true, "7": true, "y": true, "gy": true, "md5": true, "sha1": true, "apr1": true, "argon2i": true, "argon2d": true, "argon2id": true, "scrypt": true, "pbkdf2": true, "pbkdf2-sha256": true, "pbkdf2-sha512": true}
-	djangoHashers = map[string]bool{"pbkdf2_sha256": true, "pbkdf2_sha1": true, "argon2": true, "bcrypt_sha256": true, "bcrypt": true, "scrypt": true, "sha1": true, "md5": true}
+	djangoHashers = []string{"pbkdf2_sha256", "pbkdf2_sha1", "argon2", "bcrypt_sha256", "bcrypt", "scrypt", "sha1", "md5"}
 )
 
 // passwordHash finds a password's hash in one of those formats: a $ that
 // starts a word (or ends a Django algorithm's name), then $-separated
 // fields of [./A-Za-z0-9=,+-], at least three $ in all (two for Django's
-// salted sha1 and md5), the last field 16 bytes or more.
+// salted sha1 and md5), the last field 16 bytes or more. A word starts
+// after any byte but [./A-Za-z0-9_$-] (a hash's own '=', ',' and '+' may
+// stand before it: HASH=$6$..., --hash=pbkdf2_sha256$...), and after an
+// escape (a repr's or JSON's line end or tab, '\n$6$...', and \xhh,
+// \uhhhh, \Uhhhhhhhh).
 func passwordHash(s string, from int) (start, end int, ok bool) {
 	isHash := func(c byte) bool {
 		return isB64URL(c) || c == '.' || c == '/' || c == '$' || c == '=' || c == ',' || c == '+'
+	}
+	startsWord := func(i int) bool {
+		c := byte(0)
+		if i > 0 {
+			c = s[i-1]
+		}
+		return !isB64URL(c) && c != '.' && c != '/' && c != '$' || afterEscape(s, i)
 	}
 	for from < len(s) {
 		i := strings.IndexByte(s[from:], '$')
@@ -294,18 +313,15 @@ func passwordHash(s string, from int) (start, end int, ok bool) {
 		i += from
 		from = i + 1
 		start, least := i, 3
-		if j := strings.IndexByte(s[i+1:], '$'); j > 0 && (i == 0 || !isHash(s[i-1])) && cryptIDs[s[i+1:i+1+j]] {
+		if j := strings.IndexByte(s[i+1:], '$'); j > 0 && startsWord(i) && cryptIDs[s[i+1:i+1+j]] {
 			// $id$...
 		} else {
-			st := i
-			for st > 0 && (isWordByte(s[st-1]) && s[st-1] < 0x80) {
-				st--
-			}
-			if st == i || !djangoHashers[s[st:i]] || st > 0 && isHash(s[st-1]) {
+			k := slices.IndexFunc(djangoHashers, func(h string) bool { return strings.HasSuffix(s[:i], h) && startsWord(i-len(h)) })
+			if k < 0 {
 				continue
 			}
-			start = st
-			if s[st:i] == "sha1" || s[st:i] == "md5" {
+			start = i - len(djangoHashers[k])
+			if djangoHashers[k] == "sha1" || djangoHashers[k] == "md5" {
 				least = 2
 			}
 		}
@@ -317,6 +333,28 @@ func passwordHash(s string, from int) (start, end int, ok bool) {
 		return start, e, true
 	}
 	return 0, 0, false
+}
+
+// afterEscape reports whether an escape as a repr or JSON writes it ends
+// at s[i]: \n, \r, \t, \b, \f, \xhh, \uhhhh, \Uhhhhhhhh.
+func afterEscape(s string, i int) bool {
+	hex := func(t string) bool {
+		for j := 0; j < len(t); j++ {
+			if !percent.IsHex(t[j]) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case i >= 2 && s[i-2] == '\\' && strings.IndexByte("nrtbf", s[i-1]) >= 0:
+		return true
+	case i >= 4 && s[i-4:i-2] == `\x` && hex(s[i-2:i]):
+		return true
+	case i >= 6 && s[i-6:i-4] == `\u` && hex(s[i-4:i]):
+		return true
+	}
+	return i >= 10 && s[i-10:i-8] == `\U` && hex(s[i-8:i])
 }
 
 // signatureParams name a signed URL's signature among its query's
@@ -439,7 +477,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		if found != nil {
 			found(line[vs:ve])
 		}
-		lines[li] = line[:vs] + mask + line[ve:]
+		lines[li] = writeSpans(line, [][2]int{{vs, ve}}) // line[:vs] + mask + line[ve:], or wider (wholeShapes)
 		changed = true
 	}
 	block := -1      // the column of the secret's key whose block this is; -1: none

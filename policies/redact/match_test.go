@@ -1,8 +1,11 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 )
 
 func TestMaskShapes(t *testing.T) {
@@ -14,6 +17,10 @@ func TestMaskShapes(t *testing.T) {
 		{"ada:$apr1$abcd1234$S3cretHashXyzAbc012345.", "ada:[redacted]"},
 		{"pbkdf2_sha256$600000$saltsalt$S3cretHashBase64AbcDefGhi0123=", "[redacted]"},
 		{"price $5 and $6 total, $1$ab$short, echo $HOME", "price $5 and $6 total, $1$ab$short, echo $HOME"},
+		// after a '=' (an environment's line, an option): a hash's own byte, yet no word's
+		{"ADMIN_HASH=$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er", "ADMIN_HASH=[redacted]"},
+		{"--hash=pbkdf2_sha256$600000$saltsalt$S3cretHashBase64AbcDefGhi0123=", "--hash=[redacted]"},
+		{"a$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er x.pbkdf2_sha256$1$s$S3cretHashBase64AbcDefGhi0123=", "a$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er x.pbkdf2_sha256$1$s$S3cretHashBase64AbcDefGhi0123="}, // inside a word
 		{"x eyJhb.eyJzd.sig12 y eyJhb.eyJzd.sig34", "x [redacted] y [redacted]"},
 		// shapes that overlap: the union is masked (a JWT's shape inside a
 		// hash's last field, as crypt wrote it once in TestPasswordHashesAgreeWithCrypt)
@@ -47,6 +54,39 @@ func TestMaskShapes(t *testing.T) {
 		if strings.Join(got, ",") != c.found {
 			t.Errorf("maskShapes(%q) handed over %q, want %q", c.in, got, c.found)
 		}
+	}
+}
+
+// TestWholeShapes: a mask that would cut a credential of a well-known shape
+// short covers it whole, and the host is handed it; one beside a shape
+// leaves it to maskShapes.
+func TestWholeShapes(t *testing.T) {
+	const argon = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHRzYWx0$Zm9vYmFyYmF6cXV4cXV1eHh4eHh4eHh4"
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmN"
+	for _, c := range []struct {
+		in     string
+		spans  [][2]int
+		want   string
+		handed []string
+	}{
+		{"password=" + argon, [][2]int{{9, 20}}, "password=[redacted]", []string{argon}},                               // the pair's value read to its '='
+		{"k: abc " + jwt + " x", [][2]int{{3, 15}}, "k: [redacted] x", []string{jwt}},                                  // a span over a shape's start
+		{"k: " + jwt + " " + jwt, [][2]int{{3 + len(jwt) - 4, 3 + len(jwt) + 5}}, "k: [redacted]", []string{jwt, jwt}}, // over two, joined
+		{"k: abc " + jwt, [][2]int{{3, 6}}, "k: [redacted] " + jwt, nil},                                               // beside one
+		{"k: " + jwt, [][2]int{{0, 3 + len(jwt)}}, "[redacted]", nil},                                                  // holding one whole
+	} {
+		sdk.TakeSecrets()
+		if got := writeSpans(c.in, c.spans); got != c.want {
+			t.Errorf("writeSpans(%q, %v) = %q, want %q", c.in, c.spans, got, c.want)
+		}
+		if got := sdk.TakeSecrets(); !slices.Equal(got, c.handed) {
+			t.Errorf("writeSpans(%q, %v) handed over %q, want %q", c.in, c.spans, got, c.handed)
+		}
+	}
+	// Through the masks: password='s pair ends at the hash's '=', where
+	// the rest read as no hash.
+	if got, _ := maskText("password="+argon+"\nuser=ada", nil); got != "password=[redacted]\nuser=ada" {
+		t.Errorf("maskText = %q", got)
 	}
 }
 
@@ -321,7 +361,8 @@ for line in sys.stdin:
 // TestPasswordHashesAgreeWithCrypt: password hashes as crypt(3) writes
 // them (SHA-512, SHA-256, MD5, bcrypt, by Python's crypt), as openssl
 // passwd writes htpasswd's $apr1$, and as Django stores PBKDF2's, in an
-// /etc/shadow line, an htpasswd line, JSON and prose: no 8 bytes of a
+// /etc/shadow line, an htpasswd line, JSON, prose, after an option's = and
+// at a line's start, printed and as a repr: no 8 bytes of a
 // hash left, the users and prices and shell variables around them shown.
 func TestPasswordHashesAgreeWithCrypt(t *testing.T) {
 	againstPython(t, hashDocs, hashCheck, 300, func(s string) string { out, _ := maskText(s, nil); return out })
@@ -353,10 +394,13 @@ for n in range(int(sys.argv[2])):
         user = "ctrl%dx%d" % (n, k)
         hashes.append(h.rsplit("$", 1)[1])
         controls.append(user)
-        lines.append(rng.choice(["%s:%s:19000:0:99999:7:::", "%s:%s", "{\"user\": \"%s\", \"hash\": \"%s\"}", "stored for %s: %s", "%s %s"]) % (user, h))
+        lines.append(rng.choice(["%s:%s:19000:0:99999:7:::", "%s:%s", "{\"user\": \"%s\", \"hash\": \"%s\"}", "stored for %s: %s", "%s %s", "%s_HASH=%s", "--user %s --hash=%s", "%s\n%s", "%s\t%s"]) % (user, h))
     lines.append(rng.choice(["total: $5 and $12.50", "echo $HOME:$PATH", "cost $%d$%d" % (n, n + 1)]))
     controls.append(lines[-1])
-    print(json.dumps(["\n".join(lines) + "\n", json.dumps(hashes), json.dumps(controls)]))
+    text = "\n".join(lines) + "\n"
+    if rng.randrange(3) == 0:
+        text = repr(text)  # as a listing shows it: a line end or a tab before a hash escaped
+    print(json.dumps([text, json.dumps(hashes), json.dumps(controls)]))
 `
 
 const hashCheck = `

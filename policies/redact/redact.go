@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/debugpy-guard/debugpy-guard/internal/percent"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
@@ -126,8 +127,10 @@ func writeMaskedFrom(b *strings.Builder, v string, first bool) {
 
 // writeSpans writes s with each span masked, each line's mask once: spans
 // may come in any order, and nest or overlap (found from different
-// starts).
+// starts). A span that cuts a credential of a well-known shape short is
+// widened to hold it (wholeShapes).
 func writeSpans(s string, spans [][2]int) string {
+	spans = wholeShapes(s, spans)
 	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
 	var b strings.Builder
 	last := 0
@@ -142,6 +145,55 @@ func writeSpans(s string, spans [][2]int) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// wholeShapes widens spans so that none cuts a credential of a well-known
+// shape (maskShapes') short: the spans and the shapes that overlap, in a
+// chain, are masked as one. A named value's reading ends where its syntax
+// says (a pair's value at the next '='), and the credential may go on past
+// it: $argon2id$v=19$m=65536,t=3,p=4$salt$hash after password= had its
+// salt and hash shown, as the rest read as no hash any more. A shape
+// widened to is handed to the host as the shapes' mask hands it.
+func wholeShapes(s string, spans [][2]int) [][2]int {
+	if len(spans) == 0 {
+		return spans
+	}
+	type part struct {
+		span           [2]int
+		shape, percent bool
+	}
+	var parts []part
+	eachShape(s, func(start, end int, percent bool) { parts = append(parts, part{[2]int{start, end}, true, percent}) })
+	if len(parts) == 0 {
+		return spans
+	}
+	for _, sp := range spans {
+		parts = append(parts, part{span: sp})
+	}
+	slices.SortFunc(parts, func(a, b part) int { return a.span[0] - b.span[0] })
+	out := spans[:0:0]
+	for i := 0; i < len(parts); {
+		group, named := parts[i].span, !parts[i].shape
+		j := i + 1
+		for ; j < len(parts) && parts[j].span[0] < group[1]; j++ {
+			group[1] = max(group[1], parts[j].span[1])
+			named = named || !parts[j].shape
+		}
+		if named {
+			for _, p := range parts[i:j] {
+				if p.shape && !slices.ContainsFunc(parts[i:j], func(q part) bool { return !q.shape && q.span[0] <= p.span[0] && p.span[1] <= q.span[1] }) {
+					v := s[p.span[0]:p.span[1]]
+					remember(v)
+					if d := percent.Decode(v, false); p.percent && d != v {
+						remember(d)
+					}
+				}
+			}
+			out = append(out, group)
+		}
+		i = j
+	}
+	return out
 }
 
 func isSecretName(name string, extra map[string]bool) bool { return secrets.IsName(name, extra) }
