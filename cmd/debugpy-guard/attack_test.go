@@ -2756,6 +2756,49 @@ func TestAttackCredentialsKnownByTheirForm(t *testing.T) {
 	}
 }
 
+// linesProgram holds texts of lines in strings under innocent names: a
+// CSV csv.writer wrote, an INI file, tokens one a line, an environment
+// file's password hash. A listing and an evaluate show each as its repr,
+// its line ends escaped.
+const linesProgram = `import csv, io
+
+
+def main():
+    b = io.StringIO()
+    w = csv.writer(b)
+    w.writerow(["user", "password"])
+    w.writerow(["ada", "csv" + "-pw-" + "l1n3"])
+    report = b.getvalue()
+    ini = "[db]\nuser = ada\npassword = " + "ini" + "-pw-" + "l1n3" + "\n"
+    keys = "ghp_" + "a" * 36 + "\n" + "ghp_" + "L1n3" + "b" * 32
+    env = "DEBUG=1\nADMIN_HASH=$6$s4lts4lt$" + "l1N3" + "Hx0jRkNwfcKL5GtWl7Te\n"
+    n = 1  # BREAK
+    return n, report, ini, keys, env
+
+
+main()
+`
+
+// Texts of lines held in strings: the reprs a listing and an evaluate show
+// were read as one line, so a CSV's password column, an INI file's
+// password, the second token of a list of tokens (its "\nghp_..." no
+// word's start) and a hash after "=" showed in clear.
+func TestAttackLinesInAString(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(linesProgram)
+	for _, name := range []string{"report", "ini", "keys", "env"} {
+		r.ok("debugpy_evaluate", `{"expression":"`+name+`"}`)
+	}
+	r.ok("debugpy_variables", `{}`)
+	seen := r.seen.String()
+	noneSeen(t, seen, "l1n3", "L1n3", "l1N3")
+	for _, control := range []string{`user,password\\r\\nada,[redacted]`, `user = ada`, `DEBUG=1`} {
+		if !strings.Contains(seen, control) {
+			t.Errorf("the control: %s is shown: %s", control, seen)
+		}
+	}
+}
+
 // httpDebugProgram calls a loopback HTTP server with http.client's debug
 // lines on (set_debuglevel(1), what requests and urllib3 print through):
 // the request, a bytes repr with its \r\n escaped, carries a bearer token

@@ -92,7 +92,7 @@ func pem(s string, from int) (start, end int, ok bool) {
 func isUpperOrSpace(c byte) bool { return c >= 'A' && c <= 'Z' || c == ' ' }
 
 // awsKey finds an AWS access key id: AKIA or ASIA and 16 upper-case letters
-// or digits, a word of its own.
+// or digits, a word of its own (after an escape too: a repr's '\nAKIA...').
 func awsKey(s string, from int) (start, end int, ok bool) {
 	for from < len(s) {
 		a, b := strings.Index(s[from:], "AKIA"), strings.Index(s[from:], "ASIA")
@@ -105,7 +105,7 @@ func awsKey(s string, from int) (start, end int, ok bool) {
 		}
 		start = from + i
 		end = start + 4 + run(s, start+4, func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' })
-		if end-start == 20 && (start == 0 || !isWord(s[start-1])) && (end == len(s) || !isWord(s[end])) {
+		if end-start == 20 && (start == 0 || !isWord(s[start-1]) || afterEscape(s, start)) && (end == len(s) || !isWord(s[end])) {
 			return start, end, true
 		}
 		from = start + 1
@@ -234,7 +234,7 @@ type tokenPrefix struct {
 func prefixed(s string, from int) (start, end int, ok bool) {
 	for st := from; st < len(s); st++ {
 		ps := prefixesByFirst[s[st]]
-		if len(ps) == 0 || st > 0 && isB64URL(s[st-1]) { // a token starts a word
+		if len(ps) == 0 || st > 0 && isB64URL(s[st-1]) && !afterEscape(s, st) { // a token starts a word (a repr's '\nghp_...' too)
 			continue
 		}
 		for _, t := range ps {

@@ -33,6 +33,11 @@ func TestMaskShapes(t *testing.T) {
 		{"{'key': 'AKIAIOSFODNN7EXAMPLE'}", "{'key': '[redacted]'}"},
 		{"ASIAIOSFODNN7EXAMPLEX", "ASIAIOSFODNN7EXAMPLEX"}, // 17: not a key id
 		{"xAKIAIOSFODNN7EXAMPLE", "xAKIAIOSFODNN7EXAMPLE"}, // not a word of its own
+		// after an escape, as a repr or JSON writes a text's lines: a word's start
+		{`'AKIAIOSFODNN7EXAMPLE\nAKIAIOSFODNN7EXAMPLF\tASIAIOSFODNN7EXAMPLG'`, `'[redacted]\n[redacted]\t[redacted]'`},
+		{`"ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nghp_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\u2028sk_live_abcdefghijklmnopqr"`, `"[redacted]\n[redacted]\u2028[redacted]"`},
+		{`'\x1bghp_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'`, `'\x1b[redacted]'`},
+		{"xghp_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "xghp_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}, // inside a word
 		{"Asia/Tokyo", "Asia/Tokyo"},
 		{"ParseResult(scheme='postgres', netloc='app:p%40ss-1@db:5432', path='/app')", "ParseResult(scheme='postgres', netloc='app:[redacted]@db:5432', path='/app')"},
 		{`{"netloc": "app:pw-1@db"}`, `{"netloc": "app:[redacted]@db"}`},

@@ -126,7 +126,12 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				switch {
 				case !ok:
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
-					if v, ok := sc.next(sep.end); ok {
+					v, ok := sc.next(sep.end)
+					if !ok && sep.kind == ':' { // its value on the next line: {'password':\n 'x'}, as a hand or black writes a long one
+						v, ok = (&scanner{s: s}).nextOver(sep.end)
+						ok = ok && (v.kind == 's' || v.kind == '{' || (v.kind == '[' || v.kind == '(') && credentialSequence(keyName(s, k)))
+					}
+					if ok {
 						if v.kind == '{' || (v.kind == '[' || v.kind == '(') && credentialSequence(keyName(s, k)) {
 							if v.start >= covered {
 								covered = full.hideStrings(v, hide, found)
@@ -772,10 +777,11 @@ const nestedDepth = 6
 // str's repr, its quotes escaped, where no pair reading of the outer text
 // finds its pairs; json.dumps of json.dumps likewise. It reads the
 // literals of s one after another from its first quote; one that holds a
-// quote and may hold a secret's name (secrets.Mentions) is decoded, masked
-// as any text is (and its own literals, depth levels deep; one deeper that
-// may hold a secret is masked whole), and written
-// back as repr writes it (internal/pyrepr). A raw literal (r'...') cannot
+// quote or a line end and may hold a secret's name (secrets.Mentions) is
+// decoded, masked by every reading of a name's value (maskNamedAt: its lines
+// read as lines), its own literals too, depth levels deep (one deeper that
+// may hold a secret is masked whole), and written back as repr writes it
+// (internal/pyrepr). A raw literal (r'...') cannot
 // be written back so: its whole body is masked.
 func maskNested(s string, extra map[string]bool, found func(string), depth int) (string, bool) {
 	if !strings.ContainsAny(s, `'"`) || !secrets.Mentions(s, extra) {
@@ -796,18 +802,18 @@ func maskNested(s string, extra map[string]bool, found func(string), depth int) 
 			continue
 		}
 		v := l.Value
-		// A string with a quote in it may hold a repr; one with CRLF, a
-		// protocol's lines (http.client's send: b'...\r\nCookie: ...').
-		if !l.Known || !strings.ContainsAny(v, `'"`) && !strings.Contains(v, "\r\n") || !secrets.Mentions(v, extra) {
+		// A string with a quote in it may hold a repr; one with a line
+		// end, lines: a protocol's (http.client's send: b'...\r\nCookie:
+		// ...'), a table's, a file's ('user,password\nada,...', a CSV's
+		// text, pandas' to_string(), an INI file read), which the lines'
+		// readings read only decoded.
+		if !l.Known || !strings.ContainsAny(v, "'\"\n\r") || !secrets.Mentions(v, extra) {
 			i = l.End - 1
 			continue
 		}
-		v, c1 := maskNested(v, extra, found, depth-1)
-		v, c2 := maskPairs(v, extra, found)
-		v, c3 := maskKeyValues(v, extra, found)
-		v, c4 := maskAssignments(v, found)
-		v, c5 := maskCredentialLines(v, found)
-		if !c1 && !c2 && !c3 && !c4 && !c5 {
+		v, c1 := maskNamedAt(v, extra, found, depth-1)
+		v, c2 := maskCredentialLines(v, found)
+		if !c1 && !c2 {
 			i = l.End - 1
 			continue
 		}

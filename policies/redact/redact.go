@@ -500,16 +500,21 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 
 // maskNamed runs the masks that find a value by a secret's name.
 func maskNamed(s string, extra map[string]bool) (string, bool) {
-	s, aligned := maskAligned(s, extra, remember) // first: another mask may take a header's cell for a value
-	s, nested := maskNested(s, extra, remember, nestedDepth)
-	s, pairs := maskPairs(s, extra, remember)
-	s, listed := maskKeyValues(s, extra, remember)
-	s, assigned := maskAssignments(s, remember)
-	s, tables := maskTables(s, extra, remember)
-	s, htmlTables := maskHTMLTables(s, extra, remember)
-	s, asserted := maskAssertions(s, extra, remember)
-	s, inserted := maskSQL(s, extra, remember)
-	s, records := maskRecords(s, extra, remember)
+	return maskNamedAt(s, extra, remember, nestedDepth)
+}
+
+// maskNamedAt is maskNamed for a text depth strings deep (maskNested).
+func maskNamedAt(s string, extra map[string]bool, found func(string), depth int) (string, bool) {
+	s, aligned := maskAligned(s, extra, found) // first: another mask may take a header's cell for a value
+	s, nested := maskNested(s, extra, found, depth)
+	s, pairs := maskPairs(s, extra, found)
+	s, listed := maskKeyValues(s, extra, found)
+	s, assigned := maskAssignments(s, found)
+	s, tables := maskTables(s, extra, found)
+	s, htmlTables := maskHTMLTables(s, extra, found)
+	s, asserted := maskAssertions(s, extra, found)
+	s, inserted := maskSQL(s, extra, found)
+	s, records := maskRecords(s, extra, found)
 	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables || asserted || inserted || records
 }
 
