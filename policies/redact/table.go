@@ -8,7 +8,7 @@ import (
 
 // maskTables masks, in any text, the cells of each table column whose
 // header names a secret: a CSV table as Python's csv.writer writes it
-// (',', ';' or a tab between fields; a field in double quotes, with "" for
+// (',', ';', a tab or '|' between fields; a field in double quotes, with "" for
 // a quote and line ends inside), its header row first:
 //
 //	user,password,host        user,password,host
@@ -21,7 +21,7 @@ import (
 // handed to found, as written and, when quoted, as the program holds it.
 // TestTablesAgreeWithPythonCSV checks it against csv.reader.
 func maskTables(s string, extra map[string]bool, found func(string)) (string, bool) {
-	if !strings.ContainsAny(s, "\n\r") || !strings.ContainsAny(s, ",;\t") { // a table is two lines or more
+	if !strings.ContainsAny(s, "\n\r") || !strings.ContainsAny(s, ",;\t|") { // a table is two lines or more
 		return s, false
 	}
 	var spans [][2]int
@@ -29,7 +29,7 @@ func maskTables(s string, extra map[string]bool, found func(string)) (string, bo
 		end := lineEnd(s, i)
 		var d byte
 		var secret []bool
-		if line := s[i:end]; strings.ContainsAny(line, ",;\t") && secrets.Mentions(line, extra) { // API Key too
+		if line := s[i:end]; strings.ContainsAny(line, ",;\t|") && secrets.Mentions(line, extra) { // API Key too
 			d, secret = header(line, extra)
 		}
 		if secret == nil {
@@ -89,7 +89,7 @@ func next(s string, i int) int {
 // header reads line as a table's header: its delimiter, and which of its
 // fields name a secret (nil when it is not a header, or names none).
 func header(line string, extra map[string]bool) (byte, []bool) {
-	for _, d := range []byte{',', ';', '\t'} {
+	for _, d := range []byte{',', ';', '\t', '|'} {
 		if strings.IndexByte(line, d) < 0 {
 			continue
 		}

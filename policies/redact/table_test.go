@@ -28,7 +28,7 @@ func TestMaskTables(t *testing.T) {
 }
 
 // tableDocs writes, with Python's csv module, tables a program writes
-// (csv.writer, any of three delimiters, its default \r\n or \n between
+// (csv.writer, any of four delimiters, its default \r\n or \n between
 // rows): headers with secrets' names and others, cells with delimiters,
 // quotes, line ends, blanks and Unicode, text before and after. One JSON
 // line a table: [text, header].
@@ -38,13 +38,13 @@ names = ["user", "password", "api_key", "Access Token", "host", "note", "client-
 def cell():
     k = rng.randrange(7)
     if k == 0: return ""
-    if k == 1: return "a,b;c\tq"
+    if k == 1: return "a,b;c\tq|r"
     if k == 2: return 'say "hi"'
     if k == 3: return "two\nlines"
     if k == 4: return " ünï %d " % rng.randrange(100)
     return "".join(rng.choice("abcxyz0123-_./") for _ in range(rng.randrange(1, 15)))
 for _ in range(int(sys.argv[2])):
-    d = rng.choice([",", ";", "\t"])
+    d = rng.choice([",", ";", "\t", "|"])
     out = io.StringIO()
     w = csv.writer(out, delimiter=d, lineterminator=rng.choice(["\r\n", "\n"]))
     n = rng.randrange(2, 6)
