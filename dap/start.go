@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,6 +85,9 @@ type AttachConfig struct {
 	Breakpoints      []Breakpoint
 	ExceptionFilters []string
 	StopOnEntry      bool
+	// Check, when set, is asked about the connection made before a byte
+	// is sent on it (its two ends); an error ends the attach.
+	Check func(local, remote netip.AddrPort) error
 }
 
 // Launch starts python -m debugpy.adapter over stdio and launches the program
@@ -282,6 +286,12 @@ func Attach(ctx context.Context, name string, cfg AttachConfig, log *slog.Logger
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("connect to debugpy at %s: %w; start the program with `python3 -m debugpy --listen %s --wait-for-client program.py`", addr, err, addr)
+	}
+	if cfg.Check != nil {
+		if err := cfg.Check(conn.LocalAddr().(*net.TCPAddr).AddrPort(), conn.RemoteAddr().(*net.TCPAddr).AddrPort()); err != nil {
+			conn.Close()
+			return nil, err
+		}
 	}
 	s := newSession(name, log)
 	s.info.Kind, s.info.Host, s.info.Port = "attach", cfg.Host, cfg.Port

@@ -15,5 +15,12 @@ type (
 	Before       = abi.Before
 )
 
+// The owners of an Address (derived.addresses[].owner).
+const (
+	OwnerSelf    = abi.OwnerSelf
+	OwnerOther   = abi.OwnerOther
+	OwnerUnknown = abi.OwnerUnknown
+)
+
 // MaxBefore bounds the text of each Before (derived.before).
 const MaxBefore = abi.MaxBefore

@@ -16,6 +16,7 @@ import (
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
+	"github.com/debugpy-guard/debugpy-guard/internal/tcpowner"
 )
 
 // Derived facts (docs/SECURITY.md): each argument type that carries code, a
@@ -240,7 +241,17 @@ func (a *startArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 	}
 	host := a.Host
 	a.Host = addr.String()
-	d := &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port}}}
+	// Whose debugpy listens there: any user of the machine can listen on
+	// loopback. The dial is checked against what is judged (peerJudged).
+	owner := engine.OwnerUnknown
+	a.listener = -1
+	if uid, ok := tcpowner.Listener(addr, uint16(a.Port)); ok {
+		a.listener, owner = uid, engine.OwnerOther
+		if uid == os.Geteuid() {
+			owner = engine.OwnerSelf
+		}
+	}
+	d := &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port, Owner: owner}}}
 	// A path mapping decides which local files the debuggee's frames and
 	// loaded sources name, and those are the session's, read unasked: a
 	// mapping of the program's file to ~/.pgpass made debugpy_source read

@@ -6,11 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
+	"github.com/debugpy-guard/debugpy-guard/internal/tcpowner"
 )
 
 // sessionView is a session as the tools report it.
@@ -90,6 +93,8 @@ type startArgs struct {
 	Breakpoints      []startBreakpoint `json:"breakpoints,omitempty" jsonschema:"breakpoints set before the program is released (with --wait-for-client it runs once attached)"`
 	ExceptionFilters []string          `json:"exception_filters,omitempty" jsonschema:"raised, uncaught or userUnhandled: stop on these exceptions from the start"`
 	StopOnEntry      *bool             `json:"stop_on_entry,omitempty" jsonschema:"with --wait-for-client: stop at the program's first line (default false)"`
+
+	listener int // the user id of the socket judged listening at Host:Port, -1 for none (derive)
 }
 
 // startBreakpoint is a breakpoint set by debugpy_session_start.
@@ -141,8 +146,34 @@ func sessionStart(ctx context.Context, ts *Toolset, a startArgs) (sessionView, s
 		defer cancel()
 		return dap.Attach(cctx, name, dap.AttachConfig{Host: a.Host, Port: a.Port, PathMappings: maps,
 			JustMyCode: a.JustMyCode == nil || *a.JustMyCode, Breakpoints: bps, ExceptionFilters: a.ExceptionFilters,
-			StopOnEntry: a.StopOnEntry != nil && *a.StopOnEntry}, ts.log)
+			StopOnEntry: a.StopOnEntry != nil && *a.StopOnEntry, Check: peerJudged(a.listener)}, ts.log)
 	}, "attached")
+}
+
+// peerJudged checks the connection an attach made against the listener
+// judged (derive): the socket at its far end must belong to the user whose
+// listener was judged, or, when none listened then, to the server's user.
+// A listener another user opened on the port in between would otherwise
+// be attached to, unjudged. A peer not in this machine's socket tables is
+// another machine's (or another network namespace's), whose address
+// targets.hosts judged; but a loopback peer is always in them.
+func peerJudged(judged int) func(local, remote netip.AddrPort) error {
+	return func(local, remote netip.AddrPort) error {
+		uid, ok := tcpowner.Peer(local, remote)
+		switch {
+		case !ok && !remote.Addr().Unmap().IsLoopback():
+			return nil
+		case !ok:
+			return fmt.Errorf("the connection to %s is not in this machine's socket tables, so whose debugpy answered is not known: call again", remote)
+		case uid == judged, judged < 0 && uid == os.Geteuid():
+			return nil
+		}
+		want := "no one listening (so the server's own user)"
+		if judged >= 0 {
+			want = fmt.Sprintf("user %d", judged)
+		}
+		return fmt.Errorf("the debugpy that answered at %s runs as user %d, not as the call was judged (%s): another listener took the port in between; call again to have it judged", remote, uid, want)
+	}
 }
 
 func start(ts *Toolset, name string, open func() (*dap.Session, error), verb string) (sessionView, string, error) {

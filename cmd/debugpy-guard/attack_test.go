@@ -689,6 +689,61 @@ func listening(t *testing.T, prog string) int {
 	return port
 }
 
+// Any user of the machine can listen on loopback. An attach, which needs
+// no person, to a debugpy another user runs (root's, another
+// developer's) read that user's program, unasked (found 2026-12-06). It
+// needs a person now; approved, it attaches.
+func TestAttackAttachToAnotherUsersDebugpy(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("running a debugpy as another user needs root (CI runs as root)")
+	}
+	const python = "/usr/bin/python3" // Debian's, with python3-debugpy; one another user may run
+	if err := exec.Command(python, "-c", "import debugpy").Run(); err != nil {
+		t.Skipf("%s cannot import debugpy: make deps installs python3-debugpy", python)
+	}
+	r := startRaw(t, rawOpts{})
+	dir, err := os.MkdirTemp("", "dg-other-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	prog := filepath.Join(dir, "theirs.py")
+	os.WriteFile(prog, []byte("import debugpy, time\n"+
+		"print(debugpy.listen(('127.0.0.1', 0))[1], flush=True)\n"+
+		"debugpy.wait_for_client()\n"+
+		"their_note = 'n0t-y0urs'\n"+
+		"debugpy.breakpoint()\n"+
+		"for _ in range(6000):\n    time.sleep(0.1)\n"), 0o644)
+	cmd := exec.Command(python, prog)
+	cmd.Dir, cmd.Env = "/", []string{"HOME=/", "PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	port, err2 := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || err2 != nil {
+		t.Fatalf("the program printed no port: %q %v %v", line, err, err2)
+	}
+	args := fmt.Sprintf(`{"port":%d}`, port)
+	text := r.refused("debugpy_session_start", args, "needs a person's approval", "runs as another user of this machine")
+	if d := r.lastDecision(); d.Decision != "approve" {
+		t.Fatalf("audit %+v", d)
+	}
+	if out, err := r.cli("approve", "--yes", id(t, text)); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	if text := r.ok("debugpy_session_start", args); !strings.Contains(text, "attached") {
+		t.Fatalf("attach, approved: %s", text)
+	}
+	if text := r.ok("debugpy_wait_for_stop", `{"timeout_s":60}`); !strings.Contains(text, prog) {
+		t.Fatalf("wait: %s", text)
+	}
+}
+
 // A launch makes the files under the program's directory and its cwd the
 // debug session's, read with nobody asked. A script in the home directory
 // (or a cwd of / or ~) made every file of the user's the session's:

@@ -140,7 +140,16 @@ type Address struct {
 	Host     string `json:"host"`    // as the agent sent it
 	Address  string `json:"address"` // the IP address that will be dialled, no other
 	Port     int    `json:"port"`
+	Owner    string `json:"owner"` // whose socket listens there: OwnerSelf, OwnerOther or OwnerUnknown
 }
+
+// An address's owner: the user of the socket that listens on it, on this
+// machine (internal/tcpowner).
+const (
+	OwnerSelf    = "self"    // the server's user
+	OwnerOther   = "other"   // another user: attached, the agent reads and runs code in that user's program
+	OwnerUnknown = "unknown" // nothing of this machine listens there yet, or it is another machine's
+)
 
 // AppendPrefix appends the request up to and with `"settings":`, so that
 // each module's settings (and a '}') complete it.
@@ -229,6 +238,8 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 		b = append(b, `,"address":`...)
 		b = AppendString(b, a.Address)
 		b = strconv.AppendInt(append(b, `,"port":`...), int64(a.Port), 10)
+		b = append(b, `,"owner":`...)
+		b = AppendString(b, a.Owner)
 		b = append(b, '}')
 	}
 	b = appendStrings(append(b, `],"holders":[`...), d.Holders)

@@ -10,6 +10,10 @@ func addr(host, address string) string {
 	return `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"` + host + `","address":"` + address + `","port":5678}]}`
 }
 
+func owned(address, owner string) string {
+	return `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"h","address":"` + address + `","port":5678,"owner":"` + owner + `"}]}`
+}
+
 func file(kind, resolved string, session bool) string {
 	s := "false"
 	if session {
@@ -31,6 +35,12 @@ func TestDecide(t *testing.T) {
 		{Name: "loopback v6", Tool: attach, Derived: addr("::1", "::1"), Want: "allow"},
 		{Name: "loopback mapped in v6", Tool: attach, Derived: addr("::ffff:127.0.0.1", "::ffff:127.0.0.1"), Want: "allow"},
 		{Name: "127/8", Tool: attach, Derived: addr("127.9.9.9", "127.9.9.9"), Want: "allow"},
+		// Whose debugpy listens there (derived.addresses[].owner).
+		{Name: "loopback, ours", Tool: attach, Derived: owned("127.0.0.1", "self"), Want: "allow"},
+		{Name: "loopback, another user's", Tool: attach, Derived: owned("127.0.0.1", "other"), Want: "approve", Reason: "runs as another user of this machine"},
+		{Name: "a listed host, another user's", Tool: attach, Derived: owned("10.0.0.5", "other"), Settings: `{"hosts":["10.0.0.5"]}`, Want: "approve"},
+		{Name: "another user's, not listed", Tool: attach, Derived: owned("10.0.0.5", "other"), Want: "deny"},
+		{Name: "loopback, nobody's yet", Tool: attach, Derived: owned("127.0.0.1", "unknown"), Want: "allow"},
 		{Name: "another host", Tool: attach, Derived: addr("db", "10.0.0.5"), Want: "deny", Reason: "attach to db (10.0.0.5) is not allowed"},
 		{Name: "a zone", Tool: attach, Derived: addr("fe80::1%eth0", "fe80::1%eth0"), Settings: `{"hosts":["fe80::/10"]}`, Want: "deny"},
 		{Name: "not an address", Tool: attach, Derived: addr("x", "x"), Want: "deny"},
