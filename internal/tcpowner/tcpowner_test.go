@@ -123,3 +123,19 @@ func TestAnotherUsersSocket(t *testing.T) {
 		t.Errorf("Peer = %d, %v, want 65534", uid, ok)
 	}
 }
+
+// What an attach's judgment and its check of the connection add: a read
+// of the two tables each.
+func BenchmarkListener(b *testing.B) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	port := uint16(l.Addr().(*net.TCPAddr).Port)
+	for b.Loop() {
+		if _, ok := Listener(netip.MustParseAddr("127.0.0.1"), port); !ok {
+			b.Fatal("not found")
+		}
+	}
+}
