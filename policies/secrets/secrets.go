@@ -24,6 +24,11 @@ var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "
 	// phrase (BIP 39: the whole wallet; "mnemonic" and "seed" alone name
 	// other things, an opcode's, a random generator's)
 	"backup_code", "seed_phrase", "seedphrase", "recovery_phrase", "mnemonic_phrase",
+	// a password's hash that is the credential where it is kept: MySQL's
+	// mysql.user column, Windows' NT hash (NTLM takes it in place of the
+	// password: "pass the hash"); not nt_hash nor lm_hash, which stand in
+	// account_hash and realm_hash
+	"authentication_string", "ntlm_hash", "ntlmhash", "nthash",
 	// the session cookies of Django, Java servlets and PHP: a bearer's
 	// credential ("session_id" stays a name of logs and traces)
 	"sessionid", "phpsessid",

@@ -81,6 +81,8 @@ func TestIsName(t *testing.T) {
 		// a second factor's backup codes, a wallet's seed phrase, OAuth 1.0a's verifier, session cookies
 		"backup_codes", "BACKUP_CODE", "seed_phrase", "seedPhrase", "recovery_phrase", "mnemonic_phrase", "oauth_verifier",
 		"sessionid", "JSESSIONID", "PHPSESSID", "django_sessionid",
+		// a hash that is the credential: MySQL's, Windows' NT hash
+		"authentication_string", "ntlm_hash", "NTLMHash", "nthash", "user_nthash",
 		// a password in other languages
 		"Passwort", "db_kennwort", "senha", "contraseña", "CONTRASENA", "mot_de_passe", "пароль", "密码", "パスワード", "wachtwoord",
 		// a secret's word before a part of facts, then a credential; or
@@ -94,7 +96,7 @@ func TestIsName(t *testing.T) {
 			t.Errorf("%q is a secret's name", n)
 		}
 	}
-	for _, n := range []string{"user", "author", "bypass", "compass", "passenger", "passed", "power",
+	for _, n := range []string{"user", "author", "bypass", "compass", "passenger", "passed", "power", "account_hash", "realm_hash", "month_hash",
 		"pwm", "keyboard", "primary_key", "sort_key", "otpx", "sessions", "name", "port", "credit", "incredible", "cookiecutter",
 		// a language model's tokens: pieces of text, their counts and ids
 		"tokenizer", "Tokenizer", "tokenize", "detokenized", "max_tokens", "max_new_tokens", "OPENAI_MAX_TOKENS", "maxTokens",
