@@ -1,8 +1,12 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/base64"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/percent"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
@@ -149,20 +153,16 @@ func isPathByte(c byte) bool { return isB64URL(c) || c == '/' || c == '@' || c =
 // maskShapes replaces every credential of a well-known shape in s (JWT,
 // PEM or PGP private key, AWS key id, a token of a well-known prefix, a
 // webhook URL's path, the password of a URL, a signed URL's signature, a
-// password's hash), and hands each to found; a URL's password and
-// signature as written and as the program holds them, percent-decoded
-// (p%40ss is p@ss). Every shape reads s as it is and what any of them
+// password's hash, HTTP Basic credentials), and hands each to found, as
+// written and as the program holds it (shapeHeld). Every shape reads s as it is and what any of them
 // finds is masked: shapes may overlap (a SHA-512 crypt hash's last field
 // may hold "eyJ" and two dots, a JWT's shape), and a shape masked first
 // must not cut another short, leaving the rest of it shown.
 func maskShapes(s string, found func(string)) (string, bool) {
 	var spans [][2]int
-	eachShape(s, func(start, end int, percentEncoded bool) {
+	eachShape(s, func(start, end int, held func(string) string) {
 		if found != nil {
-			found(s[start:end])
-			if d := percent.Decode(s[start:end], false); percentEncoded && d != s[start:end] {
-				found(d)
-			}
+			handShape(s[start:end], held, found)
 		}
 		spans = append(spans, [2]int{start, end})
 	})
@@ -172,16 +172,27 @@ func maskShapes(s string, found func(string)) (string, bool) {
 	return writeSpans(s, spans), true // a PEM block's lines: a mask for each, its line ends kept
 }
 
+// handShape hands a credential found by its shape to found, as written
+// and, when it differs, as the program holds it.
+func handShape(v string, held func(string) string, found func(string)) {
+	found(v)
+	if held != nil {
+		if h := held(v); h != "" && h != v {
+			found(h)
+		}
+	}
+}
+
 // eachShape calls f with each credential of a well-known shape in s, and
-// whether the shape is written percent-encoded.
-func eachShape(s string, f func(start, end int, percent bool)) {
+// its shape's held.
+func eachShape(s string, f func(start, end int, held func(string) string)) {
 	for _, shape := range shapes {
 		for from := 0; ; {
 			start, end, ok := shape.find(s, from)
 			if !ok {
 				break
 			}
-			f(start, end, shape.percent)
+			f(start, end, shape.held)
 			from = end
 		}
 	}
@@ -266,13 +277,16 @@ var prefixesByFirst = func() (t [256][]tokenPrefix) {
 	return t
 }()
 
-// shapes are the credentials maskShapes finds; percent says the one found
-// is percent-encoded (a URL's userinfo).
+// shapes are the credentials maskShapes finds; held, when set, is what the
+// program holds of one as written: a URL's password and a signature
+// percent-decoded (p%40ss is p@ss), Basic credentials' password.
 var shapes = []struct {
-	find    func(string, int) (int, int, bool)
-	percent bool
-}{{jwt, false}, {pem, false}, {awsKey, false}, {prefixed, false}, {webhook, false}, {urlPassword, true}, {netlocPassword, true}, {signature, true},
-	{passwordHash, false}, {mysqlHash, false}, {ldapHash, false}}
+	find func(string, int) (int, int, bool)
+	held func(string) string
+}{{jwt, nil}, {pem, nil}, {awsKey, nil}, {prefixed, nil}, {webhook, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
+	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword}}
+
+func percentDecoded(v string) string { return percent.Decode(v, false) }
 
 // cryptIDs are the ids of crypt(3)'s hash formats and their kin's
 // ($6$salt$hash in /etc/shadow, $2b$12$... bcrypt, htpasswd's $apr1$,
@@ -333,6 +347,64 @@ func passwordHash(s string, from int) (start, end int, ok bool) {
 		return start, e, true
 	}
 	return 0, 0, false
+}
+
+// basicCredentials finds HTTP Basic credentials after their scheme, in any
+// text: "Basic " and base64 that decodes to printable text with a ':' in it
+// (RFC 7617's user:password), whatever names them or none ("sending Basic
+// dXNlcjpwYXNz"). "Basic usage" decodes to no such text.
+func basicCredentials(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.Index(s[from:], "asic ")
+		if i < 0 {
+			return 0, 0, false
+		}
+		at := from + i - 1 // the B
+		from += i + len("asic ")
+		if at < 0 || s[at]|0x20 != 'b' || at > 0 && isWord(s[at-1]) {
+			continue
+		}
+		start = from + run(s, from, func(c byte) bool { return c == ' ' })
+		n := run(s, start, func(c byte) bool { return isB64URL(c) && c != '-' && c != '_' || c == '+' || c == '/' })
+		end = start + n + run(s, start+n, func(c byte) bool { return c == '=' })
+		if n < 4 || end < len(s) && isWord(s[end]) {
+			continue
+		}
+		if _, ok := basicDecoded(s[start : start+n]); !ok {
+			continue
+		}
+		return start, end, true
+	}
+	return 0, 0, false
+}
+
+// basicDecoded decodes Basic credentials' base64 (its padding or none):
+// printable text with a ':' in it, or not ok. The text is UTF-8, or else
+// latin-1, as requests and urllib3 encode it.
+func basicDecoded(b64 string) (string, bool) {
+	v, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(b64, "="))
+	if err != nil || bytes.IndexByte(v, ':') < 0 {
+		return "", false
+	}
+	text := string(v)
+	if !utf8.Valid(v) {
+		rs := make([]rune, len(v))
+		for i, c := range v {
+			rs[i] = rune(c)
+		}
+		text = string(rs)
+	}
+	if strings.ContainsFunc(text, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return "", false
+	}
+	return text, true
+}
+
+// basicPassword is the password of Basic credentials as written.
+func basicPassword(b64 string) string {
+	v, _ := basicDecoded(b64)
+	_, pw, _ := strings.Cut(v, ":")
+	return pw
 }
 
 // mysqlHash finds MySQL's native password hash, as mysql.user's

@@ -26,6 +26,10 @@ func TestMaskShapes(t *testing.T) {
 		{"x*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19 *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E1 *2470c0c06dee42fd1618bb99005adca2ec9d1e19", "x*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19 *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E1 *2470c0c06dee42fd1618bb99005adca2ec9d1e19"},
 		{"h = '{ssha}W6ph5Mm5Pz8GgiULbPgzG37mj9g=' and {CRYPT}$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er", "h = '[redacted]' and [redacted]"},
 		{"{SHA}short {note}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "{SHA}short {note}W6ph5Mm5Pz8GgiULbPgzG37mj9g="},
+		// HTTP Basic credentials, named or not: base64 of user:password
+		{"sending Basic dXNlcjpwYXNz to host", "sending Basic [redacted] to host"},
+		{"auth=basic  YWRhOmh1bnRlcjI=, x", "auth=basic  [redacted], x"},
+		{"Basic usage: run it. Basic authentication. Basic YWRtaW4= xBasic dXNlcjpwYXNz", "Basic usage: run it. Basic authentication. Basic YWRtaW4= xBasic dXNlcjpwYXNz"},
 		{"x eyJhb.eyJzd.sig12 y eyJhb.eyJzd.sig34", "x [redacted] y [redacted]"},
 		// shapes that overlap: the union is masked (a JWT's shape inside a
 		// hash's last field, as crypt wrote it once in TestPasswordHashesAgreeWithCrypt)
@@ -58,6 +62,7 @@ func TestMaskShapes(t *testing.T) {
 		{"postgres://app:p%40ss-s3cret%21@db/x", "p%40ss-s3cret%21,p@ss-s3cret!"},
 		{"redis://:pl%41in%zz%4@cache", "pl%41in%zz%4,plAin%zz%4"},
 		{"https://u:plain@h", "plain"},
+		{"Basic YWRhOmh1bnRlcjI=", "YWRhOmh1bnRlcjI=,hunter2"}, // and its password, as the program holds it
 	} {
 		var got []string
 		maskShapes(c.in, func(v string) { got = append(got, v) })
@@ -366,6 +371,42 @@ for line in sys.stdin:
     i = text.index(pair)
     want = text[:i + len(name)] + M + text[i + len(pair):]
     print(json.dumps("" if masked == want else "want %r" % want))
+`
+
+// TestBasicCredentialsAgreeWithPython: HTTP Basic credentials as
+// requests and urllib3 write them (base64 of user:password encoded as
+// latin-1, any printable user and password; and as UTF-8), in prose, a
+// log line and a header: their shape alone masks the base64 wherever it
+// stands; base64 of a text with no ':' (no credentials) and the words
+// around it are shown. (Through all of redact, a line that names a secret,
+// or whose random base64 holds a secret's word, Pw say, has any "Basic X"
+// with a digit in X masked by the name's reading too.)
+func TestBasicCredentialsAgreeWithPython(t *testing.T) {
+	againstPython(t, basicDocs, basicCheck, 500, func(s string) string { out, _ := maskShapes(s, nil); return out })
+}
+
+const basicDocs = `
+import base64, json, random, string, sys
+rng = random.Random(int(sys.argv[1]))
+def text(n, colon):
+    chars = string.ascii_letters + string.digits + " !#%&*+-./;<=>?@[]^_{|}~" + "éüß" + (":" if colon else "")
+    return "".join(rng.choice(chars) for _ in range(n))
+for n in range(int(sys.argv[2])):
+    # requests' _basic_auth_str and urllib3's make_headers encode as latin-1
+    pair = "%s:%s" % (text(rng.randint(0, 12), False), text(rng.randint(6, 20), True))
+    cred = "Basic " + base64.b64encode(pair.encode(rng.choice(["latin-1", "utf-8"]))).decode()
+    other = "Basic " + base64.b64encode(text(rng.randint(4, 20), False).encode()).decode()
+    line = rng.choice(["sending %s to host%d", "auth header %s for ctrl%d", "{'X-Auth': '%s', 'n': 'ctrl%d'}", "Proxy-Authorization: %s\nctrl%d"]) % (cred, n)
+    print(json.dumps([line + "\n" + other + " ok\n", json.dumps([cred[len("Basic "):]]), json.dumps([other])]))
+`
+
+const basicCheck = `
+import json, sys
+for line in sys.stdin:
+    text, masked, creds, controls = json.loads(line)
+    left = [c for c in json.loads(creds) if c.rstrip("=") in masked]
+    lost = [c for c in json.loads(controls) if c not in masked]
+    print(json.dumps("left %r" % left if left else "controls masked %r" % lost if lost else ""))
 `
 
 // TestPasswordHashesAgreeWithCrypt: password hashes as crypt(3) writes

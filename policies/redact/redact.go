@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/debugpy-guard/debugpy-guard/internal/percent"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
@@ -159,11 +158,14 @@ func wholeShapes(s string, spans [][2]int) [][2]int {
 		return spans
 	}
 	type part struct {
-		span           [2]int
-		shape, percent bool
+		span  [2]int
+		shape bool
+		held  func(string) string
 	}
 	var parts []part
-	eachShape(s, func(start, end int, percent bool) { parts = append(parts, part{[2]int{start, end}, true, percent}) })
+	eachShape(s, func(start, end int, held func(string) string) {
+		parts = append(parts, part{[2]int{start, end}, true, held})
+	})
 	if len(parts) == 0 {
 		return spans
 	}
@@ -182,11 +184,7 @@ func wholeShapes(s string, spans [][2]int) [][2]int {
 		if named {
 			for _, p := range parts[i:j] {
 				if p.shape && !slices.ContainsFunc(parts[i:j], func(q part) bool { return !q.shape && q.span[0] <= p.span[0] && p.span[1] <= q.span[1] }) {
-					v := s[p.span[0]:p.span[1]]
-					remember(v)
-					if d := percent.Decode(v, false); p.percent && d != v {
-						remember(d)
-					}
+					handShape(s[p.span[0]:p.span[1]], p.held, remember)
 				}
 			}
 			out = append(out, group)
