@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -284,7 +285,8 @@ var shapes = []struct {
 	find func(string, int) (int, int, bool)
 	held func(string) string
 }{{jwt, nil}, {pem, nil}, {awsKey, nil}, {prefixed, nil}, {webhook, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
-	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword}}
+	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword},
+	{pemInBase64, nil}, {puttyPrivateLines, nil}}
 
 func percentDecoded(v string) string { return percent.Decode(v, false) }
 
@@ -405,6 +407,65 @@ func basicPassword(b64 string) string {
 	v, _ := basicDecoded(b64)
 	_, pw, _ := strings.Cut(v, ":")
 	return pw
+}
+
+// pemInBase64 finds a PEM private key encoded in base64, as a Kubernetes
+// secret's data holds it (tls.key: LS0tLS1CRUdJTi...) and a config's
+// *_key_data: a run of base64 that begins with "-----BEGIN" encoded
+// (LS0tLS1CRUdJTi) and decodes to text that holds "PRIVATE KEY" (a bundle
+// of a certificate and its key too).
+func pemInBase64(s string, from int) (start, end int, ok bool) {
+	const begin = "LS0tLS1CRUdJTi" // base64 of "-----BEGIN"
+	for from < len(s) {
+		i := strings.Index(s[from:], begin)
+		if i < 0 {
+			return 0, 0, false
+		}
+		start = from + i
+		from = start + len(begin)
+		n := run(s, start, func(c byte) bool { return isB64URL(c) && c != '-' && c != '_' || c == '+' || c == '/' })
+		end = start + n + run(s, start+n, func(c byte) bool { return c == '=' })
+		v, err := base64.RawStdEncoding.DecodeString(s[start : start+n-n%4])
+		if err == nil && bytes.Contains(v, []byte("PRIVATE KEY")) {
+			return start, end, true
+		}
+	}
+	return 0, 0, false
+}
+
+// puttyPrivateLines finds the private part of a PuTTY key file (.ppk),
+// which has no PEM banner: the lines that "Private-Lines: N" counts, after
+// it.
+func puttyPrivateLines(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.Index(s[from:], "Private-Lines: ")
+		if i < 0 {
+			return 0, 0, false
+		}
+		at := from + i + len("Private-Lines: ")
+		from = at
+		d := run(s, at, func(c byte) bool { return c >= '0' && c <= '9' })
+		lines, err := strconv.Atoi(s[at : at+d])
+		if err != nil || lines < 1 || lines > 1000 {
+			continue
+		}
+		start = lineEnd(s, at)
+		if start == len(s) {
+			continue
+		}
+		start = next(s, start)
+		end = start
+		for k := 0; k < lines && end < len(s); k++ {
+			if k > 0 {
+				end = next(s, end)
+			}
+			end = lineEnd(s, end)
+		}
+		if end > start {
+			return start, end, true
+		}
+	}
+	return 0, 0, false
 }
 
 // mysqlHash finds MySQL's native password hash, as mysql.user's

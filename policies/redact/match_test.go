@@ -26,6 +26,12 @@ func TestMaskShapes(t *testing.T) {
 		{"x*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19 *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E1 *2470c0c06dee42fd1618bb99005adca2ec9d1e19", "x*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19 *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E1 *2470c0c06dee42fd1618bb99005adca2ec9d1e19"},
 		{"h = '{ssha}W6ph5Mm5Pz8GgiULbPgzG37mj9g=' and {CRYPT}$6$saltsalt$Hx0jRkNwfcKL5GtWl7Te.W1Gu7aUCb0Er", "h = '[redacted]' and [redacted]"},
 		{"{SHA}short {note}W6ph5Mm5Pz8GgiULbPgzG37mj9g=", "{SHA}short {note}W6ph5Mm5Pz8GgiULbPgzG37mj9g="},
+		// a PEM private key in base64, as a Kubernetes secret holds it; a certificate kept
+		{"tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUI=\ntls.key: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBYWJjZGVmZ2hpamtsbW5vcAotLS0tLUVORCBSU0EgUFJJVkFURSBLRVktLS0tLQo=\n",
+			"tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUI=\ntls.key: [redacted]\n"},
+		// PuTTY's key file: its private lines, which no banner marks
+		{"Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIHx\nPrivate-Lines: 2\nAAAAIGs3cr3t\nAAAAIGmore\nPrivate-MAC: 0123\n",
+			"Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIHx\nPrivate-Lines: 2\n[redacted]\n[redacted]\nPrivate-MAC: 0123\n"},
 		// HTTP Basic credentials, named or not: base64 of user:password
 		{"sending Basic dXNlcjpwYXNz to host", "sending Basic [redacted] to host"},
 		{"auth=basic  YWRhOmh1bnRlcjI=, x", "auth=basic  [redacted], x"},
@@ -406,6 +412,45 @@ for line in sys.stdin:
     text, masked, creds, controls = json.loads(line)
     left = [c for c in json.loads(creds) if c.rstrip("=") in masked]
     lost = [c for c in json.loads(controls) if c not in masked]
+    print(json.dumps("left %r" % left if left else "controls masked %r" % lost if lost else ""))
+`
+
+// TestBase64KeysAgreeWithOpenSSL: private keys and certificates openssl
+// writes (RSA, EC, Ed25519; PKCS#8 and the traditional forms; a bundle of
+// a certificate and its key), base64-encoded as a Kubernetes secret's data
+// holds them, on a line of YAML and in a dict's repr: each key's base64
+// is masked, no 16 bytes of it left; each certificate's alone is shown.
+func TestBase64KeysAgreeWithOpenSSL(t *testing.T) {
+	againstPython(t, base64KeyDocs, base64KeyCheck, 24, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const base64KeyDocs = `
+import base64, json, os, random, subprocess, sys, tempfile
+rng = random.Random(int(sys.argv[1]))
+d = tempfile.mkdtemp()
+k, c = os.path.join(d, "k"), os.path.join(d, "c")
+for n in range(int(sys.argv[2])):
+    alg = rng.choice([["-newkey", "rsa:1024"], ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"], ["-newkey", "ed25519"]])
+    subprocess.run(["openssl", "req", "-x509", *alg, "-keyout", k, "-out", c, "-days", "1", "-nodes", "-subj", "/CN=ctrl%d" % n], check=True, capture_output=True)
+    if rng.randrange(2) and "rsa:1024" in alg:
+        subprocess.run(["openssl", "rsa", "-in", k, "-out", k, "-traditional"], check=True, capture_output=True)
+    key, cert = open(k, "rb").read(), open(c, "rb").read()
+    if rng.randrange(3) == 0:
+        key = cert + key  # a bundle: the certificate first
+    kb, cb = base64.b64encode(key).decode(), base64.b64encode(cert).decode()
+    name = rng.choice(["tls.key", "ca.pem", "data", "bundle"])
+    text = rng.choice(["data:\n  tls.crt: %s\n  %s: %s\n", "{'tls.crt': '%s', '%s': '%s'}"]) % (cb, name, kb)
+    print(json.dumps([text, json.dumps([kb]), json.dumps([cb])]))
+`
+
+const base64KeyCheck = `
+import json, sys
+for line in sys.stdin:
+    text, masked, keys, certs = json.loads(line)
+    cs = json.loads(certs)
+    # a bundle's base64 begins as its certificate's, which is shown
+    left = [k[:20] for k in json.loads(keys) if any(k[i:i + 16] in masked and not any(k[i:i + 16] in c for c in cs) for i in range(0, len(k) - 15, 4))]
+    lost = [c[:20] for c in cs if c not in masked]
     print(json.dumps("left %r" % left if left else "controls masked %r" % lost if lost else ""))
 `
 
