@@ -244,9 +244,10 @@ type tokenPrefix struct {
 // prefixed finds a token that starts with one of tokenPrefixes: the first
 // in s, in one pass (a pass per prefix cost ~20 scans of every string).
 func prefixed(s string, from int) (start, end int, ok bool) {
+	escapes := strings.IndexByte(s[from:], '\\') >= 0 // afterEscape's test costs a scan as long again: most texts hold no escape
 	for st := from; st < len(s); st++ {
 		ps := prefixesByFirst[s[st]]
-		if len(ps) == 0 || st > 0 && isB64URL(s[st-1]) && !afterEscape(s, st) { // a token starts a word (a repr's '\nghp_...' too)
+		if len(ps) == 0 || st > 0 && isB64URL(s[st-1]) && !(escapes && afterEscape(s, st)) { // a token starts a word (a repr's '\nghp_...' too)
 			continue
 		}
 		for _, t := range ps {
@@ -503,6 +504,9 @@ func ldapHash(s string, from int) (start, end int, ok bool) {
 		}
 		start = from + i
 		from = start + 1
+		if start+1 == len(s) || strings.IndexByte("SsMmCcPpAaBb", s[start+1]) < 0 { // a scheme's first letter: most '{' open a dict
+			continue
+		}
 		j := strings.IndexByte(s[start:min(len(s), start+16)], '}')
 		if j < 0 || !slices.ContainsFunc(ldapSchemes, func(sc string) bool { return strings.EqualFold(sc, s[start:start+j+1]) }) {
 			continue
