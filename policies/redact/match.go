@@ -23,6 +23,9 @@ func isB64URL(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
+// isB64Std: a byte of standard base64, its padding aside.
+func isB64Std(c byte) bool { return isB64URL(c) && c != '-' && c != '_' || c == '+' || c == '/' }
+
 func isWord(c byte) bool { return isB64URL(c) && c != '-' }
 
 // run is the length of the run of bytes of s from i that ok accepts.
@@ -368,7 +371,7 @@ func basicCredentials(s string, from int) (start, end int, ok bool) {
 			continue
 		}
 		start = from + run(s, from, func(c byte) bool { return c == ' ' })
-		n := run(s, start, func(c byte) bool { return isB64URL(c) && c != '-' && c != '_' || c == '+' || c == '/' })
+		n := run(s, start, isB64Std)
 		end = start + n + run(s, start+n, func(c byte) bool { return c == '=' })
 		if n < 4 || end < len(s) && isWord(s[end]) {
 			continue
@@ -424,7 +427,7 @@ func pemInBase64(s string, from int) (start, end int, ok bool) {
 		}
 		start = from + i
 		from = start + len(begin)
-		n := run(s, start, func(c byte) bool { return isB64URL(c) && c != '-' && c != '_' || c == '+' || c == '/' })
+		n := run(s, start, isB64Std)
 		end = start + n + run(s, start+n, func(c byte) bool { return c == '=' })
 		v, err := base64.RawStdEncoding.DecodeString(s[start : start+n-n%4])
 		if err == nil && bytes.Contains(v, []byte("PRIVATE KEY")) {
