@@ -367,7 +367,7 @@ func basicCredentials(s string, from int) (start, end int, ok bool) {
 		}
 		at := from + i - 1 // the B
 		from += i + len("asic ")
-		if at < 0 || s[at]|0x20 != 'b' || at > 0 && isWord(s[at-1]) {
+		if at < 0 || s[at]|0x20 != 'b' || at > 0 && isWord(s[at-1]) && !afterEscape(s, at) {
 			continue
 		}
 		start = from + run(s, from, func(c byte) bool { return c == ' ' })

@@ -35,6 +35,7 @@ func TestMaskShapes(t *testing.T) {
 		// HTTP Basic credentials, named or not: base64 of user:password
 		{"sending Basic dXNlcjpwYXNz to host", "sending Basic [redacted] to host"},
 		{"auth=basic  YWRhOmh1bnRlcjI=, x", "auth=basic  [redacted], x"},
+		{`'GET / HTTP/1.1\r\nBasic dXNlcjpwYXNz'`, `'GET / HTTP/1.1\r\nBasic [redacted]'`}, // after a repr's escape
 		{"Basic usage: run it. Basic authentication. Basic YWRtaW4= xBasic dXNlcjpwYXNz", "Basic usage: run it. Basic authentication. Basic YWRtaW4= xBasic dXNlcjpwYXNz"},
 		{"x eyJhb.eyJzd.sig12 y eyJhb.eyJzd.sig34", "x [redacted] y [redacted]"},
 		// shapes that overlap: the union is masked (a JWT's shape inside a
