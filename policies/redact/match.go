@@ -439,7 +439,8 @@ func pemInBase64(s string, from int) (start, end int, ok bool) {
 
 // puttyPrivateLines finds the private part of a PuTTY key file (.ppk),
 // which has no PEM banner: the lines that "Private-Lines: N" counts, after
-// it.
+// it; their line ends as written, or escaped as a repr writes them
+// ('...Private-Lines: 1\nAAAA...\nPrivate-MAC: ...').
 func puttyPrivateLines(s string, from int) (start, end int, ok bool) {
 	for from < len(s) {
 		i := strings.Index(s[from:], "Private-Lines: ")
@@ -453,17 +454,38 @@ func puttyPrivateLines(s string, from int) (start, end int, ok bool) {
 		if err != nil || lines < 1 || lines > 1000 {
 			continue
 		}
-		start = lineEnd(s, at)
-		if start == len(s) {
+		esc := "" // the line end escaped, in a repr
+		for _, e := range []string{`\r\n`, `\n`} {
+			if strings.HasPrefix(s[at+d:], e) {
+				esc = e
+				break
+			}
+		}
+		eol := func(i int) int { // where the line from i ends
+			if esc == "" {
+				return lineEnd(s, i)
+			}
+			if k := strings.Index(s[i:], esc); k >= 0 {
+				return i + k
+			}
+			return len(s)
+		}
+		skip := func(i int) int { // the start of the line after the end at i
+			if esc == "" {
+				return next(s, i)
+			}
+			return min(i+len(esc), len(s))
+		}
+		if start = eol(at); start == len(s) {
 			continue
 		}
-		start = next(s, start)
+		start = skip(start)
 		end = start
 		for k := 0; k < lines && end < len(s); k++ {
 			if k > 0 {
-				end = next(s, end)
+				end = skip(end)
 			}
-			end = lineEnd(s, end)
+			end = eol(end)
 		}
 		if end > start {
 			return start, end, true

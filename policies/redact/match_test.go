@@ -32,6 +32,7 @@ func TestMaskShapes(t *testing.T) {
 		// PuTTY's key file: its private lines, which no banner marks
 		{"Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIHx\nPrivate-Lines: 2\nAAAAIGs3cr3t\nAAAAIGmore\nPrivate-MAC: 0123\n",
 			"Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIHx\nPrivate-Lines: 2\n[redacted]\n[redacted]\nPrivate-MAC: 0123\n"},
+		{`'Private-Lines: 2\nAAAAIGs3cr3t\nAAAAIGmore\nPrivate-MAC: 0123\n'`, `'Private-Lines: 2\n[redacted]\nPrivate-MAC: 0123\n'`}, // in a repr
 		// HTTP Basic credentials, named or not: base64 of user:password
 		{"sending Basic dXNlcjpwYXNz to host", "sending Basic [redacted] to host"},
 		{"auth=basic  YWRhOmh1bnRlcjI=, x", "auth=basic  [redacted], x"},
