@@ -244,9 +244,9 @@ func (a *startArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 	// Whose debugpy listens there: any user of the machine can listen on
 	// loopback. The dial is checked against what is judged (peerJudged).
 	owner := engine.OwnerUnknown
-	a.listener = -1
+	a.listener = 0
 	if uid, ok := tcpowner.Listener(addr, uint16(a.Port)); ok {
-		a.listener, owner = uid, engine.OwnerOther
+		a.listener, owner = uid+1, engine.OwnerOther
 		if uid == os.Geteuid() {
 			owner = engine.OwnerSelf
 		}

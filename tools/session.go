@@ -94,7 +94,10 @@ type startArgs struct {
 	ExceptionFilters []string          `json:"exception_filters,omitempty" jsonschema:"raised, uncaught or userUnhandled: stop on these exceptions from the start"`
 	StopOnEntry      *bool             `json:"stop_on_entry,omitempty" jsonschema:"with --wait-for-client: stop at the program's first line (default false)"`
 
-	listener int // the user id of the socket judged listening at Host:Port, -1 for none (derive)
+	// listener is the user id of the socket judged listening at
+	// Host:Port, plus one (derive): 0, the zero value, is none judged, so
+	// that args never derived accept no other user's peer.
+	listener int
 }
 
 // startBreakpoint is a breakpoint set by debugpy_session_start.
@@ -146,13 +149,14 @@ func sessionStart(ctx context.Context, ts *Toolset, a startArgs) (sessionView, s
 		defer cancel()
 		return dap.Attach(cctx, name, dap.AttachConfig{Host: a.Host, Port: a.Port, PathMappings: maps,
 			JustMyCode: a.JustMyCode == nil || *a.JustMyCode, Breakpoints: bps, ExceptionFilters: a.ExceptionFilters,
-			StopOnEntry: a.StopOnEntry != nil && *a.StopOnEntry, Check: peerJudged(a.listener)}, ts.log)
+			StopOnEntry: a.StopOnEntry != nil && *a.StopOnEntry, Check: peerJudged(a.listener - 1)}, ts.log)
 	}, "attached")
 }
 
 // peerJudged checks the connection an attach made against the listener
 // judged (derive): the socket at its far end must belong to the user whose
-// listener was judged, or, when none listened then, to the server's user.
+// listener was judged, or, when none listened then (judged is -1), to the
+// server's user.
 // A listener another user opened on the port in between would otherwise
 // be attached to, unjudged. A peer not in this machine's socket tables is
 // another machine's (or another network namespace's), whose address
