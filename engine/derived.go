@@ -10,6 +10,7 @@ type (
 	Code         = abi.Code
 	Path         = abi.Path
 	Address      = abi.Address
+	Process      = abi.Process
 	DebugSession = abi.DebugSession
 	ClientInfo   = abi.Client
 	Before       = abi.Before

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -202,7 +203,9 @@ func debuggerSetting(name string) bool {
 }
 
 func (a *attachPIDArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
-	d := &engine.Derived{}
+	// Whose process it is: a server run as root can attach to any.
+	a.owner = processOwner(a.PID)
+	d := &engine.Derived{Processes: []engine.Process{{Argument: "pid", PID: a.PID, Owner: a.owner}}}
 	if a.Python != "" {
 		p, err := resolveExecutable("python", a.Python)
 		if err != nil {
@@ -212,6 +215,38 @@ func (a *attachPIDArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derive
 		d.Paths = append(d.Paths, p)
 	}
 	return d, nil
+}
+
+// processOwner says whose process pid is, from /proc/PID/status: self
+// when each of its user ids (real, effective, saved, file system) is the
+// server's effective one, other when one is not, unknown when it cannot be
+// read (no such process).
+func processOwner(pid int) string {
+	if pid < 1 {
+		return engine.OwnerUnknown
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return engine.OwnerUnknown
+	}
+	for line := range strings.Lines(string(b)) {
+		ids, ok := strings.CutPrefix(line, "Uid:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(ids)
+		if len(f) == 0 {
+			return engine.OwnerUnknown
+		}
+		me := strconv.Itoa(os.Geteuid())
+		for _, id := range f {
+			if id != me {
+				return engine.OwnerOther
+			}
+		}
+		return engine.OwnerSelf
+	}
+	return engine.OwnerUnknown
 }
 
 // hostsFile resolves names from the hosts file only. A DNS query for a name

@@ -4,8 +4,12 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
 )
 
 // peerJudged: the connection an attach made must end at the listener that
@@ -39,6 +43,40 @@ func TestPeerJudged(t *testing.T) {
 		err := peerJudged(c.judged)(c.local, c.remote)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("judged %d, %s -> %s: %v, want %q", c.judged, c.local, c.remote, err, c.want)
+		}
+	}
+}
+
+// processOwner: this process is the server's user's; a missing one is
+// unknown; one run as another user is other (root only, as CI runs).
+func TestProcessOwner(t *testing.T) {
+	if got := processOwner(os.Getpid()); got != engine.OwnerSelf {
+		t.Errorf("this process: %q", got)
+	}
+	for _, pid := range []int{0, -1, 999999999} {
+		if got := processOwner(pid); got != engine.OwnerUnknown {
+			t.Errorf("pid %d: %q", pid, got)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("running a process as another user needs root (CI runs as root)")
+	}
+	cmd := exec.Command("sleep", "60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if got := processOwner(cmd.Process.Pid); got != engine.OwnerOther {
+		t.Errorf("a process of uid 65534: %q", got)
+	}
+	// The handler enters only the process judged: arguments never derived
+	// (no owner judged), or judged as another's, are refused before gdb.
+	ts := &Toolset{}
+	for _, owner := range []string{"", engine.OwnerSelf} {
+		_, _, err := attachPID(t.Context(), ts, attachPIDArgs{PID: cmd.Process.Pid, owner: owner})
+		if err == nil || !strings.Contains(err.Error(), "not the process judged") {
+			t.Errorf("judged %q: %v", owner, err)
 		}
 	}
 }

@@ -245,9 +245,17 @@ type attachPIDArgs struct {
 	Target
 	PID    int    `json:"pid" jsonschema:"process id of a running Python program"`
 	Python string `json:"python,omitempty" jsonschema:"Python interpreter that runs debugpy's adapter"`
+
+	owner string // whose process was judged (derive): "" when never derived
 }
 
 func attachPID(ctx context.Context, ts *Toolset, a attachPIDArgs) (sessionView, string, error) {
+	// The process judged must be the one entered: a process of another
+	// user may have taken the id since (or the arguments were never
+	// judged).
+	if now := processOwner(a.PID); now != a.owner {
+		return sessionView{}, "", fmt.Errorf("process %d is not the process judged (whose it is was %q, is %q): call again to have it judged", a.PID, a.owner, now)
+	}
 	name := sessionName(a.Target)
 	return start(ts, name, func() (*dap.Session, error) {
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)

@@ -744,6 +744,31 @@ func TestAttackAttachToAnotherUsersDebugpy(t *testing.T) {
 	}
 }
 
+// With attach by PID on, a server run as root enters any process: one of
+// another user's needs a person, before gdb is run.
+func TestAttackAttachToAnotherUsersProcess(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("running a process as another user needs root (CI runs as root)")
+	}
+	data, err := os.ReadFile("../../policies/default.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(string(data), `settings = { hosts = ["loopback"], files = "approve" }`, `settings = { hosts = ["loopback"], files = "approve", allow_pid = true }`, 1)
+	if cfg == string(data) {
+		t.Fatal("the default config's targets line changed: update this test")
+	}
+	r := startRaw(t, rawOpts{config: cfg})
+	cmd := exec.Command("sleep", "600")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r.refused("debugpy_attach_pid", fmt.Sprintf(`{"pid":%d}`, cmd.Process.Pid), "needs a person's approval",
+		fmt.Sprintf("process %d runs as another user of this machine", cmd.Process.Pid))
+}
+
 // A launch makes the files under the program's directory and its cwd the
 // debug session's, read with nobody asked. A script in the home directory
 // (or a cwd of / or ~) made every file of the user's the session's:

@@ -49,6 +49,9 @@ type Derived struct {
 	Code      []Code    `json:"code"`
 	Paths     []Path    `json:"paths"`
 	Addresses []Address `json:"addresses"`
+	// Processes are the running processes a call attaches to by id, and
+	// whose they are (ABI v1.8).
+	Processes []Process `json:"processes"`
 	// Holders, in the result phase of a call with code, are the names of
 	// the frame the call reads (its locals and globals) whose values, as
 	// the host listed them for the call, hold a secret the MCP session has
@@ -143,11 +146,19 @@ type Address struct {
 	Owner    string `json:"owner"` // whose socket listens there: OwnerSelf, OwnerOther or OwnerUnknown
 }
 
-// An address's owner: the user of the socket that listens on it, on this
-// machine (internal/tcpowner).
+// Process is a running process a call names by its id.
+type Process struct {
+	Argument string `json:"argument"`
+	PID      int    `json:"pid"`
+	Owner    string `json:"owner"` // whose process it is: OwnerSelf, OwnerOther or OwnerUnknown
+}
+
+// An address's or a process's owner: the user of the socket that listens
+// on the address, on this machine (internal/tcpowner), or the user the
+// process runs as (any of its user ids).
 const (
 	OwnerSelf    = "self"    // the server's user
-	OwnerOther   = "other"   // another user: attached, the agent reads and runs code in that user's program
+	OwnerOther   = "other"   // another user: attached, the agent reads that user's program and runs code as them
 	OwnerUnknown = "unknown" // nothing of this machine listens there yet, or it is another machine's
 )
 
@@ -240,6 +251,18 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 		b = strconv.AppendInt(append(b, `,"port":`...), int64(a.Port), 10)
 		b = append(b, `,"owner":`...)
 		b = AppendString(b, a.Owner)
+		b = append(b, '}')
+	}
+	b = append(b, `],"processes":[`...)
+	for i, p := range d.Processes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"argument":`...)
+		b = AppendString(b, p.Argument)
+		b = strconv.AppendInt(append(b, `,"pid":`...), int64(p.PID), 10)
+		b = append(b, `,"owner":`...)
+		b = AppendString(b, p.Owner)
 		b = append(b, '}')
 	}
 	b = appendStrings(append(b, `],"holders":[`...), d.Holders)

@@ -16,7 +16,7 @@ func reference(r *Request) ([]byte, error) {
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = json.RawMessage("null")
 	}
-	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Holders: []string{}, Cut: []string{}, Objects: []string{}, Sequences: []string{}, Before: []Before{}}
+	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Processes: []Process{}, Holders: []string{}, Cut: []string{}, Objects: []string{}, Sequences: []string{}, Before: []Before{}}
 	if r.Derived != nil {
 		d = *r.Derived
 		if d.Code == nil {
@@ -27,6 +27,9 @@ func reference(r *Request) ([]byte, error) {
 		}
 		if d.Addresses == nil {
 			d.Addresses = []Address{}
+		}
+		if d.Processes == nil {
+			d.Processes = []Process{}
 		}
 		if d.Holders == nil {
 			d.Holders = []string{}
@@ -117,7 +120,7 @@ func FuzzRequest(f *testing.F) {
 		if flag {
 			r.Result = raw
 			r.DebugSession = &DebugSession{Name: b, Host: a, Port: n, PID: -n, State: a}
-			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag, !flag}}, Addresses: []Address{{b, a, b, n, a}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}, Before: []Before{{a, b}, {b, a}}}
+			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag, !flag}}, Addresses: []Address{{b, a, b, n, a}}, Processes: []Process{{a, -n, b}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}, Before: []Before{{a, b}, {b, a}}}
 		}
 		compare(t, r)
 	})

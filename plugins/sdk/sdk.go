@@ -174,7 +174,8 @@ func (r *Request) DebugSession() Value { return r.get("debug_session") }
 // Derived is what the host derived from the arguments (plugins/ABI.md):
 // "code" (each piece of Python debugpy will run: argument, kind, text),
 // "paths" (argument, kind, given, resolved, session), "addresses"
-// (argument, host, address, port, owner) and, for a call with code, "holders"
+// (argument, host, address, port, owner), "processes" (argument, pid,
+// owner) and, for a call with code, "holders"
 // (the stopped frame's names whose values hold a secret), "cut" (those
 // shown cut short) and "objects" (the holders shown as an object or a
 // container). Judge these, not the arguments' spelling.

@@ -23,6 +23,7 @@ package targets
 import (
 	"net/netip"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
@@ -243,6 +244,13 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 	case "debugpy_attach_pid":
 		if c.allowPID {
 			v.add(sdk.Allow("attach by pid is allowed"))
+			for _, p := range r.Derived().Get("processes").Elements() {
+				if p.Get("owner").Str() != abi.OwnerSelf {
+					// A server run as root enters any process; one whose
+					// owner /proc does not show may be another user's.
+					v.add(sdk.Approve("process " + strconv.FormatInt(p.Get("pid").Int(), 10) + " runs as another user of this machine, or its owner cannot be read: attached, the agent reads that user's program, and the code it is let run there runs as that user: a person decides"))
+				}
+			}
 		} else {
 			v.add(sdk.Deny("attach by pid is off (targets.allow_pid)"))
 		}

@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
@@ -8,6 +9,10 @@ import (
 
 func addr(host, address string) string {
 	return `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"` + host + `","address":"` + address + `","port":5678}]}`
+}
+
+func process(pid int, owner string) string {
+	return `{"code":[],"paths":[],"addresses":[],"processes":[{"argument":"pid","pid":` + strconv.Itoa(pid) + `,"owner":"` + owner + `"}]}`
 }
 
 func owned(address, owner string) string {
@@ -75,6 +80,12 @@ func TestDecide(t *testing.T) {
 		{Name: "an unlisted module", Tool: "debugpy_launch", Args: `{"module":"os"}`, Settings: `{"programs":["-m http.*"]}`, Want: "deny"},
 		{Name: "pid off", Tool: "debugpy_attach_pid", Args: `{"pid":1}`, Want: "deny", Reason: "targets.allow_pid"},
 		{Name: "pid on", Tool: "debugpy_attach_pid", Args: `{"pid":1}`, Settings: `{"allow_pid":true}`, Want: "allow"},
+		// Whose process it is (derived.processes[].owner).
+		{Name: "pid on, ours", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "self"), Settings: `{"allow_pid":true}`, Want: "allow"},
+		{Name: "pid on, another user's", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "other"), Settings: `{"allow_pid":true}`,
+			Want: "approve", Reason: "process 7 runs as another user of this machine"},
+		{Name: "pid on, nobody knows whose", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "unknown"), Settings: `{"allow_pid":true}`, Want: "approve"},
+		{Name: "pid off, another user's", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "other"), Want: "deny"},
 		{Name: "deny beats allow", Tool: attach,
 			Derived: `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"a","address":"127.0.0.1","port":1},{"argument":"host","host":"b","address":"10.1.1.1","port":1}]}`,
 			Want:    "deny", Reason: "b (10.1.1.1)"},
