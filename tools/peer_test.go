@@ -80,3 +80,14 @@ func TestProcessOwner(t *testing.T) {
 		}
 	}
 }
+
+// What an attach by PID's judgment and its second read add: a read of
+// /proc/PID/status each.
+func BenchmarkProcessOwner(b *testing.B) {
+	pid := os.Getpid()
+	for b.Loop() {
+		if processOwner(pid) != engine.OwnerSelf {
+			b.Fatal("not ours")
+		}
+	}
+}
