@@ -159,7 +159,7 @@ type Process struct {
 const (
 	OwnerSelf    = "self"    // the server's user
 	OwnerOther   = "other"   // another user: attached, the agent reads that user's program and runs code as them
-	OwnerUnknown = "unknown" // nothing of this machine listens there yet, or it is another machine's
+	OwnerUnknown = "unknown" // not known: nothing of this machine listens there yet, the address is another machine's, the process is gone or hidden
 )
 
 // AppendPrefix appends the request up to and with `"settings":`, so that

@@ -9,7 +9,8 @@
 //   - programs, interpreters: globs the resolved program (or "-m MODULE")
 //     and python of a launch must match; when programs is set and
 //     interpreters is not, a launch may not name its python.
-//   - allow_pid: attach by PID (default false).
+//   - allow_pid: attach by PID (default false); a process of another
+//     user, or whose owner cannot be read, then needs a person.
 //   - files: the verdict for reading a file that does not belong to the
 //     debug session (default approve), and for an attach's path mapping,
 //     which makes the files debugpy names under its local root the
