@@ -14,13 +14,35 @@ import "strings"
 // (netrcValues), and hands each to found as written and as the program
 // reads it (a .pgpass password's \: and \\ unescaped).
 func maskCredentialLines(s string, found func(string)) (string, bool) {
-	pg, nrc := strings.Count(s, ":") >= 4, strings.Contains(s, "password") || strings.Contains(s, "account")
-	if !pg && !nrc {
+	var spans [][2]int
+	eachCredential(s, func(vs, ve int) {
+		if found != nil {
+			found(s[vs:ve])
+			if u := unescape(s[vs:ve]); u != s[vs:ve] {
+				found(u)
+			}
+		}
+		spans = append(spans, [2]int{vs, ve})
+	})
+	if spans == nil {
 		return s, false
 	}
-	lines := strings.SplitAfter(s, "\n")
-	changed := false
-	for li, line := range lines {
+	return writeSpans(s, spans), true // a value is within its line: each line keeps its end
+}
+
+// eachCredential calls f with the span in s of each value
+// maskCredentialLines masks (none that is the mask already).
+func eachCredential(s string, f func(vs, ve int)) {
+	pg, nrc := strings.Count(s, ":") >= 4, strings.Contains(s, "password") || strings.Contains(s, "account")
+	if !pg && !nrc {
+		return
+	}
+	for at := 0; at < len(s); {
+		n := strings.IndexByte(s[at:], '\n') + 1
+		if n == 0 {
+			n = len(s) - at
+		}
+		line := s[at : at+n]
 		var spans [][2]int
 		if pg {
 			if vs, ve, ok := pgpassPassword(line); ok {
@@ -30,30 +52,13 @@ func maskCredentialLines(s string, found func(string)) (string, bool) {
 		if nrc && len(spans) == 0 {
 			spans = netrcValues(line)
 		}
-		var hide [][2]int
 		for _, sp := range spans {
-			vs, ve := sp[0], sp[1]
-			if line[vs:ve] == mask {
-				continue
+			if line[sp[0]:sp[1]] != mask {
+				f(at+sp[0], at+sp[1])
 			}
-			if found != nil {
-				found(line[vs:ve])
-				if u := unescape(line[vs:ve]); u != line[vs:ve] {
-					found(u)
-				}
-			}
-			hide = append(hide, sp)
 		}
-		if hide != nil {
-			line = writeSpans(line, hide)
-			changed = true
-		}
-		lines[li] = line
+		at += n
 	}
-	if !changed {
-		return s, false
-	}
-	return strings.Join(lines, ""), true
 }
 
 // pgpassPassword finds the password of a line written as libpq's password

@@ -53,3 +53,45 @@ func FuzzMaskCredentialLines(f *testing.F) {
 		}
 	})
 }
+
+// TestCredentialFilesAgreeWithPython: .netrc files of one to five
+// machines, a machine a line (which read as a table's header and rows to
+// the reading of lined-up tables), and .pgpass files, printed and as a
+// repr: Python's netrc module and the .pgpass format name each password,
+// and no 6 bytes of one are left; every machine's name is shown. A table's
+// reading masked the second line's password keyword and left its value
+// shown (found 2026-12-06).
+func TestCredentialFilesAgreeWithPython(t *testing.T) {
+	againstPython(t, credentialFileDocs, credentialFileCheck, 300, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const credentialFileDocs = `
+import json, netrc, os, random, string, sys, tempfile
+rng = random.Random(int(sys.argv[1]))
+def tok(n):
+    return "".join(rng.choice(string.ascii_letters + string.digits + "!#%&*+-./;<=>?@[]^_{|}~") for _ in range(n))
+d = tempfile.mkdtemp()
+for n in range(int(sys.argv[2])):
+    hosts = ["host%d-%d.example.com" % (n, k) for k in range(rng.randint(1, 5))]
+    if rng.randrange(2):
+        text = "".join("machine %s login %s password %s\n" % (h, rng.choice(["ada", "bob", "deploy"]), tok(rng.randint(6, 16))) for h in hosts)
+        path = os.path.join(d, "netrc")
+        open(path, "w").write(text)
+        os.chmod(path, 0o600)
+        pws = [netrc.netrc(path).authenticators(h)[2] for h in hosts]
+    else:
+        pws = [tok(rng.randint(6, 16)).replace(":", "").replace("\\\\", "") + "x" for h in hosts]
+        text = "".join("%s:5432:app:ada:%s\n" % (h, p) for h, p in zip(hosts, pws))
+    if rng.randrange(2):
+        text = repr(text)
+    print(json.dumps([text, json.dumps(pws), json.dumps(hosts)]))
+`
+
+const credentialFileCheck = `
+import json, sys
+for line in sys.stdin:
+    text, masked, pws, hosts = json.loads(line)
+    left = [p for p in json.loads(pws) if any(p[i:i + 6] in masked for i in range(len(p) - 5))]
+    lost = [h for h in json.loads(hosts) if h not in masked]
+    print(json.dumps("left %r" % left if left else "controls masked %r" % lost if lost else ""))
+`

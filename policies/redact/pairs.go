@@ -811,8 +811,9 @@ func maskNested(s string, extra map[string]bool, found func(string), depth int) 
 			i = l.End - 1
 			continue
 		}
+		files := credentialValues(v)
 		v, c1 := maskNamedAt(v, extra, found, depth-1)
-		v, c2 := maskCredentialLines(v, found)
+		v, c2 := maskCredentialLinesAfter(v, files, found)
 		if !c1 && !c2 {
 			i = l.End - 1
 			continue

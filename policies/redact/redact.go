@@ -147,7 +147,8 @@ func writeSpans(s string, spans [][2]int) string {
 }
 
 // wholeShapes widens spans so that none cuts a credential of a well-known
-// shape (maskShapes') short: the spans and the shapes that overlap, in a
+// shape (maskShapes') or a credential file's value (credentialValues)
+// short: the spans and the shapes that overlap, in a
 // chain, are masked as one. A named value's reading ends where its syntax
 // says (a pair's value at the next '='), and the credential may go on past
 // it: $argon2id$v=19$m=65536,t=3,p=4$salt$hash after password= had its
@@ -166,6 +167,9 @@ func wholeShapes(s string, spans [][2]int) [][2]int {
 	eachShape(s, func(start, end int, held func(string) string) {
 		parts = append(parts, part{[2]int{start, end}, true, held})
 	})
+	// A credential file's values too: a mask that cut a .netrc password
+	// short left its end shown, and no reading found it again.
+	eachCredential(s, func(vs, ve int) { parts = append(parts, part{span: [2]int{vs, ve}, shape: true}) })
 	if len(parts) == 0 {
 		return spans
 	}
@@ -461,6 +465,7 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	if codeGrant(s) { // a token request's body: its code is the credential (oauth.go)
 		extra = withCode(extra)
 	}
+	fileValues := credentialValues(s)
 	mentions := secrets.Mentions(s, extra)
 	if mentions {
 		s, named = maskNamed(s, extra)
@@ -475,7 +480,7 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 		named = summary || secure
 	}
 	s, shapes := maskShapes(s, remember)
-	s, files := maskCredentialLines(s, remember)
+	s, files := maskCredentialLinesAfter(s, fileValues, remember)
 	s, commands := maskCommands(s, remember)
 	var codes bool
 	if strings.Contains(s, "code=") {
@@ -494,6 +499,63 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 		s, smtp = maskSMTPAuth(s, remember)
 	}
 	return s, named || shapes || files || commands || codes || calls || identified || login || smtp
+}
+
+// credentialValues reads the values of a text's credential files' lines
+// (maskCredentialLines) on the text as it is, before any mask. A reading
+// of lines as a table's took two .netrc lines for a header and a row,
+// masked the second's "password" keyword, and left its value to no
+// reading (found 2026-12-06); masked first, these values would move a
+// table's columns instead ("password city" read as a .netrc pair). So they
+// are read first and masked last (maskCredentialLinesAfter).
+func credentialValues(s string) []string {
+	var values []string
+	eachCredential(s, func(vs, ve int) { values = append(values, s[vs:ve]) })
+	return values
+}
+
+// maskCredentialLinesAfter masks the credential files' lines of s, and
+// the values read from them before the masks between (credentialValues)
+// wherever those masks left them; and the lines of a string literal's
+// value, a file's text as a listing shows it (its line ends escaped: a
+// .pgpass file read into a variable names no secret, and its repr's one
+// line held no .pgpass line).
+func maskCredentialLinesAfter(s string, values []string, found func(string)) (string, bool) {
+	s, lines := maskCredentialLines(s, found)
+	s, left := maskWords(s, values, found)
+	s, inStrings := maskInStrings(s, maskCredentialLines, found, nestedDepth)
+	return s, lines || left || inStrings
+}
+
+// maskWords masks each of values where it stands in s as a word of its own
+// (no letter, digit or '_' against either end that is one), and hands
+// each it masks to found.
+func maskWords(s string, values []string, found func(string)) (string, bool) {
+	var spans [][2]int
+	for _, v := range values {
+		if v == "" || v == mask {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(s[from:], v)
+			if i < 0 {
+				break
+			}
+			start, end := from+i, from+i+len(v)
+			from = start + 1
+			if start > 0 && isWord(v[0]) && isWord(s[start-1]) || end < len(s) && isWord(v[len(v)-1]) && isWord(s[end]) {
+				continue
+			}
+			spans = append(spans, [2]int{start, end})
+			if found != nil {
+				found(v)
+			}
+		}
+	}
+	if spans == nil {
+		return s, false
+	}
+	return writeSpans(s, spans), true
 }
 
 // maskNamed runs the masks that find a value by a secret's name.
