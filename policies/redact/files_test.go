@@ -35,6 +35,23 @@ func TestMaskCredentialLines(t *testing.T) {
 	}
 }
 
+// Through all of redact: a credential file's values are read first and
+// kept whole; a short one is not masked by value elsewhere.
+func TestCredentialValuesThroughRedact(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		// two lines a table's reading took for a header and a row
+		{"machine x.com login ada password s3cret1\nmachine y.com login bob password pw2xyz\n",
+			"machine x.com login ada password [redacted]\nmachine y.com login [redacted] [redacted]\n"},
+		{`'db.example.com:5432:app:ada:pg-s3cret\nh2.example.com:5432:*:bob:pg-two\n'`,
+			`'db.example.com:5432:app:ada:[redacted]\nh2.example.com:5432:*:bob:[redacted]\n'`},
+		{"machine a.com login ada password a\nthe a team\n", "machine a.com login ada password [redacted]\nthe a team\n"},
+	} {
+		if got, _ := maskText(c.in, nil); got != c.want {
+			t.Errorf("maskText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 // FuzzMaskCredentialLines: no text makes it fail; it keeps the lines, and
 // what it hands over is no longer in its result.
 func FuzzMaskCredentialLines(f *testing.F) {

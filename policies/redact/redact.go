@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
@@ -510,7 +511,13 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 // are read first and masked last (maskCredentialLinesAfter).
 func credentialValues(s string) []string {
 	var values []string
-	eachCredential(s, func(vs, ve int) { values = append(values, s[vs:ve]) })
+	eachCredential(s, func(vs, ve int) {
+		// As the host learns a secret: one of fewer than 4 characters
+		// (password a) would mask that word everywhere (a.com).
+		if utf8.RuneCountInString(s[vs:ve]) >= 4 {
+			values = append(values, s[vs:ve])
+		}
+	})
 	return values
 }
 
