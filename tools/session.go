@@ -156,11 +156,11 @@ func sessionStart(ctx context.Context, ts *Toolset, a startArgs) (sessionView, s
 // peerJudged checks the connection an attach made against the listener
 // judged (derive): the socket at its far end must belong to the user whose
 // listener was judged, or, when none listened then (judged is -1), to the
-// server's user.
-// A listener another user opened on the port in between would otherwise
-// be attached to, unjudged. A peer not in this machine's socket tables is
-// another machine's (or another network namespace's), whose address
-// targets.hosts judged; but a loopback peer is always in them.
+// server's user. A listener another user opened on the port in between
+// would otherwise be attached to, unjudged. A peer not in this machine's
+// socket tables is another machine's (or another network namespace's),
+// whose address targets.hosts judged; but a loopback peer is always in
+// them.
 func peerJudged(judged int) func(local, remote netip.AddrPort) error {
 	return func(local, remote netip.AddrPort) error {
 		uid, ok := tcpowner.Peer(local, remote)

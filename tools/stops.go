@@ -851,47 +851,50 @@ type scopeRows struct {
 // stackOf is the stack of the thread whose frame is frame, and frame's
 // place in it: the stop's thread first, whose first frames the session
 // fetched at the stop (answered from its snapshot: a listing with no other
-// frame to read costs no request), then the others.
+// frame to read costs no request), then the others. None when no stopped
+// thread has it.
 func stackOf(ctx context.Context, s *dap.Session, frame int) ([]godap.StackFrame, int, error) {
-	var ids []int
+	tried := -1 // no thread tried yet
 	if _, last := s.Stops(); last != nil {
-		ids = append(ids, last.ThreadID)
-	}
-	for i, others := 0, false; ; i++ {
-		if i == len(ids) {
-			if others {
-				return nil, 0, nil
-			}
-			others = true
-			threads, err := s.Threads(ctx)
-			if err != nil {
-				return nil, 0, err
-			}
-			for _, t := range threads {
-				if !slices.Contains(ids, t.Id) {
-					ids = append(ids, t.Id)
-				}
-			}
-			if i == len(ids) {
-				return nil, 0, nil
-			}
-		}
-		frames, total, err := s.StackTrace(ctx, ids[i], 0, dap.PrefetchFrames)
-		if err == nil && total > len(frames) {
-			frames, _, err = s.StackTrace(ctx, ids[i], 0, 0) // all of them
-		}
-		if errors.As(err, new(*dap.ResponseError)) {
-			continue // a thread that is not stopped, or gone
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		for j, f := range frames {
-			if f.Id == frame {
-				return frames, j, nil
-			}
+		tried = last.ThreadID
+		if frames, at, err := frameIn(ctx, s, tried, frame); err != nil || at >= 0 {
+			return frames, at, err
 		}
 	}
+	threads, err := s.Threads(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, t := range threads {
+		if t.Id == tried {
+			continue
+		}
+		if frames, at, err := frameIn(ctx, s, t.Id, frame); err != nil || at >= 0 {
+			return frames, at, err
+		}
+	}
+	return nil, 0, nil
+}
+
+// frameIn is thread's stack, all of it, and frame's place in it: -1 when
+// frame is not in it, or the thread is not stopped (or gone).
+func frameIn(ctx context.Context, s *dap.Session, thread, frame int) ([]godap.StackFrame, int, error) {
+	frames, total, err := s.StackTrace(ctx, thread, 0, dap.PrefetchFrames)
+	if err == nil && total > len(frames) {
+		frames, _, err = s.StackTrace(ctx, thread, 0, 0) // all of them
+	}
+	if errors.As(err, new(*dap.ResponseError)) {
+		return nil, -1, nil
+	}
+	if err != nil {
+		return nil, -1, err
+	}
+	for j, f := range frames {
+		if f.Id == frame {
+			return frames, j, nil
+		}
+	}
+	return nil, -1, nil
 }
 
 // sourcePath is a frame's file, "" when it has none.
