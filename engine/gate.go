@@ -583,7 +583,7 @@ func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decisi
 	if call.Stopped != nil {
 		stop = call.Stopped()
 	}
-	b := approval.Bind(call.MCPSession, call.Tool, stop, call.Arguments)
+	b := approval.Bind(call.MCPSession, call.Tool, stop, call.Arguments, reaches(call.Derived))
 	res, rec := g.ask(ctx, call, asker, d, cfg, b, shown, timeout)
 	if res == nil && stop != "" {
 		// Approved where the program was: it may have run on while a
@@ -594,6 +594,27 @@ func (g *Gate) approve(ctx context.Context, call ToolCall, asker Asker, d Decisi
 		}
 	}
 	return res, rec
+}
+
+// reaches is what a call reaches, as the host derived it (an approval's
+// Reaches): each path as it will be used, each address with the user
+// whose socket listens there, each process with its user. A module sees
+// two other users alike ("other"); a person approved one of them.
+func reaches(d *Derived) string {
+	if d == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range d.Paths {
+		fmt.Fprintf(&b, "path %q %s %q\n", p.Argument, p.Kind, p.Resolved)
+	}
+	for _, a := range d.Addresses {
+		fmt.Fprintf(&b, "address %q %s port %d uid %d\n", a.Argument, a.Address, a.Port, a.UID)
+	}
+	for _, p := range d.Processes {
+		fmt.Fprintf(&b, "process %q %d uid %d\n", p.Argument, p.PID, p.UID)
+	}
+	return b.String()
 }
 
 // stopNote is the line of a question that says where the program is.

@@ -253,13 +253,71 @@ func TestGateCLIApprovalRunsOnce(t *testing.T) {
 	}
 }
 
+// An approval is for what the call reached when the person was asked: the
+// same arguments retried after another user's debugpy took the port (or a
+// process of another user took the id, or a symlink was turned) are asked
+// again, on either channel; retried reaching the same, they run.
+func TestGateApprovalIsForWhatTheCallReaches(t *testing.T) {
+	attach := func(uid int) *Derived {
+		return &Derived{Addresses: []Address{{Argument: "host", Host: "127.0.0.1", Address: "127.0.0.1", Port: 5678, Owner: OwnerOther, UID: uid}}}
+	}
+	pid := func(uid int) *Derived {
+		return &Derived{Processes: []Process{{Argument: "pid", PID: 7, Owner: OwnerOther, UID: uid}}}
+	}
+	source := func(resolved string) *Derived {
+		return &Derived{Paths: []Path{{Argument: "path", Kind: "source", Given: "/tmp/link", Resolved: resolved}}}
+	}
+	for _, c := range []struct {
+		name           string
+		approved, then *Derived
+	}{
+		{"another user's debugpy on the port", attach(65534), attach(65533)},
+		{"another user's process under the id", pid(65534), pid(65533)},
+		{"a symlink turned", source("/srv/app/main.py"), source("/root/.pgpass")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			store := approval.NewStore()
+			cfg := &Config{Audit: AuditConfig{Arguments: "none"}, Approval: ApprovalConfig{Channels: []string{"cli"}}}
+			g := NewGate(&fakePolicy{cfg: cfg, call: verdict(Approve, "a person"), result: verdict(Allow, "")},
+				GateOptions{Audit: openAudit(t, t.TempDir()), Approvals: store, CLI: true})
+			call := ToolCall{Tool: "debugpy_session_start", Category: "execute", Arguments: json.RawMessage(`{"port":5678}`), MCPSession: "s", Derived: c.approved}
+			runs := 0
+			run := func(context.Context) Result { runs++; return Result{Text: "ran"} }
+			first := g.Guard(context.Background(), call, nil, run)
+			id := first.Structured.(map[string]any)["approval_id"].(string)
+			if _, err := store.Answer(id, true, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			swapped := call
+			swapped.Derived = c.then
+			res := g.Guard(context.Background(), swapped, nil, run)
+			if runs != 0 || !res.IsError || res.Structured.(map[string]any)["approval_id"] == id {
+				t.Fatalf("retried reaching another: %+v, ran %d", res, runs)
+			}
+			if res := g.Guard(context.Background(), call, nil, run); res.Text != "ran" || runs != 1 {
+				t.Fatalf("retried reaching the same: %+v, ran %d", res, runs)
+			}
+			// The elicitation channel's retry (input_required, then the
+			// answer with the held id) is bound alike.
+			b := approval.Bind("s", call.Tool, "", call.Arguments, reaches(c.approved))
+			r, err := store.Hold("elicitation", b, call.Arguments, nil, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Take(r.ID, approval.Bind("s", call.Tool, "", call.Arguments, reaches(c.then))); err == nil {
+				t.Fatal("an elicitation's answer was taken for a call that reaches another")
+			}
+		})
+	}
+}
+
 // A call that needs a person when the approvals held are at their bound is
 // denied, saying so; it is not held, and nothing runs.
 func TestGateDeniesWhenApprovalsAreFull(t *testing.T) {
 	alog := openAudit(t, t.TempDir())
 	store := approval.NewStore()
 	for i := 0; ; i++ {
-		if _, err := store.Hold("cli", approval.Bind("s", "t", "", []byte(strconv.Itoa(i))), nil, nil, time.Minute); err != nil {
+		if _, err := store.Hold("cli", approval.Bind("s", "t", "", []byte(strconv.Itoa(i)), ""), nil, nil, time.Minute); err != nil {
 			break
 		}
 	}

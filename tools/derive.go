@@ -204,8 +204,9 @@ func debuggerSetting(name string) bool {
 
 func (a *attachPIDArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, error) {
 	// Whose process it is: a server run as root can attach to any.
-	a.owner = processOwner(a.PID)
-	d := &engine.Derived{Processes: []engine.Process{{Argument: "pid", PID: a.PID, Owner: a.owner}}}
+	a.ids, a.judged = processIDs(a.PID), true
+	owner, uid := ownerOf(a.ids)
+	d := &engine.Derived{Processes: []engine.Process{{Argument: "pid", PID: a.PID, Owner: owner, UID: uid}}}
 	if a.Python != "" {
 		p, err := resolveExecutable("python", a.Python)
 		if err != nil {
@@ -217,36 +218,49 @@ func (a *attachPIDArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derive
 	return d, nil
 }
 
-// processOwner says whose process pid is, from /proc/PID/status: self
-// when each of its user ids (real, effective, saved, file system) is the
-// server's effective one, other when one is not, unknown when it cannot be
-// read (no such process).
-func processOwner(pid int) string {
+// processIDs are the user ids of process pid (real, effective, saved, file
+// system), from /proc/PID/status; nil when they cannot be read (no such
+// process).
+func processIDs(pid int) []int {
 	if pid < 1 {
-		return engine.OwnerUnknown
+		return nil
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return engine.OwnerUnknown
+		return nil
 	}
 	for line := range strings.Lines(string(b)) {
-		ids, ok := strings.CutPrefix(line, "Uid:")
+		f, ok := strings.CutPrefix(line, "Uid:")
 		if !ok {
 			continue
 		}
-		f := strings.Fields(ids)
-		if len(f) == 0 {
-			return engine.OwnerUnknown
-		}
-		me := strconv.Itoa(os.Geteuid())
-		for _, id := range f {
-			if id != me {
-				return engine.OwnerOther
+		var ids []int
+		for _, s := range strings.Fields(f) {
+			id, err := strconv.Atoi(s)
+			if err != nil {
+				return nil
 			}
+			ids = append(ids, id)
 		}
-		return engine.OwnerSelf
+		return ids
 	}
-	return engine.OwnerUnknown
+	return nil
+}
+
+// ownerOf says whose a process of user ids ids is: self when each is the
+// server's effective one, other when one is not, unknown when there are
+// none; and its real user id (-1 when unknown).
+func ownerOf(ids []int) (owner string, uid int) {
+	if len(ids) == 0 {
+		return engine.OwnerUnknown, -1
+	}
+	me := os.Geteuid()
+	for _, id := range ids {
+		if id != me {
+			return engine.OwnerOther, ids[0]
+		}
+	}
+	return engine.OwnerSelf, ids[0]
 }
 
 // hostsFile resolves names from the hosts file only. A DNS query for a name
@@ -278,15 +292,15 @@ func (a *startArgs) derive(ctx context.Context, ts *Toolset) (*engine.Derived, e
 	a.Host = addr.String()
 	// Whose debugpy listens there: any user of the machine can listen on
 	// loopback. The dial is checked against what is judged (peerJudged).
-	owner := engine.OwnerUnknown
+	owner, listener := engine.OwnerUnknown, -1
 	a.listener = 0
 	if uid, ok := tcpowner.Listener(addr, uint16(a.Port)); ok {
-		a.listener, owner = uid+1, engine.OwnerOther
+		a.listener, listener, owner = uid+1, uid, engine.OwnerOther
 		if uid == os.Geteuid() {
 			owner = engine.OwnerSelf
 		}
 	}
-	d := &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port, Owner: owner}}}
+	d := &engine.Derived{Addresses: []engine.Address{{Argument: "host", Host: host, Address: a.Host, Port: a.Port, Owner: owner, UID: listener}}}
 	// A path mapping decides which local files the debuggee's frames and
 	// loaded sources name, and those are the session's, read unasked: a
 	// mapping of the program's file to ~/.pgpass made debugpy_source read

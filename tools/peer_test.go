@@ -47,36 +47,48 @@ func TestPeerJudged(t *testing.T) {
 	}
 }
 
-// processOwner: this process is the server's user's; a missing one is
-// unknown; one run as another user is other (root only, as CI runs).
+// processIDs and ownerOf: this process is the server's user's; a missing
+// one is unknown; one run as another user is other, with its uid (root
+// only, as CI runs).
 func TestProcessOwner(t *testing.T) {
-	if got := processOwner(os.Getpid()); got != engine.OwnerSelf {
-		t.Errorf("this process: %q", got)
+	owner := func(pid int) (string, int) { return ownerOf(processIDs(pid)) }
+	if got, uid := owner(os.Getpid()); got != engine.OwnerSelf || uid != os.Getuid() {
+		t.Errorf("this process: %q %d", got, uid)
 	}
 	for _, pid := range []int{0, -1, 999999999} {
-		if got := processOwner(pid); got != engine.OwnerUnknown {
-			t.Errorf("pid %d: %q", pid, got)
+		if got, uid := owner(pid); got != engine.OwnerUnknown || uid != -1 {
+			t.Errorf("pid %d: %q %d", pid, got, uid)
 		}
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("running a process as another user needs root (CI runs as root)")
 	}
-	cmd := exec.Command("sleep", "60")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	run := func(uid uint32) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: 65534}}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	if got := processOwner(cmd.Process.Pid); got != engine.OwnerOther {
-		t.Errorf("a process of uid 65534: %q", got)
+	nobody, other := run(65534), run(65533)
+	if got, uid := owner(nobody.Process.Pid); got != engine.OwnerOther || uid != 65534 {
+		t.Errorf("a process of uid 65534: %q %d", got, uid)
 	}
-	// The handler enters only the process judged: arguments never derived
-	// (no owner judged), or judged as another's, are refused before gdb.
+	// The handler enters only the process judged: arguments never derived,
+	// or judged as another's (the server's own, or another user's, as if
+	// the id had been taken in between), are refused before gdb.
 	ts := &Toolset{}
-	for _, owner := range []string{"", engine.OwnerSelf} {
-		_, _, err := attachPID(t.Context(), ts, attachPIDArgs{PID: cmd.Process.Pid, owner: owner})
+	for _, a := range []attachPIDArgs{
+		{PID: nobody.Process.Pid},
+		{PID: nobody.Process.Pid, judged: true, ids: processIDs(os.Getpid())},
+		{PID: nobody.Process.Pid, judged: true, ids: processIDs(other.Process.Pid)},
+		{PID: nobody.Process.Pid, judged: true},
+	} {
+		_, _, err := attachPID(t.Context(), ts, a)
 		if err == nil || !strings.Contains(err.Error(), "not the process judged") {
-			t.Errorf("judged %q: %v", owner, err)
+			t.Errorf("judged %v %v: %v", a.judged, a.ids, err)
 		}
 	}
 }
@@ -86,7 +98,7 @@ func TestProcessOwner(t *testing.T) {
 func BenchmarkProcessOwner(b *testing.B) {
 	pid := os.Getpid()
 	for b.Loop() {
-		if processOwner(pid) != engine.OwnerSelf {
+		if owner, _ := ownerOf(processIDs(pid)); owner != engine.OwnerSelf {
 			b.Fatal("not ours")
 		}
 	}

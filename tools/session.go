@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -246,15 +247,18 @@ type attachPIDArgs struct {
 	PID    int    `json:"pid" jsonschema:"process id of a running Python program"`
 	Python string `json:"python,omitempty" jsonschema:"Python interpreter that runs debugpy's adapter"`
 
-	owner string // whose process was judged (derive): "" when never derived
+	// ids are the user ids of the process judged (derive), nil when it
+	// could not be read; judged says derive ran.
+	ids    []int
+	judged bool
 }
 
 func attachPID(ctx context.Context, ts *Toolset, a attachPIDArgs) (sessionView, string, error) {
 	// The process judged must be the one entered: a process of another
 	// user may have taken the id since (or the arguments were never
 	// judged).
-	if now := processOwner(a.PID); now != a.owner {
-		return sessionView{}, "", fmt.Errorf("process %d is not the process judged (whose it is was %q, is %q): call again to have it judged", a.PID, a.owner, now)
+	if now := processIDs(a.PID); !a.judged || !slices.Equal(now, a.ids) {
+		return sessionView{}, "", fmt.Errorf("process %d is not the process judged (its user ids were %v, are %v): call again to have it judged", a.PID, a.ids, now)
 	}
 	name := sessionName(a.Target)
 	return start(ts, name, func() (*dap.Session, error) {

@@ -744,6 +744,60 @@ func TestAttackAttachToAnotherUsersDebugpy(t *testing.T) {
 	}
 }
 
+// An approval of an attach to one user's debugpy approved no other's. The
+// agent has a person approve an attach to user 65534's listener; that
+// listener goes and user 65533's takes the port; the same call retried
+// went through on the approval (both are "other" to the modules, and the
+// connection's check judged the new listener, found at the retry). Now
+// the approval is bound to whose listener it was, and the retry asks a
+// person again, naming that user.
+func TestAttackApprovedAttachAnotherListener(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("listening as other users needs root (CI runs as root)")
+	}
+	r := startRaw(t, rawOpts{})
+	// A listener that takes each connection and closes it: the attach, if
+	// it ran, would fail at once, not wait for an answer.
+	listen := func(uid uint32, port int) (*exec.Cmd, int) {
+		cmd := exec.Command("/usr/bin/python3", "-c", `import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen()
+print(s.getsockname()[1], flush=True)
+while True:
+    s.accept()[0].close()
+`, strconv.Itoa(port))
+		cmd.Dir = "/"
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: 65534}}
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		line, err := bufio.NewReader(out).ReadString('\n')
+		got, err2 := strconv.Atoi(strings.TrimSpace(line))
+		if err != nil || err2 != nil {
+			t.Fatalf("uid %d's listener printed no port: %q %v %v", uid, line, err, err2)
+		}
+		return cmd, got
+	}
+	first, port := listen(65534, 0)
+	args := fmt.Sprintf(`{"port":%d}`, port)
+	text := r.refused("debugpy_session_start", args, "needs a person's approval", "runs as another user of this machine (uid 65534)")
+	approved := id(t, text)
+	if out, err := r.cli("approve", "--yes", approved); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	first.Process.Kill()
+	first.Wait()
+	listen(65533, port)
+	text = r.refused("debugpy_session_start", args, "needs a person's approval", "runs as another user of this machine (uid 65533)")
+	if id(t, text) == approved {
+		t.Fatalf("the retry was held under the approval given for uid 65534: %s", text)
+	}
+}
+
 // With attach by PID on, a server run as root enters any process: one of
 // another user's needs a person, before gdb is run.
 func TestAttackAttachToAnotherUsersProcess(t *testing.T) {

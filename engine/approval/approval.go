@@ -2,9 +2,11 @@
 // Approval) and serves them to `debugpy-guard approvals`, `approve ID` and
 // `deny ID` over an owner-only unix socket.
 //
-// An approval binds to (MCP session, tool, sha256 of the arguments), and to
-// where the program was when the person was asked (its debug session, and
-// its stop or that it ran), and is used once: the same call retried there
+// An approval binds to (MCP session, tool, sha256 of the arguments), to
+// what the call reaches as the host found it (the paths as resolved, and
+// whose socket or process an attach enters), and to where the program was
+// when the person was asked (its debug session, and its stop or that it
+// ran), and is used once: the same call retried there
 // after a person approved it runs once (elsewhere, a person is asked again);
 // retried before an answer, it gets the same pending id. Nothing in a tool's
 // arguments is read here, so no argument can approve a call.
@@ -32,12 +34,18 @@ type Binding struct {
 	// no debug session.
 	Stop       string
 	ArgsSHA256 string
+	// Reaches is what the call reaches, as the host derived it when the
+	// person was asked: each path as resolved, each address and the user
+	// whose socket listens there, each process and its user. The same
+	// arguments retried reach something else when a symlink was turned or
+	// another user's debugpy took the port: a person is asked again.
+	Reaches string
 }
 
 // Bind makes the binding of a call.
-func Bind(session, tool, stop string, args []byte) Binding {
+func Bind(session, tool, stop string, args []byte, reaches string) Binding {
 	sum := sha256.Sum256(args)
-	return Binding{Session: session, Tool: tool, Stop: stop, ArgsSHA256: hex.EncodeToString(sum[:])}
+	return Binding{Session: session, Tool: tool, Stop: stop, ArgsSHA256: hex.EncodeToString(sum[:]), Reaches: reaches}
 }
 
 // States of a request.

@@ -18,7 +18,7 @@ import (
 
 func TestHoldAnswerUseOnce(t *testing.T) {
 	s := NewStore()
-	b := Bind("s1", "debugpy_evaluate", "", []byte(`{"expression":"f()"}`))
+	b := Bind("s1", "debugpy_evaluate", "", []byte(`{"expression":"f()"}`), "")
 	r := held(s.Hold("cli", b, json.RawMessage(`{"expression":"f()"}`), []string{"calls need approval"}, time.Minute))
 	if r.State != Pending || len(r.ID) != 8 {
 		t.Fatalf("hold: %+v", r)
@@ -26,7 +26,7 @@ func TestHoldAnswerUseOnce(t *testing.T) {
 	if again := held(s.Hold("cli", b, nil, nil, time.Minute)); again.ID != r.ID || again.State != Pending {
 		t.Fatalf("retried before an answer: %+v, want the same pending id", again)
 	}
-	other := held(s.Hold("cli", Bind("s1", "debugpy_evaluate", "", []byte(`{"expression":"g()"}`)), nil, nil, time.Minute))
+	other := held(s.Hold("cli", Bind("s1", "debugpy_evaluate", "", []byte(`{"expression":"g()"}`), ""), nil, nil, time.Minute))
 	if other.ID == r.ID {
 		t.Fatal("other arguments share the approval")
 	}
@@ -51,7 +51,7 @@ func TestExpiry(t *testing.T) {
 	now := time.Now()
 	s := NewStore()
 	s.now = func() time.Time { return now }
-	b := Bind("s", "t", "", []byte(`{}`))
+	b := Bind("s", "t", "", []byte(`{}`), "")
 	r := held(s.Hold("cli", b, nil, nil, time.Minute))
 	now = now.Add(2 * time.Minute)
 	if _, err := s.Answer(r.ID, true, time.Minute); err == nil {
@@ -66,7 +66,7 @@ func TestExpiry(t *testing.T) {
 		t.Fatalf("late elicitation answer: %v", err)
 	}
 	e = held(s.Hold("elicitation", b, nil, nil, time.Minute))
-	if _, err := s.Take(e.ID, Bind("s", "t", "", []byte(`{"x":1}`))); err == nil || !strings.Contains(err.Error(), "another call") {
+	if _, err := s.Take(e.ID, Bind("s", "t", "", []byte(`{"x":1}`), "")); err == nil || !strings.Contains(err.Error(), "another call") {
 		t.Fatalf("taken for other arguments: %v", err)
 	}
 	if _, err := s.Take(e.ID, b); err == nil {
@@ -85,7 +85,7 @@ func TestSocket(t *testing.T) {
 	if fi, err := os.Stat(srv.Path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket mode: %v %v", fi.Mode(), err)
 	}
-	b := Bind("s", "debugpy_launch", "", []byte(`{"program":"x.py"}`))
+	b := Bind("s", "debugpy_launch", "", []byte(`{"program":"x.py"}`), "")
 	r := held(s.Hold("cli", b, json.RawMessage(`{"program":"x.py"}`), []string{"category execute is approve"}, time.Minute))
 	ctx := context.Background()
 	l, err := List(ctx)
@@ -180,7 +180,7 @@ func TestHeldBounded(t *testing.T) {
 	now := time.Now()
 	s := NewStore()
 	s.now = func() time.Time { return now }
-	bind := func(i int) Binding { return Bind("s", "t", "", []byte(`{"i":`+strconv.Itoa(i)+`}`)) }
+	bind := func(i int) Binding { return Bind("s", "t", "", []byte(`{"i":`+strconv.Itoa(i)+`}`), "") }
 	fresh := held(s.Hold("elicitation", bind(-1), nil, nil, time.Hour))
 	ids := map[string]bool{fresh.ID: true}
 	for i := 1; i < maxHeld; i++ {
@@ -241,7 +241,7 @@ func TestSocketEdges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	r := held(s.Hold("cli", Bind("s", "debugpy_evaluate", "", []byte(`{}`)), json.RawMessage(`{}`), []string{"why"}, time.Minute))
+	r := held(s.Hold("cli", Bind("s", "debugpy_evaluate", "", []byte(`{}`), ""), json.RawMessage(`{}`), []string{"why"}, time.Minute))
 	l, err := List(ctx)
 	if err != nil || len(l) != 1 || l[0].ID != r.ID {
 		t.Fatalf("list with a stale socket: %+v %v", l, err)

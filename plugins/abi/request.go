@@ -50,7 +50,7 @@ type Derived struct {
 	Paths     []Path    `json:"paths"`
 	Addresses []Address `json:"addresses"`
 	// Processes are the running processes a call attaches to by id, and
-	// whose they are (ABI v1.8).
+	// whose they are (ABI v1.8; their uid, v1.9).
 	Processes []Process `json:"processes"`
 	// Holders, in the result phase of a call with code, are the names of
 	// the frame the call reads (its locals and globals) whose values, as
@@ -144,6 +144,10 @@ type Address struct {
 	Address  string `json:"address"` // the IP address that will be dialled, no other
 	Port     int    `json:"port"`
 	Owner    string `json:"owner"` // whose socket listens there: OwnerSelf, OwnerOther or OwnerUnknown
+	// UID is the user id of the socket that listens there, -1 when the
+	// owner is unknown (ABI v1.9). Two other users are both "other": a
+	// person who approved an attach to one has approved no other.
+	UID int `json:"uid"`
 }
 
 // Process is a running process a call names by its id.
@@ -151,6 +155,9 @@ type Process struct {
 	Argument string `json:"argument"`
 	PID      int    `json:"pid"`
 	Owner    string `json:"owner"` // whose process it is: OwnerSelf, OwnerOther or OwnerUnknown
+	// UID is the process's real user id (who started it), -1 when the
+	// owner is unknown (ABI v1.9).
+	UID int `json:"uid"`
 }
 
 // An address's or a process's owner: the user of the socket that listens
@@ -251,6 +258,7 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 		b = strconv.AppendInt(append(b, `,"port":`...), int64(a.Port), 10)
 		b = append(b, `,"owner":`...)
 		b = AppendString(b, a.Owner)
+		b = strconv.AppendInt(append(b, `,"uid":`...), int64(a.UID), 10)
 		b = append(b, '}')
 	}
 	b = append(b, `],"processes":[`...)
@@ -263,6 +271,7 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 		b = strconv.AppendInt(append(b, `,"pid":`...), int64(p.PID), 10)
 		b = append(b, `,"owner":`...)
 		b = AppendString(b, p.Owner)
+		b = strconv.AppendInt(append(b, `,"uid":`...), int64(p.UID), 10)
 		b = append(b, '}')
 	}
 	b = appendStrings(append(b, `],"holders":[`...), d.Holders)

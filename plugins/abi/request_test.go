@@ -120,7 +120,7 @@ func FuzzRequest(f *testing.F) {
 		if flag {
 			r.Result = raw
 			r.DebugSession = &DebugSession{Name: b, Host: a, Port: n, PID: -n, State: a}
-			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag, !flag}}, Addresses: []Address{{b, a, b, n, a}}, Processes: []Process{{a, -n, b}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}, Before: []Before{{a, b}, {b, a}}}
+			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag, !flag}}, Addresses: []Address{{b, a, b, n, a, -n}}, Processes: []Process{{a, -n, b, n}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}, Before: []Before{{a, b}, {b, a}}}
 		}
 		compare(t, r)
 	})

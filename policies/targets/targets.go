@@ -193,7 +193,7 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 		case a.Get("owner").Str() == abi.OwnerOther:
 			// Any user of the machine can listen on loopback: a root's
 			// debugpy, another developer's.
-			v.add(sdk.Approve("attach to " + name + ": the debugpy listening there runs as another user of this machine; attached, the agent reads that user's program, and the code it is let run there runs as that user: a person decides"))
+			v.add(sdk.Approve("attach to " + name + ": the debugpy listening there runs as another user of this machine" + uidOf(a) + "; attached, the agent reads that user's program, and the code it is let run there runs as that user: a person decides"))
 		default:
 			v.add(sdk.Allow("attach to " + name + " is allowed"))
 		}
@@ -246,11 +246,18 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 		if c.allowPID {
 			v.add(sdk.Allow("attach by pid is allowed"))
 			for _, p := range r.Derived().Get("processes").Elements() {
-				if p.Get("owner").Str() != abi.OwnerSelf {
-					// A server run as root enters any process; one whose
-					// owner /proc does not show may be another user's.
-					v.add(sdk.Approve("process " + strconv.FormatInt(p.Get("pid").Int(), 10) + " runs as another user of this machine, or its owner cannot be read: attached, the agent reads that user's program, and the code it is let run there runs as that user: a person decides"))
+				// A server run as root enters any process; one whose owner
+				// /proc does not show may be another user's.
+				whose := ""
+				switch p.Get("owner").Str() {
+				case abi.OwnerSelf:
+					continue
+				case abi.OwnerOther:
+					whose = " runs as another user of this machine" + uidOf(p)
+				default:
+					whose = "'s owner cannot be read (it may be another user's)"
 				}
+				v.add(sdk.Approve("process " + strconv.FormatInt(p.Get("pid").Int(), 10) + whose + ": attached, the agent reads that user's program, and the code it is let run there runs as that user: a person decides"))
 			}
 		} else {
 			v.add(sdk.Deny("attach by pid is off (targets.allow_pid)"))
@@ -279,6 +286,15 @@ func pythonSource(file string) bool {
 		return true
 	}
 	return false
+}
+
+// uidOf names the user whose address or process d is, for the person
+// asked: two other users are alike to the rule, not to them.
+func uidOf(d sdk.Value) string {
+	if uid := d.Get("uid"); uid.Kind() == sdk.Number && uid.Int() >= 0 {
+		return " (uid " + strconv.FormatInt(uid.Int(), 10) + ")"
+	}
+	return ""
 }
 
 func under(p string, dirs ...string) bool {

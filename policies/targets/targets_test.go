@@ -11,12 +11,24 @@ func addr(host, address string) string {
 	return `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"` + host + `","address":"` + address + `","port":5678}]}`
 }
 
+// process and owned are derived facts as the host writes them: an
+// owner's uid, -1 when unknown.
 func process(pid int, owner string) string {
-	return `{"code":[],"paths":[],"addresses":[],"processes":[{"argument":"pid","pid":` + strconv.Itoa(pid) + `,"owner":"` + owner + `"}]}`
+	return `{"code":[],"paths":[],"addresses":[],"processes":[{"argument":"pid","pid":` + strconv.Itoa(pid) + `,"owner":"` + owner + `","uid":` + uid(owner) + `}]}`
 }
 
 func owned(address, owner string) string {
-	return `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"h","address":"` + address + `","port":5678,"owner":"` + owner + `"}]}`
+	return `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"h","address":"` + address + `","port":5678,"owner":"` + owner + `","uid":` + uid(owner) + `}]}`
+}
+
+func uid(owner string) string {
+	switch owner {
+	case "other":
+		return "1001"
+	case "self":
+		return "0"
+	}
+	return "-1"
 }
 
 func file(kind, resolved string, session bool) string {
@@ -42,7 +54,7 @@ func TestDecide(t *testing.T) {
 		{Name: "127/8", Tool: attach, Derived: addr("127.9.9.9", "127.9.9.9"), Want: "allow"},
 		// Whose debugpy listens there (derived.addresses[].owner).
 		{Name: "loopback, ours", Tool: attach, Derived: owned("127.0.0.1", "self"), Want: "allow"},
-		{Name: "loopback, another user's", Tool: attach, Derived: owned("127.0.0.1", "other"), Want: "approve", Reason: "runs as another user of this machine"},
+		{Name: "loopback, another user's", Tool: attach, Derived: owned("127.0.0.1", "other"), Want: "approve", Reason: "runs as another user of this machine (uid 1001)"},
 		{Name: "a listed host, another user's", Tool: attach, Derived: owned("10.0.0.5", "other"), Settings: `{"hosts":["10.0.0.5"]}`, Want: "approve"},
 		{Name: "another user's, not listed", Tool: attach, Derived: owned("10.0.0.5", "other"), Want: "deny"},
 		{Name: "loopback, nobody's yet", Tool: attach, Derived: owned("127.0.0.1", "unknown"), Want: "allow"},
@@ -83,8 +95,8 @@ func TestDecide(t *testing.T) {
 		// Whose process it is (derived.processes[].owner).
 		{Name: "pid on, ours", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "self"), Settings: `{"allow_pid":true}`, Want: "allow"},
 		{Name: "pid on, another user's", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "other"), Settings: `{"allow_pid":true}`,
-			Want: "approve", Reason: "process 7 runs as another user of this machine"},
-		{Name: "pid on, nobody knows whose", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "unknown"), Settings: `{"allow_pid":true}`, Want: "approve"},
+			Want: "approve", Reason: "process 7 runs as another user of this machine (uid 1001)"},
+		{Name: "pid on, nobody knows whose", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "unknown"), Settings: `{"allow_pid":true}`, Want: "approve", Reason: "process 7's owner cannot be read"},
 		{Name: "pid off, another user's", Tool: "debugpy_attach_pid", Args: `{"pid":7}`, Derived: process(7, "other"), Want: "deny"},
 		{Name: "deny beats allow", Tool: attach,
 			Derived: `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"a","address":"127.0.0.1","port":1},{"argument":"host","host":"b","address":"10.1.1.1","port":1}]}`,
