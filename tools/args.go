@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -202,7 +203,7 @@ func checkType(at string, v any, t reflect.Type) error {
 		if !ok {
 			return want("an object")
 		}
-		fields := jsonFields(t)
+		fields := fieldsOf(t)
 		for _, m := range ms {
 			f, ok := fields[m.key]
 			if !ok {
@@ -267,6 +268,19 @@ func join(at, key string) string {
 		return key
 	}
 	return at + "." + key
+}
+
+// fieldCache holds jsonFields of each argument type met, made once: every call
+// checks its arguments against them (a map built a call was a tenth of a
+// denied call's allocations).
+var fieldCache sync.Map // reflect.Type -> map[string]reflect.Type, read only
+
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	f, _ := fieldCache.LoadOrStore(t, jsonFields(t))
+	return f.(map[string]reflect.Type)
 }
 
 // jsonFields maps the JSON names of t's fields (embedded structs flattened)

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -557,5 +560,54 @@ func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 				benchstat.Report(b, lat)
 			})
 		}
+	}
+}
+
+// BenchmarkDeniedInProcess is a denied call through serve in this process,
+// over pipes: what the host's own path costs, with allocations, and a CPU
+// profile of the server with -cpuprofile (the round trips over real
+// stdio are BenchmarkDeniedVsIntercept's). The config's default denies;
+// no module runs.
+func BenchmarkDeniedInProcess(b *testing.B) {
+	dir := b.TempDir()
+	os.Mkdir(filepath.Join(dir, "run"), 0o700)
+	for _, kv := range testEnv(dir) {
+		k, v, _ := strings.Cut(kv, "=")
+		b.Setenv(k, v)
+	}
+	config := filepath.Join(dir, "deny.toml")
+	os.WriteFile(config, []byte("default = \"deny\"\n[approval]\nchannels = []\n"), 0o600)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int)
+	go func() {
+		done <- serve([]string{"--config", config}, inR, outW, io.Discard, slog.New(slog.DiscardHandler))
+	}()
+	out := bufio.NewReader(outR)
+	roundTrip := func(line string) string {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			b.Fatal(err)
+		}
+		s, err := out.ReadString('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"debugpy_evaluate","arguments":{"expression":"__import__('os')"}}}`
+	if s := roundTrip(call); !strings.Contains(s, "denied by policy") {
+		b.Fatalf("not denied: %s", s)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		roundTrip(call)
+	}
+	b.StopTimer()
+	inW.Close()
+	if code := <-done; code != 0 {
+		b.Fatalf("serve: exit %d", code)
 	}
 }
