@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
+	"strconv"
 	"sync"
 
 	godap "github.com/google/go-dap"
@@ -199,7 +201,7 @@ func (c *Client) shutdown(cause error) {
 func (c *Client) read() {
 	defer close(c.done)
 	for {
-		raw, err := godap.ReadBaseMessage(c.r)
+		raw, err := readFrame(c.r)
 		if err != nil {
 			var cause error
 			switch {
@@ -219,6 +221,50 @@ func (c *Client) read() {
 		c.route(raw)
 	}
 }
+
+// readFrame reads one message of the base protocol ("Content-Length: N",
+// a blank line, N bytes), as go-dap's ReadBaseMessage does, but with the
+// header bounded too: ReadBaseMessage reads up to the header's \r however
+// far it is, so a peer that sends bytes without one (a debuggee that
+// writes to its debugger's socket, anything listening where an attach
+// dialled) makes the server hold all of them. Here the header must end
+// within the reader's buffer (64 KiB); content is at most go-dap's bound
+// (4 MiB), as before.
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	header, err := r.ReadSlice('\r')
+	switch {
+	case errors.Is(err, bufio.ErrBufferFull):
+		return nil, &godap.BaseProtocolError{Err: fmt.Sprintf("a header of more than %d bytes", r.Size())}
+	case err != nil:
+		return nil, err
+	}
+	m := contentLength.FindSubmatch(header) // header is r's until the next read
+	if m == nil {
+		return nil, godap.ErrHeaderNotContentLength
+	}
+	n, err := strconv.ParseInt(string(m[1]), 10, 64)
+	if err != nil || n > maxContent {
+		return nil, godap.ErrHeaderContentTooLong
+	}
+	var end [3]byte
+	if _, err := io.ReadFull(r, end[:]); err != nil {
+		return nil, err
+	}
+	if string(end[:]) != "\n\r\n" {
+		return nil, godap.ErrHeaderDelimiterNotCrLfCrLf
+	}
+	content := make([]byte, n)
+	if _, err := io.ReadFull(r, content); err != nil {
+		return nil, err
+	}
+	return content, nil
+}
+
+// contentLength is the one header of a frame, as go-dap reads it; a
+// frame's content is at most maxContent bytes, go-dap's bound.
+var contentLength = regexp.MustCompile(`^Content-Length: ([0-9]+)\r$`)
+
+const maxContent = 4 << 20
 
 func (c *Client) route(raw []byte) {
 	var env envelope

@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"runtime"
@@ -123,6 +124,69 @@ func TestClientMalformedFrame(t *testing.T) {
 	err := call.Wait(context.Background(), nil)
 	if !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "malformed frame") {
 		t.Fatalf("want a malformed-frame disconnect, got %v", err)
+	}
+}
+
+// A peer that sends bytes with no header's end (no \r) is hung up on once
+// the reader's buffer is full; go-dap's ReadBaseMessage kept reading, and
+// the server held every byte sent (64 MiB here, any amount in general).
+func TestClientHeaderBounded(t *testing.T) {
+	noLeak(t)
+	conn, a := daptest.New(t)
+	c := NewClient(conn, conn, testLog(t), nil)
+	call := c.Go(threadsReq())
+	a.ExpectRequest("threads")
+	sent := make(chan int)
+	go func() {
+		chunk, n := []byte(strings.Repeat("x", 64<<10)), 0
+		for ; n < 64<<20; n += len(chunk) {
+			if _, err := a.Write(chunk); err != nil {
+				break
+			}
+		}
+		if n >= 64<<20 {
+			a.Close() // all taken: end the call, which then fails below
+		}
+		sent <- n
+	}()
+	err := call.Wait(context.Background(), nil)
+	if !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "a header of more than 65536 bytes") {
+		t.Fatalf("want a malformed-frame disconnect, got %v", err)
+	}
+	if n := <-sent; n >= 64<<20 {
+		t.Fatalf("the client read all %d bytes of a header", n)
+	}
+}
+
+// Frames as go-dap reads them are read alike: the header's form, its
+// delimiter, the content's bound.
+func TestReadFrameAgreesWithGoDAP(t *testing.T) {
+	for _, in := range []string{
+		"Content-Length: 2\r\n\r\n{}",
+		"Content-Length: 0\r\n\r\n",
+		"Content-Length: 02\r\n\r\n{}",
+		"Content-Length: 2\r\n\r\n{",
+		"Content-Length: 2\r\r\n\r\n{}",
+		"Content-Length: 2\r\n\n{}",
+		"Content-Length:2\r\n\r\n{}",
+		"content-length: 2\r\n\r\n{}",
+		"Content-Length: 2 \r\n\r\n{}",
+		"Content-Length: -2\r\n\r\n{}",
+		"Content-Length: 4194304\r\n\r\n",
+		"Content-Length: 4194305\r\n\r\n{}",
+		"Content-Length: 99999999999999999999\r\n\r\n{}",
+		"Content-Length: 2\nContent-Type: x\r\n\r\n{}",
+		"X: 1\r\nContent-Length: 2\r\n\r\n{}",
+		"",
+		"\r\n\r\n",
+		"Content-Length: 2",
+		"Content-Length: \u0662\r\n\r\n{}",
+	} {
+		want, wantErr := godap.ReadBaseMessage(bufio.NewReader(strings.NewReader(in)))
+		got, err := readFrame(bufio.NewReaderSize(strings.NewReader(in), 64<<10))
+		if (err == nil) != (wantErr == nil) || string(got) != string(want) {
+			t.Errorf("%q: got %q, %v; go-dap %q, %v", in, got, err, want, wantErr)
+		}
 	}
 }
 

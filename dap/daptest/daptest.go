@@ -132,6 +132,13 @@ func (a *Adapter) Raw(b string) {
 	}
 }
 
+// Write sends b as it is, and says whether the client took it: for a peer
+// that keeps sending after the client hung up.
+func (a *Adapter) Write(b []byte) (int, error) {
+	a.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	return a.conn.Write(b)
+}
+
 // Close hangs up.
 func (a *Adapter) Close() { a.conn.Close() }
 
