@@ -566,9 +566,16 @@ func BenchmarkFirstEvaluateInABigModule(b *testing.B) {
 // BenchmarkDeniedInProcess is a denied call through serve in this process,
 // over pipes: what the host's own path costs, with allocations, and a CPU
 // profile of the server with -cpuprofile (the round trips over real
-// stdio are BenchmarkDeniedVsIntercept's). The config's default denies;
-// no module runs.
+// stdio are BenchmarkDeniedVsIntercept's): with no module (the config's
+// default denies), and with the expressions policy alone, as there.
 func BenchmarkDeniedInProcess(b *testing.B) {
+	b.Run("no-module", func(b *testing.B) { benchDeniedInProcess(b, "default = \"deny\"\n") })
+	b.Run("one-module", func(b *testing.B) {
+		benchDeniedInProcess(b, "default = \"allow\"\n[modules.expressions]\nsource = \"builtin:expressions\"\n[[rules]]\ntools = [\"debugpy_evaluate\"]\ncall = [\"expressions\"]\n")
+	})
+}
+
+func benchDeniedInProcess(b *testing.B, cfg string) {
 	dir := b.TempDir()
 	os.Mkdir(filepath.Join(dir, "run"), 0o700)
 	for _, kv := range testEnv(dir) {
@@ -576,21 +583,25 @@ func BenchmarkDeniedInProcess(b *testing.B) {
 		b.Setenv(k, v)
 	}
 	config := filepath.Join(dir, "deny.toml")
-	os.WriteFile(config, []byte("default = \"deny\"\n[approval]\nchannels = []\n"), 0o600)
+	os.WriteFile(config, []byte(cfg+"[approval]\nchannels = []\n"), 0o600)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan int)
+	var stderr strings.Builder
 	go func() {
-		done <- serve([]string{"--config", config}, inR, outW, io.Discard, slog.New(slog.DiscardHandler))
+		code := serve([]string{"--config", config}, inR, outW, &stderr, slog.New(slog.DiscardHandler))
+		inR.Close() // a server that ended reads and writes no more: the bench fails, not waits
+		outW.Close()
+		done <- code
 	}()
 	out := bufio.NewReader(outR)
 	roundTrip := func(line string) string {
 		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			b.Fatal(err)
+			b.Fatalf("serve: %v (exit %d: %s)", err, <-done, stderr.String())
 		}
 		s, err := out.ReadString('\n')
 		if err != nil {
-			b.Fatal(err)
+			b.Fatalf("serve: %v (exit %d: %s)", err, <-done, stderr.String())
 		}
 		return s
 	}
