@@ -456,6 +456,11 @@ func (g *Gate) holders(session string, seen []Seen) (d Derived) {
 			switch {
 			case m.InString(v):
 				d.Holders = append(d.Holders, name)
+				if m.InSequence(v) {
+					// Its elements are the secret's characters or bytes:
+					// any of them is a piece of it, not an element whole.
+					continue
+				}
 				if shownAsObject(v) {
 					d.Objects = append(d.Objects, name)
 				}

@@ -646,8 +646,9 @@ func openAudit(t testing.TB, dir string) *audit.Log {
 
 // A call with code that has a Listing is told, in its call phase, which
 // names hold a secret (derived.holders), which of those are objects or
-// containers (derived.objects: not a bytearray, whose items are its bytes)
-// and lists or tuples (derived.sequences)
+// containers (derived.objects: not a bytearray, whose items are its bytes,
+// nor a list of the secret's characters) and lists or tuples
+// (derived.sequences)
 // and which were shown cut short (derived.cut), from that listing, learned first; a call without code is
 // decided without it. When the listing cannot be read, or no module can
 // read it, the call is denied and nothing runs (fail closed).
@@ -656,7 +657,7 @@ func TestGateTellsTheCallPhaseItsHolders(t *testing.T) {
 		Structured: map[string]any{"variables": []any{map[string]any{"name": "password", "value": "'local-s3cret-value'"}}},
 		Values: map[string]string{"password": "'local-s3cret-value'", "alias": "'local-s3cret-value'", "big": "[0, 1, ...]", "n": "1",
 			"user": "User(name='ada', password='local-s3cret-value')", "pair": "('ada', 'local-s3cret-value')",
-			"raw": "bytearray(b'local-s3cret-value')"}}
+			"raw": "bytearray(b'local-s3cret-value')", "chars": "['l', 'o', 'c', 'a', 'l', '-', 's', '3', 'c', 'r', 'e', 't', '-', 'v', ...]"}}
 	derived := &Derived{Code: []Code{{Argument: "expression", Kind: "statement", Text: "x = alias[1:]"}}}
 	call := ToolCall{Tool: "debugpy_evaluate", Category: "execute", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"x = alias[1:]"}`), Derived: derived}
 	ran := func(n *int) func(context.Context) Result {
@@ -674,7 +675,7 @@ func TestGateTellsTheCallPhaseItsHolders(t *testing.T) {
 		if listed != 1 || len(p.seen) != 1 || runs != 1 {
 			t.Fatalf("listed %d, learned %d, ran %d: want 1 each", listed, len(p.seen), runs)
 		}
-		if len(p.calls) == 0 || p.calls[0].Phase != PhaseCall || !slices.Equal(p.calls[0].Derived.Holders, []string{"alias", "pair", "password", "raw", "user"}) ||
+		if len(p.calls) == 0 || p.calls[0].Phase != PhaseCall || !slices.Equal(p.calls[0].Derived.Holders, []string{"alias", "chars", "pair", "password", "raw", "user"}) ||
 			!slices.Equal(p.calls[0].Derived.Cut, []string{"big"}) || !slices.Equal(p.calls[0].Derived.Objects, []string{"pair", "user"}) || !slices.Equal(p.calls[0].Derived.Sequences, []string{"pair"}) ||
 			derived.Holders != nil {
 			t.Fatalf("the call phase saw %+v", p.calls)

@@ -15,7 +15,9 @@ import (
 // session with none; with one of them in the result; and with every value
 // cut short by debugpy (a "..." in each: each is a cut whose neighbours
 // are looked at for a piece of a secret); and with every value a URL with
-// escapes (%20: each is read again decoded, for a secret percent-encoded).
+// escapes (%20: each is read again decoded, for a secret percent-encoded);
+// and with every value a list of numbers (each read joined, for a secret
+// spelled as its bytes).
 func BenchmarkMask(b *testing.B) {
 	type variable struct{ Name, Value, Type string }
 	vars := make([]variable, 40)
@@ -47,10 +49,16 @@ func BenchmarkMask(b *testing.B) {
 	}
 	url := Result{Text: strings.Repeat("item: str = 'https://api.example/v1/items?q=value%20number%201&sort=asc'\n", 40), Structured: map[string]any{"variables": urls}}
 	url.encoded, _ = json.Marshal(url.Structured)
+	nums := make([]variable, len(vars))
+	for i := range nums {
+		nums[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("[%d, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, ...]", i), Type: "list"}
+	}
+	num := Result{Text: strings.Repeat("item: list = [1, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, ...]\n", 40), Structured: map[string]any{"variables": nums}}
+	num.encoded, _ = json.Marshal(num.Structured)
 	for _, c := range []struct {
 		name, session string
 		res           Result
-	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}, {"10-secrets-escapes", "s", url}} {
+	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}, {"10-secrets-escapes", "s", url}, {"10-secrets-numbers", "s", num}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

@@ -78,6 +78,9 @@ func (m *Masker) InString(s string) bool {
 	if !found {
 		m.unwrappedSpans(s, func(int, int) { found = true })
 	}
+	if !found {
+		found = m.InSequence(s)
+	}
 	return found
 }
 
@@ -89,6 +92,7 @@ func (m *Masker) Replace(s string) string {
 	m.cutPieces(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	m.percentSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	m.unwrappedSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
+	m.sequenceSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	if spans == nil {
 		return s
 	}

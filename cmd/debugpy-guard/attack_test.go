@@ -1295,6 +1295,42 @@ DATABASE_URL=postgres://app:db-url-pa55word@db:5432/orders
 STRIPE_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOp
 `
 
+// A program that holds a secret as a sequence of its characters or bytes
+// (list(password), list(password.encode()): a cipher's key, bytes written
+// as JSON's list of numbers) showed it in clear: ['H', 'u', 'n', ...] is no
+// form of the secret, and the name holds none. Read whole, reversed or in
+// slices, each showed the secret, or pieces of it (slices of a
+// sequence picked "elements whole"). Now such a sequence is read joined
+// for the session's secrets, and its name holds one: masked whole, refused
+// in part.
+func TestAttackSecretAsASequence(t *testing.T) {
+	const secret = "Hunter2-S3cret-pass!"
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak("password = " + strconv.Quote(secret) + "\nchars = list(password)\ncodes = list(password.encode())\nn = 1  # BREAK\n")
+	if text := r.ok("debugpy_variables", `{}`); !strings.Contains(text, "chars: list = [[redacted], ...]") {
+		t.Fatalf("the listing: %s", text)
+	}
+	for _, e := range []string{"chars", "codes", "(chars, 1)"} {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
+			t.Errorf("%s: %s", e, text)
+		}
+	}
+	for _, e := range []string{"chars[::-1]", "chars[0:10]", "chars[10:]", "chars[3]", "codes[:8]", "codes[::-1]"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "holds a secret the session has seen")
+	}
+	seen := r.seen.String()
+	for i := 0; i+4 <= len(secret); i++ {
+		var chars, codes []string
+		for _, c := range secret[i : i+4] {
+			chars, codes = append(chars, strconv.QuoteRune(c)), append(codes, strconv.Itoa(int(c)))
+		}
+		noneSeen(t, seen, strings.Join(chars, ", "), strings.Join(codes, ", "))
+		slices.Reverse(chars)
+		slices.Reverse(codes)
+		noneSeen(t, seen, strings.Join(chars, ", "), strings.Join(codes, ", "))
+	}
+}
+
 // A secret's first read may come through an innocent name, before any
 // result has shown it under its own: the program's output, an alias, a
 // reversed alias, an alias of a dict's entry, an exception's text. The gate

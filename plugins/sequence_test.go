@@ -1,0 +1,202 @@
+package plugins
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
+)
+
+// A secret spelled as a sequence of its characters or its bytes is masked
+// where the sequence spells it; other sequences are left as they are.
+func TestSequenceSpans(t *testing.T) {
+	s := NewSecrets()
+	const secret = "Hunter2-S3cret-pass!"
+	if !kept(s.Add("a", secret)) {
+		t.Fatal("not kept")
+	}
+	m := s.Masker("a")
+	for _, c := range []struct{ shown, want string }{
+		{`['H', 'u', 'n', 't', 'e', 'r', '2', '-', 'S', '3', 'c', 'r', 'e', 't', '-', 'p', 'a', 's', 's', '!']`, `[[redacted]]`},
+		// debugpy's display of a long list: its first items, then a cut
+		{`['H', 'u', 'n', 't', 'e', 'r', '2', '-', 'S', '3', 'c', 'r', 'e', 't', ...]`, `[[redacted], ...]`},
+		// chars[::-1], cut: the end of the secret, backwards
+		{`['!', 's', 's', 'a', 'p', '-', 't', 'e', 'r', 'c', '3', 'S', '-', '2', ...]`, `[[redacted], ...]`},
+		// list(secret.encode()), and in hex as debugpy's hex view shows it
+		{`[72, 117, 110, 116, 101, 114, 50, 45, 83, 51, 99, 114, 101, 116, 45, 112, 97, 115, 115, 33]`, `[[redacted]]`},
+		{`[0x48, 0x75, 0x6e, 0x74, 0x65, 0x72, 0x32, 0x2d, 0x53, 0x33, 0x63, 0x72, 0x65, 0x74, ...]`, `[[redacted], ...]`},
+		// inside a longer sequence, and over lines as pprint writes it
+		{`('x', 'y', 'H', 'u', 'n', 't', 'e', 'r', '2', '-', 'S', '3', 'c', 'r', 'e', 't', '-', 'p', 'a', 's', 's', '!', 'z')`, `('x', 'y', [redacted], 'z')`},
+		{"[\"H\",\n \"u\",\n \"n\",\n \"t\",\n \"e\",\n \"r\",\n \"2\",\n \"-\",\n \"S\",\n \"3\",\n \"c\",\n \"r\",\n \"e\",\n \"t\",\n \"-\",\n \"p\",\n \"a\",\n \"s\",\n \"s\",\n \"!\"]", `[[redacted]]`},
+		{`[b'H', b'u', b'n', b't', b'e', b'r', b'2', b'-', b'S', b'3', b'c', b'r', b'e', b't', ...]`, `[[redacted], ...]`},
+		// not the secret: left as it is
+		{`['H', 'u', 'n', 't', 'e', 'r', '2']`, `['H', 'u', 'n', 't', 'e', 'r', '2']`},
+		{`[1, 2, 3, 4.5, 'a', 'b', 'c']`, `[1, 2, 3, 4.5, 'a', 'b', 'c']`},
+		{`x = f(1, 2, 3)`, `x = f(1, 2, 3)`},
+		// two characters that are no element: no run
+		{`['Hu', 'nt', 'er', '2-', 'S3', 'cr', 'et', '-p', 'as', 's!']`, `['Hu', 'nt', 'er', '2-', 'S3', 'cr', 'et', '-p', 'as', 's!']`},
+	} {
+		got := m.Replace(c.shown)
+		if got != c.want {
+			t.Errorf("%s\n masked to %s\n want      %s", c.shown, got, c.want)
+		}
+		if in := m.InString(c.shown); in != (got != c.shown) {
+			t.Errorf("%s: InString %v", c.shown, in)
+		}
+	}
+}
+
+// TestSequencesAgreeWithPython: random secrets (any printable character
+// of the basic plane, quotes and backslashes among them), written as
+// sequences of their characters and bytes by Python (repr of a list, a
+// tuple, reversed, of the UTF-8 bytes, of ord(); json.dumps, indented too;
+// pprint; hex; one-byte bytes; inside a longer list; as debugpy cuts a
+// long list, forwards and reversed). After Replace, CPython's parser reads
+// each text and no run of one-character strings or numbers in any display
+// spells 6 characters (or bytes) of the secret, either way round. The same
+// shapes made of another random string of the same length are left as
+// they are.
+func TestSequencesAgreeWithPython(t *testing.T) {
+	python := cpython.Path(t)
+	gen := exec.Command(python, "-c", `
+import json, pprint, random
+rnd = random.Random(12)
+alphabet = [chr(c) for c in range(0x20, 0x7f)] + list("éßøЖж中文€\u00a0")
+def word(n):
+    return "".join(rnd.choice(alphabet) for _ in range(n))
+def shapes(s):
+    b = list(s.encode())
+    out = [repr(list(s)), repr(tuple(s)), repr(list(s)[::-1]), repr(b), repr(b[::-1]),
+           repr([ord(c) for c in s]), json.dumps(list(s)), json.dumps(list(s), ensure_ascii=False),
+           json.dumps(b), json.dumps(list(s), indent=2), pprint.pformat(list(s), width=30),
+           pprint.pformat(b, width=30), "[" + ", ".join(hex(x) for x in b) + "]",
+           repr([bytes([x]) for x in b]), repr(list("ab" + s + "cd")), repr({"k": list(s)}),
+           "chars: " + repr(list(s)) + " end"]
+    for k in (6, len(s) - 1):
+        out.append(repr(list(s)[:k])[:-1] + ", ...]")
+        out.append(repr(list(s)[::-1][:k])[:-1] + ", ...]")
+        out.append(repr(b[:k])[:-1] + ", ...]")
+    return out
+for _ in range(300):
+    n = rnd.randint(8, 24)
+    s, other = word(n), word(n)
+    print(json.dumps({"secret": s, "texts": shapes(s), "controls": shapes(other)}))
+`)
+	out, err := gen.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", python, err)
+	}
+	type check struct {
+		Secret string `json:"secret"`
+		Text   string `json:"text"`
+	}
+	var checks []check
+	records, controls, changed := 0, 0, 0
+	for line := range strings.Lines(string(out)) {
+		var rec struct {
+			Secret   string   `json:"secret"`
+			Texts    []string `json:"texts"`
+			Controls []string `json:"controls"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		records++
+		s := NewSecrets()
+		if !kept(s.Add("a", rec.Secret)) {
+			t.Fatalf("%q not kept", rec.Secret)
+		}
+		m := s.Masker("a")
+		for _, text := range rec.Texts {
+			checks = append(checks, check{rec.Secret, m.Replace(text)})
+		}
+		for _, text := range rec.Controls {
+			controls++
+			if got := m.Replace(text); got != text {
+				if changed++; changed <= 5 {
+					t.Errorf("a sequence of no secret (%q) was masked: %s\n -> %s", rec.Secret, text, got)
+				}
+			}
+		}
+	}
+	var in bytes.Buffer
+	for _, c := range checks {
+		b, _ := json.Marshal(c)
+		in.Write(b)
+		in.WriteByte('\n')
+	}
+	verify := exec.Command(python, "-c", `
+import ast, json, sys
+bad = 0
+for line in sys.stdin:
+    c = json.loads(line)
+    s, text = c["secret"], c["text"]
+    b = s.encode()
+    pieces = set()
+    for w in (s, s[::-1]):
+        pieces |= {w[i:i+6] for i in range(len(w) - 5)}
+    for w in (b, b[::-1]):
+        pieces |= {w[i:i+6].decode("latin-1") for i in range(len(w) - 5)}
+    src = text[len("chars: "):-len(" end")] if text.startswith("chars: ") else text
+    runs = []
+    for node in ast.walk(ast.parse(src, mode="eval")):
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            continue
+        run = []
+        for e in node.elts:
+            v = e.value if isinstance(e, ast.Constant) else None
+            if isinstance(v, str) and len(v) == 1:
+                run.append(v)
+            elif isinstance(v, bytes) and len(v) == 1:
+                run.append(chr(v[0]))
+            elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 0x10ffff:
+                run.append(chr(v))
+            else:
+                runs.append("".join(run))
+                run = []
+        runs.append("".join(run))
+    left = [p for p in pieces for r in runs if p in r]
+    if left:
+        bad += 1
+        if bad <= 5:
+            print("left %r of %r in %s" % (left[0], s, text))
+print("bad", bad)
+`)
+	verify.Stdin = &in
+	var stderr bytes.Buffer
+	verify.Stderr = &stderr
+	res, err := verify.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
+	}
+	if !strings.HasSuffix(string(res), "bad 0\n") {
+		t.Errorf("pieces of secrets left in sequences, of %d texts:\n%s", len(checks), res)
+	}
+	t.Logf("%d secrets, %d texts, %d controls (%d masked)", records, len(checks), controls, changed)
+}
+
+// FuzzSequenceSpans: any text, with a secret spelled in it or not, is read
+// without a fault; a span is inside the text, and a text InString finds a
+// sequence in is changed by Replace.
+func FuzzSequenceSpans(f *testing.F) {
+	for _, s := range []string{`['s', '3', 'c', 'r', ...]`, `[115, 51, 99, 114, 101, 116]`, `(0x73, 0x33, 0x63,`, `[b'\x73', b"3", '\'', "\u0063", ...]`, `'a', 'b'`, `,,,`, `[', ', ', ']`} {
+		f.Add(s)
+	}
+	s := NewSecrets()
+	s.Add("a", "s3cret")
+	s.Add("a", "Ünïcødé-kéy")
+	m := s.Masker("a")
+	f.Fuzz(func(t *testing.T, text string) {
+		m.sequenceSpans(text, func(from, to int) {
+			if from < 0 || to > len(text) || from >= to {
+				t.Fatalf("span %d:%d of %d bytes", from, to, len(text))
+			}
+		})
+		if m.InSequence(text) && m.Replace(text) == text {
+			t.Fatalf("%q: found, not masked", text)
+		}
+	})
+}
