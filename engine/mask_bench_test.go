@@ -16,8 +16,8 @@ import (
 // cut short by debugpy (a "..." in each: each is a cut whose neighbours
 // are looked at for a piece of a secret); and with every value a URL with
 // escapes (%20: each is read again decoded, for a secret percent-encoded);
-// and with every value a list of numbers (each read joined, for a secret
-// spelled as its bytes).
+// and with every value a list of numbers, and of words (each read
+// joined, for a secret spelled as its bytes or in pieces).
 func BenchmarkMask(b *testing.B) {
 	type variable struct{ Name, Value, Type string }
 	vars := make([]variable, 40)
@@ -55,10 +55,16 @@ func BenchmarkMask(b *testing.B) {
 	}
 	num := Result{Text: strings.Repeat("item: list = [1, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, ...]\n", 40), Structured: map[string]any{"variables": nums}}
 	num.encoded, _ = json.Marshal(num.Structured)
+	words := make([]variable, len(vars))
+	for i := range words {
+		words[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("['alpha %d', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', ...]", i), Type: "list"}
+	}
+	word := Result{Text: strings.Repeat("item: list = ['alpha 1', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', ...]\n", 40), Structured: map[string]any{"variables": words}}
+	word.encoded, _ = json.Marshal(word.Structured)
 	for _, c := range []struct {
 		name, session string
 		res           Result
-	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}, {"10-secrets-escapes", "s", url}, {"10-secrets-numbers", "s", num}} {
+	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}, {"10-secrets-escapes", "s", url}, {"10-secrets-numbers", "s", num}, {"10-secrets-words", "s", word}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

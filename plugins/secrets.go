@@ -57,6 +57,11 @@ type Masker struct {
 	// and whether one holds a space (which a form's encoding writes as +)
 	values []string
 	spaced bool
+	// the separators some value holds, and every minPiece bytes of every
+	// value hashed to a bit (sequence.go), made on first use
+	sepOnce      sync.Once
+	seps         []string
+	valueTriples *[1 << 16 / 64]uint64
 }
 
 // In reports whether any form of any secret occurs in b, whole or in a

@@ -7,21 +7,27 @@ import (
 	"unicode/utf8"
 )
 
-// A value spelled as a sequence of its characters or bytes. A program that
-// holds list(password), list(key) (the bytes, as numbers), [ord(c) for c
-// in secret], or bytes written as JSON's list of numbers shows the secret
-// as a display of one-character strings or of numbers, ['H', 'u', 'n', ...]
-// or [72, 117, 110, ...], which no form matches. So each run of such
-// elements is read joined, forwards and backwards (x[::-1]), and a value
-// found there is masked where the run spells it: whole, or the piece of it
-// beside the cut that ends a long display (debugpy shows a list's first
-// items, then "..."). TestSequencesAgreeWithPython holds the reading to
-// Python's repr, pprint and json.dumps of such sequences.
+// A value spelled as a sequence of its characters, bytes or pieces. A
+// program that holds list(password), list(key) (the bytes, as numbers),
+// [ord(c) for c in secret], bytes written as JSON's list of numbers,
+// token.split('.') or a key cut into chunks shows the secret as a display
+// of strings or of numbers, ['H', 'u', 'n', ...], [72, 117, 110, ...] or
+// ['eyJh...', 'eyJz...', 'SflK...'], which no form matches. So each run
+// of such elements is read joined: characters and numbers forwards and
+// backwards (x[::-1]), strings of more than one character also with each
+// of separators between them; and a value found there is masked where the
+// run spells it, whole or the piece of it beside the cut that ends a long
+// display (debugpy shows a list's first items, then "...").
+// TestSequencesAgreeWithPython holds the reading to Python's repr, pprint
+// and json.dumps of such sequences.
 //
-// A run of fewer than minPiece elements is not read; nor are numbers past
-// U+10FFFF, nor a character written as two escapes (a JSON surrogate pair).
+// A run of fewer than two elements is not read, nor one of fewer than
+// minPiece when they are single characters or numbers; nor are numbers
+// past U+10FFFF, a character written as two escapes (a JSON surrogate
+// pair), or a string of more than maxElement bytes.
 func (m *Masker) sequenceSpans(s string, each func(from, to int)) {
 	var run []elem // reused from run to run
+	var buf []byte // and what one spells
 	// A run has a comma after its first element: each comma is looked
 	// at, and the element before it read, if there is one.
 	for c := 0; ; {
@@ -41,8 +47,8 @@ func (m *Masker) sequenceSpans(s string, each func(from, to int)) {
 			c++
 			continue
 		}
-		if len(run) >= minPiece {
-			m.runSpans(s, run, end, each)
+		if len(run) >= 2 {
+			buf = m.runSpans(s, run, end, buf, each)
 		}
 		c = max(c+1, run[len(run)-1].end)
 	}
@@ -60,16 +66,27 @@ func elementBefore(s string, c int) int {
 	}
 	switch q := s[e]; {
 	case q == '\'' || q == '"':
-		// its opening quote: one character (or one escape) before
-		for o := e - 1; o >= max(0, e-11); o-- {
-			if s[o] != q {
+		// its opening quote: the last quote before it that opens a string
+		// ending there (an escaped quote inside it is tried first; two
+		// tries at most)
+		lo := max(0, e-maxElement-2)
+		for o, tries := e, 0; tries < 2; {
+			if o = strings.LastIndexByte(s[lo:o], q); o < 0 {
+				break
+			}
+			o += lo
+			if escapedAt(s, o) {
 				continue
 			}
+			tries++
 			from := o
 			if from > 0 && s[from-1] == 'b' {
 				from--
 			}
-			if _, _, j := element(s, from); j == e+1 {
+			if !opensElement(s, from) {
+				continue // a JSON object's value, say: no run's element
+			}
+			if k, el := element(s, from); k != 0 && el.end == e+1 {
 				return from
 			}
 		}
@@ -78,7 +95,7 @@ func elementBefore(s string, c int) int {
 		for o > 0 && (isHexDigit(s[o-1]) || s[o-1] == 'x' || s[o-1] == 'X') {
 			o--
 		}
-		if _, _, j := element(s, o); j == e+1 {
+		if k, el := element(s, o); k != 0 && el.end == e+1 {
 			return o
 		}
 	}
@@ -86,20 +103,27 @@ func elementBefore(s string, c int) int {
 }
 
 // InSequence reports whether a value of m is spelled in s as a sequence of
-// its characters or bytes (sequenceSpans): an index or a slice of such a
-// sequence picks a piece of the secret, not an element whole.
+// its characters, bytes or pieces (sequenceSpans): an index or a slice of
+// such a sequence picks a piece of the secret, not an element whole.
 func (m *Masker) InSequence(s string) bool {
 	found := false
 	m.sequenceSpans(s, func(int, int) { found = true })
 	return found
 }
 
-// elem is one element of a run: where it is in the text, and the
-// character or number it stands for.
+// elem is one element of a run: where it is in the text, and what it
+// stands for: a number's value, or a string's characters (UTF-8; a bytes
+// literal's bytes).
 type elem struct {
 	from, end int
-	r         rune // a character's, or a number's value
+	r         rune // a number's value; a one-character string's character
+	text      string
+	bytes     bool // a bytes literal
 }
+
+// maxElement bounds a string element's length: longer strings are no
+// piece of a secret a run is read for.
+const maxElement = 4 << 10
 
 // elementMayStart reports whether an element may start at s[i]: a quote, a
 // b before one, or a digit, after an opening bracket or a comma (and
@@ -111,11 +135,27 @@ func elementMayStart(s string, i int) bool {
 	default:
 		return false
 	}
+	return opensElement(s, i)
+}
+
+// opensElement reports whether what is before s[i] (but spaces) is an
+// opening bracket, a comma, or the text's start.
+func opensElement(s string, i int) bool {
 	j := i - 1
 	for j >= 0 && isSpace(s[j]) {
 		j--
 	}
 	return j < 0 || s[j] == '[' || s[j] == '(' || s[j] == '{' || s[j] == ','
+}
+
+// escapedAt reports whether the byte at s[i] is escaped: an odd number of
+// backslashes before it.
+func escapedAt(s string, i int) bool {
+	n := 0
+	for i-n-1 >= 0 && s[i-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
@@ -127,13 +167,13 @@ func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\
 func readRun(s string, i int, run []elem) ([]elem, int) {
 	kind := byte(0)
 	for {
-		k, r, j := element(s, i)
+		k, e := element(s, i)
 		if k == 0 || kind != 0 && k != kind {
 			break
 		}
 		// What follows an element: spaces, then a comma or a closing
 		// bracket (or the text's end).
-		t := j
+		t := e.end
 		for t < len(s) && isSpace(s[t]) {
 			t++
 		}
@@ -141,9 +181,9 @@ func readRun(s string, i int, run []elem) ([]elem, int) {
 			break
 		}
 		kind = k
-		run = append(run, elem{i, j, r})
+		run = append(run, e)
 		if t >= len(s) || s[t] != ',' {
-			return run, j
+			return run, e.end
 		}
 		t++
 		for t < len(s) && isSpace(s[t]) {
@@ -154,19 +194,22 @@ func readRun(s string, i int, run []elem) ([]elem, int) {
 		}
 		i = t
 	}
+	if len(run) == 0 {
+		return run, i
+	}
 	return run, run[len(run)-1].end
 }
 
-// element reads one element at s[i:]: a string or bytes literal of one
-// character (one escape at most), kind 's', or a whole number (decimal, or
-// hex as debugpy's hex view writes it), kind 'n'. kind is 0 when there is
-// none; j is the element's end.
-func element(s string, i int) (kind byte, r rune, j int) {
+// element reads one element at s[i:]: a string or bytes literal, kind
+// 's', or a whole number (decimal, or hex as debugpy's hex view writes
+// it), kind 'n'. kind is 0 when there is none.
+func element(s string, i int) (kind byte, e elem) {
+	e.from = i
 	if i >= len(s) {
-		return 0, 0, i
+		return 0, e
 	}
 	if c := s[i]; '0' <= c && c <= '9' {
-		j = i
+		j := i
 		base := rune(10)
 		if c == '0' && i+2 < len(s) && (s[i+1] == 'x' || s[i+1] == 'X') && isHexDigit(s[i+2]) {
 			base, j = 16, i+2
@@ -185,43 +228,67 @@ func element(s string, i int) (kind byte, r rune, j int) {
 				break
 			}
 			if n = n*base + d; n > utf8.MaxRune {
-				return 0, 0, i
+				return 0, e
 			}
 		}
 		if j < len(s) && (s[j] == '.' || s[j] == '_' || 'a' <= s[j]|0x20 && s[j]|0x20 <= 'z') {
-			return 0, 0, i // a float, a word
+			return 0, e // a float, a word
 		}
-		return 'n', rune(n), j
+		e.end, e.r = j, n
+		return 'n', e
 	}
-	j = i
+	j := i
 	if s[j] == 'b' {
 		j++
+		e.bytes = true
 	}
 	if j >= len(s) || s[j] != '\'' && s[j] != '"' {
-		return 0, 0, i
+		return 0, e
 	}
 	q := s[j]
 	j++
-	if j >= len(s) {
-		return 0, 0, i
-	}
-	switch c := s[j]; {
-	case c == q || c == '\n':
-		return 0, 0, i
-	case c == '\\':
-		var ok bool
-		if r, j, ok = unescape(s, j+1); !ok {
-			return 0, 0, i
+	start, escaped, n := j, false, 0
+	for ; j < len(s) && s[j] != q; n++ {
+		switch c := s[j]; {
+		case c == '\n' || j-start > maxElement:
+			return 0, e
+		case c == '\\':
+			var ok bool
+			if e.r, j, ok = unescape(s, j+1); !ok {
+				return 0, e
+			}
+			escaped = true
+		default:
+			var size int
+			e.r, size = utf8.DecodeRuneInString(s[j:])
+			j += size
 		}
-	default:
-		var size int
-		r, size = utf8.DecodeRuneInString(s[j:])
-		j += size
 	}
-	if j >= len(s) || s[j] != q {
-		return 0, 0, i
+	if j >= len(s) || n == 0 {
+		return 0, e
 	}
-	return 's', r, j + 1
+	e.end, e.text = j+1, s[start:j]
+	if escaped { // read again, decoded
+		var b []byte
+		for k := start; k < j; {
+			r, size := utf8.DecodeRuneInString(s[k:])
+			if r == '\\' {
+				r, k, _ = unescape(s, k+1)
+			} else {
+				k += size
+			}
+			if e.bytes && r <= 0xff {
+				b = append(b, byte(r))
+			} else {
+				b = utf8.AppendRune(b, r)
+			}
+		}
+		e.text = string(b)
+	}
+	if n != 1 {
+		e.r = -1
+	}
+	return 's', e
 }
 
 // unescape reads the escape whose letter is at s[i:] (after its
@@ -273,88 +340,187 @@ func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
 }
 
-// runSpans masks the values a run spells, read forwards and backwards, as
-// characters (a number as the character it codes) and, when a number is
-// past ASCII and none past a byte, as bytes (a value's UTF-8, listed).
-// cutAfter: the run is followed by a cut, which hides the rest of a list
-// read forwards (and the start of one that was reversed).
-func (m *Masker) runSpans(s string, run []elem, end int, each func(from, to int)) {
+// separators are what a program splits a secret at, or joins its pieces
+// with: a token's dots, a credential's colon, a key's dashes, words.
+var separators = []string{"", ".", ":", "-", "_", "/", " ", ",", "|", "@", ";", "=", "+", "\n"}
+
+// runSpans masks the values a run spells. Characters and numbers are read
+// joined, forwards and backwards, as characters (a number as the
+// character it codes) and, when a number is past ASCII and none past a
+// byte, as bytes (a value's UTF-8, listed); at least minPiece of them.
+// Strings of more than one character are read joined with each of
+// separators. A cut after the run (end past its last element) hides the
+// rest of a list read forwards, and the start of one that was reversed.
+func (m *Masker) runSpans(s string, run []elem, end int, buf []byte, each func(from, to int)) []byte {
 	cutAfter := end > run[len(run)-1].end
-	asBytes := false
+	// every element one character (or a number); and, when one is past
+	// ASCII and none past a byte, read as bytes too
+	single, asBytes := true, false
 	for _, e := range run {
-		if e.r > 0xff {
-			asBytes = false
-			break
-		}
+		single = single && e.r >= 0
 		asBytes = asBytes || e.r >= 0x80
 	}
-	for _, bytes := range []bool{false, true} {
-		if bytes && !asBytes {
-			continue
-		}
-		view, starts := spell(run, bytes)
-		// A value, or a piece of one beside the cut, has minPiece bytes
-		// of a form (forms hold each value reversed too): most runs of
-		// numbers hold none, and are read no further.
-		hit := false
-		for i := 0; i+minPiece <= len(view) && !hit; i++ {
-			hit = m.triple(view[i : i+minPiece])
-		}
-		if !hit {
-			continue
-		}
-		for _, reversed := range []bool{false, true} {
-			els := run
-			if reversed {
-				els = slices.Clone(run)
-				slices.Reverse(els)
-				view, starts = spell(els, bytes)
-			}
-			// els[a:b], as the text spells them
-			span := func(a, b int) {
-				if a >= b {
-					return
-				}
-				first, last := els[a], els[b-1]
-				if reversed {
-					first, last = last, first
-				}
-				each(first.from, last.end)
-			}
-			m.valuesOnce.Do(func() { m.valuesAt = newIndex(m.values) })
-			m.valuesAt.find(view, func(i int, value string) bool {
-				span(starts[i], starts[i+len(value)-1]+1)
-				return true
-			})
-			if !cutAfter {
+	asBytes = asBytes && single && !slices.ContainsFunc(run, func(e elem) bool { return e.r > 0xff })
+	seps := separators[:1]
+	if !single {
+		seps = m.separators()
+	} else if len(run) < minPiece {
+		return buf
+	}
+	for _, sep := range seps {
+		for _, bytes := range []bool{false, true} {
+			if bytes && !asBytes {
 				continue
 			}
-			if reversed { // the cut is before what the run shows
-				if n := m.valueEnd(view); n > 0 {
-					span(0, starts[n-1]+1)
+			for _, reversed := range []bool{false, true} {
+				if reversed && !single {
+					break // a list of pieces is not read backwards
 				}
-			} else if n := m.valueStart(view); n > 0 {
-				span(starts[len(view)-n], len(els))
+				// Most runs hold no value, nor a piece of one beside the
+				// cut, and are read no further.
+				if buf = join(buf[:0], run, sep, bytes, reversed); !m.mayHold(buf, cutAfter, reversed) {
+					continue
+				}
+				els := run
+				if reversed {
+					els = slices.Clone(run)
+					slices.Reverse(els)
+				}
+				view, starts, ends := spell(els, sep, bytes)
+				// els[a:b], as the text spells them
+				span := func(a, b int) {
+					if a >= b {
+						return
+					}
+					first, last := els[a], els[b-1]
+					if reversed {
+						first, last = last, first
+					}
+					each(first.from, last.end)
+				}
+				m.valuesOnce.Do(func() { m.valuesAt = newIndex(m.values) })
+				m.valuesAt.find(view, func(i int, value string) bool {
+					// One element that holds a value whole is the value's
+					// own form, masked as such; its list picks it whole.
+					if a, b := starts[i], ends[i+len(value)-1]+1; b-a >= 2 {
+						span(a, b)
+					}
+					return true
+				})
+				if !cutAfter {
+					continue
+				}
+				if reversed { // the cut is before what the run shows
+					if n := m.valueEnd(view); n > 0 {
+						span(0, ends[n-1]+1)
+					}
+				} else if n := m.valueStart(view); n > 0 {
+					span(starts[len(view)-n], len(els))
+				}
 			}
 		}
 	}
+	return buf
 }
 
-// spell is what els spell joined, each a character (its UTF-8) or a
-// byte, and for each byte of that the element it comes from; starts has
-// one more entry, len(els).
-func spell(els []elem, bytes bool) (string, []int) {
-	view, starts := make([]byte, 0, len(els)), make([]int, 0, len(els)+1)
-	for k, e := range els {
-		n := len(view)
-		if bytes {
-			view = append(view, byte(e.r))
-		} else {
-			view = utf8.AppendRune(view, e.r)
+// join appends what els spell joined with sep to b (in reverse order,
+// reversed): each element its characters (a number the character it
+// codes) or, with bytes, a byte each.
+func join(b []byte, els []elem, sep string, bytes, reversed bool) []byte {
+	for k := range els {
+		e := els[k]
+		if reversed {
+			e = els[len(els)-1-k]
 		}
-		for range len(view) - n {
-			starts = append(starts, k)
+		if k > 0 {
+			b = append(b, sep...)
+		}
+		switch {
+		case e.text != "" && !(bytes && e.r >= 0):
+			b = append(b, e.text...)
+		case bytes:
+			b = append(b, byte(e.r))
+		default:
+			b = utf8.AppendRune(b, e.r)
 		}
 	}
-	return string(view), append(starts, len(els))
+	return b
+}
+
+// spell is join's text, and for each of its bytes the element it is in,
+// or for a separator's byte the element after it (starts) and before it
+// (ends).
+func spell(els []elem, sep string, bytes bool) (view string, starts, ends []int) {
+	b := join(nil, els, sep, bytes, false)
+	starts, ends = make([]int, 0, len(b)), make([]int, 0, len(b))
+	for k, e := range els {
+		if k > 0 {
+			for range len(sep) {
+				starts, ends = append(starts, k), append(ends, k-1)
+			}
+		}
+		n := 1 // a byte
+		switch {
+		case e.text != "" && !(bytes && e.r >= 0):
+			n = len(e.text)
+		case !bytes:
+			n = utf8.RuneLen(e.r)
+		}
+		for range n {
+			starts, ends = append(starts, k), append(ends, k)
+		}
+	}
+	return string(b), starts, ends
+}
+
+// mayHold reports whether view may hold a value (two windows of minPiece
+// bytes in a row that values hold: a value has four bytes or more), or a
+// piece of one beside the cut (its window there: at view's end, or its
+// start when the run was reversed). Hashed windows of the forms would
+// not do: a session's hex and base64 forms hold most 3 bytes of a long
+// view.
+func (m *Masker) mayHold(view []byte, cutAfter, reversed bool) bool {
+	m.separators() // and valueTriples
+	hit := func(i int) bool {
+		h := uint16((uint32(view[i])<<16 | uint32(view[i+1])<<8 | uint32(view[i+2])) * 2654435761 >> 16)
+		return m.valueTriples[h>>6]&(1<<(h&63)) != 0
+	}
+	n := len(view) - minPiece + 1
+	if n <= 0 {
+		return false
+	}
+	if cutAfter && (!reversed && hit(n-1) || reversed && hit(0)) {
+		return true
+	}
+	prev := false
+	for i := range n {
+		h := hit(i)
+		if h && prev {
+			return true
+		}
+		prev = h
+	}
+	return false
+}
+
+// separators are the ones of the package's separators that some value
+// holds (and "", always): joined with another, pieces of the session's
+// secrets make none of them. (It makes valueTriples too.)
+func (m *Masker) separators() []string {
+	m.sepOnce.Do(func() {
+		m.valueTriples = new([1 << 16 / 64]uint64)
+		for _, v := range m.values {
+			for i := 0; i+minPiece <= len(v); i++ {
+				h := tripleHash(v[i : i+minPiece])
+				m.valueTriples[h>>6] |= 1 << (h & 63)
+			}
+		}
+		m.seps = []string{""}
+		for _, sep := range separators[1:] {
+			if slices.ContainsFunc(m.values, func(v string) bool { return strings.Contains(v, sep) }) {
+				m.seps = append(m.seps, sep)
+			}
+		}
+	})
+	return m.seps
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
 )
 
-// A secret spelled as a sequence of its characters or its bytes is masked
-// where the sequence spells it; other sequences are left as they are.
+// A secret spelled as a sequence of its characters, its bytes or its
+// pieces is masked where the sequence spells it; other sequences are left
+// as they are.
 func TestSequenceSpans(t *testing.T) {
 	s := NewSecrets()
 	const secret = "Hunter2-S3cret-pass!"
@@ -36,8 +37,15 @@ func TestSequenceSpans(t *testing.T) {
 		{`['H', 'u', 'n', 't', 'e', 'r', '2']`, `['H', 'u', 'n', 't', 'e', 'r', '2']`},
 		{`[1, 2, 3, 4.5, 'a', 'b', 'c']`, `[1, 2, 3, 4.5, 'a', 'b', 'c']`},
 		{`x = f(1, 2, 3)`, `x = f(1, 2, 3)`},
-		// two characters that are no element: no run
-		{`['Hu', 'nt', 'er', '2-', 'S3', 'cr', 'et', '-p', 'as', 's!']`, `['Hu', 'nt', 'er', '2-', 'S3', 'cr', 'et', '-p', 'as', 's!']`},
+		// in pieces: chunks, split at a separator, cut short
+		{`['Hu', 'nt', 'er', '2-', 'S3', 'cr', 'et', '-p', 'as', 's!']`, `[[redacted]]`},
+		{`['Hunter2', 'S3cret', 'pass!']`, `[[redacted]]`},
+		{`{'parts': ["Hunt", "er2-S3cr", "et-pass!"], 'n': 3}`, `{'parts': [[redacted]], 'n': 3}`},
+		{`['Hunter2-', 'S3cret-p', 'ass!', 'other', 'words']`, `[[redacted], 'other', 'words']`},
+		{`['Hunter2', 'S3cret', ...]`, `[[redacted], ...]`},
+		// pieces of no secret, or of one but not all of it: as they are
+		{`['Hunter2', 'Other', 'pass!']`, `['Hunter2', 'Other', 'pass!']`},
+		{`['alpha', 'beta', 'gamma']`, `['alpha', 'beta', 'gamma']`},
 	} {
 		got := m.Replace(c.shown)
 		if got != c.want {
@@ -47,16 +55,27 @@ func TestSequenceSpans(t *testing.T) {
 			t.Errorf("%s: InString %v", c.shown, in)
 		}
 	}
+	// A list whose element is the secret whole picks it whole: the
+	// element is masked as the secret's own form, and the list is no
+	// sequence that spells it.
+	for shown, want := range map[string]bool{`('ada', 'Hunter2-S3cret-pass!')`: false, `['Hunter2', 'S3cret', 'pass!']`: true,
+		`['x', 'Hunter2-S3cret-pass!', 'y']`: false, `['Hunter2-S3cret-pass!'[:10], ...]`: false} {
+		if got := m.InSequence(shown); got != want {
+			t.Errorf("%s: InSequence %v, want %v", shown, got, want)
+		}
+	}
 }
 
 // TestSequencesAgreeWithPython: random secrets (any printable character
-// of the basic plane, quotes and backslashes among them), written as
-// sequences of their characters and bytes by Python (repr of a list, a
-// tuple, reversed, of the UTF-8 bytes, of ord(); json.dumps, indented too;
-// pprint; hex; one-byte bytes; inside a longer list; as debugpy cuts a
-// long list, forwards and reversed). After Replace, CPython's parser reads
-// each text and no run of one-character strings or numbers in any display
-// spells 6 characters (or bytes) of the secret, either way round. The same
+// of the basic plane, quotes, backslashes and separators among them),
+// written as sequences of their characters, bytes and pieces by Python
+// (repr of a list, a tuple, reversed, of the UTF-8 bytes, of ord();
+// json.dumps, indented too; pprint; hex; one-byte bytes; inside a longer
+// list; as debugpy cuts a long list, forwards and reversed; chunks of 2, 4
+// and 5, and split at each separator it holds). After Replace, CPython's
+// parser reads each text and no run of strings or numbers in any display,
+// joined with any separator, spells 6 characters (or bytes) of the
+// secret, either way round. The same
 // shapes made of another random string of the same length are left as
 // they are.
 func TestSequencesAgreeWithPython(t *testing.T) {
@@ -79,10 +98,26 @@ def shapes(s):
         out.append(repr(list(s)[:k])[:-1] + ", ...]")
         out.append(repr(list(s)[::-1][:k])[:-1] + ", ...]")
         out.append(repr(b[:k])[:-1] + ", ...]")
+    # in pieces: chunks, and split at each separator the value holds
+    for size in (2, 4, 5):
+        chunks = [s[i:i + size] for i in range(0, len(s), size)]
+        out += [repr(chunks), json.dumps(chunks), pprint.pformat(chunks, width=20)]
+        if len(chunks) > 2:
+            out.append(repr(chunks[:-1])[:-1] + ", ...]")
+    for sep in ".:-_/ ,|@;=+":
+        parts = s.split(sep)
+        if len(parts) > 1 and all(parts):
+            out += [repr(parts), json.dumps(parts), repr(tuple(parts))]
     return out
+seps = ".:-_/ |@;=+"
+def secret(n):
+    w = list(word(n))
+    for _ in range(rnd.randint(0, 3)):
+        w[rnd.randrange(1, n - 1)] = rnd.choice(seps)
+    return "".join(w)
 for _ in range(300):
     n = rnd.randint(8, 24)
-    s, other = word(n), word(n)
+    s, other = secret(n), secret(n)
     print(json.dumps({"secret": s, "texts": shapes(s), "controls": shapes(other)}))
 `)
 	out, err := gen.Output()
@@ -148,16 +183,16 @@ for line in sys.stdin:
         run = []
         for e in node.elts:
             v = e.value if isinstance(e, ast.Constant) else None
-            if isinstance(v, str) and len(v) == 1:
+            if isinstance(v, str):
                 run.append(v)
             elif isinstance(v, bytes) and len(v) == 1:
                 run.append(chr(v[0]))
             elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 0x10ffff:
                 run.append(chr(v))
             else:
-                runs.append("".join(run))
+                runs += [sep.join(run) for sep in ("", ".", ":", "-", "_", "/", " ", ",", "|", "@", ";", "=", "+")]
                 run = []
-        runs.append("".join(run))
+        runs += [sep.join(run) for sep in ("", ".", ":", "-", "_", "/", " ", ",", "|", "@", ";", "=", "+")]
     left = [p for p in pieces for r in runs if p in r]
     if left:
         bad += 1

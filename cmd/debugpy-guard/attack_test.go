@@ -1295,9 +1295,10 @@ DATABASE_URL=postgres://app:db-url-pa55word@db:5432/orders
 STRIPE_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOp
 `
 
-// A program that holds a secret as a sequence of its characters or bytes
-// (list(password), list(password.encode()): a cipher's key, bytes written
-// as JSON's list of numbers) showed it in clear: ['H', 'u', 'n', ...] is no
+// A program that holds a secret as a sequence of its characters, bytes or
+// pieces (list(password), list(password.encode()): a cipher's key, bytes
+// written as JSON's list of numbers; password.split('-'), chunks of it)
+// showed it in clear: ['H', 'u', 'n', ...] is no
 // form of the secret, and the name holds none. Read whole, reversed or in
 // slices, each showed the secret, or pieces of it (slices of a
 // sequence picked "elements whole"). Now such a sequence is read joined
@@ -1306,16 +1307,20 @@ STRIPE_KEY=sk_live_51HxYzAbCdEfGhIjKlMnOp
 func TestAttackSecretAsASequence(t *testing.T) {
 	const secret = "Hunter2-S3cret-pass!"
 	r := startRaw(t, rawOpts{})
-	r.stopAtBreak("password = " + strconv.Quote(secret) + "\nchars = list(password)\ncodes = list(password.encode())\nn = 1  # BREAK\n")
-	if text := r.ok("debugpy_variables", `{}`); !strings.Contains(text, "chars: list = [[redacted], ...]") {
-		t.Fatalf("the listing: %s", text)
+	r.stopAtBreak("password = " + strconv.Quote(secret) + "\nchars = list(password)\ncodes = list(password.encode())\n" +
+		"parts = password.split('-')\nchunks = [password[i:i + 4] for i in range(0, len(password), 4)]\nn = 1  # BREAK\n")
+	text := r.ok("debugpy_variables", `{}`)
+	for _, want := range []string{"chars: list = [[redacted], ...]", "parts: list = [[redacted]]", "chunks: list = [[redacted]]"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the listing lacks %q: %s", want, text)
+		}
 	}
-	for _, e := range []string{"chars", "codes", "(chars, 1)"} {
+	for _, e := range []string{"chars", "codes", "(chars, 1)", "parts", "chunks"} {
 		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
 			t.Errorf("%s: %s", e, text)
 		}
 	}
-	for _, e := range []string{"chars[::-1]", "chars[0:10]", "chars[10:]", "chars[3]", "codes[:8]", "codes[::-1]"} {
+	for _, e := range []string{"chars[::-1]", "chars[0:10]", "chars[10:]", "chars[3]", "codes[:8]", "codes[::-1]", "parts[1]", "chunks[2:]"} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "holds a secret the session has seen")
 	}
 	seen := r.seen.String()
@@ -1329,6 +1334,7 @@ func TestAttackSecretAsASequence(t *testing.T) {
 		slices.Reverse(codes)
 		noneSeen(t, seen, strings.Join(chars, ", "), strings.Join(codes, ", "))
 	}
+	noneSeen(t, seen, "S3cret", "Hunt", "er2-", "S3cr", "et-p", "ass!")
 }
 
 // A secret's first read may come through an innocent name, before any
