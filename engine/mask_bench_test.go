@@ -37,30 +37,20 @@ func BenchmarkMask(b *testing.B) {
 	hit := res
 	hit.Text += "secret-value-3-xyz\n"
 	hit.encoded = []byte(strings.Replace(string(raw), "plain text", "secret-value-3-xyz", 1))
-	cuts := make([]variable, len(vars))
-	for i := range cuts {
-		cuts[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("['value number %d of th...plain text']", i), Type: "list"}
+	// a listing of 40 values of one type, each format's %d its number
+	listing := func(typ, format string) Result {
+		vs := make([]variable, len(vars))
+		for i := range vs {
+			vs[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf(format, i), Type: typ}
+		}
+		r := Result{Text: strings.Repeat("item: "+typ+" = "+fmt.Sprintf(format, 1)+"\n", len(vs)), Structured: map[string]any{"variables": vs}}
+		r.encoded, _ = json.Marshal(r.Structured)
+		return r
 	}
-	cut := Result{Text: strings.Repeat("item: list = ['value number 1 of th...plain text']\n", 40), Structured: map[string]any{"variables": cuts}}
-	cut.encoded, _ = json.Marshal(cut.Structured)
-	urls := make([]variable, len(vars))
-	for i := range urls {
-		urls[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("'https://api.example/v1/items?q=value%%20number%%20%d&sort=asc'", i), Type: "str"}
-	}
-	url := Result{Text: strings.Repeat("item: str = 'https://api.example/v1/items?q=value%20number%201&sort=asc'\n", 40), Structured: map[string]any{"variables": urls}}
-	url.encoded, _ = json.Marshal(url.Structured)
-	nums := make([]variable, len(vars))
-	for i := range nums {
-		nums[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("[%d, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, ...]", i), Type: "list"}
-	}
-	num := Result{Text: strings.Repeat("item: list = [1, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, ...]\n", 40), Structured: map[string]any{"variables": nums}}
-	num.encoded, _ = json.Marshal(num.Structured)
-	words := make([]variable, len(vars))
-	for i := range words {
-		words[i] = variable{Name: fmt.Sprintf("item_%d", i), Value: fmt.Sprintf("['alpha %d', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', ...]", i), Type: "list"}
-	}
-	word := Result{Text: strings.Repeat("item: list = ['alpha 1', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', ...]\n", 40), Structured: map[string]any{"variables": words}}
-	word.encoded, _ = json.Marshal(word.Structured)
+	cut := listing("list", "['value number %d of th...plain text']")
+	url := listing("str", "'https://api.example/v1/items?q=value%%20number%%20%d&sort=asc'")
+	num := listing("list", "[%d, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, ...]")
+	word := listing("list", "['alpha %d', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', ...]")
 	for _, c := range []struct {
 		name, session string
 		res           Result

@@ -291,32 +291,23 @@ func element(s string, i int) (kind byte, e elem) {
 	return 's', e
 }
 
+// The escapes of one letter Python's repr and JSON write, and what each
+// stands for.
+const escapeLetters = "\\'\"/nrtbfva0"
+
+var escapeValues = [len(escapeLetters)]rune{'\\', '\'', '"', '/', '\n', '\r', '\t', '\b', '\f', '\v', '\a', 0}
+
 // unescape reads the escape whose letter is at s[i:] (after its
 // backslash), as Python's repr and JSON write one.
 func unescape(s string, i int) (r rune, j int, ok bool) {
 	if i >= len(s) {
 		return 0, i, false
 	}
+	if k := strings.IndexByte(escapeLetters, s[i]); k >= 0 {
+		return escapeValues[k], i + 1, true
+	}
 	digits := 0
-	switch c := s[i]; c {
-	case '\\', '\'', '"', '/':
-		return rune(c), i + 1, true
-	case 'n':
-		return '\n', i + 1, true
-	case 'r':
-		return '\r', i + 1, true
-	case 't':
-		return '\t', i + 1, true
-	case 'b':
-		return '\b', i + 1, true
-	case 'f':
-		return '\f', i + 1, true
-	case 'v':
-		return '\v', i + 1, true
-	case 'a':
-		return '\a', i + 1, true
-	case '0':
-		return 0, i + 1, true
+	switch s[i] {
 	case 'x':
 		digits = 2
 	case 'u':
