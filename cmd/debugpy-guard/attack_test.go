@@ -588,11 +588,13 @@ func TestAttackSecretStoreFlood(t *testing.T) {
 	r.stopAtBreak(src)
 	full := false
 	for i := 0; i < 2000 && !full; i++ {
+		// 14 values and the two lists that spell them: 16 guesses, the
+		// most an expression writes unasked
 		var vals []string
-		for j := 0; j < 16; j++ {
-			vals = append(vals, fmt.Sprintf("'fl%06d'", i*16+j))
+		for j := 0; j < 14; j++ {
+			vals = append(vals, fmt.Sprintf("'fl%06d'", i*14+j))
 		}
-		text, _ := r.call("debugpy_evaluate", `{"expression":`+q("{'pw': ["+strings.Join(vals, ", ")+"]}")+`}`)
+		text, _ := r.call("debugpy_evaluate", `{"expression":`+q("{'pw': ["+strings.Join(vals[:7], ", ")+"], 'pw2': ["+strings.Join(vals[7:], ", ")+"]}")+`}`)
 		full = strings.Contains(text, "result withheld") && strings.Contains(text, "secrets, as many as it masks")
 	}
 	if !full {
@@ -1335,6 +1337,24 @@ func TestAttackSecretAsASequence(t *testing.T) {
 		noneSeen(t, seen, strings.Join(chars, ", "), strings.Join(codes, ", "))
 	}
 	noneSeen(t, seen, "S3cret", "Hunt", "er2-", "S3cr", "et-p", "ass!")
+	// The masks answer guesses: a list the agent writes whose last shown
+	// items stand beside debugpy's cut came back masked when they began
+	// the secret, and as written when they did not, an oracle for its
+	// first characters; and lists of characters are whole guesses the
+	// count of strings did not see. A person decides.
+	for _, e := range []string{
+		"['a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'H', 'u', 'n', 'x']",
+		"['a'] * 12 + ['H', 'u', 'n', 'x']",
+		"['H', 'u', 'n', 't', 'e', 'r', '2', '-', 'S', 'x'] * 2",
+		"((" + strings.Repeat("['p', 'a', 's', 's'], ", 9) + "), (" + strings.Repeat("['w', 'o', 'r', 'd'], ", 8) + "))",
+		// repr of a literal makes a string long enough to be cut inside a
+		// container, the literal beside the cut: it came back
+		// ('aaaaaaaaaaaaaa[redacted]...) before the reading of sequences
+		"(repr(('aaaaaaaaaaaaaaHun', 'xxxxxxxxxxxxxxx')),)",
+		"(repr([['abcd', 'Hun', 'xxxxxxxxx'], 'abcd']),)",
+	} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "a person decides")
+	}
 }
 
 // A secret's first read may come through an innocent name, before any
@@ -3645,7 +3665,8 @@ func TestAttackMaskAnswersGuesses(t *testing.T) {
 	for i := range 17 {
 		guesses = append(guesses, fmt.Sprintf("'guess-%02d'", i))
 	}
-	r.refused("debugpy_evaluate", `{"expression":`+q("["+strings.Join(guesses, ", ")+"]")+`}`, "needs a person's approval", "17 strings")
+	r.refused("debugpy_evaluate", `{"expression":`+q("(["+strings.Join(guesses[:9], ", ")+"], ["+strings.Join(guesses[9:], ", ")+"])")+`}`,
+		"needs a person's approval", "19 strings") // and the two lists that spell them
 	// A breakpoint's answer repeats its file: a path of made-up directories
 	// tried a guess a directory. A breakpoint needs a file that exists; the
 	// error does not repeat the path.

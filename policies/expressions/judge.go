@@ -2,6 +2,7 @@ package expressions
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -69,7 +70,7 @@ func judgeCode(text, kind string, r rules) (abi.Verdict, string) {
 	}
 	r.walk(tree, &v)
 	if n := v.strs; n > maxGuesses {
-		v.add(abi.Approve, "it writes "+strconv.Itoa(n)+" strings of 4 characters or more, each of which the masks would answer if it were a secret of the session (more than "+strconv.Itoa(maxGuesses)+"): a person decides")
+		v.add(abi.Approve, "it writes "+strconv.Itoa(n)+" strings of 4 characters or more (a display of constants counts as the string it spells), each of which the masks would answer if it were a secret of the session (more than "+strconv.Itoa(maxGuesses)+"): a person decides")
 	}
 	if why := unknownPart(tree, true); why != "" {
 		v.add(abi.Approve, why+": a person decides")
@@ -112,6 +113,8 @@ func (r rules) walk(n *Node, v *verdict) {
 		}
 	case "Constant":
 		guessable(n, v)
+	case "List", "Tuple", "Set":
+		spells(n, v)
 	case "BinOp":
 		if n.Name == "%" {
 			r.format(n, v)
@@ -211,6 +214,52 @@ func builds(n *Node, v *verdict) {
 	if joins(n) {
 		v.add(abi.Approve, "it builds a string with "+n.Name+" (from a literal, or characters of the program's strings), which can stand beside a cut, where whether it is masked would tell how a secret begins: a person decides")
 	}
+	if (n.Name == "+" || n.Name == "*") && (spelled(n.Kids[0]) >= 2 || spelled(n.Kids[1]) >= 2) {
+		v.add(abi.Approve, "it builds a sequence with "+n.Name+" from a display, whose items can stand beside the cut debugpy makes after a long one's first items, where whether they are masked would tell how a secret begins: a person decides")
+	}
+}
+
+// A sequence spells what its items join to: the host masks a secret
+// spelled as a list of its characters, bytes or pieces, whole or beside
+// the cut debugpy makes after a long list's first items (plugins,
+// sequence.go). So a display the agent writes is a guess when its
+// constants spell 4 characters or more (['h', 'u', 'n', 't'],
+// [104, 117, 110, 116], ['hun', 'ter2']), counted with the strings
+// (maxGuesses); and one of more than maxItems items can be cut, its last
+// shown items beside the cut: a person decides.
+const maxItems = 10
+
+// spells judges a list, tuple or set display the expression writes: one
+// of more than maxItems items with a literal among them, and one of
+// constants only that spells 4 characters or more.
+func spells(n *Node, v *verdict) {
+	if len(n.Kids) > maxItems && slices.ContainsFunc(n.Kids, writesLiteral) {
+		v.add(abi.Approve, "it writes a display of more than "+strconv.Itoa(maxItems)+" items, which debugpy shows cut after its first items, where whether they are masked would tell how a secret begins: a person decides")
+	}
+	if len(n.Kids) > 1 && !slices.ContainsFunc(n.Kids, func(k *Node) bool { return k.Kind != "Constant" }) && spelled(n) >= 4 {
+		v.strs++
+	}
+}
+
+// spelled counts the characters the constants of a list or tuple display
+// spell (a number the one character it codes); 0 for anything else.
+func spelled(n *Node) int {
+	if n.Kind != "List" && n.Kind != "Tuple" {
+		return 0
+	}
+	chars := 0
+	for _, k := range n.Kids {
+		switch {
+		case k.Kind != "Constant":
+		case k.Undecoded:
+			chars += maxShown
+		case k.Str:
+			chars += utf8.RuneCountInString(k.Value)
+		case k.Value != "None" && k.Value != "True" && k.Value != "False" && k.Value != "...":
+			chars++
+		}
+	}
+	return chars
 }
 
 // maker: k, an operand beside other, can make text the agent chooses.
@@ -282,6 +331,39 @@ func (r rules) call(n *Node, v *verdict) {
 	if g, ok := runsWhatItIsGiven[what]; ok && len(args) >= g.args {
 		v.add(abi.Approve, "it calls "+what+" ("+g.why+"): a person decides")
 	}
+	if !noText[what] && len(args) > 0 && writesLiteral(args[0]) { // str's other arguments name an encoding
+		v.add(abi.Approve, "it makes text with "+what+" from a literal it writes, which can stand beside the cut debugpy makes in a long string, where whether it is masked would tell how a secret begins: a person decides")
+	}
+}
+
+// noText are the callees of the default's allow_calls whose result holds
+// no text of their arguments (a length, an id, a class, a truth). Another
+// allowed callee (repr, str) makes text of what it is given: a literal the
+// agent writes there, formatted into a string longer than debugpy shows
+// inside a container, stood beside its cut, masked when it began a secret
+// (repr(('aaaaaaaaaaaaaaHun', 'x' * 15)) in a tuple showed [redacted]
+// for Hun, found 2026-12-06; docs/SECURITY.md, "The mask answers
+// guesses").
+var noText = map[string]bool{"len": true, "id": true, "isinstance": true, "type": true}
+
+// writesLiteral reports whether n holds a literal the agent chose (a
+// string, bytes or a number) other than as a subscript's key or slice,
+// which picks from a value rather than writing text.
+func writesLiteral(n *Node) bool {
+	switch n.Kind {
+	case "Constant":
+		if n.Str || n.Undecoded {
+			return n.Value != "" || n.Undecoded
+		}
+		switch n.Value {
+		case "None", "True", "False", "...":
+			return false
+		}
+		return true
+	case "Subscript":
+		return writesLiteral(n.Kids[0])
+	}
+	return slices.ContainsFunc(n.Kids, writesLiteral)
 }
 
 // format judges a % that may format a str or bytes: '%(password)s' % cfg

@@ -164,9 +164,39 @@ func TestJudge(t *testing.T) {
 		{"n * 2 + 7 % n", "allow", ""},
 		{"d['host'] == 'db.example.com'", "allow", ""},
 		{"2 ** 64", "allow", ""}, // 20 digits
-		{"['hunter2', 'Summer2024!', 'password1', 'letmein', 'qwerty12', 'dragon1', 'monkey1', 'football', 'iloveyou', 'admin123', 'welcome1', 'sunshine', 'princess', 'abc12345', 'trustno1', 'master12', 'shadow12']",
-			"approve", "17 strings"}, // a dictionary of guesses in one call
+		{"(['hunter2', 'Summer2024!', 'password1', 'letmein', 'qwerty12', 'dragon1', 'monkey1', 'football', 'iloveyou'], ['admin123', 'welcome1', 'sunshine', 'princess', 'abc12345', 'trustno1', 'master12', 'shadow12'])",
+			"approve", "19 strings"}, // a dictionary of guesses in one call (each list spells one more)
 		{"d['host'] == 'db.example.com' and d['user'] != 'root'", "allow", ""},
+		// A sequence spells what its items join to (plugins, sequence.go):
+		// one the agent writes is a guess, and a long one stands beside
+		// debugpy's cut.
+		{"['a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'g', 'h', 'p', 'x']", "approve", "more than 10 items"},
+		{"(104, 117, 110, 116, 101, 114, 50, 45, 83, 51, 99, 114, 101)", "approve", "more than 10 items"},
+		{"['a'] * 12 + ['g', 'h', 'p', 'x']", "approve", "builds a sequence"},
+		{"xs + ['g', 'h', 'p']", "approve", "builds a sequence"},
+		{"('g', 'h') * 8", "approve", "builds a sequence"},
+		{"((" + strings.Repeat("('h', 'u', 'n', 't'), ", 9) + "), (" + strings.Repeat("('h', 'u', 'n', 't'), ", 8) + "))", "approve", "17 strings"},
+		{"((" + strings.Repeat("[104, 117, 110, 116], ", 9) + "), (" + strings.Repeat("['hun', 'ter2'], ", 9) + "))", "approve", "27 strings"}, // a pair's 'ter2' counts too
+		{"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]", "allow", ""},
+		{"(a, b, c, d, e, f, g, h, i, j, k, l)", "allow", ""}, // the program's values only
+		{"(a, b, c, d, e, f, g, h, i, j, k, 'l')", "approve", "more than 10 items"},
+		{"len([0] * 80)", "allow", ""},
+		{"('a', 'b') + t", "approve", "builds a sequence"},
+		{"x + y", "allow", ""},
+		// Text a call makes of a literal stands beside debugpy's cut of a
+		// long string in a container.
+		{"(repr(('aaaaaaaaaaaaaaHun', 'xxxxxxxxxxxxxxx')),)", "approve", "makes text with repr"},
+		{"(str(['abcd', 'Hun', 'x', 'y']),)", "approve", "makes text with str"},
+		{"repr((x, 12345678901234567))", "approve", "makes text with repr"},
+		{"repr(x[0]) + ''", "approve", "beside a cut"},
+		{"repr(x[0])", "allow", ""},
+		{"str(d['host'])", "allow", ""},
+		{"str(x, 'utf-8')", "allow", ""},
+		{"len(('aaaaaaaaaaaaaaHun', 'x'))", "allow", ""},
+		{"isinstance(x, (int, str))", "allow", ""},
+		{"str(None)", "allow", ""},
+		{"(x, y, 'abc')", "allow", ""},
+		{"[(1, 2), (3, 4)]", "allow", ""},
 	} {
 		v, reason := judgeCode(c.code, "expression", def)
 		if string(v) != c.want || !strings.Contains(reason, c.reason) {

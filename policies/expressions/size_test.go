@@ -48,6 +48,7 @@ func TestJudgeSizes(t *testing.T) {
 		{"1 << 63", abi.Allow},
 		{"'-' * 80", abi.Approve}, // within the memory budget; text built (judge.go, builds)
 		{"[0] * 10**6", abi.Allow},
+		{"[0, 1] * 10**6", abi.Approve}, // within the memory budget; a sequence built from a display that spells two characters (judge.go, builds)
 		{"x * y", abi.Allow},
 		{"10**9 * 10**9", abi.Allow},
 		{"'%5d %%99999999999d' % (1,)", abi.Approve}, // %% writes no width; text built
