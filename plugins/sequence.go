@@ -67,8 +67,7 @@ func elementBefore(s string, c int) int {
 	switch q := s[e]; {
 	case q == '\'' || q == '"':
 		// its opening quote: the last quote before it that opens a string
-		// ending there (an escaped quote inside it is tried first; two
-		// tries at most)
+		// ending there (escaped quotes passed over; two tries at most)
 		lo := max(0, e-maxElement-2)
 		for o, tries := e, 0; tries < 2; {
 			if o = strings.LastIndexByte(s[lo:o], q); o < 0 {
@@ -455,7 +454,9 @@ func spell(els []elem, sep string, bytes bool) (view string, starts, ends []int)
 		case e.text != "" && !(bytes && e.r >= 0):
 			n = len(e.text)
 		case !bytes:
-			n = utf8.RuneLen(e.r)
+			if n = utf8.RuneLen(e.r); n < 0 { // a surrogate: join wrote U+FFFD
+				n = utf8.RuneLen(utf8.RuneError)
+			}
 		}
 		for range n {
 			starts, ends = append(starts, k), append(ends, k)

@@ -37,6 +37,9 @@ func TestSequenceSpans(t *testing.T) {
 		{`['H', 'u', 'n', 't', 'e', 'r', '2']`, `['H', 'u', 'n', 't', 'e', 'r', '2']`},
 		{`[1, 2, 3, 4.5, 'a', 'b', 'c']`, `[1, 2, 3, 4.5, 'a', 'b', 'c']`},
 		{`x = f(1, 2, 3)`, `x = f(1, 2, 3)`},
+		// a number that codes no character (a surrogate) beside ones that do
+		{`[72, 117, 110, 116, 101, 114, 50, 45, 83, 51, 99, 114, 101, 116, 45, 112, 97, 115, 115, 33, 55357]`, `[[redacted], 55357]`},
+		{`[55357, 72, 117, 110, 116, 101, 114, 50, 45, 83, 51, 99, 114, 101, 116, ...]`, `[55357, [redacted], ...]`},
 		// in pieces: chunks, split at a separator, cut short
 		{`['Hu', 'nt', 'er', '2-', 'S3', 'cr', 'et', '-p', 'as', 's!']`, `[[redacted]]`},
 		{`['Hunter2', 'S3cret', 'pass!']`, `[[redacted]]`},
@@ -217,7 +220,7 @@ print("bad", bad)
 // without a fault; a span is inside the text, and a text InString finds a
 // sequence in is changed by Replace.
 func FuzzSequenceSpans(f *testing.F) {
-	for _, s := range []string{`['s', '3', 'c', 'r', ...]`, `[115, 51, 99, 114, 101, 116]`, `(0x73, 0x33, 0x63,`, `[b'\x73', b"3", '\'', "\u0063", ...]`, `'a', 'b'`, `,,,`, `[', ', ', ']`} {
+	for _, s := range []string{`[115, 51, 99, 114, 55357, 101, 116]`, `[55357, 115, 51, 99, 114, 101, 116, ...]`, `['s', '3', 'c', 'r', ...]`, `[115, 51, 99, 114, 101, 116]`, `(0x73, 0x33, 0x63,`, `[b'\x73', b"3", '\'', "\u0063", ...]`, `'a', 'b'`, `,,,`, `[', ', ', ']`} {
 		f.Add(s)
 	}
 	s := NewSecrets()
