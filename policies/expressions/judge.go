@@ -241,10 +241,11 @@ func spells(n *Node, v *verdict) {
 	}
 }
 
-// spelled counts the characters the constants of a list or tuple display
-// spell (a number the one character it codes); 0 for anything else.
+// spelled counts the characters the constants of a list, tuple or set
+// display spell (a number the one character it codes); 0 for anything
+// else.
 func spelled(n *Node) int {
-	if n.Kind != "List" && n.Kind != "Tuple" {
+	if n.Kind != "List" && n.Kind != "Tuple" && n.Kind != "Set" {
 		return 0
 	}
 	chars := 0

@@ -181,6 +181,9 @@ func TestJudge(t *testing.T) {
 		{"(a, b, c, d, e, f, g, h, i, j, k, l)", "allow", ""}, // the program's values only
 		{"(a, b, c, d, e, f, g, h, i, j, k, 'l')", "approve", "more than 10 items"},
 		{"len([0] * 80)", "allow", ""},
+		{"{'g', 'h', 'p', 'x'} | s", "allow", ""},
+		{"(" + strings.Repeat("{'h', 'u', 'n', 't'}, ", 9) + ")", "allow", ""},
+		{"((" + strings.Repeat("{'h', 'u', 'n', 't'}, ", 9) + "), (" + strings.Repeat("{'h', 'u', 'n', 't'}, ", 8) + "))", "approve", "17 strings"},
 		{"('a', 'b') + t", "approve", "builds a sequence"},
 		{"x + y", "allow", ""},
 		// Text a call makes of a literal stands beside debugpy's cut of a
