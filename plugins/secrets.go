@@ -49,19 +49,19 @@ type Masker struct {
 	cutForms     []string
 	valueCutOnce sync.Once
 	valuePieces  *ends
-	// every minPiece bytes of every form, hashed to a bit: whether a
-	// cut's neighbours can be a piece of one (cutPieces).
-	triples [1 << 16 / 64]uint64
+	// every minPiece bytes of every form: whether a cut's neighbours can
+	// be a piece of one (cutPieces).
+	triples triples
 	forms   []string
 	// the values themselves, for the percent-encoded view (percentSpans),
 	// and whether one holds a space (which a form's encoding writes as +)
 	values []string
 	spaced bool
 	// the separators some value holds, and every minPiece bytes of every
-	// value hashed to a bit (sequence.go), made on first use
-	sepOnce      sync.Once
+	// value (sequence.go), made on first use
+	sequenceOnce sync.Once
 	seps         []string
-	valueTriples *[1 << 16 / 64]uint64
+	valueTriples triples
 }
 
 // In reports whether any form of any secret occurs in b, whole or in a
@@ -267,8 +267,7 @@ func (m *Masker) percentSpans(s string, each func(from, to int)) {
 			break
 		}
 		d := decoded{s: s, view: percent.Decode(s, plus)}
-		m.valuesOnce.Do(func() { m.valuesAt = newIndex(m.values) })
-		m.valuesAt.find(d.view, func(i int, v string) bool {
+		m.valueIndex().find(d.view, func(i int, v string) bool {
 			if from, to := d.at(i), d.at(i+len(v)); s[from:to] != v {
 				each(from, to) // spelled other than as it is (the forms mask that)
 			}
@@ -419,6 +418,13 @@ func (m *Masker) viewCuts(d *decoded, each func(from, to int)) {
 	}
 }
 
+// valueIndex is where the values occur in a text read another way
+// (decoded, joined), made the first time one is read so.
+func (m *Masker) valueIndex() *index {
+	m.valuesOnce.Do(func() { m.valuesAt = newIndex(m.values) })
+	return m.valuesAt
+}
+
 // valueStart is the length of the longest end of t that begins a value,
 // or 0 (none of minPiece bytes).
 func (m *Masker) valueStart(t string) int { return m.valueEnds().head(t, false) }
@@ -433,13 +439,28 @@ func (m *Masker) valueEnds() *ends {
 }
 
 // triple reports whether t (minPiece bytes) may occur in a form.
-func (m *Masker) triple(t string) bool {
-	h := tripleHash(t)
-	return m.triples[h>>6]&(1<<(h&63)) != 0
+func (m *Masker) triple(t string) bool { return m.triples.has(t[0], t[1], t[2]) }
+
+// triples holds every minPiece bytes of some strings, each hashed to a
+// bit: a window of a text none of them holds is no piece of one.
+type triples [1 << 16 / 64]uint64
+
+// add adds every minPiece bytes of s.
+func (t *triples) add(s string) {
+	for i := 0; i+minPiece <= len(s); i++ {
+		h := tripleHash(s[i], s[i+1], s[i+2])
+		t[h>>6] |= 1 << (h & 63)
+	}
 }
 
-func tripleHash(t string) uint16 {
-	return uint16((uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])) * 2654435761 >> 16)
+// has reports whether the bytes a, b, c may be among those added.
+func (t *triples) has(a, b, c byte) bool {
+	h := tripleHash(a, b, c)
+	return t[h>>6]&(1<<(h&63)) != 0
+}
+
+func tripleHash(a, b, c byte) uint16 {
+	return uint16((uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 2654435761 >> 16)
 }
 
 // Bounds: a secret shorter than MinSecret would mask common words; a set
@@ -574,10 +595,7 @@ func (s *Secrets) Masker(session string) *Masker {
 			for _, f := range forms(v) {
 				pairs = append(pairs, f, Mask)
 				m.forms = append(m.forms, f)
-				for i := 0; i+minPiece <= len(f); i++ {
-					h := tripleHash(f[i : i+minPiece])
-					m.triples[h>>6] |= 1 << (h & 63)
-				}
+				m.triples.add(f)
 			}
 		}
 		m.replacer = strings.NewReplacer(pairs...)

@@ -353,7 +353,7 @@ func (m *Masker) runSpans(s string, run []elem, end int, buf []byte, each func(f
 	asBytes = asBytes && single && !slices.ContainsFunc(run, func(e elem) bool { return e.r > 0xff })
 	seps := separators[:1]
 	if !single {
-		seps = m.separators()
+		seps, _ = m.sequenceTables()
 	} else if len(run) < minPiece {
 		return buf
 	}
@@ -388,8 +388,7 @@ func (m *Masker) runSpans(s string, run []elem, end int, buf []byte, each func(f
 					}
 					each(first.from, last.end)
 				}
-				m.valuesOnce.Do(func() { m.valuesAt = newIndex(m.values) })
-				m.valuesAt.find(view, func(i int, value string) bool {
+				m.valueIndex().find(view, func(i int, value string) bool {
 					// One element that holds a value whole is the value's
 					// own form, masked as such; its list picks it whole.
 					if a, b := starts[i], ends[i+len(value)-1]+1; b-a >= 2 {
@@ -414,8 +413,7 @@ func (m *Masker) runSpans(s string, run []elem, end int, buf []byte, each func(f
 }
 
 // join appends what els spell joined with sep to b (in reverse order,
-// reversed): each element its characters (a number the character it
-// codes) or, with bytes, a byte each.
+// reversed).
 func join(b []byte, els []elem, sep string, bytes, reversed bool) []byte {
 	for k := range els {
 		e := els[k]
@@ -425,40 +423,38 @@ func join(b []byte, els []elem, sep string, bytes, reversed bool) []byte {
 		if k > 0 {
 			b = append(b, sep...)
 		}
-		switch {
-		case e.text != "" && !(bytes && e.r >= 0):
-			b = append(b, e.text...)
-		case bytes:
-			b = append(b, byte(e.r))
-		default:
-			b = utf8.AppendRune(b, e.r)
-		}
+		b = e.appendTo(b, bytes)
 	}
 	return b
+}
+
+// appendTo appends what e spells: its characters (a number the character
+// it codes, U+FFFD for a surrogate) or, with bytes, one byte.
+func (e elem) appendTo(b []byte, bytes bool) []byte {
+	switch {
+	case e.text != "" && !(bytes && e.r >= 0):
+		return append(b, e.text...)
+	case bytes:
+		return append(b, byte(e.r))
+	}
+	return utf8.AppendRune(b, e.r)
 }
 
 // spell is join's text, and for each of its bytes the element it is in,
 // or for a separator's byte the element after it (starts) and before it
 // (ends).
 func spell(els []elem, sep string, bytes bool) (view string, starts, ends []int) {
-	b := join(nil, els, sep, bytes, false)
-	starts, ends = make([]int, 0, len(b)), make([]int, 0, len(b))
+	var b []byte
 	for k, e := range els {
 		if k > 0 {
+			b = append(b, sep...)
 			for range len(sep) {
 				starts, ends = append(starts, k), append(ends, k-1)
 			}
 		}
-		n := 1 // a byte
-		switch {
-		case e.text != "" && !(bytes && e.r >= 0):
-			n = len(e.text)
-		case !bytes:
-			if n = utf8.RuneLen(e.r); n < 0 { // a surrogate: join wrote U+FFFD
-				n = utf8.RuneLen(utf8.RuneError)
-			}
-		}
-		for range n {
+		n := len(b)
+		b = e.appendTo(b, bytes)
+		for range len(b) - n {
 			starts, ends = append(starts, k), append(ends, k)
 		}
 	}
@@ -472,11 +468,8 @@ func spell(els []elem, sep string, bytes bool) (view string, starts, ends []int)
 // not do: a session's hex and base64 forms hold most 3 bytes of a long
 // view.
 func (m *Masker) mayHold(view []byte, cutAfter, reversed bool) bool {
-	m.separators() // and valueTriples
-	hit := func(i int) bool {
-		h := uint16((uint32(view[i])<<16 | uint32(view[i+1])<<8 | uint32(view[i+2])) * 2654435761 >> 16)
-		return m.valueTriples[h>>6]&(1<<(h&63)) != 0
-	}
+	_, values := m.sequenceTables()
+	hit := func(i int) bool { return values.has(view[i], view[i+1], view[i+2]) }
 	n := len(view) - minPiece + 1
 	if n <= 0 {
 		return false
@@ -495,17 +488,14 @@ func (m *Masker) mayHold(view []byte, cutAfter, reversed bool) bool {
 	return false
 }
 
-// separators are the ones of the package's separators that some value
-// holds (and "", always): joined with another, pieces of the session's
-// secrets make none of them. (It makes valueTriples too.)
-func (m *Masker) separators() []string {
-	m.sepOnce.Do(func() {
-		m.valueTriples = new([1 << 16 / 64]uint64)
+// sequenceTables makes, once, what the reading of sequences looks up:
+// the separators of the package's that some value holds (and "", always;
+// joined with another, pieces of the session's secrets make none of
+// them), and every minPiece bytes of every value.
+func (m *Masker) sequenceTables() (seps []string, values *triples) {
+	m.sequenceOnce.Do(func() {
 		for _, v := range m.values {
-			for i := 0; i+minPiece <= len(v); i++ {
-				h := tripleHash(v[i : i+minPiece])
-				m.valueTriples[h>>6] |= 1 << (h & 63)
-			}
+			m.valueTriples.add(v)
 		}
 		m.seps = []string{""}
 		for _, sep := range separators[1:] {
@@ -514,5 +504,5 @@ func (m *Masker) separators() []string {
 			}
 		}
 	})
-	return m.seps
+	return m.seps, &m.valueTriples
 }
