@@ -242,25 +242,34 @@ func spells(n *Node, v *verdict) {
 }
 
 // spelled counts the characters the constants of a list, tuple or set
-// display spell (a number the one character it codes); 0 for anything
-// else.
+// display spell; 0 for anything else.
 func spelled(n *Node) int {
 	if n.Kind != "List" && n.Kind != "Tuple" && n.Kind != "Set" {
 		return 0
 	}
 	chars := 0
 	for _, k := range n.Kids {
-		switch {
-		case k.Kind != "Constant":
-		case k.Undecoded:
-			chars += maxShown
-		case k.Str:
-			chars += utf8.RuneCountInString(k.Value)
-		case k.Value != "None" && k.Value != "True" && k.Value != "False" && k.Value != "...":
-			chars++
-		}
+		chars += chosen(k)
 	}
 	return chars
+}
+
+// chosen is how many characters of text the agent chose a constant
+// writes: a string's (an undecoded one's counted as long), one for a
+// number (the character it codes), none for None, True, False, ... (or
+// for what is no constant).
+func chosen(n *Node) int {
+	switch {
+	case n.Kind != "Constant":
+		return 0
+	case n.Undecoded:
+		return maxShown
+	case n.Str:
+		return utf8.RuneCountInString(n.Value)
+	case n.Value == "None" || n.Value == "True" || n.Value == "False" || n.Value == "...":
+		return 0
+	}
+	return 1
 }
 
 // maker: k, an operand beside other, can make text the agent chooses.
@@ -353,14 +362,7 @@ var noText = map[string]bool{"len": true, "id": true, "isinstance": true, "type"
 func writesLiteral(n *Node) bool {
 	switch n.Kind {
 	case "Constant":
-		if n.Str || n.Undecoded {
-			return n.Value != "" || n.Undecoded
-		}
-		switch n.Value {
-		case "None", "True", "False", "...":
-			return false
-		}
-		return true
+		return chosen(n) > 0
 	case "Subscript":
 		return writesLiteral(n.Kids[0])
 	}
