@@ -1,14 +1,12 @@
 package plugins
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,27 +35,14 @@ func TestFormsAgreeWithCPython(t *testing.T) {
 	// Python makes the same characters, then reads the extra values (a
 	// JSON string a line); it answers a line a value: json.dumps (which
 	// escapes line ends).
-	var src bytes.Buffer
-	for _, s := range extra {
-		b, _ := json.Marshal(s)
-		src.Write(b)
-		src.WriteByte('\n')
-	}
-	cmd := exec.Command(python, "-c", `
+	outb := cpython.Run(t, python, `
 import json, sys
 def line(s):
     return json.dumps(s)[1:-1]
 chars = (chr(c) for c in range(0x110000) if not 0xd800 <= c < 0xe000)
 extra = (json.loads(l) for l in sys.stdin.read().split("\n") if l)
 sys.stdout.buffer.write(("\n".join(line(s) for s in (*chars, *extra)) + "\n").encode())
-`)
-	cmd.Stdin = &src
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	outb, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
-	}
+`, cpython.JSONLines(extra))
 	lines := strings.Split(strings.TrimSuffix(string(outb), "\n"), "\n")
 	if len(lines) != len(in) {
 		t.Fatalf("python answered %d of %d values", len(lines), len(in))
@@ -123,14 +108,7 @@ func TestSecretsMaskEveryForm(t *testing.T) {
 // pydevd's SafeRepr showed a value that holds each.
 func shownByPydevd(t *testing.T, script string) []struct{ Secret, Shown string } {
 	t.Helper()
-	python := cpython.Path(t)
-	cmd := exec.Command(python, "-c", script)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
-	}
+	out := cpython.Run(t, cpython.Path(t), script, nil)
 	var cases []struct{ Secret, Shown string }
 	if err := json.Unmarshal(out, &cases); err != nil {
 		t.Fatal(err)
@@ -293,18 +271,10 @@ func encodedByCPython(t *testing.T, seed uint64, n int, alphabet string, lens [3
 		return string(rs)
 	}
 	cases := make([]kase, n)
-	var src bytes.Buffer
 	for i := range cases {
 		cases[i] = kase{word(lens[0]), word(lens[1]), word(lens[2])}
-		b, _ := json.Marshal(cases[i])
-		src.Write(append(b, '\n'))
 	}
-	cmd := exec.Command(python, "-c", script)
-	cmd.Stdin = &src
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", python, err)
-	}
+	out := cpython.Run(t, python, script, cpython.JSONLines(cases))
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(lines) != n {
 		t.Fatalf("python answered %d of %d", len(lines), n)

@@ -1,9 +1,7 @@
 package plugins
 
 import (
-	"bytes"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -83,7 +81,7 @@ func TestSequenceSpans(t *testing.T) {
 // they are.
 func TestSequencesAgreeWithPython(t *testing.T) {
 	python := cpython.Path(t)
-	gen := exec.Command(python, "-c", `
+	out := cpython.Run(t, python, `
 import json, pprint, random
 rnd = random.Random(12)
 alphabet = [chr(c) for c in range(0x20, 0x7f)] + list("éßøЖж中文€\u00a0")
@@ -122,11 +120,7 @@ for _ in range(300):
     n = rnd.randint(8, 24)
     s, other = secret(n), secret(n)
     print(json.dumps({"secret": s, "texts": shapes(s), "controls": shapes(other)}))
-`)
-	out, err := gen.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", python, err)
-	}
+`, nil)
 	type check struct {
 		Secret string `json:"secret"`
 		Text   string `json:"text"`
@@ -160,13 +154,7 @@ for _ in range(300):
 			}
 		}
 	}
-	var in bytes.Buffer
-	for _, c := range checks {
-		b, _ := json.Marshal(c)
-		in.Write(b)
-		in.WriteByte('\n')
-	}
-	verify := exec.Command(python, "-c", `
+	res := cpython.Run(t, python, `
 import ast, json, sys
 bad = 0
 for line in sys.stdin:
@@ -202,14 +190,7 @@ for line in sys.stdin:
         if bad <= 5:
             print("left %r of %r in %s" % (left[0], s, text))
 print("bad", bad)
-`)
-	verify.Stdin = &in
-	var stderr bytes.Buffer
-	verify.Stderr = &stderr
-	res, err := verify.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
-	}
+`, cpython.JSONLines(checks))
 	if !strings.HasSuffix(string(res), "bad 0\n") {
 		t.Errorf("pieces of secrets left in sequences, of %d texts:\n%s", len(checks), res)
 	}

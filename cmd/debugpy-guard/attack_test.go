@@ -720,15 +720,10 @@ func TestAttackAttachToAnotherUsersDebugpy(t *testing.T) {
 	cmd := exec.Command(python, prog)
 	cmd.Dir, cmd.Env = "/", []string{"HOME=/", "PATH=/usr/bin:/bin"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	port, err2 := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || err2 != nil {
-		t.Fatalf("the program printed no port: %q %v %v", line, err, err2)
+	line := cpython.StartCmd(t, cmd)
+	port, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("the program printed no port: %q %v", line, err)
 	}
 	args := fmt.Sprintf(`{"port":%d}`, port)
 	text := r.refused("debugpy_session_start", args, "needs a person's approval", "runs as another user of this machine")
@@ -772,15 +767,10 @@ while True:
 `, strconv.Itoa(port))
 		cmd.Dir = "/"
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: 65534}}
-		out, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		line, err := bufio.NewReader(out).ReadString('\n')
-		got, err2 := strconv.Atoi(strings.TrimSpace(line))
-		if err != nil || err2 != nil {
-			t.Fatalf("uid %d's listener printed no port: %q %v %v", uid, line, err, err2)
+		line := cpython.StartCmd(t, cmd)
+		got, err := strconv.Atoi(strings.TrimSpace(line))
+		if err != nil {
+			t.Fatalf("uid %d's listener printed no port: %q %v", uid, line, err)
 		}
 		return cmd, got
 	}

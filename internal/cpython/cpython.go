@@ -5,6 +5,8 @@ package cpython
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"os/exec"
 	"testing"
 )
@@ -29,6 +31,13 @@ func Path(t testing.TB) string {
 func Start(t testing.TB, python string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(python, args...)
+	return cmd, StartCmd(t, cmd)
+}
+
+// StartCmd is Start for a command set up by the caller (its directory,
+// environment, the user it runs as).
+func StartCmd(t testing.TB, cmd *exec.Cmd) string {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +48,34 @@ func Start(t testing.TB, python string, args ...string) (*exec.Cmd, string) {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		t.Fatalf("%s %v printed no line: %q %v", python, args, line, err)
+		t.Fatalf("%s printed no line: %q %v", cmd, line, err)
 	}
-	return cmd, line
+	return line
+}
+
+// Run runs script with python, stdin on its standard input, and returns
+// what it printed; when it fails, so does the test, with what it wrote to
+// its standard error.
+func Run(t testing.TB, python, script string, stdin []byte) []byte {
+	t.Helper()
+	cmd := exec.Command(python, "-c", script)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
+	}
+	return out
+}
+
+// JSONLines is vs in JSON, one a line: how tests hand Python their values.
+func JSONLines[T any](vs []T) []byte {
+	var b bytes.Buffer
+	for _, v := range vs {
+		line, _ := json.Marshal(v)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
 }

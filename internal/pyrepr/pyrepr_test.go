@@ -1,9 +1,6 @@
 package pyrepr
 
 import (
-	"bytes"
-	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -32,13 +29,7 @@ func TestAgreesWithCPython(t *testing.T) {
 	// JSON string a line); it answers a line a value, tab-separated:
 	// repr, and whether a character is unknown to its tables (Cn) (repr
 	// escapes tabs and line ends). Then a line a byte: repr of the bytes.
-	var src bytes.Buffer
-	for _, s := range extra {
-		b, _ := json.Marshal(s)
-		src.Write(b)
-		src.WriteByte('\n')
-	}
-	cmd := exec.Command(python, "-c", `
+	outb := cpython.Run(t, python, `
 import json, sys, unicodedata
 def line(s):
     cn = any(unicodedata.category(c) == "Cn" for c in s)
@@ -48,14 +39,7 @@ extra = (json.loads(l) for l in sys.stdin.read().split("\n") if l)
 out = [line(s) for s in (*chars, *extra)]
 out += [repr(bytes([c])) for c in range(256)] + [repr(b"it's"), repr(b"it's \"q\""), repr(b"a\\b")]
 sys.stdout.buffer.write(("\n".join(out) + "\n").encode())
-`)
-	cmd.Stdin = &src
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	outb, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", python, err, stderr.String())
-	}
+`, cpython.JSONLines(extra))
 	var bs []string
 	for c := range 256 {
 		bs = append(bs, string([]byte{byte(c)}))
