@@ -32,8 +32,17 @@ const (
 // request ~110 µs; a scan is a few µs. Values built with the constructors (or
 // changed with Set) are trees. A parsed Value is valid during the call only.
 type Value struct {
-	raw  []byte // a parsed value's JSON text; nil for a built one
-	kind Kind   // a built value's kind
+	raw []byte // a parsed value's JSON text; nil for a built one
+	t   *tree  // a built value; nil for a parsed one and for Missing
+}
+
+// tree is a built value. It is apart from Value so that a Value is two
+// words: a Go wasm guest copies a struct of more than four words with a
+// call to memmove at each assignment and return, and a policy passes
+// Values everywhere (the SDK's scans cost a fifth more with the built
+// fields inline: docs/PERFORMANCE.md).
+type tree struct {
+	kind Kind
 	b    bool
 	s    string // a built string, or a built number's literal
 	arr  []Value
@@ -47,17 +56,27 @@ type Member struct {
 }
 
 // Constructors, for building results.
-func NullValue() Value               { return Value{kind: Null} }
-func BoolValue(b bool) Value         { return Value{kind: Bool, b: b} }
-func StringValue(s string) Value     { return Value{kind: String, s: s} }
-func IntValue(n int64) Value         { return Value{kind: Number, s: strconv.FormatInt(n, 10)} }
-func ArrayValue(vs ...Value) Value   { return Value{kind: Array, arr: vs} }
-func ObjectValue(ms ...Member) Value { return Value{kind: Object, obj: ms} }
+func NullValue() Value               { return Value{t: &tree{kind: Null}} }
+func BoolValue(b bool) Value         { return Value{t: &tree{kind: Bool, b: b}} }
+func StringValue(s string) Value     { return Value{t: &tree{kind: String, s: s}} }
+func IntValue(n int64) Value         { return Value{t: &tree{kind: Number, s: strconv.FormatInt(n, 10)}} }
+func ArrayValue(vs ...Value) Value   { return Value{t: &tree{kind: Array, arr: vs}} }
+func ObjectValue(ms ...Member) Value { return Value{t: &tree{kind: Object, obj: ms}} }
+
+// built is v's tree, or an empty one (Missing) for a parsed value.
+func (v Value) built() *tree {
+	if v.t == nil {
+		return &missing
+	}
+	return v.t
+}
+
+var missing tree
 
 // Kind is the value's JSON type.
 func (v Value) Kind() Kind {
 	if v.raw == nil {
-		return v.kind
+		return v.built().kind
 	}
 	switch v.raw[0] {
 	case '{':
@@ -80,8 +99,8 @@ func (v Value) Exists() bool { return v.Kind() != Missing }
 // Str is the text of a string, "" otherwise.
 func (v Value) Str() string {
 	if v.raw == nil {
-		if v.kind == String {
-			return v.s
+		if t := v.built(); t.kind == String {
+			return t.s
 		}
 		return ""
 	}
@@ -99,8 +118,8 @@ func (v Value) Str() string {
 
 func (v Value) literal() string {
 	if v.raw == nil {
-		if v.kind == Number {
-			return v.s
+		if t := v.built(); t.kind == Number {
+			return t.s
 		}
 		return ""
 	}
@@ -133,7 +152,8 @@ func (v Value) Float() float64 {
 // Bool is a boolean's value.
 func (v Value) Bool() bool {
 	if v.raw == nil {
-		return v.kind == Bool && v.b
+		t := v.built()
+		return t.kind == Bool && t.b
 	}
 	return v.raw[0] == 't'
 }
@@ -141,22 +161,34 @@ func (v Value) Bool() bool {
 // Get is the member key of an object (a Missing Value when absent).
 func (v Value) Get(key string) Value {
 	if v.raw == nil {
-		for i := range v.obj {
-			if v.obj[i].Key == key {
-				return v.obj[i].Value
+		obj := v.built().obj
+		for i := range obj {
+			if obj[i].Key == key {
+				return obj[i].Value
 			}
 		}
 		return Value{}
 	}
-	var found Value
-	v.members(func(k []byte, escaped bool, val []byte) bool {
-		if (!escaped && string(k) == key) || (escaped && unescape(k) == key) {
-			found = Value{raw: val}
-			return false
+	b := v.raw
+	if b[0] != '{' {
+		return Value{}
+	}
+	// members' loop, without its closure: Get is the accessor a policy
+	// calls most, and a closure's call is dear in a Go wasm guest.
+	for i := 1; ; {
+		k, vs, ok := memberAt(b, i)
+		if !ok {
+			return Value{}
 		}
-		return true
-	})
-	return found
+		ve := end(b, vs)
+		if ve <= vs {
+			return Value{}
+		}
+		if esc := hasBackslash(k); (!esc && string(k) == key) || (esc && unescape(k) == key) {
+			return Value{raw: b[vs:ve]}
+		}
+		i = afterValue(b, ve)
+	}
 }
 
 // Path follows keys: v.Path("session", "client", "name").
@@ -170,10 +202,11 @@ func (v Value) Path(keys ...string) Value {
 // Len is the length of an array or object.
 func (v Value) Len() int {
 	if v.raw == nil {
-		if v.kind == Array {
-			return len(v.arr)
+		t := v.built()
+		if t.kind == Array {
+			return len(t.arr)
 		}
-		return len(v.obj)
+		return len(t.obj)
 	}
 	n := 0
 	if v.raw[0] == '{' {
@@ -187,10 +220,11 @@ func (v Value) Len() int {
 // Index is element i of an array.
 func (v Value) Index(i int) Value {
 	if v.raw == nil {
-		if i < 0 || i >= len(v.arr) {
+		arr := v.built().arr
+		if i < 0 || i >= len(arr) {
 			return Value{}
 		}
-		return v.arr[i]
+		return arr[i]
 	}
 	var found Value
 	n := 0
@@ -206,10 +240,11 @@ func (v Value) Index(i int) Value {
 }
 
 // Members are the members of an object, in order. Changing a member's Value
-// in place changes the object; call Set or SetMembers to keep the change.
+// of a built object in place changes the object; call Set to change a
+// parsed one.
 func (v Value) Members() []Member {
 	if v.raw == nil {
-		return v.obj
+		return v.built().obj
 	}
 	var ms []Member
 	v.members(func(k []byte, escaped bool, val []byte) bool {
@@ -226,7 +261,7 @@ func (v Value) Members() []Member {
 // Elements are the elements of an array.
 func (v Value) Elements() []Value {
 	if v.raw == nil {
-		return v.arr
+		return v.built().arr
 	}
 	var es []Value
 	v.elements(func(e []byte) bool { es = append(es, Value{raw: e}); return true })
@@ -234,22 +269,28 @@ func (v Value) Elements() []Value {
 }
 
 // Set replaces or adds member key of an object (a parsed object becomes a
-// built one, its other members still views).
+// built one, its other members still views). It changes v only: a copy of
+// v made before sees a replaced member (they share the members) but not an
+// added one, as with a slice.
 func (v *Value) Set(key string, val Value) {
 	if v.raw != nil {
 		if v.raw[0] != '{' {
 			return
 		}
-		*v = Value{kind: Object, obj: v.Members()}
+		*v = Value{t: &tree{kind: Object, obj: v.Members()}}
 	}
-	for i := range v.obj {
-		if v.obj[i].Key == key {
-			v.obj[i].Value = val
-			return
+	if v.t != nil {
+		for i := range v.t.obj {
+			if v.t.obj[i].Key == key {
+				v.t.obj[i].Value = val
+				return
+			}
 		}
 	}
-	v.kind = Object
-	v.obj = append(v.obj, Member{Key: key, Value: val})
+	t := *v.built()
+	t.kind = Object
+	t.obj = append(t.obj, Member{Key: key, Value: val})
+	v.t = &t
 }
 
 // members calls fn for each member of a parsed object until fn returns false.
@@ -264,32 +305,49 @@ func (v Value) members(fn func(key []byte, escaped bool, val []byte) bool) {
 		return
 	}
 	for i := 1; ; {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != '"' {
+		key, vs, ok := memberAt(b, i)
+		if !ok {
 			return // '}'
 		}
-		ke := endString(b, i)
-		if ke > len(b) {
+		ve := end(b, vs)
+		if ve <= vs {
 			return
 		}
-		key := b[i+1 : ke-1]
-		i = skipSpace(b, ke)
-		if i >= len(b) || b[i] != ':' {
+		if !fn(key, hasBackslash(key), b[vs:ve]) {
 			return
 		}
-		i = skipSpace(b, i+1)
-		ve := end(b, i)
-		if ve <= i {
-			return
-		}
-		if !fn(key, bytes.IndexByte(key, '\\') >= 0, b[i:ve]) {
-			return
-		}
-		i = skipSpace(b, ve)
-		if i < len(b) && b[i] == ',' {
-			i++
-		}
+		i = afterValue(b, ve)
 	}
+}
+
+// memberAt reads the key of the object member that starts at b[i] (after
+// spaces): the key's bytes between its quotes, escapes unread, and the
+// offset of its value. ok is false when no member starts there (the
+// object's '}', or malformed input).
+func memberAt(b []byte, i int) (key []byte, value int, ok bool) {
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	ke := endString(b, i)
+	if ke > len(b) {
+		return nil, 0, false
+	}
+	v := skipSpace(b, ke)
+	if v >= len(b) || b[v] != ':' {
+		return nil, 0, false
+	}
+	return b[i+1 : ke-1], skipSpace(b, v+1), true
+}
+
+// afterValue is where the next member or element begins after a value that
+// ends at b[ve]: past the spaces and a ','.
+func afterValue(b []byte, ve int) int {
+	i := skipSpace(b, ve)
+	if i < len(b) && b[i] == ',' {
+		i++
+	}
+	return i
 }
 
 // elements calls fn for each element of a parsed array until it returns false.
@@ -307,10 +365,7 @@ func (v Value) elements(fn func(val []byte) bool) {
 		if !fn(b[i:ve]) {
 			return
 		}
-		i = skipSpace(b, ve)
-		if i < len(b) && b[i] == ',' {
-			i++
-		}
+		i = afterValue(b, ve)
 	}
 }
 
@@ -371,10 +426,25 @@ func end(b []byte, i int) int {
 var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // endString is the offset just past the string that starts at b[i] (a
-// '"'), or len(b)+1 when it is not closed.
+// '"'), or len(b)+1 when it is not closed. Its first shortRun bytes are read
+// one at a time: in a Go wasm guest a call to bytes.IndexByte costs more
+// than a key's or a short value's bytes, and most strings of a request are
+// short. A longer one is searched for its quotes a word at a time.
 func endString(b []byte, i int) int {
-	start := i + 1
-	for i = start; ; i++ {
+	short := min(len(b), i+shortRun)
+	for i++; i < short; i++ {
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i++ // the escaped byte: a '"' or '\\' there ends nothing
+		}
+	}
+	if i >= len(b) {
+		return len(b) + 1
+	}
+	start := i // not an escaped byte: the run above read each escape whole
+	for ; ; i++ {
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
 			return len(b) + 1
@@ -388,6 +458,18 @@ func endString(b []byte, i int) int {
 			return i + 1
 		}
 	}
+}
+
+const shortRun = 32
+
+// hasBackslash is bytes.IndexByte(k, '\\') >= 0 for a key, without the call.
+func hasBackslash(k []byte) bool {
+	for _, c := range k {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 func unescape(k []byte) string {
@@ -718,21 +800,22 @@ func (v Value) AppendJSON(b []byte) []byte {
 	if v.raw != nil {
 		return append(b, v.raw...)
 	}
-	switch v.kind {
+	t := v.built()
+	switch t.kind {
 	case Missing, Null:
 		return append(b, "null"...)
 	case Bool:
-		if v.b {
+		if t.b {
 			return append(b, "true"...)
 		}
 		return append(b, "false"...)
 	case Number:
-		return append(b, v.s...)
+		return append(b, t.s...)
 	case String:
-		return abi.AppendString(b, v.s)
+		return abi.AppendString(b, t.s)
 	case Array:
 		b = append(b, '[')
-		for i, e := range v.arr {
+		for i, e := range t.arr {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -741,7 +824,7 @@ func (v Value) AppendJSON(b []byte) []byte {
 		return append(b, ']')
 	default:
 		b = append(b, '{')
-		for i, m := range v.obj {
+		for i, m := range t.obj {
 			if i > 0 {
 				b = append(b, ',')
 			}

@@ -21,7 +21,6 @@
 package sdk
 
 import (
-	"bytes"
 	"sync"
 	"time"
 
@@ -47,7 +46,14 @@ type Request struct {
 	named                 bool
 }
 
-type topMember struct{ key, val []byte }
+// topMember is a member's key and where its value is in the request: four
+// words at most, so that a Go wasm guest copies it without a memmove call.
+type topMember struct {
+	key    []byte
+	v0, v1 int32
+}
+
+func (r *Request) val(m topMember) Value { return Value{raw: r.v.raw[m.v0:m.v1]} }
 
 // get is r.get(key), from the index of members (the first of repeated
 // keys, as Value.Get).
@@ -58,7 +64,7 @@ func (r *Request) get(key string) Value { return r.find(key, "") }
 func (r *Request) find(key, stop string) Value {
 	for i := range r.top {
 		if string(r.top[i].key) == key {
-			return Value{raw: r.top[i].val}
+			return r.val(r.top[i])
 		}
 	}
 	for {
@@ -67,14 +73,14 @@ func (r *Request) find(key, stop string) Value {
 			return Value{}
 		}
 		if string(m.key) == key {
-			return Value{raw: m.val}
+			return r.val(m)
 		}
 	}
 }
 
 // scan indexes the request's next member and returns it; ok is false at
 // the end. When the member's key is stop, it stops at the value: the member
-// is not indexed (the next scan starts at it again), and m.val is the rest
+// is not indexed (the next scan starts at it again), and its value is the rest
 // of the request from the value on (see batch).
 func (r *Request) scan(stop string) (m topMember, ok bool) {
 	b, i := r.v.raw, r.next
@@ -88,41 +94,25 @@ func (r *Request) scan(stop string) (m topMember, ok bool) {
 		}
 		i, r.top = 1, r.topBuf[:0]
 	}
-	i = skipSpace(b, i)
-	if i >= len(b) || b[i] != '"' {
+	k, v, ok := memberAt(b, i)
+	if !ok {
 		r.next = -1
 		return m, false
 	}
-	ke := endString(b, i)
-	if ke > len(b) {
-		r.next = -1
-		return m, false
-	}
-	k := b[i+1 : ke-1]
-	if bytes.IndexByte(k, '\\') >= 0 {
+	if hasBackslash(k) {
 		k = []byte(unescape(k))
 	}
-	v := skipSpace(b, ke)
-	if v >= len(b) || b[v] != ':' {
-		r.next = -1
-		return m, false
-	}
-	v = skipSpace(b, v+1)
 	if stop != "" && string(k) == stop {
-		return topMember{k, b[v:]}, true // r.next stays at the member
+		return topMember{k, int32(v), int32(len(b))}, true // r.next stays at the member
 	}
 	ve := end(b, v)
 	if ve <= v {
 		r.next = -1
 		return m, false
 	}
-	m = topMember{k, b[v:ve]}
+	m = topMember{k, int32(v), int32(ve)}
 	r.top = append(r.top, m)
-	i = skipSpace(b, ve)
-	if i < len(b) && b[i] == ',' {
-		i++
-	}
-	r.next = i
+	r.next = afterValue(b, ve)
 	return m, true
 }
 

@@ -1,6 +1,8 @@
 package sdk
 
 import (
+	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -25,6 +27,67 @@ func TestParseAndAccess(t *testing.T) {
 	v2, err := Parse(enc)
 	if err != nil || string(v2.AppendJSON(nil)) != string(enc) {
 		t.Fatalf("round trip: %v\n%s\n%s", err, enc, v2.AppendJSON(nil))
+	}
+}
+
+// TestEndStringAgreesWithEncodingJSON: endString reads a string's first
+// shortRun bytes one at a time and the rest with bytes.IndexByte; strings
+// of every length around that bound, with quotes, backslashes and \u
+// escapes at every place, as encoding/json writes them, end where
+// encoding/json's own reading says (json.Decoder's InputOffset).
+func TestEndStringAgreesWithEncodingJSON(t *testing.T) {
+	pieces := []string{"a", `"`, `\`, `\\`, `\"`, "é", "<", "\n", "\u2028", "x\\"}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for n := range 3000 {
+		var sb strings.Builder
+		for sb.Len() < n%80 {
+			sb.WriteString(pieces[rnd.IntN(len(pieces))])
+		}
+		enc, err := json.Marshal(sb.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := append(append([]byte{}, enc...), `,"tail\""`...)
+		d := json.NewDecoder(strings.NewReader(string(doc)))
+		var s string
+		if err := d.Decode(&s); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := endString(doc, 0), int(d.InputOffset()); got != want {
+			t.Fatalf("endString(%s) = %d, encoding/json ends it at %d", doc, got, want)
+		}
+		if got := endString(enc[:len(enc)-1], 0); got != len(enc) {
+			t.Fatalf("endString(%s), cut before its quote = %d, want %d (not closed)", enc[:len(enc)-1], got, len(enc))
+		}
+	}
+}
+
+// TestSetChangesOnlyItsValue: a Value is two words, its built part shared
+// by copies; Set keeps what it did when the parts were inline: a copy made
+// before sees a replaced member (the members are shared, as a slice's
+// elements) but not an added one.
+func TestSetChangesOnlyItsValue(t *testing.T) {
+	a := ObjectValue(Member{"k", StringValue("1")})
+	b := a
+	b.Set("k", StringValue("2"))
+	b.Set("new", StringValue("3"))
+	if got := string(a.AppendJSON(nil)); got != `{"k":"2"}` {
+		t.Fatalf("a after b's Set: %s", got)
+	}
+	if got := string(b.AppendJSON(nil)); got != `{"k":"2","new":"3"}` {
+		t.Fatalf("b: %s", got)
+	}
+	var m Value
+	m.Set("x", IntValue(1))
+	p, _ := Parse([]byte(`{"y":true}`))
+	q := p
+	p.Set("z", NullValue())
+	if got := string(m.AppendJSON(nil)) + string(p.AppendJSON(nil)) + string(q.AppendJSON(nil)); got != `{"x":1}{"y":true,"z":null}{"y":true}` {
+		t.Fatalf("Set on Missing and on a parsed object: %s", got)
+	}
+	if (Value{}).Kind() != Missing || NullValue().Kind() != Null || StringValue("s").Str() != "s" || !BoolValue(true).Bool() ||
+		IntValue(7).Int() != 7 || ArrayValue(IntValue(1)).Len() != 1 || ArrayValue(IntValue(1)).Index(0).Int() != 1 {
+		t.Fatal("built values read wrong")
 	}
 }
 
