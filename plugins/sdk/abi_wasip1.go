@@ -49,13 +49,27 @@ var inbuf []byte
 // allocated reads how many bytes the Go heap has allocated, ever.
 var allocated = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 
-// collectedAt is what allocated read after the last collection that run
-// forced.
-var collectedAt uint64
+var (
+	collectedAt uint64 // what allocated read after the last collection run forced
+	readAt      uint64 // what allocated read last
+	sinceRead   int    // calls since then
+	readEvery   = 1    // calls between two readings
+)
 
-// collectEvery is how much a guest allocates between the collections
-// that run forces.
-const collectEvery = 8 << 20
+const (
+	// collectEvery is how much a guest allocates between the collections
+	// that run forces.
+	collectEvery = 8 << 20
+	// The readings are spaced so that, at the rate the calls allocated
+	// since the last one, at most readBudget is allocated between two,
+	// and at most maxReadEvery calls go by. A reading costs a Go wasm
+	// guest 3-4 µs, a third of a small call (docs/PERFORMANCE.md). A
+	// request of bigRequest bytes or more is always followed by one: what
+	// a call allocates grows with what it reads.
+	readBudget   = 1 << 20
+	maxReadEvery = 16
+	bigRequest   = 64 << 10
+)
 
 func run(n int32, fn func([]byte) ([]byte, bool)) int32 {
 	if cap(inbuf) < int(n)+1 { // +1: a valid pointer even when n is 0
@@ -67,25 +81,37 @@ func run(n int32, fn func([]byte) ([]byte, bool)) int32 {
 	if len(out) > 0 {
 		hostOutput(unsafe.Pointer(&out[0]), int32(len(out)))
 	}
-	// A Go guest's collector now and then starts a cycle that it ends
-	// only once the call's goroutine yields to its workers, which a call
-	// that computes never does; while the cycle waits, every allocation
-	// grows the heap (the redact policy on a 200 KB listing: the count of
-	// cycles stayed put while the heap grew 3.6 MB a call, to the
-	// module's 32 MiB in ~80 calls; TestGoGuestCollectsBetweenCalls).
-	// So once the calls have allocated collectEvery since the last
-	// collection run here, one is run to its end between calls
-	// (runtime.GC parks the goroutine: the workers run).
-	metrics.Read(allocated)
-	if a := allocated[0].Value.Uint64(); a-collectedAt >= collectEvery {
-		runtime.GC()
-		metrics.Read(allocated)
-		collectedAt = allocated[0].Value.Uint64()
-	}
+	collect(n)
 	if failed {
 		return 1
 	}
 	return 0
+}
+
+// collect runs a collection between calls when the calls have allocated
+// collectEvery since the last one. A Go guest's collector now and then
+// starts a cycle that it ends only once the call's goroutine yields to its
+// workers, which a call that computes never does; while the cycle waits,
+// every allocation grows the heap (the redact policy on a 200 KB listing:
+// the count of cycles stayed put while the heap grew 3.6 MB a call, to the
+// module's 32 MiB in ~80 calls; TestGoGuestCollectsBetweenCalls).
+// runtime.GC parks the goroutine: the workers run.
+func collect(n int32) {
+	sinceRead++
+	if sinceRead < readEvery && n < bigRequest {
+		return
+	}
+	metrics.Read(allocated)
+	a := allocated[0].Value.Uint64()
+	perCall := (a - readAt) / uint64(sinceRead)
+	readAt, sinceRead = a, 0
+	if a-collectedAt >= collectEvery {
+		runtime.GC()
+		metrics.Read(allocated)
+		collectedAt = allocated[0].Value.Uint64()
+		readAt = collectedAt
+	}
+	readEvery = int(min(maxReadEvery, max(1, readBudget/max(perCall, 1))))
 }
 
 // CounterAdd adds one to the sliding-window counter key (scoped by the host
