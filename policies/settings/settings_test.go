@@ -29,16 +29,24 @@ func TestCacheReadsEachSettingsOnce(t *testing.T) {
 	if reads != 2 {
 		t.Fatalf("%d reads for two settings", reads)
 	}
-	// Past its bound it starts again, and still answers right.
+	// Past its bound a new entry replaces the oldest, and it still answers
+	// right; the last cacheSize settings are read no more.
 	for i := 0; i < 3*cacheSize; i++ {
 		if got := get(`{"k":"` + strconv.Itoa(i) + `"}`); got != strconv.Itoa(i) {
 			t.Fatalf("got %q", got)
 		}
 	}
-	if len(c.m) > cacheSize {
-		t.Fatalf("%d entries, bound %d", len(c.m), cacheSize)
+	if c.n > cacheSize {
+		t.Fatalf("%d entries, bound %d", c.n, cacheSize)
 	}
-	if got := get(`{"k":"a"}`); got != "a" {
-		t.Fatalf("got %q", got)
+	reads = 0
+	for i := 2 * cacheSize; i < 3*cacheSize; i++ {
+		get(`{"k":"` + strconv.Itoa(i) + `"}`)
+	}
+	if reads != 0 {
+		t.Fatalf("%d reads of the last %d settings", reads, cacheSize)
+	}
+	if got := get(`{"k":"a"}`); got != "a" || reads != 1 {
+		t.Fatalf("got %q after %d reads", got, reads)
 	}
 }
