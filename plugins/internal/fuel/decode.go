@@ -7,10 +7,13 @@ import (
 
 // Instr is one decoded instruction: its opcode (the prefix for 0xFC, 0xFD
 // and 0xFE instructions), its first immediate when the rewriter needs it
-// (a global index), and where it lies in the code.
+// (a global, local or function index, a branch's depth, an i32.const's
+// value), a br_table's labels (the default last), and where it lies in the
+// code.
 type Instr struct {
 	Op         byte
 	Imm        uint64
+	Labels     []uint32
 	Start, End int
 }
 
@@ -71,10 +74,13 @@ func decodeExpr(r *reader, ins []Instr, keep bool) ([]Instr, error) {
 			if n > maxBrTable {
 				return nil, fmt.Errorf("%w: offset %d: a br_table of %d labels, over the %d this host allows", errShape, start, n, maxBrTable)
 			}
-			for ; n > 0 && r.err == nil; n-- {
-				r.u32()
+			if keep {
+				in.Labels = make([]uint32, 0, n+1)
 			}
-			r.u32()
+			for ; n > 0 && r.err == nil; n-- {
+				in.Labels = append(in.Labels, r.u32())
+			}
+			in.Labels = append(in.Labels, r.u32())
 		case op == 0x11: // call_indirect: type, table
 			r.u32()
 			r.u32()
@@ -87,7 +93,7 @@ func decodeExpr(r *reader, ins []Instr, keep bool) ([]Instr, error) {
 		case op == 0x3F || op == 0x40: // memory.size, memory.grow: memory index
 			r.u32()
 		case op == 0x41: // i32.const
-			r.s64(5)
+			in.Imm = uint64(r.s64(5))
 		case op == 0x42: // i64.const
 			r.s64(10)
 		case op == 0x43: // f32.const

@@ -20,6 +20,11 @@
 // the fuel check stays in native code, a load, a subtraction, a store and a
 // branch, and leaves it once a slice.
 //
+// It also threads the jumps of a Go guest's dispatch loops (thread.go):
+// a branch back to the loop that a br_table would send on to an enclosing
+// block goes to that block at once, which skips the loop's charge and its
+// indirect jump.
+//
 // The rewriter decodes only what it must: the section headers, the counts
 // of every vector wazero sets room aside for (shape.go), the types,
 // imports, functions and memories (to add the refuel function without
@@ -86,8 +91,14 @@ type section struct {
 // module starts with, which its start function (if any) spends; the host
 // sets the fuel before every call it makes. The input is not modified.
 func Instrument(wasm []byte, initial int64) ([]byte, error) {
+	out, _, err := instrument(wasm, initial)
+	return out, err
+}
+
+// instrument is Instrument, and how many branches it threaded (thread.go).
+func instrument(wasm []byte, initial int64) ([]byte, int, error) {
 	if len(wasm) < 8 || string(wasm[:8]) != "\x00asm\x01\x00\x00\x00" {
-		return nil, errors.New("not a WebAssembly module (no \\0asm version 1 header)")
+		return nil, 0, errors.New("not a WebAssembly module (no \\0asm version 1 header)")
 	}
 	var secs []section
 	r := &reader{b: wasm, i: 8}
@@ -97,15 +108,15 @@ func Instrument(wasm []byte, initial int64) ([]byte, error) {
 		n := r.u32()
 		payload := r.bytes(int(n))
 		if r.err != nil {
-			return nil, fmt.Errorf("%w: section %d: %w", errShape, id, r.err)
+			return nil, 0, fmt.Errorf("%w: section %d: %w", errShape, id, r.err)
 		}
 		if id != secCustom {
 			o, ok := order[id]
 			if !ok {
-				return nil, fmt.Errorf("%w: unknown section id %d", errShape, id)
+				return nil, 0, fmt.Errorf("%w: unknown section id %d", errShape, id)
 			}
 			if o <= last {
-				return nil, fmt.Errorf("%w: section %d out of order or repeated", errShape, id)
+				return nil, 0, fmt.Errorf("%w: section %d out of order or repeated", errShape, id)
 			}
 			last = o
 		}
@@ -113,7 +124,7 @@ func Instrument(wasm []byte, initial int64) ([]byte, error) {
 	}
 
 	if err := checkShape(secs); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m := module{}
 	var memories, bodies uint32
@@ -138,7 +149,7 @@ func Instrument(wasm []byte, initial int64) ([]byte, error) {
 			bodies, err = vecLen(s.payload)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("section %d: %w", s.id, err)
+			return nil, 0, fmt.Errorf("section %d: %w", s.id, err)
 		}
 	}
 	m.fuel = m.importedGlobals + m.definedGlobals
@@ -194,7 +205,7 @@ func Instrument(wasm []byte, initial int64) ([]byte, error) {
 			p = s.payload
 		}
 		if err != nil {
-			return nil, fmt.Errorf("section %d: %w", s.id, err)
+			return nil, 0, fmt.Errorf("section %d: %w", s.id, err)
 		}
 		out = appendSection(out, s.id, p)
 	}
@@ -205,7 +216,7 @@ func Instrument(wasm []byte, initial int64) ([]byte, error) {
 		p, _ := m.exportSection([]byte{0})
 		out = appendSection(out, secExport, p)
 	}
-	return out, nil
+	return out, m.jumps, nil
 }
 
 type module struct {
@@ -219,7 +230,11 @@ type module struct {
 	refuel                      bool   // the rewrite adds the refuel function
 	refuelFunc                  uint32 // its index
 
+	jumps int // the branches thread rewrote
+
 	// scratch, reused from body to body
+	stack          []int
+	threads        []threaded
 	ins            []Instr
 	costs          []int64
 	regions, loops []int
@@ -384,7 +399,8 @@ func (m *module) codeSection(payload []byte) ([]byte, error) {
 }
 
 // body rewrites one function body into out: its locals as they are, a charge
-// for the body, and a charge after each loop header.
+// for the body, a charge after each loop header, and the branches thread
+// finds going straight to where a dispatch loop would send them.
 func (m *module) body(out, b []byte) ([]byte, error) {
 	r := &reader{b: b}
 	for n := r.u32(); n > 0 && r.err == nil; n-- {
@@ -434,12 +450,20 @@ func (m *module) body(out, b []byte) ([]byte, error) {
 		}
 	}
 
-	// Second pass: copy, charging at the top and after each loop header.
+	// Second pass: copy, charging at the top and after each loop header,
+	// and threading.
+	m.stack, m.threads = thread(ins, code, m.stack, m.threads[:0])
+	m.jumps += len(m.threads)
 	out = append(out, b[:r.i]...)
 	out = m.charge(out, costs[0])
-	loops, from := 0, 0
-	for _, in := range ins {
-		if in.Op == 0x03 {
+	loops, from, next := 0, 0, 0
+	for i, in := range ins {
+		switch {
+		case next < len(m.threads) && m.threads[next].at == i:
+			out = append(out, code[from:in.Start]...)
+			out = appendU32(append(out, 0x0C), m.threads[next].depth) // br
+			next, from = next+1, in.End
+		case in.Op == 0x03:
 			out = append(out, code[from:in.End]...)
 			out = m.charge(out, costs[loopRegion[loops]])
 			loops, from = loops+1, in.End

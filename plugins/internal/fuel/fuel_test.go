@@ -65,9 +65,14 @@ func TestEveryModuleInstruments(t *testing.T) {
 	defer rt.Close(ctx)
 	for name, wasm := range modules(t) {
 		t.Run(name, func(t *testing.T) {
-			out, err := Instrument(wasm, 1000)
+			out, jumps, err := instrument(wasm, 1000)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Go's compiler writes every function as a dispatch loop
+			// (thread.go): most of its jumps are threaded.
+			if name == "builtin.wasm" && jumps < 10000 {
+				t.Errorf("%d branches threaded in the built-in module", jumps)
 			}
 			dir := t.TempDir()
 			in, fueled := filepath.Join(dir, "in.wasm"), filepath.Join(dir, "out.wasm")
@@ -90,7 +95,7 @@ func TestEveryModuleInstruments(t *testing.T) {
 			if after.charged != before.funcs+before.loops {
 				t.Fatalf("%d charges for %d functions and %d loops", after.charged, before.funcs, before.loops)
 			}
-			t.Logf("%d functions, %d loops, %d -> %d bytes", before.funcs, before.loops, len(wasm), len(out))
+			t.Logf("%d functions, %d loops, %d branches threaded, %d -> %d bytes", before.funcs, before.loops, jumps, len(wasm), len(out))
 		})
 	}
 }
@@ -162,15 +167,22 @@ func TestRandomProgramsAgree(t *testing.T) {
 	if testing.Short() {
 		seeds = 8
 	}
+	jumps := 0 // the branches thread rewrote, in all the programs
+	defer func() {
+		if !t.Failed() && jumps < seeds {
+			t.Errorf("%d branches threaded in %d programs: the dispatch loops did not exercise thread.go", jumps, seeds)
+		}
+	}()
 	for seed := range seeds {
 		src := randomModule(rand.New(rand.NewPCG(uint64(seed), 7)), 12)
 		file := filepath.Join(t.TempDir(), "r.wat")
 		os.WriteFile(file, []byte(src), 0o600)
 		wasm := wat2wasm(t, file)
-		out, err := Instrument(wasm, math.MaxInt64/4)
+		out, n, err := instrument(wasm, math.MaxInt64/4)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
+		jumps += n
 		plain := instantiate(t, rt, wasm)
 		fueled := instantiate(t, rt, out)
 
@@ -237,7 +249,7 @@ func randomModule(r *rand.Rand, n int) string {
 	var b strings.Builder
 	b.WriteString("(module\n (import \"env\" \"g\" (global $imp i32))\n (memory 1)\n (global $g (mut i32) (i32.const 5))\n (global $h (mut i64) (i64.const 9))\n")
 	for f := range n {
-		fmt.Fprintf(&b, " (func $f%d (export \"f%d\") (param $a i32) (param $b i32) (result i32) (local $acc i32) (local $c0 i32) (local $c1 i32) (local $c2 i32)\n", f, f)
+		fmt.Fprintf(&b, " (func $f%d (export \"f%d\") (param $a i32) (param $b i32) (result i32) (local $acc i32) (local $c0 i32) (local $c1 i32) (local $c2 i32) (local $pc0 i32) (local $pc1 i32) (local $pc2 i32) (local $pc3 i32) (local $s0 i32) (local $s1 i32) (local $s2 i32) (local $s3 i32)\n", f, f)
 		g := gen{r: r, b: &b, f: f}
 		g.stmts(0, 4)
 		b.WriteString("  (i32.add (local.get $acc) (global.get $g)))\n")
@@ -299,7 +311,7 @@ func (g *gen) label() string {
 
 func (g *gen) stmt(depth int) {
 	w := func(format string, args ...any) { fmt.Fprintf(g.b, format, args...) }
-	k := g.r.IntN(10)
+	k := g.r.IntN(11)
 	if depth >= 3 {
 		k = g.r.IntN(3)
 	}
@@ -342,7 +354,56 @@ func (g *gen) stmt(depth int) {
 		w("(local.set %s (i32.const 3))\n(block %s (loop %s (block (br_if %s (i32.eqz (local.get %s))))\n(local.set %s (i32.sub (local.get %s) (i32.const 1)))\n", c, out, top, out, c, c, c)
 		g.stmts(depth+1, 2)
 		w("(br %s)))\n", top)
+	case 10:
+		g.dispatch(depth)
 	}
+}
+
+// dispatch writes a loop as Go's compiler writes a function (thread.go):
+// its cases are the blocks a br_table on its $pc picks, and a case goes on
+// to another by setting $pc and branching to the loop, forward or back,
+// directly or from inside an if or a block of its own, and now and then
+// with a label past the br_table's own (its default), a branch to a label
+// other than the loop's, another local set, or something between the set
+// and the branch, which thread must leave alone. Its $s bounds the turns; each depth has its own $pc and $s.
+func (g *gen) dispatch(depth int) {
+	w := func(format string, args ...any) { fmt.Fprintf(g.b, format, args...) }
+	pc, steps := fmt.Sprintf("$pc%d", depth), fmt.Sprintf("$s%d", depth) // a dispatch nested in a case has its own
+	n := 2 + g.r.IntN(4)
+	out, loop := g.label(), g.label()
+	cases := make([]string, n)
+	for i := range cases {
+		cases[i] = g.label()
+	}
+	w("(local.set %s (i32.const 9)) (local.set %s (i32.and %s (i32.const 3)))\n(block %s (loop %s\n", steps, pc, g.expr(1), out, loop)
+	for i := n - 1; i >= 0; i-- {
+		w("(block %s ", cases[i])
+	}
+	w("(br_table %s %s %s (local.get %s)))\n", strings.Join(cases, " "), out, cases[g.r.IntN(n)], pc) // the default: a case
+	for i := range cases {
+		w("(br_if %s (i32.eqz (local.get %s))) (local.set %s (i32.sub (local.get %s) (i32.const 1)))\n", out, steps, steps, steps)
+		g.stmts(depth+1, 2)
+		for range 1 + g.r.IntN(2) {
+			k := g.r.IntN(n + 3) // n: out, through the br_table; n+1, n+2: its default, a case
+			jump := fmt.Sprintf("(local.set %s (i32.const %d)) (br %s)", pc, k, loop)
+			switch g.r.IntN(7) {
+			case 3:
+				jump = fmt.Sprintf("(local.set $acc (i32.const %d)) (br %s)", k, loop)
+			case 0:
+				jump = fmt.Sprintf("(local.set %s (i32.const %d)) (nop) (br %s)", pc, k, loop)
+			case 1:
+				jump = fmt.Sprintf("(local.set %s (i32.const %d)) (br %s)", pc, k, out)
+			case 2:
+				l := g.label()
+				jump = fmt.Sprintf("(block %s (local.set %s (i32.const %d)) (br %s))", l, pc, k, loop)
+			}
+			w("(if %s (then %s))\n", g.expr(1), jump)
+		}
+		if i < n-1 {
+			w(")\n") // the case's block ends: the next case begins
+		}
+	}
+	w("(local.set %s (i32.const %d)) (br %s)))\n", pc, g.r.IntN(n+1), loop)
 }
 
 // Code that names the fuel global, which only the rewrite makes valid, is
