@@ -426,25 +426,13 @@ func end(b []byte, i int) int {
 var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // endString is the offset just past the string that starts at b[i] (a
-// '"'), or len(b)+1 when it is not closed. Its first shortRun bytes are read
-// one at a time: in a Go wasm guest a call to bytes.IndexByte costs more
-// than a key's or a short value's bytes, and most strings of a request are
-// short. A longer one is searched for its quotes a word at a time.
+// '"'), or len(b)+1 when it is not closed. It looks for the quotes with
+// bytes.IndexByte, a word at a time: in a Go wasm guest a loop of Go code
+// costs ~4.5 ns a byte and the call ~55 ns, so a byte loop wins only on
+// strings of less than 8 bytes (docs/PERFORMANCE.md).
 func endString(b []byte, i int) int {
-	short := min(len(b), i+shortRun)
-	for i++; i < short; i++ {
-		switch b[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i++ // the escaped byte: a '"' or '\\' there ends nothing
-		}
-	}
-	if i >= len(b) {
-		return len(b) + 1
-	}
-	start := i // not an escaped byte: the run above read each escape whole
-	for ; ; i++ {
+	start := i + 1
+	for i = start; ; i++ {
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
 			return len(b) + 1
@@ -460,9 +448,8 @@ func endString(b []byte, i int) int {
 	}
 }
 
-const shortRun = 32
-
-// hasBackslash is bytes.IndexByte(k, '\\') >= 0 for a key, without the call.
+// hasBackslash is bytes.IndexByte(k, '\\') >= 0 for a key, without the call
+// (a key is short: see endString).
 func hasBackslash(k []byte) bool {
 	for _, c := range k {
 		if c == '\\' {
