@@ -453,6 +453,9 @@ func (m *module) body(out, b []byte) ([]byte, error) {
 	// Second pass: copy, charging at the top and after each loop header,
 	// and threading.
 	m.stack, m.threads = thread(ins, code, m.stack, m.threads[:0])
+	if !threadJumps {
+		m.threads = m.threads[:0]
+	}
 	m.jumps += len(m.threads)
 	out = append(out, b[:r.i]...)
 	out = m.charge(out, costs[0])
@@ -471,6 +474,10 @@ func (m *module) body(out, b []byte) ([]byte, error) {
 	}
 	return append(out, code[from:]...), nil
 }
+
+// threadJumps is false only in BenchmarkGoGuest, to measure what thread
+// takes back.
+var threadJumps = true
 
 // chargeCost is what a charge's own instructions count.
 const chargeCost = 10

@@ -15,9 +15,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // modules are every WebAssembly module the repository has: the built-in
@@ -703,5 +705,69 @@ func BenchmarkInstrument(b *testing.B) {
 		if _, err := Instrument(wasm, 1000); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkGoGuest runs a Go guest's loops (testdata/goscan: a JSON
+// request walked byte by byte 20 times, 19 strings each) as wazero
+// compiles the module as built, instrumented without threading, and
+// instrumented, the three in turn at each iteration (the machines are
+// noisy: one run compares them): what the fuel's charges cost a Go guest,
+// and what thread.go takes back. It reports each one's mean µs a call.
+func BenchmarkGoGuest(b *testing.B) {
+	dir := b.TempDir()
+	out := filepath.Join(dir, "goscan.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, "./testdata/goscan")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, msg)
+	}
+	plain, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	variants := []struct {
+		name          string
+		fuel, threads bool
+		scan          api.Function
+		took          time.Duration
+	}{{name: "as-built"}, {name: "fuel-unthreaded", fuel: true}, {name: "fuel", fuel: true, threads: true}}
+	for i := range variants {
+		v := &variants[i]
+		wasm := plain
+		if v.fuel {
+			threadJumps = v.threads
+			wasm, err = Instrument(plain, math.MaxInt64/4)
+			threadJumps = true
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		m, err := rt.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(v.name).WithStartFunctions("_initialize"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v.fuel {
+			fill(m, math.MaxInt64/4)
+		}
+		v.scan = m.ExportedFunction("scan")
+	}
+	for b.Loop() {
+		for i := range variants {
+			v := &variants[i]
+			t0 := time.Now()
+			r, err := v.scan.Call(ctx, 20)
+			v.took += time.Since(t0)
+			if err != nil || r[0] != 20*19 {
+				b.Fatal(v.name, r, err)
+			}
+		}
+	}
+	for _, v := range variants {
+		b.ReportMetric(float64(v.took.Microseconds())/float64(b.N), v.name+"-µs")
 	}
 }
