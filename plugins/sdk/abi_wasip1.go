@@ -63,7 +63,7 @@ const (
 	// The readings are spaced so that, at the rate the calls allocated
 	// since the last one, at most readBudget is allocated between two,
 	// and at most maxReadEvery calls go by. A reading costs a Go wasm
-	// guest 3-4 µs, a third of a small call (docs/PERFORMANCE.md). A
+	// guest 3-4 µs, half of an empty handler's call (docs/PERFORMANCE.md). A
 	// request of bigRequest bytes or more is always followed by one: what
 	// a call allocates grows with what it reads.
 	readBudget   = 1 << 20

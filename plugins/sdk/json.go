@@ -38,9 +38,9 @@ type Value struct {
 
 // tree is a built value. It is apart from Value so that a Value is two
 // words: a Go wasm guest copies a struct of more than four words with a
-// call to memmove at each assignment and return, and a policy passes
-// Values everywhere (the SDK's scans cost a fifth more with the built
-// fields inline: docs/PERFORMANCE.md).
+// call to memmove at each assignment, argument and result, and a policy
+// passes Values everywhere (with the built fields inline, those memmoves
+// were ~8% of a small call: docs/PERFORMANCE.md).
 type tree struct {
 	kind Kind
 	b    bool

@@ -47,7 +47,8 @@ type Request struct {
 }
 
 // topMember is a member's key and where its value is in the request: four
-// words at most, so that a Go wasm guest copies it without a memmove call.
+// words at most, so that a Go wasm guest copies it without a memmove call
+// (int32 offsets: a request is in a module's memory, far below 2 GiB).
 type topMember struct {
 	key    []byte
 	v0, v1 int32

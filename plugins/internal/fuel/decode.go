@@ -77,10 +77,11 @@ func decodeExpr(r *reader, ins []Instr, keep bool) ([]Instr, error) {
 			if keep {
 				in.Labels = make([]uint32, 0, n+1)
 			}
-			for ; n > 0 && r.err == nil; n-- {
-				in.Labels = append(in.Labels, r.u32())
+			for n++; n > 0 && r.err == nil; n-- { // the labels, then the default
+				if l := r.u32(); keep {
+					in.Labels = append(in.Labels, l)
+				}
 			}
-			in.Labels = append(in.Labels, r.u32())
 		case op == 0x11: // call_indirect: type, table
 			r.u32()
 			r.u32()
