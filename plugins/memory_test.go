@@ -134,3 +134,27 @@ func TestGoGuestCollectsBetweenCalls(t *testing.T) {
 		}
 	}
 }
+
+// The SDK reads the heap's allocations only every few calls when calls
+// allocate little; a call that then allocates much, on a small request,
+// must still be followed by a reading, or the calls after it fill the
+// memory while a cycle waits. Rounds of quiet calls (echo) and of 4 MB
+// ones (churn) in a 32 MiB memory: with the readings spaced by the rate
+// alone, the fourth round's seventh churn hit the limit; the SDK also reads
+// after a call that grew the linear memory.
+func TestGoGuestCollectsAfterQuietCalls(t *testing.T) {
+	m := load(t, "probe", probe(t), Limits{Timeout: 5 * time.Second, Memory: 32 << 20, MaxInstances: 1})
+	for round := range 5 {
+		for i := range 40 {
+			if _, err := m.Evaluate(context.Background(), "s1", request("echo")); err != nil {
+				t.Fatalf("round %d, quiet call %d: %v", round, i, err)
+			}
+		}
+		for i := range 60 {
+			d, err := m.Evaluate(context.Background(), "s1", request("churn"))
+			if err != nil || d.Verdict != "allow" {
+				t.Fatalf("round %d, churn call %d: %+v %v", round, i, d, err)
+			}
+		}
+	}
+}

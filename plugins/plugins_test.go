@@ -509,8 +509,9 @@ func TestSharedCodeAndPool(t *testing.T) {
 
 func TestSDKSourceComplete(t *testing.T) {
 	files, _ := filepath.Glob("sdk/*.go")
+	asm, _ := filepath.Glob("sdk/*.s")
 	abiFiles, _ := filepath.Glob("abi/*.go")
-	for _, f := range append(files, abiFiles...) {
+	for _, f := range append(append(files, asm...), abiFiles...) {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}

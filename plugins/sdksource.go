@@ -8,9 +8,9 @@ import (
 // The guest SDK's sources, and the abi package it imports, travel in the
 // binary, so that `debugpy-guard policy new` writes a project that builds
 // with no network (GOPROXY=off). TestSDKSourceComplete fails when a file of
-// plugins/sdk or plugins/abi is missing here.
+// plugins/sdk or plugins/abi (Go or assembly) is missing here.
 //
-//go:embed sdk/sdk.go sdk/json.go sdk/abi_wasip1.go sdk/abi_other.go abi/abi.go abi/request.go abi/response.go
+//go:embed sdk/sdk.go sdk/json.go sdk/abi_wasip1.go sdk/abi_other.go sdk/pages_wasip1_wasm.s abi/abi.go abi/request.go abi/response.go
 var sdkSource embed.FS
 
 // SDKSource is the guest SDK's Go files and those of the package it

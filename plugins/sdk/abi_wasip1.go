@@ -54,7 +54,12 @@ var (
 	readAt      uint64 // what allocated read last
 	sinceRead   int    // calls since then
 	readEvery   = 1    // calls between two readings
+	pages       int32  // the linear memory's size after the last call, in pages
 )
+
+// memoryPages is the linear memory's size in 64 KiB pages (memory.size:
+// pages_wasip1_wasm.s).
+func memoryPages() int32
 
 const (
 	// collectEvery is how much a guest allocates between the collections
@@ -63,9 +68,11 @@ const (
 	// The readings are spaced so that, at the rate the calls allocated
 	// since the last one, at most readBudget is allocated between two,
 	// and at most maxReadEvery calls go by. A reading costs a Go wasm
-	// guest 3-4 µs, half of an empty handler's call (docs/PERFORMANCE.md). A
-	// request of bigRequest bytes or more is always followed by one: what
-	// a call allocates grows with what it reads.
+	// guest 3-4 µs, half of an empty handler's call (docs/PERFORMANCE.md).
+	// A call after which the linear memory is larger (the heap took more,
+	// as it does while a cycle waits) is always followed by one, and so is
+	// a request of bigRequest bytes or more: what a call allocates grows
+	// with what it reads.
 	readBudget   = 1 << 20
 	maxReadEvery = 16
 	bigRequest   = 64 << 10
@@ -98,7 +105,10 @@ func run(n int32, fn func([]byte) ([]byte, bool)) int32 {
 // runtime.GC parks the goroutine: the workers run.
 func collect(n int32) {
 	sinceRead++
-	if sinceRead < readEvery && n < bigRequest {
+	p := memoryPages()
+	grew := p > pages
+	pages = p
+	if sinceRead < readEvery && n < bigRequest && !grew {
 		return
 	}
 	metrics.Read(allocated)
