@@ -250,19 +250,12 @@ func BenchmarkRedactOutput(b *testing.B) {
 
 // BenchmarkExpressions is one call-phase decision by the expressions policy
 // alone on an evaluate, read by the parser. With DEBUGPY_GUARD_PEER_BUILTIN
-// naming another build of builtin.wasm (an earlier commit's, say), the same
-// calls run on it too, in the same run.
+// naming another build of builtin.wasm (an earlier commit's, say), the
+// sub-benchmarks "turns/..." time both, one decision of each in turn
+// (benchstat.Turns), so that both see the same machine.
 func BenchmarkExpressions(b *testing.B) {
 	const cfg = "[modules.expressions]\nsource = \"builtin:expressions\"\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"expressions\"]\n"
-	builtins := map[string]func(string) ([]byte, error){"embedded": policies.Builtin}
-	if peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN"); peer != "" {
-		builtins["peer"] = func(string) ([]byte, error) { return os.ReadFile(peer) }
-	}
-	for _, which := range []string{"embedded", "peer"} {
-		load, ok := builtins[which]
-		if !ok {
-			continue
-		}
+	engineOf := func(load func(string) ([]byte, error)) *engine.Engine {
 		c, err := engine.ParseConfig("bench.toml", []byte(cfg), tools.Names())
 		if err != nil {
 			b.Fatal(err)
@@ -271,60 +264,83 @@ func BenchmarkExpressions(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.Cleanup(func() { e.Close(context.Background()) })
 		if err := e.Wait(context.Background()); err != nil {
 			b.Fatal(err)
 		}
-		for _, expr := range []string{"user.name", "user.profile['city'] != 'Lyon' and not done", "ｅｖａｌ(x)"} {
-			call, err := tools.PrepareCall(context.Background(), "debugpy_evaluate", json.RawMessage(`{"expression":`+strconv.Quote(expr)+`}`))
-			if err != nil {
-				b.Fatal(err)
+		return e
+	}
+	embedded := engineOf(policies.Builtin)
+	var other *engine.Engine
+	if peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN"); peer != "" {
+		other = engineOf(func(string) ([]byte, error) { return os.ReadFile(peer) })
+	}
+	for _, expr := range []string{"user.name", "user.profile['city'] != 'Lyon' and not done", "ｅｖａｌ(x)"} {
+		call, err := tools.PrepareCall(context.Background(), "debugpy_evaluate", json.RawMessage(`{"expression":`+strconv.Quote(expr)+`}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		call.Phase, call.MCPSession = engine.PhaseCall, "bench"
+		decide := func(b *testing.B, e *engine.Engine) func() {
+			return func() {
+				if d := e.Decide(context.Background(), call); d.Verdict == "" {
+					b.Fatal(d)
+				}
 			}
-			call.Phase, call.MCPSession = engine.PhaseCall, "bench"
-			b.Run(which+"/"+strconv.Itoa(len(expr))+"B", func(b *testing.B) {
-				b.ReportAllocs()
-				benchstat.Run(b, func() {
-					if d := e.Decide(context.Background(), call); d.Verdict == "" {
-						b.Fatal(d)
-					}
-				})
+		}
+		size := strconv.Itoa(len(expr)) + "B"
+		b.Run("embedded/"+size, func(b *testing.B) {
+			b.ReportAllocs()
+			benchstat.Run(b, decide(b, embedded))
+		})
+		if other != nil {
+			b.Run("turns/"+size, func(b *testing.B) {
+				benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: decide(b, embedded)}, benchstat.Turn{Name: "peer", Fn: decide(b, other)})
 			})
 		}
-		e.Close(context.Background())
 	}
 }
 
-// benchDefault times one decision of call with default.toml, on the
-// embedded builtin.wasm and, with DEBUGPY_GUARD_PEER_BUILTIN naming another
-// build of it, on that one too, in the same run; ok checks each decision.
+// benchDefault times one decision of call with default.toml on the
+// embedded builtin.wasm; ok checks each decision. With
+// DEBUGPY_GUARD_PEER_BUILTIN naming another build of it, the sub-benchmark
+// "turns" times both, one decision of each in turn (benchstat.Turns), so
+// that both see the same machine.
 func benchDefault(b *testing.B, call engine.Call, ok func(engine.Decision) bool) {
-	for _, which := range []string{"embedded", "peer"} {
-		load := policies.Builtin
-		if which == "peer" {
-			peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
-			if peer == "" {
-				continue
-			}
-			load = func(string) ([]byte, error) { return os.ReadFile(peer) }
+	engineOf := func(b *testing.B, load func(string) ([]byte, error)) *engine.Engine {
+		c, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(which, func(b *testing.B) {
-			c, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
-			if err != nil {
-				b.Fatal(err)
-			}
-			e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Close(context.Background())
-			if err := e.Wait(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			benchstat.Run(b, func() {
-				if d := e.Decide(context.Background(), call); !ok(d) {
-					b.Fatal(d)
-				}
-			})
-		})
+		e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close(context.Background()) })
+		if err := e.Wait(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		return e
 	}
+	decide := func(b *testing.B, e *engine.Engine) func() {
+		return func() {
+			if d := e.Decide(context.Background(), call); !ok(d) {
+				b.Fatal(d)
+			}
+		}
+	}
+	b.Run("embedded", func(b *testing.B) {
+		e := engineOf(b, policies.Builtin)
+		b.ReportAllocs()
+		benchstat.Run(b, decide(b, e))
+	})
+	peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
+	if peer == "" {
+		return
+	}
+	b.Run("turns", func(b *testing.B) {
+		embedded := engineOf(b, policies.Builtin)
+		other := engineOf(b, func(string) ([]byte, error) { return os.ReadFile(peer) })
+		benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: decide(b, embedded)}, benchstat.Turn{Name: "peer", Fn: decide(b, other)})
+	})
 }
