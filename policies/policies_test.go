@@ -249,7 +249,8 @@ func BenchmarkRedactOutput(b *testing.B) {
 }
 
 // BenchmarkExpressions is one call-phase decision by the expressions policy
-// alone on an evaluate, read by the parser. With DEBUGPY_GUARD_PEER_BUILTIN
+// alone on an evaluate, read by the parser (the last, the deny that the
+// round trip of BenchmarkDeniedVsIntercept times). With DEBUGPY_GUARD_PEER_BUILTIN
 // naming another build of builtin.wasm (an earlier commit's, say), the
 // sub-benchmarks "turns/..." time both, one decision of each in turn
 // (benchstat.Turns), so that both see the same machine.
@@ -275,7 +276,7 @@ func BenchmarkExpressions(b *testing.B) {
 	if peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN"); peer != "" {
 		other = engineOf(func(string) ([]byte, error) { return os.ReadFile(peer) })
 	}
-	for _, expr := range []string{"user.name", "user.profile['city'] != 'Lyon' and not done", "ｅｖａｌ(x)"} {
+	for _, expr := range []string{"user.name", "user.profile['city'] != 'Lyon' and not done", "ｅｖａｌ(x)", "__import__('os')"} {
 		call, err := tools.PrepareCall(context.Background(), "debugpy_evaluate", json.RawMessage(`{"expression":`+strconv.Quote(expr)+`}`))
 		if err != nil {
 			b.Fatal(err)
