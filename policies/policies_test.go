@@ -256,47 +256,27 @@ func BenchmarkRedactOutput(b *testing.B) {
 // (benchstat.Turns), so that both see the same machine.
 func BenchmarkExpressions(b *testing.B) {
 	const cfg = "[modules.expressions]\nsource = \"builtin:expressions\"\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"expressions\"]\n"
-	engineOf := func(load func(string) ([]byte, error)) *engine.Engine {
-		c, err := engine.ParseConfig("bench.toml", []byte(cfg), tools.Names())
-		if err != nil {
-			b.Fatal(err)
-		}
-		e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { e.Close(context.Background()) })
-		if err := e.Wait(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		return e
-	}
-	embedded := engineOf(policies.Builtin)
+	embedded := benchEngine(b, "bench.toml", []byte(cfg), policies.Builtin)
 	var other *engine.Engine
-	if peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN"); peer != "" {
-		other = engineOf(func(string) ([]byte, error) { return os.ReadFile(peer) })
+	if peer := peerBuiltin(); peer != nil {
+		other = benchEngine(b, "bench.toml", []byte(cfg), peer)
 	}
+	verdict := func(d engine.Decision) bool { return d.Verdict != "" }
 	for _, expr := range []string{"user.name", "user.profile['city'] != 'Lyon' and not done", "ｅｖａｌ(x)", "__import__('os')"} {
 		call, err := tools.PrepareCall(context.Background(), "debugpy_evaluate", json.RawMessage(`{"expression":`+strconv.Quote(expr)+`}`))
 		if err != nil {
 			b.Fatal(err)
 		}
 		call.Phase, call.MCPSession = engine.PhaseCall, "bench"
-		decide := func(b *testing.B, e *engine.Engine) func() {
-			return func() {
-				if d := e.Decide(context.Background(), call); d.Verdict == "" {
-					b.Fatal(d)
-				}
-			}
-		}
 		size := strconv.Itoa(len(expr)) + "B"
 		b.Run("embedded/"+size, func(b *testing.B) {
 			b.ReportAllocs()
-			benchstat.Run(b, decide(b, embedded))
+			benchstat.Run(b, decider(b, embedded, call, verdict))
 		})
 		if other != nil {
 			b.Run("turns/"+size, func(b *testing.B) {
-				benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: decide(b, embedded)}, benchstat.Turn{Name: "peer", Fn: decide(b, other)})
+				benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: decider(b, embedded, call, verdict)},
+					benchstat.Turn{Name: "peer", Fn: decider(b, other, call, verdict)})
 			})
 		}
 	}
@@ -308,40 +288,56 @@ func BenchmarkExpressions(b *testing.B) {
 // "turns" times both, one decision of each in turn (benchstat.Turns), so
 // that both see the same machine.
 func benchDefault(b *testing.B, call engine.Call, ok func(engine.Decision) bool) {
-	engineOf := func(b *testing.B, load func(string) ([]byte, error)) *engine.Engine {
-		c, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
-		if err != nil {
-			b.Fatal(err)
-		}
-		e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { e.Close(context.Background()) })
-		if err := e.Wait(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		return e
-	}
-	decide := func(b *testing.B, e *engine.Engine) func() {
-		return func() {
-			if d := e.Decide(context.Background(), call); !ok(d) {
-				b.Fatal(d)
-			}
-		}
-	}
 	b.Run("embedded", func(b *testing.B) {
-		e := engineOf(b, policies.Builtin)
+		e := benchEngine(b, "default.toml", policies.DefaultConfig(), policies.Builtin)
 		b.ReportAllocs()
-		benchstat.Run(b, decide(b, e))
+		benchstat.Run(b, decider(b, e, call, ok))
 	})
-	peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
-	if peer == "" {
+	peer := peerBuiltin()
+	if peer == nil {
 		return
 	}
 	b.Run("turns", func(b *testing.B) {
-		embedded := engineOf(b, policies.Builtin)
-		other := engineOf(b, func(string) ([]byte, error) { return os.ReadFile(peer) })
-		benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: decide(b, embedded)}, benchstat.Turn{Name: "peer", Fn: decide(b, other)})
+		embedded := benchEngine(b, "default.toml", policies.DefaultConfig(), policies.Builtin)
+		other := benchEngine(b, "default.toml", policies.DefaultConfig(), peer)
+		benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: decider(b, embedded, call, ok)},
+			benchstat.Turn{Name: "peer", Fn: decider(b, other, call, ok)})
 	})
+}
+
+// benchEngine is an engine for the config data (named file) on the built-in
+// module that load gives, on a runtime of its own, closed when b ends.
+func benchEngine(b *testing.B, file string, data []byte, load func(string) ([]byte, error)) *engine.Engine {
+	c, err := engine.ParseConfig(file, data, tools.Names())
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close(context.Background()) })
+	if err := e.Wait(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// peerBuiltin loads the builtin.wasm DEBUGPY_GUARD_PEER_BUILTIN names, or is
+// nil when it names none.
+func peerBuiltin() func(string) ([]byte, error) {
+	peer := os.Getenv("DEBUGPY_GUARD_PEER_BUILTIN")
+	if peer == "" {
+		return nil
+	}
+	return func(string) ([]byte, error) { return os.ReadFile(peer) }
+}
+
+// decider is one decision of call by e, which ok checks.
+func decider(b *testing.B, e *engine.Engine, call engine.Call, ok func(engine.Decision) bool) func() {
+	return func() {
+		if d := e.Decide(context.Background(), call); !ok(d) {
+			b.Fatal(d)
+		}
+	}
 }
