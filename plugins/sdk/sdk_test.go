@@ -3,6 +3,7 @@ package sdk
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -126,7 +127,7 @@ func BenchmarkEvaluateNative(b *testing.B) {
 // validating walk sees; on any input they stop without a panic.
 func FuzzScan(f *testing.F) {
 	for _, s := range []string{sample, `{"a":"\\\"}","b":[1,{"c":"]"}],"d\u0022":null}`, `[1,-2.5e3,true,false,null,"x\\\\"]`,
-		` { "k" : [ ] , "l" : { } } `, `{"a":}`, `{"a":1,}`, `["\"]`, `[1,`, `{"a`, `"\\`} {
+		` { "k" : [ ] , "l" : { } } `, `{"a":1,"\u0061":2,"A":3,"a":4}`, `{"a\\":1,"a\u005c":2}`, `{"a":}`, `{"a":1,}`, `["\"]`, `[1,`, `{"a`, `"\\`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -141,6 +142,16 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		checkEnds(t, data, 0)
+		// Get is the first member of that name, its escapes read: a
+		// repeated key, or one spelled with \u escapes, finds what a
+		// reading of every member finds first.
+		ms := v.Members()
+		for _, m := range ms {
+			first := slices.IndexFunc(ms, func(o Member) bool { return o.Key == m.Key })
+			if got := v.Get(m.Key); string(got.raw) != string(ms[first].Value.raw) {
+				t.Fatalf("%q: Get(%q) = %q, the first member of that name holds %q", data, m.Key, got.raw, ms[first].Value.raw)
+			}
+		}
 	})
 }
 
