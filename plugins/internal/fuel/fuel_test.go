@@ -367,10 +367,11 @@ func (g *gen) stmt(depth int) {
 // directly or from inside an if or a block of its own, and now and then
 // with a label past the br_table's own (its default), a branch to a label
 // other than the loop's, another local set, or something between the set
-// and the branch, which thread must leave alone. Its $s bounds the turns; each depth has its own $pc and $s.
+// and the branch, which thread must leave alone. Its $s bounds the turns;
+// each depth has its own $pc and $s.
 func (g *gen) dispatch(depth int) {
 	w := func(format string, args ...any) { fmt.Fprintf(g.b, format, args...) }
-	pc, steps := fmt.Sprintf("$pc%d", depth), fmt.Sprintf("$s%d", depth) // a dispatch nested in a case has its own
+	pc, steps := fmt.Sprintf("$pc%d", depth), fmt.Sprintf("$s%d", depth)
 	n := 2 + g.r.IntN(4)
 	out, loop := g.label(), g.label()
 	cases := make([]string, n)
