@@ -369,6 +369,45 @@ func (v Value) elements(fn func(val []byte) bool) {
 	}
 }
 
+// elementsAsBefore is elements for an array whose elements are mostly the
+// same from one call to the next (a batch's settings): before[k] holds
+// element k as it was last time. An element that starts with those bytes
+// ends where they do, since an object or an array ends at its own closing
+// bracket, whatever follows it; so one comparison finds it (Go's memequal,
+// one tight loop), where end's scan stops at each string and bracket.
+// Other elements are scanned, and kept for the next call.
+func (v Value) elementsAsBefore(before *[][]byte, fn func(val []byte) bool) {
+	b := v.raw
+	if len(b) == 0 || b[0] != '[' {
+		return
+	}
+	for i, k := 1, 0; ; k++ {
+		i = skipSpace(b, i)
+		var known []byte
+		if k < len(*before) {
+			known = (*before)[k]
+		}
+		var ve int
+		if len(known) > 0 && bytes.HasPrefix(b[i:], known) {
+			ve = i + len(known)
+		} else {
+			if ve = end(b, i); ve <= i {
+				return // ']'
+			}
+			if b[i] == '{' || b[i] == '[' { // not a number: 1 is the start of 12
+				for len(*before) <= k {
+					*before = append(*before, nil)
+				}
+				(*before)[k] = append((*before)[k][:0], b[i:ve]...)
+			}
+		}
+		if !fn(b[i:ve]) {
+			return
+		}
+		i = afterValue(b, ve)
+	}
+}
+
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++

@@ -62,6 +62,43 @@ func TestEndStringAgreesWithEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestElementsAsBeforeAgrees: a batch's elements found by comparison with
+// the last call's (elementsAsBefore) are the elements a scan finds, call
+// after call, whatever changes between two calls: an element replaced, one
+// that starts with the last one's bytes (12 after 1, a longer object), a
+// shorter or longer array, spaces.
+func TestElementsAsBeforeAgrees(t *testing.T) {
+	pool := []string{`{"a":1}`, `{"a":12}`, `{"a":1,"b":[2]}`, `{}`, `[]`, `[1]`, `[1,2]`, `1`, `12`, `-1.5e3`,
+		`"x"`, `"x\"y"`, `{"s":"}"}`, `{"s":"]\""}`, `null`, `true`, `{"policy":"category","read":"allow"}`}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var before [][]byte
+	var last []string
+	for range 5000 {
+		elems := last
+		if len(elems) == 0 || rnd.IntN(3) == 0 { // a new array now and then; mostly the last one again
+			elems = nil
+			for range rnd.IntN(6) {
+				elems = append(elems, pool[rnd.IntN(len(pool))])
+			}
+		} else if rnd.IntN(2) == 0 {
+			elems = slices.Clone(elems)
+			elems[rnd.IntN(len(elems))] = pool[rnd.IntN(len(pool))]
+		}
+		last = elems
+		sep := ","
+		if rnd.IntN(4) == 0 {
+			sep = " , "
+		}
+		doc := "[" + strings.Join(elems, sep) + "]"
+		var want, got []string
+		view([]byte(doc)).elements(func(raw []byte) bool { want = append(want, string(raw)); return true })
+		view([]byte(doc)).elementsAsBefore(&before, func(raw []byte) bool { got = append(got, string(raw)); return true })
+		if !slices.Equal(got, want) || !slices.Equal(want, elems) {
+			t.Fatalf("%s: elementsAsBefore read %q, elements %q", doc, got, want)
+		}
+	}
+}
+
 // TestSetChangesOnlyItsValue: a Value is two words, its built part shared
 // by copies; Set keeps what it did when the parts were inline: a copy made
 // before sees a replaced member (the members are shared, as a slice's
