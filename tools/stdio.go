@@ -258,7 +258,7 @@ func (s *stdio) serve(ctx context.Context, line []byte) {
 
 // write sends one message as one line.
 func (s *stdio) write(msg any) error {
-	b, err := json.Marshal(msg)
+	b, err := encode(msg)
 	if err != nil {
 		s.log.Error("stdio: a message cannot be encoded", "err", err)
 		return err
@@ -271,6 +271,38 @@ func (s *stdio) write(msg any) error {
 		return err
 	}
 	return nil
+}
+
+// encode is json.Marshal(msg), byte for byte (TestEncodeAgreesWithMarshal),
+// without its second pass over a tool call's result. encoding/json checks
+// and compacts again whatever a MarshalJSON method returns, and mcp-go's
+// CallToolResult has one, which already returns compact JSON escaped as
+// json.Marshal escapes (it is json.Marshal's own output): so every tools/call
+// answer was read twice, the length of a variables listing or a source
+// file.
+func encode(msg any) ([]byte, error) {
+	r, ok := msg.(mcp.JSONRPCResponse)
+	if !ok || r.JSONRPC != mcp.JSONRPC_VERSION {
+		return json.Marshal(msg)
+	}
+	res, ok := r.Result.(mcp.CallToolResult)
+	if !ok {
+		return json.Marshal(msg)
+	}
+	id, err := json.Marshal(r.ID)
+	if err != nil {
+		return nil, err
+	}
+	body, err := res.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("a tool's result: %w", err)
+	}
+	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(body)+1) // +1: write's newline
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, body...)
+	return append(b, '}'), nil
 }
 
 func (s *stdio) notify(ctx context.Context) {

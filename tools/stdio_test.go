@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -261,5 +263,92 @@ func TestStdioLineTooLong(t *testing.T) {
 	p.send(callLine(8, "echo", `{"s":"`+fits+`"}`))
 	if m := p.next(); m["id"] != 8.0 || textOfMsg(m) != "echo "+fits {
 		t.Fatalf("a line of maxMessage bytes: id %v %v", m["id"], m["error"])
+	}
+}
+
+// TestEncodeAgreesWithMarshal: encode writes what json.Marshal writes, byte
+// for byte, for tool results of every shape: text with HTML characters,
+// U+2028, control characters and invalid UTF-8; structured content as a
+// value and as raw JSON with spaces; an error result, _meta, ids of each
+// kind; and for other messages. A result json.Marshal refuses, encode
+// refuses too.
+func TestEncodeAgreesWithMarshal(t *testing.T) {
+	pieces := []string{"a", "<", ">", "&", "\u2028", "\u2029", "\x00", "\n", `"`, `\`, "é", "\xff", "\xe2\x80", "😀"}
+	rnd := rand.New(rand.NewPCG(5, 6))
+	text := func() string {
+		var sb strings.Builder
+		for range rnd.IntN(12) {
+			sb.WriteString(pieces[rnd.IntN(len(pieces))])
+		}
+		return sb.String()
+	}
+	ids := []mcp.RequestId{mcp.NewRequestId(int64(7)), mcp.NewRequestId("a<b"), mcp.NewRequestId(nil), mcp.NewRequestId(int64(-1))}
+	for n := range 3000 {
+		res := mcp.CallToolResult{IsError: rnd.IntN(2) == 0}
+		for range rnd.IntN(3) {
+			res.Content = append(res.Content, mcp.NewTextContent(text()))
+		}
+		switch rnd.IntN(4) {
+		case 0:
+			res.StructuredContent = map[string]any{"k": text(), "n": rnd.IntN(100), "l": []any{text(), nil, true}}
+		case 1:
+			res.RawStructuredContent = json.RawMessage(` { "k" : ` + strconv.Quote(text()) + ` , "x": [1, 2.5e3, null] } `)
+		case 2:
+			res.RawStructuredContent = json.RawMessage(`{"k":`) // not JSON: both refuse
+		}
+		if rnd.IntN(4) == 0 {
+			res.Meta = mcp.NewMetaFromMap(map[string]any{"progressToken": text()})
+		}
+		if rnd.IntN(3) == 0 {
+			res.ResultType = "complete"
+		}
+		var msg any = mcp.NewJSONRPCResultResponse(ids[n%len(ids)], res)
+		if n%10 == 0 { // other messages go to json.Marshal as they are
+			msg = mcp.NewJSONRPCResultResponse(ids[n%len(ids)], map[string]any{"t": text()})
+		}
+		want, werr := json.Marshal(msg)
+		got, gerr := encode(msg)
+		if (werr != nil) != (gerr != nil) {
+			t.Fatalf("json.Marshal: %v, encode: %v", werr, gerr)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("encode:\n%s\njson.Marshal:\n%s", got, want)
+		}
+	}
+}
+
+// BenchmarkEncodeResult times a tools/call answer's encoding by
+// json.Marshal and by encode, for a denied call's answer and for a
+// listing of 200 variables (~30 KB, its structured content and its text).
+func BenchmarkEncodeResult(b *testing.B) {
+	vars := make([]any, 200)
+	for i := range vars {
+		vars[i] = map[string]any{"name": "v" + strconv.Itoa(i), "value": "'some <value> & more " + strings.Repeat("x", i%40) + "'",
+			"type": "str", "evaluate_name": "frame.v" + strconv.Itoa(i), "variables_reference": i}
+	}
+	listing := map[string]any{"variables": vars}
+	text, _ := json.Marshal(listing)
+	for _, c := range []struct {
+		name string
+		res  mcp.CallToolResult
+	}{
+		{"denied", mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(
+			"denied by policy: expressions: expression: a call of __import__, which is not in expressions.allow_calls (len, repr, str, type, isinstance, id)")}}},
+		{"variables", mcp.CallToolResult{StructuredContent: listing, Content: []mcp.Content{mcp.NewTextContent(string(text))}}},
+	} {
+		msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(42)), c.res)
+		for _, enc := range []struct {
+			name string
+			fn   func(any) ([]byte, error)
+		}{{"marshal", json.Marshal}, {"encode", encode}} {
+			b.Run(c.name+"/"+enc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := enc.fn(msg); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
