@@ -370,13 +370,14 @@ func (v Value) elements(fn func(val []byte) bool) {
 }
 
 // elementsAsBefore is elements for an array whose elements are mostly the
-// same from one call to the next (a batch's settings): before[k] holds
-// element k as it was last time. An element that starts with those bytes
-// ends where they do, since an object or an array ends at its own closing
-// bracket, whatever follows it; so one comparison finds it (Go's memequal,
-// one tight loop), where end's scan stops at each string and bracket.
-// Other elements are scanned, and kept for the next call.
-func (v Value) elementsAsBefore(before *[][]byte, fn func(val []byte) bool) {
+// same from one call to the next (a batch's settings): before[i] holds
+// element i as it was last time, and same tells fn it is so. An element
+// that starts with those bytes ends where they do, if they are an object or
+// an array: it ends at its own closing bracket, whatever follows it; so
+// one comparison finds it (Go's memequal, one tight loop), where end's scan
+// stops at each string and bracket. Other elements are scanned, compared,
+// and kept for the next call (a copy: the array's bytes are the caller's).
+func (v Value) elementsAsBefore(before *[][]byte, fn func(i int, val []byte, same bool) bool) {
 	b := v.raw
 	if len(b) == 0 || b[0] != '[' {
 		return
@@ -388,20 +389,22 @@ func (v Value) elementsAsBefore(before *[][]byte, fn func(val []byte) bool) {
 			known = (*before)[k]
 		}
 		var ve int
-		if len(known) > 0 && bytes.HasPrefix(b[i:], known) {
+		same := len(known) > 0 && (known[0] == '{' || known[0] == '[') && bytes.HasPrefix(b[i:], known)
+		if same {
 			ve = i + len(known)
 		} else {
 			if ve = end(b, i); ve <= i {
 				return // ']'
 			}
-			if b[i] == '{' || b[i] == '[' { // not a number: 1 is the start of 12
+			// A number is compared whole: 1 is the start of 12.
+			if same = string(b[i:ve]) == string(known); !same {
 				for len(*before) <= k {
 					*before = append(*before, nil)
 				}
-				(*before)[k] = append((*before)[k][:0], b[i:ve]...)
+				(*before)[k] = bytes.Clone(b[i:ve])
 			}
 		}
-		if !fn(b[i:ve]) {
+		if !fn(k, b[i:ve], same) {
 			return
 		}
 		i = afterValue(b, ve)

@@ -21,6 +21,7 @@
 package sdk
 
 import (
+	"bytes"
 	"sync"
 	"time"
 
@@ -238,6 +239,7 @@ func (d Decision) appendJSON(b []byte) []byte {
 
 var (
 	handler   func(*Request) Decision
+	prepare   func(settings Value) func(*Request) Decision
 	validator func(settings Value) error
 )
 
@@ -245,7 +247,65 @@ var (
 // is valid during the call only: the SDK reuses it for the next call, so
 // keep what you need of it (a string, a Value built with the constructors),
 // never the Request or a Value read from it.
-func Handle(fn func(*Request) Decision) { handler = fn }
+func Handle(fn func(*Request) Decision) { handler, prepare = fn, nil }
+
+// HandlePrepared registers the policy as made from its settings: fn reads
+// them once and returns the handler for them, which decides every call that
+// has the same settings (a module's are the same at every call; a module
+// whose code serves several entries of a config, as the built-ins do,
+// keeps one handler for each). Call it from init instead of Handle. fn may
+// keep the settings Value it is given; the handler is given a *Request as
+// Handle's is.
+func HandlePrepared(fn func(settings Value) func(*Request) Decision) { handler, prepare = nil, fn }
+
+// handlerFor is the handler for a call whose settings are raw: the
+// registered one, or the one prepared for those settings.
+func handlerFor(raw []byte) func(*Request) Decision {
+	if prepare == nil {
+		return handler
+	}
+	return prepared.get(raw)
+}
+
+// prepared keeps the handlers made by HandlePrepared's fn, by their
+// settings' JSON: a small array searched in turn from the entry after the
+// one found last, as calls ask for the same few settings in the same order
+// (a map would hash the settings' bytes at each call, which a Go wasm guest
+// does a byte at a time). Past preparedSize, a new entry replaces the
+// oldest. A batch does not search it: batchHandlers.
+var prepared preparedHandlers
+
+const preparedSize = 16
+
+type preparedHandlers struct {
+	entries    [preparedSize]preparedHandler
+	n, last, p int // entries in use, the entry found last, the entry a miss replaces once all are in use
+}
+
+type preparedHandler struct {
+	settings []byte
+	h        func(*Request) Decision
+}
+
+func (c *preparedHandlers) get(raw []byte) func(*Request) Decision {
+	for i := range c.n {
+		j := (c.last + 1 + i) % c.n
+		if string(c.entries[j].settings) == string(raw) {
+			c.last = j
+			return c.entries[j].h
+		}
+	}
+	own := bytes.Clone(raw) // fn may keep its settings; the request's bytes are the next call's
+	h := prepare(view(own))
+	j := c.n
+	if c.n < preparedSize {
+		c.n++
+	} else {
+		j, c.p = c.p, (c.p+1)%preparedSize
+	}
+	c.entries[j], c.last = preparedHandler{own, h}, j
+	return h
+}
 
 // Validate registers a check of the module's settings, run once at load; an
 // error rejects the config with its text.
@@ -255,7 +315,7 @@ func Validate(fn func(settings Value) error) { validator = fn }
 // response's JSON and whether it is an error (the ABI's non-zero return).
 // The ABI glue calls it; tests of a policy may call it directly.
 func Evaluate(input []byte) (out []byte, failed bool) {
-	if handler == nil {
+	if handler == nil && prepare == nil {
 		return []byte("no handler: call sdk.Handle in init"), true
 	}
 	v := view(input)
@@ -264,7 +324,7 @@ func Evaluate(input []byte) (out []byte, failed bool) {
 	}
 	r := newRequest(v, false)
 	defer r.release()
-	return handler(r).Encode(), false
+	return handlerFor(r.Settings().raw)(r).Encode(), false
 }
 
 // newRequest is a Request for v, reused from an earlier call with its
@@ -291,7 +351,7 @@ var requests = sync.Pool{New: func() any { return new(Request) }}
 // (guard_evaluate_batch, plugins/ABI.md). entry(i) runs before element i:
 // it tells the host whose counters and log the calls that follow are.
 func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
-	if handler == nil {
+	if handler == nil && prepare == nil {
 		return []byte("no handler: call sdk.Handle in init"), true
 	}
 	v := view(input)
@@ -308,15 +368,23 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 	}
 	r.names()
 	out = append(make([]byte, 0, 512), '[')
-	i := 0
-	batch.elementsAsBefore(&batchSettings, func(raw []byte) bool {
+	batch.elementsAsBefore(&batchSettings, func(i int, raw []byte, same bool) bool {
 		entry(i)
 		if i > 0 {
 			out = append(out, ',')
 		}
 		r.settings = view(raw)
-		out = handler(r).appendJSON(out)
-		i++
+		h := handler
+		if prepare != nil {
+			for len(batchHandlers) <= i {
+				batchHandlers = append(batchHandlers, nil)
+			}
+			if !same || batchHandlers[i] == nil { // another config's chain, say: look it up
+				batchHandlers[i] = prepared.get(raw)
+			}
+			h = batchHandlers[i]
+		}
+		out = h(r).appendJSON(out)
 		return true
 	})
 	return append(out, ']'), false
@@ -324,8 +392,13 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 
 // batchSettings are the batch's elements as the last call had them: a
 // config's modules have the same settings at every call, so each element
-// is found by one comparison, not a scan (elementsAsBefore).
-var batchSettings [][]byte
+// is found by one comparison, not a scan (elementsAsBefore), and
+// batchHandlers[i], prepared for element i's settings, decides it while
+// they stay the same.
+var (
+	batchSettings [][]byte
+	batchHandlers []func(*Request) Decision
+)
 
 // ValidateSettings runs the registered validator on the settings' JSON.
 func ValidateSettings(input []byte) (out []byte, failed bool) {

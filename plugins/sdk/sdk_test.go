@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -66,13 +67,15 @@ func TestEndStringAgreesWithEncodingJSON(t *testing.T) {
 // the last call's (elementsAsBefore) are the elements a scan finds, call
 // after call, whatever changes between two calls: an element replaced, one
 // that starts with the last one's bytes (12 after 1, a longer object), a
-// shorter or longer array, spaces.
+// shorter or longer array, spaces; and it says an element is the same as
+// the last call's exactly when it is.
 func TestElementsAsBeforeAgrees(t *testing.T) {
 	pool := []string{`{"a":1}`, `{"a":12}`, `{"a":1,"b":[2]}`, `{}`, `[]`, `[1]`, `[1,2]`, `1`, `12`, `-1.5e3`,
 		`"x"`, `"x\"y"`, `{"s":"}"}`, `{"s":"]\""}`, `null`, `true`, `{"policy":"category","read":"allow"}`}
 	rnd := rand.New(rand.NewPCG(3, 4))
 	var before [][]byte
 	var last []string
+	lastAt := map[int]string{} // each index's element, as the calls that had one last had it
 	for range 5000 {
 		elems := last
 		if len(elems) == 0 || rnd.IntN(3) == 0 { // a new array now and then; mostly the last one again
@@ -92,10 +95,79 @@ func TestElementsAsBeforeAgrees(t *testing.T) {
 		doc := "[" + strings.Join(elems, sep) + "]"
 		var want, got []string
 		view([]byte(doc)).elements(func(raw []byte) bool { want = append(want, string(raw)); return true })
-		view([]byte(doc)).elementsAsBefore(&before, func(raw []byte) bool { got = append(got, string(raw)); return true })
+		view([]byte(doc)).elementsAsBefore(&before, func(k int, raw []byte, same bool) bool {
+			got = append(got, string(raw))
+			if was, ok := lastAt[k]; same != (ok && was == string(raw)) {
+				t.Fatalf("%s: element %d %s: same %v, and the last call's element %d was %q", doc, k, raw, same, k, was)
+			}
+			lastAt[k] = string(raw)
+			return true
+		})
 		if !slices.Equal(got, want) || !slices.Equal(want, elems) {
 			t.Fatalf("%s: elementsAsBefore read %q, elements %q", doc, got, want)
 		}
+	}
+}
+
+// TestHandlePreparedReadsEachSettingsOnce: a policy registered with
+// HandlePrepared reads each settings once, whether calls come one by one
+// or in batches, in the same order or not (two chains of one config take
+// turns); past the bound on kept settings it still answers each call with
+// its own; and a handler that keeps its settings Value sees them intact
+// after the request's bytes are overwritten.
+func TestHandlePreparedReadsEachSettingsOnce(t *testing.T) {
+	defer Handle(nil)
+	reads := 0
+	HandlePrepared(func(s Value) func(*Request) Decision {
+		reads++
+		return func(r *Request) Decision { return Allow(r.Tool() + ":" + s.Get("k").Str()) }
+	})
+	req := func(settings string) []byte {
+		return []byte(`{"abi":1,"phase":"call","tool":"t","settings":` + settings + `}`)
+	}
+	one := func(settings, want string) {
+		t.Helper()
+		in := req(settings)
+		out, failed := Evaluate(in)
+		copy(in, strings.Repeat("#", len(in))) // the host's buffer, reused
+		if failed || !strings.Contains(string(out), `"reason":"t:`+want+`"`) {
+			t.Fatalf("settings %s: %s", settings, out)
+		}
+	}
+	batch := func(want string, settings ...string) {
+		t.Helper()
+		in := []byte(`{"abi":1,"phase":"call","tool":"t","settings":null,"batch":[` + strings.Join(settings, ",") + `]}`)
+		out, failed := EvaluateBatch(in, func(int) {})
+		copy(in, strings.Repeat("#", len(in)))
+		var got []struct{ Reason string }
+		if err := json.Unmarshal(out, &got); failed || err != nil {
+			t.Fatalf("batch %v: %s", settings, out)
+		}
+		var reasons []string
+		for _, g := range got {
+			reasons = append(reasons, g.Reason)
+		}
+		if strings.Join(reasons, " ") != want {
+			t.Fatalf("batch %v: %q, want %q", settings, reasons, want)
+		}
+	}
+	for range 3 {
+		one(`{"k":"a"}`, "a")
+		one(`{"k":"b"}`, "b")
+		batch("t:a t:b", `{"k":"a"}`, `{"k":"b"}`)
+		batch("t:b", `{"k":"b"}`) // another chain: its first entry changes
+		batch("t:b t:a t:c", `{"k":"b"}`, `{"k":"a"}`, `{"k":"c"}`)
+	}
+	if reads != 3 {
+		t.Fatalf("%d reads of three settings", reads)
+	}
+	for i := range 3 * preparedSize {
+		k := strconv.Itoa(i)
+		one(`{"k":"`+k+`"}`, k)
+		batch("t:"+k+" t:x", `{"k":"`+k+`"}`, `{"k":"x"}`)
+	}
+	if prepared.n > preparedSize {
+		t.Fatalf("%d settings kept, bound %d", prepared.n, preparedSize)
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/ratelimit"
 	"github.com/debugpy-guard/debugpy-guard/policies/redact"
-	"github.com/debugpy-guard/debugpy-guard/policies/settings"
 	"github.com/debugpy-guard/debugpy-guard/policies/targets"
 )
 
@@ -38,12 +37,10 @@ func (u unknown) Error() string {
 	return "no built-in policy " + string(u) + " (category, targets, ratelimit, expressions, redact)"
 }
 
-// prepared holds each settings' policy, its settings read once: a call
-// finds it by the settings' JSON (every call of a module has the same), and
-// does not read them again (in a Go wasm guest that reading was a good part
-// of a batch's time: docs/PERFORMANCE.md).
-var prepared settings.Cache[func(*sdk.Request) sdk.Decision]
-
+// prepare is the policy that the settings name, their settings read once:
+// the SDK keeps it for the calls with the same settings (sdk.HandlePrepared;
+// in a Go wasm guest reading them at each call was a good part of a
+// batch's time: docs/PERFORMANCE.md).
 func prepare(s sdk.Value) func(*sdk.Request) sdk.Decision {
 	name := s.Get("policy").Str()
 	p, ok := policies[name]
@@ -62,9 +59,7 @@ func init() {
 		}
 		return p.validate(s) // each built-in refuses unknown settings
 	})
-	sdk.Handle(func(r *sdk.Request) sdk.Decision {
-		return prepared.Get(r.Settings(), prepare)(r)
-	})
+	sdk.HandlePrepared(prepare)
 }
 
 func main() {}

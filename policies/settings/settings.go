@@ -7,7 +7,6 @@ package settings
 import (
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 )
@@ -78,59 +77,6 @@ func quote(s string) string { return `"` + s + `"` }
 type msg string
 
 func (m msg) Error() string { return string(m) }
-
-// Cache keeps what was made of settings, by the settings' JSON, so that a
-// call does not read them again: a module instance sees the same few
-// settings on every call (one for each module of the config), and in a Go
-// wasm guest reading them was a good part of a call's time
-// (docs/PERFORMANCE.md). The built-in module keeps each policy prepared
-// for its settings in one. The zero Cache is ready to use.
-//
-// The entries are a small array searched in turn, from the one after the
-// entry found last: a batch asks for its modules' settings in the same
-// order at every call, so the first comparison finds it. (A map cost a
-// hash of the settings' bytes at each look-up, which a Go wasm guest
-// computes a byte at a time: 8% of the default chain's time.)
-type Cache[T any] struct {
-	mu      sync.Mutex
-	key     []byte
-	entries [cacheSize]cached[T]
-	n       int // entries in use
-	last    int // the entry found last
-	next    int // the entry a miss replaces once all are in use
-}
-
-type cached[T any] struct {
-	key []byte
-	t   T
-}
-
-// cacheSize bounds a Cache: past it, a new entry replaces the oldest.
-const cacheSize = 16
-
-// Get is read(s), called once for each settings' JSON.
-func (c *Cache[T]) Get(s sdk.Value, read func(sdk.Value) T) T {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.key = s.AppendJSON(c.key[:0])
-	for i := range c.n {
-		j := (c.last + 1 + i) % c.n
-		if string(c.entries[j].key) == string(c.key) {
-			c.last = j
-			return c.entries[j].t
-		}
-	}
-	t := read(s)
-	j := c.n
-	if c.n < cacheSize {
-		c.n++
-	} else {
-		j, c.next = c.next, (c.next+1)%cacheSize
-	}
-	c.entries[j] = cached[T]{append([]byte(nil), c.key...), t}
-	c.last = j
-	return t
-}
 
 // Prepared makes a built-in policy's two entry points from how it reads its
 // settings and how it decides with them: prepare reads the settings once
