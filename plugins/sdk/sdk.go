@@ -278,6 +278,7 @@ var prepared preparedHandlers
 const preparedSize = 16
 
 type preparedHandlers struct {
+	mu         sync.Mutex // a policy's own tests may call Evaluate from several goroutines
 	entries    [preparedSize]preparedHandler
 	n, last, p int // entries in use, the entry found last, the entry a miss replaces once all are in use
 }
@@ -288,6 +289,8 @@ type preparedHandler struct {
 }
 
 func (c *preparedHandlers) get(raw []byte) func(*Request) Decision {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for i := range c.n {
 		j := (c.last + 1 + i) % c.n
 		if string(c.entries[j].settings) == string(raw) {
@@ -358,6 +361,8 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 	if v.Kind() != Object {
 		return []byte("request: not a JSON object"), true
 	}
+	batchMu.Lock() // batchSettings, batchHandlers: a policy's own tests may call it from several goroutines
+	defer batchMu.Unlock()
 	// One Request for every entry: its index of members, phase, tool and
 	// category are read once, and only the settings change.
 	r := newRequest(v, true)
@@ -396,6 +401,7 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 // batchHandlers[i], prepared for element i's settings, decides it while
 // they stay the same.
 var (
+	batchMu       sync.Mutex
 	batchSettings [][]byte
 	batchHandlers []func(*Request) Decision
 )

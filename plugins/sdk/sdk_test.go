@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -169,6 +170,24 @@ func TestHandlePreparedReadsEachSettingsOnce(t *testing.T) {
 	if prepared.n > preparedSize {
 		t.Fatalf("%d settings kept, bound %d", prepared.n, preparedSize)
 	}
+	// A policy's own tests may call from several goroutines (make test
+	// runs with -race).
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 50 {
+				k := strconv.Itoa((g + i) % 20)
+				if out, failed := Evaluate(req(`{"k":"` + k + `"}`)); failed || !strings.Contains(string(out), `"t:`+k+`"`) {
+					t.Errorf("settings %s: %s", k, out)
+				}
+				in := []byte(`{"abi":1,"phase":"call","tool":"t","settings":null,"batch":[{"k":"` + k + `"},{"k":"x"}]}`)
+				if out, failed := EvaluateBatch(in, func(int) {}); failed || !strings.Contains(string(out), `"t:`+k+`"`) {
+					t.Errorf("batch %s: %s", k, out)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestSetChangesOnlyItsValue: a Value is two words, its built part shared
