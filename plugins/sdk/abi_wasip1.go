@@ -31,20 +31,24 @@ func hostEntry(i int32)
 func guardABIv1() {}
 
 //go:wasmexport guard_evaluate
-func guardEvaluate(n int32) int32 { return run(n, Evaluate) }
+func guardEvaluate(n int32) int32 {
+	return run(n, func(in []byte) ([]byte, bool) { return evaluate(in, outbuf[:0]) })
+}
 
 //go:wasmexport guard_evaluate_batch
 func guardEvaluateBatch(n int32) int32 {
 	return run(n, func(in []byte) ([]byte, bool) {
-		return EvaluateBatch(in, func(i int) { hostEntry(int32(i)) })
+		return evaluateBatch(in, func(i int) { hostEntry(int32(i)) }, outbuf[:0])
 	})
 }
 
 //go:wasmexport guard_validate
 func guardValidate(n int32) int32 { return run(n, ValidateSettings) }
 
-// inbuf is reused across calls: a module instance runs one call at a time.
-var inbuf []byte
+// inbuf and outbuf are reused across calls: a module instance runs one
+// call at a time, and the host copies the response (guard.output) before
+// the call returns.
+var inbuf, outbuf []byte
 
 // allocated reads how many bytes the Go heap has allocated, ever.
 var allocated = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
@@ -87,6 +91,10 @@ func run(n int32, fn func([]byte) ([]byte, bool)) int32 {
 	out, failed := fn(in[:n])
 	if len(out) > 0 {
 		hostOutput(unsafe.Pointer(&out[0]), int32(len(out)))
+	}
+	outbuf = nil
+	if cap(out) <= 64<<10 { // every response is a buffer of the SDK's; a large one goes
+		outbuf = out[:0]
 	}
 	collect(n)
 	if failed {

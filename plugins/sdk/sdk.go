@@ -317,7 +317,12 @@ func Validate(fn func(settings Value) error) { validator = fn }
 // Evaluate runs the registered handler on a request's JSON and returns the
 // response's JSON and whether it is an error (the ABI's non-zero return).
 // The ABI glue calls it; tests of a policy may call it directly.
-func Evaluate(input []byte) (out []byte, failed bool) {
+func Evaluate(input []byte) (out []byte, failed bool) { return evaluate(input, nil) }
+
+// evaluate is Evaluate with the response appended to out: the ABI glue
+// passes the last call's, which the host has copied (a new one cost a Go
+// wasm guest an allocation and its zeroing at every call).
+func evaluate(input, out []byte) ([]byte, bool) {
 	if handler == nil && prepare == nil {
 		return []byte("no handler: call sdk.Handle in init"), true
 	}
@@ -327,7 +332,7 @@ func Evaluate(input []byte) (out []byte, failed bool) {
 	}
 	r := newRequest(v, false)
 	defer r.release()
-	return handlerFor(r.Settings().raw)(r).Encode(), false
+	return handlerFor(r.Settings().raw)(r).appendJSON(out), false
 }
 
 // newRequest is a Request for v, reused from an earlier call with its
@@ -354,6 +359,12 @@ var requests = sync.Pool{New: func() any { return new(Request) }}
 // (guard_evaluate_batch, plugins/ABI.md). entry(i) runs before element i:
 // it tells the host whose counters and log the calls that follow are.
 func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
+	return evaluateBatch(input, entry, make([]byte, 0, 512))
+}
+
+// evaluateBatch is EvaluateBatch with the response appended to out (see
+// evaluate).
+func evaluateBatch(input []byte, entry func(i int), out []byte) ([]byte, bool) {
 	if handler == nil && prepare == nil {
 		return []byte("no handler: call sdk.Handle in init"), true
 	}
@@ -372,7 +383,7 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 		return []byte("request: no batch array"), true
 	}
 	r.names()
-	out = append(make([]byte, 0, 512), '[')
+	out = append(out, '[')
 	batch.elementsAsBefore(&batchSettings, func(i int, raw []byte, same bool) bool {
 		entry(i)
 		if i > 0 {
