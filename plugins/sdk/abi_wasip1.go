@@ -32,7 +32,7 @@ func guardABIv1() {}
 
 //go:wasmexport guard_evaluate
 func guardEvaluate(n int32) int32 {
-	return run(n, func(in []byte) ([]byte, bool) { return evaluate(in, outbuf[:0]) })
+	return run(n, func(in []byte) ([]byte, bool) { return evaluate(in, outbuf[:0], &lastReason) })
 }
 
 //go:wasmexport guard_evaluate_batch
@@ -49,6 +49,9 @@ func guardValidate(n int32) int32 { return run(n, ValidateSettings) }
 // call at a time, and the host copies the response (guard.output) before
 // the call returns.
 var inbuf, outbuf []byte
+
+// lastReason is the last call's reason and its JSON (encodedReason).
+var lastReason encodedReason
 
 // allocated reads how many bytes the Go heap has allocated, ever.
 var allocated = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}

@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
@@ -219,13 +220,15 @@ func Rewrite(reason string, v Value) Decision {
 }
 
 // Encode is the decision as the ABI's response JSON.
-func (d Decision) Encode() []byte { return d.appendJSON(make([]byte, 0, 64)) }
+func (d Decision) Encode() []byte { return d.appendJSON(make([]byte, 0, 64), nil) }
 
-func (d Decision) appendJSON(b []byte) []byte {
+// appendJSON appends the decision's JSON; with last, the reason's JSON is
+// taken from there when it is the very string encoded there last.
+func (d Decision) appendJSON(b []byte, last *encodedReason) []byte {
 	b = append(b, `{"decision":`...)
 	b = abi.AppendString(b, string(d.Verdict))
 	b = append(b, `,"reason":`...)
-	b = abi.AppendString(b, d.Reason)
+	b = last.append(b, d.Reason)
 	if d.Code != "" {
 		b = append(b, `,"code":`...)
 		b = abi.AppendString(b, d.Code)
@@ -247,7 +250,7 @@ var (
 // is valid during the call only: the SDK reuses it for the next call, so
 // keep what you need of it (a string, a Value built with the constructors),
 // never the Request or a Value read from it.
-func Handle(fn func(*Request) Decision) { handler, prepare = fn, nil }
+func Handle(fn func(*Request) Decision) { register(fn, nil) }
 
 // HandlePrepared registers the policy as made from its settings: fn reads
 // them once and returns the handler for them, which decides every call that
@@ -256,7 +259,19 @@ func Handle(fn func(*Request) Decision) { handler, prepare = fn, nil }
 // keeps one handler for each). Call it from init instead of Handle. fn may
 // keep the settings Value it is given; the handler is given a *Request as
 // Handle's is.
-func HandlePrepared(fn func(settings Value) func(*Request) Decision) { handler, prepare = nil, fn }
+func HandlePrepared(fn func(settings Value) func(*Request) Decision) { register(nil, fn) }
+
+// register sets the policy, and forgets the handlers prepared by another
+// (a policy's tests may register several in turn).
+func register(h func(*Request) Decision, p func(settings Value) func(*Request) Decision) {
+	prepared.mu.Lock()
+	defer prepared.mu.Unlock()
+	batchMu.Lock()
+	defer batchMu.Unlock()
+	handler, prepare = h, p
+	prepared.entries, prepared.n, prepared.last, prepared.p = [preparedSize]preparedHandler{}, 0, 0, 0
+	batchHandlers = nil
+}
 
 // handlerFor is the handler for a call whose settings are raw: the
 // registered one, or the one prepared for those settings.
@@ -317,12 +332,13 @@ func Validate(fn func(settings Value) error) { validator = fn }
 // Evaluate runs the registered handler on a request's JSON and returns the
 // response's JSON and whether it is an error (the ABI's non-zero return).
 // The ABI glue calls it; tests of a policy may call it directly.
-func Evaluate(input []byte) (out []byte, failed bool) { return evaluate(input, nil) }
+func Evaluate(input []byte) (out []byte, failed bool) { return evaluate(input, nil, nil) }
 
-// evaluate is Evaluate with the response appended to out: the ABI glue
-// passes the last call's, which the host has copied (a new one cost a Go
-// wasm guest an allocation and its zeroing at every call).
-func evaluate(input, out []byte) ([]byte, bool) {
+// evaluate is Evaluate with the response appended to out, and the reason's
+// JSON kept in last: the ABI glue passes the last call's buffer, which the
+// host has copied (a new one cost a Go wasm guest an allocation and its
+// zeroing at every call), and its reason.
+func evaluate(input, out []byte, last *encodedReason) ([]byte, bool) {
 	if handler == nil && prepare == nil {
 		return []byte("no handler: call sdk.Handle in init"), true
 	}
@@ -332,7 +348,31 @@ func evaluate(input, out []byte) ([]byte, bool) {
 	}
 	r := newRequest(v, false)
 	defer r.release()
-	return handlerFor(r.Settings().raw)(r).appendJSON(out), false
+	return handlerFor(r.Settings().raw)(r).appendJSON(out, last), false
+}
+
+// encodedReason is a reason and its JSON. A prepared policy that keeps a
+// decision (the category policy does, for the tool an agent asks again and
+// again) gives the same string at every call; its JSON is kept, not made
+// again, since a Go wasm guest encodes a string a byte at a time. The same
+// string is the same bytes at the same address: kept here, the string is
+// not collected, so no other string is ever made at its address.
+type encodedReason struct {
+	reason string
+	json   []byte
+}
+
+func (e *encodedReason) append(b []byte, reason string) []byte {
+	if e == nil || len(reason) < 16 { // short: encoded sooner than compared
+		return abi.AppendString(b, reason)
+	}
+	if len(reason) == len(e.reason) && unsafe.StringData(reason) == unsafe.StringData(e.reason) {
+		return append(b, e.json...)
+	}
+	n := len(b)
+	b = abi.AppendString(b, reason)
+	e.reason, e.json = reason, append(e.json[:0], b[n:]...)
+	return b
 }
 
 // newRequest is a Request for v, reused from an earlier call with its
@@ -400,7 +440,10 @@ func evaluateBatch(input []byte, entry func(i int), out []byte) ([]byte, bool) {
 			}
 			h = batchHandlers[i]
 		}
-		out = h(r).appendJSON(out)
+		for len(batchReasons) <= i {
+			batchReasons = append(batchReasons, encodedReason{})
+		}
+		out = h(r).appendJSON(out, &batchReasons[i])
 		return true
 	})
 	return append(out, ']'), false
@@ -415,6 +458,7 @@ var (
 	batchMu       sync.Mutex
 	batchSettings [][]byte
 	batchHandlers []func(*Request) Decision
+	batchReasons  []encodedReason // each entry's last reason
 )
 
 // ValidateSettings runs the registered validator on the settings' JSON.

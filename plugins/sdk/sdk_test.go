@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
 
 const sample = `{"abi":1,"phase":"call","tool":"debugpy_evaluate","category":"execute","arguments":{"expression":"user.password","frame_id":3},"result":null,"session":{"id":"s-1","client":{"name":"claude-code","version":"2.1"}},"debug_session":{"name":"api","host":"127.0.0.1","port":5678,"pid":4242,"state":"stopped"},"time":"2026-12-02T10:00:00Z","settings":{"list":["a","b\u00e9\n"],"n":-1.5e3,"t":true}}`
@@ -170,6 +172,21 @@ func TestHandlePreparedReadsEachSettingsOnce(t *testing.T) {
 	if prepared.n > preparedSize {
 		t.Fatalf("%d settings kept, bound %d", prepared.n, preparedSize)
 	}
+	// Another policy registered forgets the first's handlers.
+	HandlePrepared(func(s Value) func(*Request) Decision {
+		return func(r *Request) Decision { return Deny("other:" + s.Get("k").Str()) }
+	})
+	last := strconv.Itoa(3*preparedSize - 1) // the loop's last settings, kept
+	if out, _ := Evaluate(req(`{"k":"` + last + `"}`)); !strings.Contains(string(out), `"other:`+last+`"`) {
+		t.Fatalf("after HandlePrepared again: %s", out)
+	}
+	out, _ := EvaluateBatch([]byte(`{"abi":1,"phase":"call","tool":"t","settings":null,"batch":[{"k":"`+last+`"},{"k":"x"}]}`), func(int) {})
+	if !strings.Contains(string(out), `"other:`+last+`"`) {
+		t.Fatalf("a batch after HandlePrepared again: %s", out)
+	}
+	HandlePrepared(func(s Value) func(*Request) Decision {
+		return func(r *Request) Decision { return Allow(r.Tool() + ":" + s.Get("k").Str()) }
+	})
 	// A policy's own tests may call from several goroutines (make test
 	// runs with -race).
 	var wg sync.WaitGroup
@@ -188,6 +205,27 @@ func TestHandlePreparedReadsEachSettingsOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestEncodedReasonReusesOnlyTheSameString: a reason's kept JSON is used
+// for the very string it was made from, never for another string, even
+// one with the same bytes or at the same address with another length.
+func TestEncodedReasonReusesOnlyTheSameString(t *testing.T) {
+	var e encodedReason
+	long := "a reason <with> \"quotes\", é and \u2028 in it"
+	for i, r := range []string{long, long, strings.Clone(long), long[:20], long, strings.Repeat("b", len(long)), "short", long[1:], long[1:]} {
+		if got, want := string(e.append(nil, r)), string(abi.AppendString(nil, r)); got != want {
+			t.Fatalf("reason %d %q: %s, want %s", i, r, got, want)
+		}
+	}
+	e.append(nil, long)
+	e.json = []byte(`"kept"`) // what a later call of the same string appends
+	if got := string(e.append(nil, long)); got != `"kept"` {
+		t.Fatalf("the same string again was encoded again: %s", got)
+	}
+	if got := string(e.append(nil, strings.Clone(long))); got != string(abi.AppendString(nil, long)) {
+		t.Fatalf("another string with the same bytes: %s", got)
+	}
 }
 
 // TestSetChangesOnlyItsValue: a Value is two words, its built part shared
