@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -45,10 +46,21 @@ var does = map[string]string{
 type config struct {
 	verdicts map[string]abi.Verdict // read, write, execute: as set ("" when not)
 	deferred []string
+	// last is the last decision on a call that runs no code, starts and
+	// enters nothing: it depends on the tool and its category alone, and an
+	// agent asks the same tool many times in a row (a stack, a step, a
+	// stack...), so it is not built again (a Go wasm guest spent a sixth of
+	// the policy's time building the reason).
+	last *atomic.Pointer[plainDecision]
+}
+
+type plainDecision struct {
+	tool, cat string
+	d         sdk.Decision
 }
 
 func readConfig(s sdk.Value) config {
-	c := config{verdicts: map[string]abi.Verdict{}}
+	c := config{verdicts: map[string]abi.Verdict{}, last: new(atomic.Pointer[plainDecision])}
 	for _, k := range []string{"read", "write", "execute"} {
 		c.verdicts[k] = abi.Verdict(s.Get(k).Str())
 	}
@@ -68,12 +80,24 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
+	tool, cat := r.Tool(), r.Category()
 	for _, t := range c.deferred {
-		if t == r.Tool() {
+		if t == tool {
 			return sdk.Abstain()
 		}
 	}
-	cat := r.Category()
+	plain := tool != "debugpy_launch" && tool != "debugpy_attach_pid" && r.Derived().Get("code").Len() == 0 // see describe
+	if m := c.last.Load(); plain && m != nil && m.tool == tool && m.cat == cat {
+		return m.d
+	}
+	d := decideAnew(r, c, cat)
+	if plain {
+		c.last.Store(&plainDecision{tool, cat, d})
+	}
+	return d
+}
+
+func decideAnew(r *sdk.Request, c config, cat string) sdk.Decision {
 	verdict, ok := c.verdicts[cat]
 	if !ok { // not a category the host sends: read as before
 		verdict = abi.Verdict(r.Settings().Get(cat).Str())
@@ -92,7 +116,9 @@ var verdicts = map[abi.Verdict]string{abi.Allow: "allowed", abi.Deny: "denied by
 
 // describe says what the call would do, for the person who approves it or
 // reads the audit log: the code it would run, the program it would start,
-// the process it would enter.
+// the process it would enter. Any other call is told by its tool and
+// category alone, and decide keeps that decision (config.last): a new kind
+// of description goes in decide's plain too.
 func describe(r *sdk.Request, cat string) string {
 	tool := r.Tool()
 	if code := r.Derived().Get("code"); code.Len() > 0 {

@@ -5,6 +5,7 @@ package policytest
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -71,6 +72,31 @@ func Run(t *testing.T, decide func(*sdk.Request) sdk.Decision, cases []Case) {
 		}
 		if r.Decision != c.Want || !strings.Contains(r.Reason, c.Reason) || r.Code != c.Code || !strings.Contains(string(out), c.Output) {
 			t.Errorf("%s: got %s\nwant %s (reason with %q, code %q, output with %q)", c.Name, out, c.Want, c.Reason, c.Code, c.Output)
+		}
+	}
+}
+
+// Prepared checks that the policy prepared once for each settings, as the
+// built-in module runs it (sdk.HandlePrepared), answers every case as
+// decide, which reads the settings at each call, does: the cases asked 20
+// times each in a random order, so that a decision a prepared policy keeps
+// from one call meets every other call after it. For a policy whose
+// decision does not depend on its own earlier calls (not ratelimit).
+func Prepared(t *testing.T, prepare func(sdk.Value) func(*sdk.Request) sdk.Decision, decide func(*sdk.Request) sdk.Decision, cases []Case) {
+	t.Helper()
+	defer sdk.Handle(nil)
+	sdk.Handle(decide)
+	want := make([]string, len(cases))
+	for i, c := range cases {
+		out, _ := sdk.Evaluate(c.Request())
+		want[i] = string(out)
+	}
+	sdk.HandlePrepared(prepare)
+	rnd := rand.New(rand.NewPCG(uint64(len(cases)), 20))
+	for range 20 * len(cases) {
+		i := rnd.IntN(len(cases))
+		if out, _ := sdk.Evaluate(cases[i].Request()); string(out) != want[i] {
+			t.Fatalf("%s, prepared: %s\nread at the call: %s", cases[i].Name, out, want[i])
 		}
 	}
 }
