@@ -346,6 +346,19 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 const hexDigits = "0123456789abcdef"
 
+// AppendVerdict appends v as a JSON string, as AppendString does; the four
+// verdicts need no escape and are copied, not scanned (a Go wasm guest
+// scans a byte at a time, and the SDK writes one for every decision).
+func AppendVerdict(b []byte, v Verdict) []byte {
+	switch v {
+	case Allow, Deny, Approve, Abstain:
+		b = append(b, '"')
+		b = append(b, v...)
+		return append(b, '"')
+	}
+	return AppendString(b, string(v))
+}
+
 // AppendString appends s as a JSON string, byte for byte as encoding/json
 // writes it: <, > and & escaped, \b \f \n \r \t short, other control
 // characters as \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029

@@ -126,6 +126,16 @@ func FuzzRequest(f *testing.F) {
 	})
 }
 
+// TestAppendVerdict: AppendVerdict is AppendString for every verdict and
+// for strings that are none.
+func TestAppendVerdict(t *testing.T) {
+	for _, v := range []Verdict{Allow, Deny, Approve, Abstain, "", "Allow", "allow ", "<deny>", "\u2028"} {
+		if got, want := AppendVerdict([]byte("x"), v), AppendString([]byte("x"), string(v)); !bytes.Equal(got, want) {
+			t.Errorf("AppendVerdict(%q) = %s, AppendString: %s", v, got, want)
+		}
+	}
+}
+
 // FuzzAppendString: AppendString is encoding/json's encoding of a string.
 func FuzzAppendString(f *testing.F) {
 	for _, s := range tricky {

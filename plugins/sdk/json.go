@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"strings"
@@ -389,7 +390,7 @@ func (v Value) elementsAsBefore(before *[][]byte, fn func(i int, val []byte, sam
 			known = (*before)[k]
 		}
 		var ve int
-		same := len(known) > 0 && (known[0] == '{' || known[0] == '[') && bytes.HasPrefix(b[i:], known)
+		same := len(known) > 0 && (known[0] == '{' || known[0] == '[') && hasPrefix(b[i:], known)
 		if same {
 			ve = i + len(known)
 		} else {
@@ -409,6 +410,28 @@ func (v Value) elementsAsBefore(before *[][]byte, fn func(i int, val []byte, sam
 		}
 		i = afterValue(b, ve)
 	}
+}
+
+// hasPrefix is bytes.HasPrefix(b, p), eight bytes at a time: Go's
+// WebAssembly compares a byte at a time in bytes.HasPrefix (memeqbody),
+// and reads eight with binary.LittleEndian.Uint64 (one i64.load).
+func hasPrefix(b, p []byte) bool {
+	if len(b) < len(p) {
+		return false
+	}
+	b = b[:len(p)]
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:]) != binary.LittleEndian.Uint64(p[i:]) {
+			return false
+		}
+	}
+	for ; i < len(p); i++ {
+		if b[i] != p[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func skipSpace(b []byte, i int) int {

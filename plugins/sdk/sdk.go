@@ -226,7 +226,7 @@ func (d Decision) Encode() []byte { return d.appendJSON(make([]byte, 0, 64), nil
 // taken from there when it is the very string encoded there last.
 func (d Decision) appendJSON(b []byte, last *encodedReason) []byte {
 	b = append(b, `{"decision":`...)
-	b = abi.AppendString(b, string(d.Verdict))
+	b = abi.AppendVerdict(b, d.Verdict)
 	b = append(b, `,"reason":`...)
 	b = last.append(b, d.Reason)
 	if d.Code != "" {
@@ -363,6 +363,9 @@ type encodedReason struct {
 }
 
 func (e *encodedReason) append(b []byte, reason string) []byte {
+	if reason == "" { // an abstain's
+		return append(b, '"', '"')
+	}
 	if e == nil || len(reason) < 16 { // short: encoded sooner than compared
 		return abi.AppendString(b, reason)
 	}

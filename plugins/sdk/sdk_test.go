@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
@@ -108,6 +109,27 @@ func TestElementsAsBeforeAgrees(t *testing.T) {
 		})
 		if !slices.Equal(got, want) || !slices.Equal(want, elems) {
 			t.Fatalf("%s: elementsAsBefore read %q, elements %q", doc, got, want)
+		}
+	}
+}
+
+// TestHasPrefixAgreesWithBytes: hasPrefix is bytes.HasPrefix, for prefixes
+// of every length up to 40 that differ from b at each place in turn.
+func TestHasPrefixAgreesWithBytes(t *testing.T) {
+	b := []byte(`{"policy":"targets","hosts":["loopback"],"files":"approve"}`)
+	for n := 0; n <= 40; n++ {
+		p := bytes.Clone(b[:n])
+		for _, q := range [][]byte{p, append(bytes.Clone(p), 'x'), b[:0], nil} {
+			if hasPrefix(b, q) != bytes.HasPrefix(b, q) || hasPrefix(q, b) != bytes.HasPrefix(q, b) {
+				t.Fatalf("hasPrefix(%q, %q) disagrees with bytes.HasPrefix", b, q)
+			}
+		}
+		for i := range n {
+			p[i] ^= 0x20
+			if hasPrefix(b, p) || hasPrefix(b[:n], p) {
+				t.Fatalf("hasPrefix(%q, %q): true", b, p)
+			}
+			p[i] ^= 0x20
 		}
 	}
 }
