@@ -32,7 +32,7 @@ func jsonString(s string) string {
 // argument carries the code (judge_test.go has the judging of trees).
 func TestDecide(t *testing.T) {
 	eval := "debugpy_evaluate"
-	policytest.Run(t, Decide, []policytest.Case{
+	cases := []policytest.Case{
 		{Name: "no code", Tool: "debugpy_stack_trace", Want: "abstain"},
 		{Name: "a plain read", Tool: eval, Derived: code("expression", "expression", "user.name"), Want: "allow"},
 		{Name: "a dunder", Tool: eval, Derived: code("expression", "expression", "__import__('os')"), Want: "deny",
@@ -49,7 +49,10 @@ func TestDecide(t *testing.T) {
 			Derived:  code("condition", "expression", "n > 3", "log_message", "expression", "len(x)", "hit_condition", "expression", "eval(s)"),
 			Settings: `{"allow_calls":["len"]}`, Want: "deny", Reason: "hit_condition: it uses eval"},
 		{Name: "phase result", Phase: "result", Tool: eval, Result: `{}`, Derived: code("expression", "expression", "eval(s)"), Want: "abstain"},
-	})
+	}
+	policytest.Run(t, Decide, cases)
+	// As the built-in module runs it: its settings read once, for every call.
+	policytest.Prepared(t, Prepare, Decide, cases)
 }
 
 func TestValidate(t *testing.T) {

@@ -46,7 +46,7 @@ func reported(resolved string) string {
 
 func TestDecide(t *testing.T) {
 	attach := "debugpy_attach"
-	policytest.Run(t, Decide, []policytest.Case{
+	cases := []policytest.Case{
 		{Name: "nothing to judge", Tool: "debugpy_stack_trace", Want: "abstain"},
 		{Name: "loopback", Tool: attach, Derived: addr("localhost", "127.0.0.1"), Want: "allow", Reason: "attach to localhost (127.0.0.1) is allowed"},
 		{Name: "loopback v6", Tool: attach, Derived: addr("::1", "::1"), Want: "allow"},
@@ -102,7 +102,10 @@ func TestDecide(t *testing.T) {
 			Derived: `{"code":[],"paths":[],"addresses":[{"argument":"host","host":"a","address":"127.0.0.1","port":1},{"argument":"host","host":"b","address":"10.1.1.1","port":1}]}`,
 			Want:    "deny", Reason: "b (10.1.1.1)"},
 		{Name: "phase result", Phase: "result", Tool: attach, Result: `{}`, Derived: addr("db", "10.0.0.5"), Want: "abstain"},
-	})
+	}
+	policytest.Run(t, Decide, cases)
+	// As the built-in module runs it: its settings read once, for every call.
+	policytest.Prepared(t, Prepare, Decide, cases)
 }
 
 func TestValidate(t *testing.T) {
