@@ -253,6 +253,9 @@ func (v Value) Members() []Member {
 		if escaped {
 			key = unescape(k)
 		}
+		if ms == nil {
+			ms = make([]Member, 0, 8) // one allocation for most objects, not four as it grows from one
+		}
 		ms = append(ms, Member{Key: key, Value: Value{raw: val}})
 		return true
 	})
@@ -265,7 +268,13 @@ func (v Value) Elements() []Value {
 		return v.built().arr
 	}
 	var es []Value
-	v.elements(func(e []byte) bool { es = append(es, Value{raw: e}); return true })
+	v.elements(func(e []byte) bool {
+		if es == nil {
+			es = make([]Value, 0, 8) // as Members
+		}
+		es = append(es, Value{raw: e})
+		return true
+	})
 	return es
 }
 
