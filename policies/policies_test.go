@@ -188,10 +188,49 @@ func BenchmarkExpressionsCold(b *testing.B) {
 // dict and a dataclass that hold a secret. With DEBUGPY_GUARD_PEER_BUILTIN
 // naming another build of builtin.wasm, the same calls run on it too.
 func BenchmarkRedact(b *testing.B) {
+	benchDefault(b, redactCall(0), func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil })
+}
+
+// BenchmarkRedactNew is BenchmarkRedact with other values at every call
+// (3,000 listings in turn, each value with the listing's number): the texts
+// are new to the policy, which keeps only those it found clean (redact's
+// cleanTexts), so this is a first reading's cost; BenchmarkRedact's is an
+// agent's asking again at a stop where nothing changed.
+func BenchmarkRedactNew(b *testing.B) {
+	calls := make([]engine.Call, 3000)
+	for i := range calls {
+		calls[i] = redactCall(i + 1)
+	}
+	ok := func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil }
+	cycle := func(e *engine.Engine) func() {
+		i := 0
+		return func() {
+			decider(b, e, calls[i%len(calls)], ok)()
+			i++
+		}
+	}
+	b.Run("embedded", func(b *testing.B) {
+		benchstat.Run(b, cycle(benchEngine(b, "default.toml", policies.DefaultConfig(), policies.Builtin)))
+	})
+	if peer := peerBuiltin(); peer != nil {
+		b.Run("turns", func(b *testing.B) {
+			benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: cycle(benchEngine(b, "default.toml", policies.DefaultConfig(), policies.Builtin))},
+				benchstat.Turn{Name: "peer", Fn: cycle(benchEngine(b, "default.toml", policies.DefaultConfig(), peer))})
+		})
+	}
+}
+
+// redactCall is a variables listing's result phase: 40 variables, most of
+// them plain, a dict and a dataclass that hold a secret; listing n > 0 has
+// n in every value.
+func redactCall(n int) engine.Call {
 	var vars []map[string]any
 	for i := range 36 {
-		vars = append(vars, map[string]any{"name": "v" + strconv.Itoa(i), "type": "str",
-			"value": fmt.Sprintf("'a value of some length, number %d'", i)})
+		v := fmt.Sprintf("'a value of some length, number %d'", i)
+		if n > 0 {
+			v = fmt.Sprintf("'a value of some length, number %d of %d'", i, n)
+		}
+		vars = append(vars, map[string]any{"name": "v" + strconv.Itoa(i), "type": "str", "value": v})
 	}
 	vars = append(vars,
 		map[string]any{"name": "order", "type": "Order", "value": "<app.models.Order object at 0x7f3a2c1d9e80>"},
@@ -199,9 +238,8 @@ func BenchmarkRedact(b *testing.B) {
 		map[string]any{"name": "settings", "type": "dict", "value": "{'host': 'db', 'port': 5432, 'db_password': 's3cr3t-value', 'debug': False}"},
 		map[string]any{"name": "cfg", "type": "Config", "value": "Config(user='app', password='dc-s3cret-value', port=5432)"})
 	result, _ := json.Marshal(map[string]any{"scope": "locals", "variables_reference": 7, "variables": vars})
-	call := engine.Call{Phase: engine.PhaseResult, Tool: "debugpy_variables", Category: tools.Read,
+	return engine.Call{Phase: engine.PhaseResult, Tool: "debugpy_variables", Category: tools.Read,
 		Arguments: json.RawMessage(`{"scope":"locals"}`), Result: result, MCPSession: "bench"}
-	benchDefault(b, call, func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil })
 }
 
 // BenchmarkRedactPandas is one result-phase decision with default.toml

@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -39,13 +41,59 @@ func Validate(s sdk.Value) error {
 	return settings.Check("redact", s, Settings)
 }
 
-// readNames reads settings.names, lower-cased, once per settings.
-func readNames(s sdk.Value) map[string]bool {
+// names are settings.names, lower-cased, read once per settings, and the
+// texts found clean with them.
+type names struct {
+	extra map[string]bool
+	clean *cleanTexts
+}
+
+func readNames(s sdk.Value) names {
 	extra := map[string]bool{}
 	for _, n := range s.Get("names").Elements() {
 		extra[strings.ToLower(n.Str())] = true
 	}
-	return extra
+	return names{extra, &cleanTexts{}}
+}
+
+// cleanTexts are the texts maskText found nothing in, with one settings'
+// names, kept from call to call: an agent lists the same variables at each
+// stop, and most of their texts hold nothing to mask, which a Go wasm guest
+// read again with every one of maskOnce's detectors (a listing of 40
+// variables took ~2 ms). A text is kept only when maskText changed nothing
+// and handed the host no secret, so that skipping it does all that reading
+// it again would: maskText depends on the text and the names alone
+// (TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange). Past cleanBytes the
+// texts kept are forgotten, all at once.
+type cleanTexts struct {
+	mu    sync.Mutex // a policy's tests may decide from several goroutines
+	set   map[string]struct{}
+	bytes int
+}
+
+const cleanBytes = 1 << 20
+
+// maskText is maskText(s, extra), skipped for a text found clean before.
+func (c *cleanTexts) maskText(s string, extra map[string]bool) (string, bool) {
+	c.mu.Lock()
+	_, clean := c.set[s]
+	c.mu.Unlock()
+	if clean {
+		return s, false
+	}
+	before := remembered.Load()
+	out, changed := maskText(s, extra)
+	if changed || remembered.Load() != before || len(s) > cleanBytes/16 { // a long text would crowd out the rest
+		return out, changed
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.set == nil || c.bytes+len(s) > cleanBytes {
+		c.set, c.bytes = map[string]struct{}{}, 0
+	}
+	c.set[s] = struct{}{}
+	c.bytes += len(s)
+	return s, false
 }
 
 // Decide is the policy.
@@ -54,7 +102,8 @@ func readNames(s sdk.Value) map[string]bool {
 // module keeps it while the settings stay the same).
 var Prepare, Decide = settings.Prepared(readNames, decide)
 
-func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
+func decide(r *sdk.Request, ns names) sdk.Decision {
+	extra := ns.extra
 	if r.Phase() != "result" {
 		return sdk.Abstain()
 	}
@@ -72,7 +121,7 @@ func decide(r *sdk.Request, extra map[string]bool) sdk.Decision {
 	case "debugpy_output":
 		res = outputMasked(res, r.Derived().Get("before"), extra, &n)
 	}
-	out, _ := walk(res, extra, &n)
+	out, _ := walk(res, extra, ns.clean, &n)
 	// An evaluate result carries no name: judge it by the expression.
 	if r.Tool() == "debugpy_evaluate" && isSecretName(lastName(r.Arg("expression").Str()), extra) && out.Get("result").Exists() {
 		out.Set("result", sdk.StringValue(mask))
@@ -203,7 +252,10 @@ func isSecretName(name string, extra map[string]bool) bool { return secrets.IsNa
 
 // remember hands a masked value to the host, which masks it in every
 // result of the session from then on (sdk.Secret).
-func remember(v string) { sdk.Secret(v) }
+func remember(v string) { remembered.Add(1); sdk.Secret(v) }
+
+// remembered counts the values handed to the host (cleanTexts).
+var remembered atomic.Int64
 
 // rememberShown hands the host the secret in a variable's displayed value
 // (a repr): as shown, and as the program holds it, decoded as Python reads
@@ -230,10 +282,10 @@ func rememberShown(display string) {
 // it changed anything (if not, v itself comes back: nothing is rebuilt). An
 // object with a "name" that looks like a secret has its "value" and
 // "result" masked, and its "children" dropped.
-func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
+func walk(v sdk.Value, extra map[string]bool, clean *cleanTexts, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
-		s, changed := maskText(v.Str(), extra)
+		s, changed := clean.maskText(v.Str(), extra)
 		if !changed {
 			return v, false
 		}
@@ -244,7 +296,7 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 		any := false
 		for i, e := range els {
 			var c bool
-			if els[i], c = walk(e, extra, n); c {
+			if els[i], c = walk(e, extra, clean, n); c {
 				any = true
 			}
 		}
@@ -255,16 +307,15 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 	case sdk.Object:
 		secret := isSecretName(v.Get("name").Str(), extra)
 		ms := v.Members()
-		out := make([]sdk.Member, 0, len(ms))
-		any := false
-		for _, m := range ms {
+		var out []sdk.Member // made at the first change: most objects have none
+		for i, m := range ms {
+			keep, changed := true, false
 			switch {
 			case secret && (m.Key == "value" || m.Key == "result"):
 				rememberShown(m.Value.Str())
 				learnContainer(m.Value.Str())
 				*n++
-				any = true
-				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
+				m.Value, changed = sdk.StringValue(mask), true
 			case secret && m.Key == "children":
 				// Dropped: the parts of a secret are secret too. Those
 				// named for a secret are learned, as anywhere else: an
@@ -272,22 +323,25 @@ func walk(v sdk.Value, extra map[string]bool, n *int) (sdk.Value, bool) {
 				// clear (found 2026-12-05). The others are not: a field
 				// name's value (user) is no secret, and learned it masked
 				// every text it is in.
-				walk(m.Value, extra, new(int))
+				walk(m.Value, extra, clean, new(int))
 				learnItems(m.Value)
 				learnValues(m.Value)
-				any = true
+				keep, changed = false, true
 			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
 				rememberShown(m.Value.Str())
 				*n++
-				any = true
-				out = append(out, sdk.Member{Key: m.Key, Value: sdk.StringValue(mask)})
+				m.Value, changed = sdk.StringValue(mask), true
 			default:
-				w, c := walk(m.Value, extra, n)
-				any = any || c
-				out = append(out, sdk.Member{Key: m.Key, Value: w})
+				m.Value, changed = walk(m.Value, extra, clean, n)
+			}
+			if changed && out == nil {
+				out = append(make([]sdk.Member, 0, len(ms)), ms[:i]...)
+			}
+			if out != nil && keep {
+				out = append(out, m)
 			}
 		}
-		if !any {
+		if out == nil {
 			return v, false
 		}
 		return sdk.ObjectValue(out...), true

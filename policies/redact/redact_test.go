@@ -11,7 +11,7 @@ import (
 
 func TestDecide(t *testing.T) {
 	vars := `{"variables":[{"name":"password","value":"'hunter2x'","type":"str"},{"name":"n","value":"3","type":"int"}]}`
-	policytest.Run(t, Decide, []policytest.Case{
+	cases := []policytest.Case{
 		{Name: "phase call", Tool: "debugpy_variables", Want: "abstain"},
 		{Name: "no result", Phase: "result", Tool: "debugpy_variables", Want: "allow", Reason: "no result"},
 		{Name: "nothing to redact", Phase: "result", Tool: "debugpy_variables", Result: `{"variables":[{"name":"n","value":"3"}]}`, Want: "allow", Reason: "nothing to redact"},
@@ -25,7 +25,11 @@ func TestDecide(t *testing.T) {
 			Result: `{"result":"'s3cr3t!!'","type":"str"}`, Want: "allow", Output: `"result":"[redacted]"`},
 		{Name: "a token in any string", Phase: "result", Tool: "debugpy_output",
 			Result: `{"output":"key AKIAIOSFODNN7EXAMPLE end"}`, Want: "allow", Reason: "redacted"},
-	})
+	}
+	policytest.Run(t, Decide, cases)
+	// As the built-in module runs it: its settings read once, and the texts
+	// it found clean kept from call to call.
+	policytest.Prepared(t, Prepare, Decide, cases)
 	// What was masked is handed to the host, which masks it everywhere.
 	if got := sdk.TakeSecrets(); len(got) == 0 {
 		t.Error("no secret handed to the host")

@@ -1,0 +1,108 @@
+package redact
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+)
+
+// TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange: a text that
+// cleanTexts skips is one that maskText, read fresh, leaves as it is and
+// learns nothing from: every string literal of this package's tests (each
+// secret shape they test, and the texts that must stay) and every string of
+// the pandas listing, in a random order, three times each through one
+// cleanTexts, with no names and with names, give what maskText gives and
+// hand the host the same secrets.
+func TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange(t *testing.T) {
+	texts := testLiterals(t)
+	var listing any
+	data, err := os.ReadFile("../testdata/pandas_listing.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &listing); err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, stringsOf(listing)...)
+	t.Logf("%d texts", len(texts))
+	if len(texts) < 5000 {
+		t.Fatalf("%d texts: the corpus is not read", len(texts))
+	}
+	rnd := rand.New(rand.NewPCG(9, 10))
+	for _, extra := range []map[string]bool{nil, {"pin": true, "acme": true}} {
+		var c cleanTexts
+		skipped := 0
+		sdk.TakeSecrets()
+		for range 3 * len(texts) {
+			s := texts[rnd.IntN(len(texts))]
+			want, wantChanged := maskText(s, extra)
+			wantSecrets := sdk.TakeSecrets()
+			c.mu.Lock()
+			_, known := c.set[s]
+			c.mu.Unlock()
+			got, changed := c.maskText(s, extra)
+			secrets := sdk.TakeSecrets()
+			if got != want || changed != wantChanged || !slices.Equal(secrets, wantSecrets) {
+				t.Fatalf("%q (kept clean: %v): %q %v %q; maskText: %q %v %q", s, known, got, changed, secrets, want, wantChanged, wantSecrets)
+			}
+			if known {
+				skipped++
+			}
+		}
+		if skipped < len(texts) {
+			t.Fatalf("%d texts skipped of %d read: cleanTexts keeps nothing", skipped, 3*len(texts))
+		}
+	}
+}
+
+// testLiterals are the string literals of this package's tests.
+func testLiterals(t *testing.T) []string {
+	files, _ := filepath.Glob("*_test.go")
+	var out []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if l, ok := n.(*ast.BasicLit); ok && l.Kind == token.STRING {
+				if s, err := strconv.Unquote(l.Value); err == nil && s != "" {
+					out = append(out, s)
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, stringsOf(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			out = append(append(out, k), stringsOf(v[k])...)
+		}
+		return out
+	}
+	return nil
+}
