@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -105,4 +106,23 @@ func stringsOf(v any) []string {
 		return out
 	}
 	return nil
+}
+
+// TestCleanTextsBounded: past its bounds cleanTexts forgets what it kept,
+// however many and however short the texts an agent's program shows.
+func TestCleanTextsBounded(t *testing.T) {
+	var c cleanTexts
+	for i := range 3 * cleanTextsMax {
+		c.maskText("n"+strconv.Itoa(i), nil)
+		if len(c.set) > cleanTextsMax || c.bytes > cleanBytes {
+			t.Fatalf("%d texts, %d bytes kept", len(c.set), c.bytes)
+		}
+	}
+	long := strings.Repeat("plain words ", cleanBytes/12/16+1) // over a sixteenth of cleanBytes: not kept
+	if _, changed := c.maskText(long, nil); changed {
+		t.Fatal("plain words masked")
+	}
+	if _, kept := c.set[long]; kept {
+		t.Fatalf("a text of %d bytes kept", len(long))
+	}
 }

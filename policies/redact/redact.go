@@ -63,7 +63,7 @@ func readNames(s sdk.Value) names {
 // variables took ~2 ms). A text is kept only when maskText changed nothing
 // and handed the host no secret, so that skipping it does all that reading
 // it again would: maskText depends on the text and the names alone
-// (TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange). Past cleanBytes the
+// (TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange). Past its bounds the
 // texts kept are forgotten, all at once.
 type cleanTexts struct {
 	mu    sync.Mutex // a policy's tests may decide from several goroutines
@@ -71,7 +71,12 @@ type cleanTexts struct {
 	bytes int
 }
 
-const cleanBytes = 1 << 20
+// At most cleanBytes of texts and cleanTextsMax texts are kept (a map's
+// entry costs some 50 bytes of its own: a module's memory is 32 MiB).
+const (
+	cleanBytes    = 1 << 20
+	cleanTextsMax = 16 << 10
+)
 
 // maskText is maskText(s, extra), skipped for a text found clean before.
 func (c *cleanTexts) maskText(s string, extra map[string]bool) (string, bool) {
@@ -88,7 +93,7 @@ func (c *cleanTexts) maskText(s string, extra map[string]bool) (string, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.set == nil || c.bytes+len(s) > cleanBytes {
+	if c.set == nil || c.bytes+len(s) > cleanBytes || len(c.set) >= cleanTextsMax {
 		c.set, c.bytes = map[string]struct{}{}, 0
 	}
 	c.set[s] = struct{}{}
