@@ -340,7 +340,7 @@ func Evaluate(input []byte) (out []byte, failed bool) { return evaluate(input, n
 // zeroing at every call), and its reason.
 func evaluate(input, out []byte, last *encodedReason) ([]byte, bool) {
 	if handler == nil && prepare == nil {
-		return []byte("no handler: call sdk.Handle in init"), true
+		return []byte("no handler: call sdk.Handle or sdk.HandlePrepared in init"), true
 	}
 	v := view(input)
 	if v.Kind() != Object {
@@ -409,7 +409,7 @@ func EvaluateBatch(input []byte, entry func(i int)) (out []byte, failed bool) {
 // evaluate).
 func evaluateBatch(input []byte, entry func(i int), out []byte) ([]byte, bool) {
 	if handler == nil && prepare == nil {
-		return []byte("no handler: call sdk.Handle in init"), true
+		return []byte("no handler: call sdk.Handle or sdk.HandlePrepared in init"), true
 	}
 	v := view(input)
 	if v.Kind() != Object {
