@@ -23,6 +23,16 @@ func TestDecide(t *testing.T) {
 			Want: "allow", Reason: "nothing to redact"},
 		{Name: "an evaluate of a secret", Phase: "result", Tool: "debugpy_evaluate", Args: `{"expression":"cfg.password"}`,
 			Result: `{"result":"'s3cr3t!!'","type":"str"}`, Want: "allow", Output: `"result":"[redacted]"`},
+		// The secret's text, under a plain name first: found clean and kept
+		// (cleanTexts), it is still masked under a secret's name, in a
+		// secret's key, and as a secret expression's result.
+		{Name: "the secret's text under a plain name", Phase: "result", Tool: "debugpy_variables",
+			Result: `{"variables":[{"name":"greeting","value":"'hunter2x'","type":"str"}]}`, Want: "allow", Reason: "nothing to redact"},
+		{Name: "the same text in a secret's key", Phase: "result", Tool: "debugpy_variables",
+			Result: `{"variables":[{"name":"d","value":"'hunter2x'","type":"str","password":"'hunter2x'"}]}`, Want: "allow",
+			Output: `"password":"[redacted]"`},
+		{Name: "the same text as a secret's value", Phase: "result", Tool: "debugpy_evaluate", Args: `{"expression":"cfg.password"}`,
+			Result: `{"result":"'hunter2x'","type":"str"}`, Want: "allow", Output: `"result":"[redacted]"`},
 		{Name: "a token in any string", Phase: "result", Tool: "debugpy_output",
 			Result: `{"output":"key AKIAIOSFODNN7EXAMPLE end"}`, Want: "allow", Reason: "redacted"},
 	}
