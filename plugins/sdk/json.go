@@ -384,8 +384,8 @@ func (v Value) elements(fn func(val []byte) bool) {
 // element i as it was last time, and same tells fn it is so. An element
 // that starts with those bytes ends where they do, if they are an object or
 // an array: it ends at its own closing bracket, whatever follows it; so
-// one comparison finds it (Go's memequal, one tight loop), where end's scan
-// stops at each string and bracket. Other elements are scanned, compared,
+// one comparison finds it (hasPrefix, eight bytes at a time), where end's
+// scan stops at each string and bracket. Other elements are scanned, compared,
 // and kept for the next call (a copy: the array's bytes are the caller's).
 func (v Value) elementsAsBefore(before *[][]byte, fn func(i int, val []byte, same bool) bool) {
 	b := v.raw
