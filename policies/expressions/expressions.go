@@ -31,7 +31,7 @@ func Validate(s sdk.Value) error {
 
 // readRules reads deny_names and allow_calls.
 func readRules(s sdk.Value) rules {
-	rs := rules{deny: map[string]bool{}, calls: map[string]bool{}}
+	rs := rules{deny: map[string]bool{}, calls: map[string]bool{}, judged: &judgements{}}
 	for _, n := range s.Get("deny_names").Elements() {
 		rs.deny[n.Str()] = true
 	}
@@ -62,7 +62,7 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 	}
 	worst, why := abi.Allow, "plain names, attributes, literal subscripts and comparisons"
 	for _, c := range code {
-		v, reason := judgeCode(c.Get("text").Str(), c.Get("kind").Str(), rs)
+		v, reason := rs.judged.judge(c.Get("text").Str(), c.Get("kind").Str(), rs)
 		reason = c.Get("argument").Str() + ": " + reason
 		if v == abi.Deny || (v == abi.Approve && worst == abi.Allow) {
 			worst, why = v, reason

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
@@ -35,8 +36,54 @@ import (
 //	         operators, other comparisons, boolean operators, conditional
 //	         expressions, tuples, lists, sets and dicts of those
 type rules struct {
-	deny  map[string]bool // settings.deny_names
-	calls map[string]bool // settings.allow_calls
+	deny   map[string]bool // settings.deny_names
+	calls  map[string]bool // settings.allow_calls
+	judged *judgements     // the last pieces of code judged with these rules
+}
+
+// judgements are the last judgements of code with one settings' rules, by
+// the code's text and kind. Judging depends on those alone (judgeCode),
+// and an agent has the same code judged again and again: a watch
+// expression evaluated at each stop, a breakpoint's condition set again.
+// Read again, such code skipped the tokenizer, the parser and the walk,
+// whose code a Go wasm guest pays for in cold caches at every call
+// (docs/PERFORMANCE.md). At most judgedSize pieces of at most judgedText
+// bytes each, the oldest replaced first.
+type judgements struct {
+	mu   sync.Mutex // a policy's tests may decide from several goroutines
+	last [judgedSize]judgement
+	next int
+}
+
+type judgement struct {
+	text, kind string
+	v          abi.Verdict
+	reason     string
+}
+
+const (
+	judgedSize = 32
+	judgedText = 1 << 10
+)
+
+// judge is judgeCode(text, kind, r), judged once for the same text and kind.
+func (j *judgements) judge(text, kind string, r rules) (abi.Verdict, string) {
+	if j == nil || len(text) > judgedText {
+		return judgeCode(text, kind, r)
+	}
+	j.mu.Lock()
+	for i := range j.last {
+		if e := &j.last[i]; e.v != "" && len(e.text) == len(text) && e.text == text && e.kind == kind {
+			j.mu.Unlock()
+			return e.v, e.reason
+		}
+	}
+	j.mu.Unlock()
+	v, reason := judgeCode(text, kind, r)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.last[j.next], j.next = judgement{text, kind, v, reason}, (j.next+1)%judgedSize
+	return v, reason
 }
 
 type verdict struct {

@@ -2,19 +2,16 @@ package redact
 
 import (
 	"encoding/json"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"maps"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
 
 // TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange: a text that
@@ -25,7 +22,7 @@ import (
 // cleanTexts, with no names and with names, give what maskText gives and
 // hand the host the same secrets.
 func TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange(t *testing.T) {
-	texts := testLiterals(t)
+	texts := policytest.Literals(t)
 	var listing any
 	data, err := os.ReadFile("../testdata/pandas_listing.json")
 	if err != nil {
@@ -64,28 +61,6 @@ func TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange(t *testing.T) {
 			t.Fatalf("%d texts skipped of %d read: cleanTexts keeps nothing", skipped, 3*len(texts))
 		}
 	}
-}
-
-// testLiterals are the string literals of this package's tests.
-func testLiterals(t *testing.T) []string {
-	files, _ := filepath.Glob("*_test.go")
-	var out []string
-	fset := token.NewFileSet()
-	for _, f := range files {
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			if l, ok := n.(*ast.BasicLit); ok && l.Kind == token.STRING {
-				if s, err := strconv.Unquote(l.Value); err == nil && s != "" {
-					out = append(out, s)
-				}
-			}
-			return true
-		})
-	}
-	return out
 }
 
 func stringsOf(v any) []string {

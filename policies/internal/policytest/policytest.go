@@ -5,7 +5,12 @@ package policytest
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +104,31 @@ func Prepared(t *testing.T, prepare func(sdk.Value) func(*sdk.Request) sdk.Decis
 			t.Fatalf("%s, prepared: %s\nread at the call: %s", cases[i].Name, out, want[i])
 		}
 	}
+}
+
+// Literals are the string literals of the current directory's test files:
+// the texts a package's tests know (each secret shape, each piece of code
+// they judge), a corpus for tests that hold one reading to another.
+func Literals(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("*_test.go")
+	var out []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if l, ok := n.(*ast.BasicLit); ok && l.Kind == token.STRING {
+				if s, err := strconv.Unquote(l.Value); err == nil && s != "" {
+					out = append(out, s)
+				}
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // Setting is a module's settings and what its Validate must say of them.
