@@ -201,7 +201,36 @@ func BenchmarkRedactNew(b *testing.B) {
 	for i := range calls {
 		calls[i] = redactCall(i + 1)
 	}
-	ok := func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil }
+	benchCycle(b, "default.toml", policies.DefaultConfig(), calls, func(d engine.Decision) bool { return d.Verdict == engine.Allow && d.Result != nil })
+}
+
+// BenchmarkExpressionsNew is BenchmarkExpressions with code new at every
+// call (3,000 expressions in turn, user.name and a call of len on a name
+// of its own): the expressions policy keeps the code it judged lately,
+// so this is a first judgement's cost, BenchmarkExpressions's the cost of
+// code judged again (a watch at each stop).
+func BenchmarkExpressionsNew(b *testing.B) {
+	const cfg = "[modules.expressions]\nsource = \"builtin:expressions\"\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"expressions\"]\n"
+	calls := make([]engine.Call, 3000)
+	for i := range calls {
+		expr := "user" + strconv.Itoa(i) + ".name"
+		if i%2 == 1 {
+			expr = "len(items" + strconv.Itoa(i) + ")"
+		}
+		call, err := tools.PrepareCall(context.Background(), "debugpy_evaluate", json.RawMessage(`{"expression":`+strconv.Quote(expr)+`}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		call.Phase, call.MCPSession = engine.PhaseCall, "bench"
+		calls[i] = call
+	}
+	benchCycle(b, "bench.toml", []byte(cfg), calls, func(d engine.Decision) bool { return d.Verdict != "" })
+}
+
+// benchCycle times one decision of each of calls in turn (then the first
+// again) by an engine for the config, on the embedded builtin.wasm and, in
+// turns, on DEBUGPY_GUARD_PEER_BUILTIN's when it names one.
+func benchCycle(b *testing.B, file string, cfg []byte, calls []engine.Call, ok func(engine.Decision) bool) {
 	cycle := func(e *engine.Engine) func() {
 		i := 0
 		return func() {
@@ -210,12 +239,12 @@ func BenchmarkRedactNew(b *testing.B) {
 		}
 	}
 	b.Run("embedded", func(b *testing.B) {
-		benchstat.Run(b, cycle(benchEngine(b, "default.toml", policies.DefaultConfig(), policies.Builtin)))
+		benchstat.Run(b, cycle(benchEngine(b, file, cfg, policies.Builtin)))
 	})
 	if peer := peerBuiltin(); peer != nil {
 		b.Run("turns", func(b *testing.B) {
-			benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: cycle(benchEngine(b, "default.toml", policies.DefaultConfig(), policies.Builtin))},
-				benchstat.Turn{Name: "peer", Fn: cycle(benchEngine(b, "default.toml", policies.DefaultConfig(), peer))})
+			benchstat.Turns(b, benchstat.Turn{Name: "embedded", Fn: cycle(benchEngine(b, file, cfg, policies.Builtin))},
+				benchstat.Turn{Name: "peer", Fn: cycle(benchEngine(b, file, cfg, peer))})
 		})
 	}
 }
