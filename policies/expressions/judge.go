@@ -45,7 +45,7 @@ type rules struct {
 // the code's text and kind. Judging depends on those alone (judgeCode),
 // and an agent has the same code judged again and again: a watch
 // expression evaluated at each stop, a breakpoint's condition set again.
-// Read again, such code skipped the tokenizer, the parser and the walk,
+// Judged again, such code skips the tokenizer, the parser and the walk,
 // whose code a Go wasm guest pays for in cold caches at every call
 // (docs/PERFORMANCE.md). At most judgedSize pieces of at most judgedText
 // bytes each, the oldest replaced first.
