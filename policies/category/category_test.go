@@ -16,11 +16,11 @@ func TestDecide(t *testing.T) {
 // Decide does.
 func TestPreparedDecidesAsDecide(t *testing.T) {
 	more := []policytest.Case{ // the same tool with code and without, a category changed
-		{Name: "set_breakpoint, no code", Tool: "debugpy_set_breakpoint", Category: "write"},
-		{Name: "set_breakpoint, no code, execute", Tool: "debugpy_set_breakpoint", Category: "execute"},
-		{Name: "stack_trace, write", Tool: "debugpy_stack_trace", Category: "write"},
-		{Name: "launch, no program", Tool: "debugpy_launch", Category: "execute", Args: `{"module":"m"}`},
-		{Name: "attach_pid, another pid", Tool: "debugpy_attach_pid", Category: "execute", Args: `{"pid":7}`},
+		{Name: "set_breakpoint, no code", Tool: "debugpy_set_breakpoint", Category: "write", Want: "allow", Reason: "changes the debug session"},
+		{Name: "set_breakpoint, no code, execute", Tool: "debugpy_set_breakpoint", Category: "execute", Want: "approve", Reason: "(category execute)"},
+		{Name: "stack_trace, write", Tool: "debugpy_stack_trace", Category: "write", Want: "allow", Reason: "(category write)"},
+		{Name: "launch, no program", Tool: "debugpy_launch", Category: "execute", Args: `{"module":"m"}`, Want: "approve", Reason: "python -m m"},
+		{Name: "attach_pid, another pid", Tool: "debugpy_attach_pid", Category: "execute", Args: `{"pid":7}`, Want: "approve", Reason: "process 7"},
 	}
 	policytest.Prepared(t, Prepare, Decide, append(slices.Clone(cases), more...))
 }

@@ -5,6 +5,7 @@ package policytest
 
 import (
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -69,24 +70,30 @@ func Run(t *testing.T, decide func(*sdk.Request) sdk.Decision, cases []Case) {
 		if !json.Valid(req) {
 			t.Fatalf("%s: the case's request is not JSON: %s", c.Name, req)
 		}
-		out, failed := sdk.Evaluate(req)
-		var r struct{ Decision, Reason, Code string }
-		if failed || json.Unmarshal(out, &r) != nil {
-			t.Errorf("%s: %s (failed %v)", c.Name, out, failed)
-			continue
-		}
-		if r.Decision != c.Want || !strings.Contains(r.Reason, c.Reason) || r.Code != c.Code || !strings.Contains(string(out), c.Output) {
-			t.Errorf("%s: got %s\nwant %s (reason with %q, code %q, output with %q)", c.Name, out, c.Want, c.Reason, c.Code, c.Output)
+		if why := c.check(sdk.Evaluate(req)); why != "" {
+			t.Error(why)
 		}
 	}
 }
 
+// check says how the response out fails c, or "".
+func (c Case) check(out []byte, failed bool) string {
+	var r struct{ Decision, Reason, Code string }
+	if failed || json.Unmarshal(out, &r) != nil {
+		return fmt.Sprintf("%s: %s (failed %v)", c.Name, out, failed)
+	}
+	if r.Decision != c.Want || !strings.Contains(r.Reason, c.Reason) || r.Code != c.Code || !strings.Contains(string(out), c.Output) {
+		return fmt.Sprintf("%s: got %s\nwant %s (reason with %q, code %q, output with %q)", c.Name, out, c.Want, c.Reason, c.Code, c.Output)
+	}
+	return ""
+}
+
 // Prepared checks that the policy prepared once for each settings, as the
-// built-in module runs it (sdk.HandlePrepared), answers every case as
-// decide, which reads the settings at each call, does: the cases asked 20
-// times each in a random order, so that a decision a prepared policy keeps
-// from one call meets every other call after it. For a policy whose
-// decision does not depend on its own earlier calls (not ratelimit).
+// built-in module runs it (sdk.HandlePrepared), answers every case as the
+// case wants and as decide, which reads the settings at each call, does:
+// the cases asked 20 times each in a random order, so that what a prepared
+// policy keeps from one call meets every other call after it. For a policy
+// whose decision does not depend on its own earlier calls (not ratelimit).
 func Prepared(t *testing.T, prepare func(sdk.Value) func(*sdk.Request) sdk.Decision, decide func(*sdk.Request) sdk.Decision, cases []Case) {
 	t.Helper()
 	defer sdk.Handle(nil)
@@ -100,7 +107,11 @@ func Prepared(t *testing.T, prepare func(sdk.Value) func(*sdk.Request) sdk.Decis
 	rnd := rand.New(rand.NewPCG(uint64(len(cases)), 20))
 	for range 20 * len(cases) {
 		i := rnd.IntN(len(cases))
-		if out, _ := sdk.Evaluate(cases[i].Request()); string(out) != want[i] {
+		out, failed := sdk.Evaluate(cases[i].Request())
+		if why := cases[i].check(out, failed); why != "" {
+			t.Fatalf("prepared: %s", why)
+		}
+		if string(out) != want[i] {
 			t.Fatalf("%s, prepared: %s\nread at the call: %s", cases[i].Name, out, want[i])
 		}
 	}
