@@ -86,7 +86,7 @@ func decide(r *sdk.Request, c config) sdk.Decision {
 			return sdk.Abstain()
 		}
 	}
-	plain := tool != "debugpy_launch" && tool != "debugpy_attach_pid" && r.Derived().Get("code").Len() == 0 // see describe
+	plain := isPlain(r, tool)
 	if m := c.last.Load(); plain && m != nil && m.tool == tool && m.cat == cat {
 		return m.d
 	}
@@ -114,13 +114,22 @@ func decideAnew(r *sdk.Request, c config, cat string) sdk.Decision {
 // verdicts say a verdict to the person who reads the reason.
 var verdicts = map[abi.Verdict]string{abi.Allow: "allowed", abi.Deny: "denied by this config", abi.Approve: "a person decides"}
 
+// isPlain reports whether describe tells the call by its tool and category
+// alone: it runs no code, starts no program and enters no process. decide
+// keeps the decision on such a call (config.last).
+func isPlain(r *sdk.Request, tool string) bool {
+	return tool != "debugpy_launch" && tool != "debugpy_attach_pid" && r.Derived().Get("code").Len() == 0
+}
+
 // describe says what the call would do, for the person who approves it or
 // reads the audit log: the code it would run, the program it would start,
-// the process it would enter. Any other call is told by its tool and
-// category alone, and decide keeps that decision (config.last): a new kind
-// of description goes in decide's plain too.
+// the process it would enter; for any other call (isPlain), what its tool
+// does.
 func describe(r *sdk.Request, cat string) string {
 	tool := r.Tool()
+	if isPlain(r, tool) {
+		return tool + " " + does[cat]
+	}
 	if code := r.Derived().Get("code"); code.Len() > 0 {
 		c := code.Index(0)
 		out := tool + " would have debugpy run Python in the program (its " + c.Get("argument").Str() + ": " + short(c.Get("text").Str()) + ")"
@@ -155,10 +164,9 @@ func describe(r *sdk.Request, cat string) string {
 			out += "; the files under " + short(strings.Join(dirs, " and ")) + " would then be the debug session's, which the agent reads without asking (not a directory that holds the home directory)"
 		}
 		return out
-	case "debugpy_attach_pid":
-		return tool + " would inject the debugger into process " + strconv.FormatInt(r.Arg("pid").Int(), 10) + ", which runs code in it"
 	}
-	return tool + " " + does[cat]
+	// debugpy_attach_pid: the one call left that isPlain does not take.
+	return tool + " would inject the debugger into process " + strconv.FormatInt(r.Arg("pid").Int(), 10) + ", which runs code in it"
 }
 
 // short is s, cut to 200 bytes (at a rune's start) for a reason's line.
