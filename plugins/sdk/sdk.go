@@ -270,7 +270,7 @@ func register(h func(*Request) Decision, p func(settings Value) func(*Request) D
 	defer batchMu.Unlock()
 	handler, prepare = h, p
 	prepared.entries, prepared.n, prepared.last, prepared.p = [preparedSize]preparedHandler{}, 0, 0, 0
-	batchHandlers = nil
+	batchEntries = nil
 }
 
 // handlerFor is the handler for a call whose settings are raw: the
@@ -287,7 +287,7 @@ func handlerFor(raw []byte) func(*Request) Decision {
 // one found last, as calls ask for the same few settings in the same order
 // (a map would hash the settings' bytes at each call, which a Go wasm guest
 // does a byte at a time). Past preparedSize, a new entry replaces the
-// oldest. A batch does not search it: batchHandlers.
+// oldest. A batch does not search it: batchEntries.
 var prepared preparedHandlers
 
 const preparedSize = 16
@@ -415,7 +415,7 @@ func evaluateBatch(input []byte, entry func(i int), out []byte) ([]byte, bool) {
 	if v.Kind() != Object {
 		return []byte("request: not a JSON object"), true
 	}
-	batchMu.Lock() // batchSettings, batchHandlers: a policy's own tests may call it from several goroutines
+	batchMu.Lock() // batchSettings, batchEntries: a policy's own tests may call it from several goroutines
 	defer batchMu.Unlock()
 	// One Request for every entry: its index of members, phase, tool and
 	// category are read once, and only the settings change.
@@ -433,20 +433,17 @@ func evaluateBatch(input []byte, entry func(i int), out []byte) ([]byte, bool) {
 			out = append(out, ',')
 		}
 		r.settings = view(raw)
-		h := handler
+		for len(batchEntries) <= i {
+			batchEntries = append(batchEntries, batchEntry{})
+		}
+		e, h := &batchEntries[i], handler
 		if prepare != nil {
-			for len(batchHandlers) <= i {
-				batchHandlers = append(batchHandlers, nil)
+			if !same || e.h == nil { // another config's chain, say: look it up
+				e.h = prepared.get(raw)
 			}
-			if !same || batchHandlers[i] == nil { // another config's chain, say: look it up
-				batchHandlers[i] = prepared.get(raw)
-			}
-			h = batchHandlers[i]
+			h = e.h
 		}
-		for len(batchReasons) <= i {
-			batchReasons = append(batchReasons, encodedReason{})
-		}
-		out = h(r).appendJSON(out, &batchReasons[i])
+		out = h(r).appendJSON(out, &e.reason)
 		return true
 	})
 	return append(out, ']'), false
@@ -455,14 +452,19 @@ func evaluateBatch(input []byte, entry func(i int), out []byte) ([]byte, bool) {
 // batchSettings are the batch's elements as the last call had them: a
 // config's modules have the same settings at every call, so each element
 // is found by one comparison, not a scan (elementsAsBefore), and
-// batchHandlers[i], prepared for element i's settings, decides it while
+// batchEntries[i].h, prepared for element i's settings, decides it while
 // they stay the same.
 var (
 	batchMu       sync.Mutex
 	batchSettings [][]byte
-	batchHandlers []func(*Request) Decision
-	batchReasons  []encodedReason // each entry's last reason
+	batchEntries  []batchEntry
 )
+
+// batchEntry is what a batch keeps of its entry i from call to call.
+type batchEntry struct {
+	h      func(*Request) Decision // prepared for the entry's settings (HandlePrepared)
+	reason encodedReason           // the entry's last reason
+}
 
 // ValidateSettings runs the registered validator on the settings' JSON.
 func ValidateSettings(input []byte) (out []byte, failed bool) {
