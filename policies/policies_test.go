@@ -40,7 +40,14 @@ func newEngine(t testing.TB, rt *plugins.Runtime, file string, data []byte, oneB
 			cfg.Modules[name] = m
 		}
 	}
-	e, err := engine.New(context.Background(), cfg, engine.Options{Runtime: rt, Builtin: policies.Builtin})
+	return startEngine(t, cfg, engine.Options{Runtime: rt, Builtin: policies.Builtin})
+}
+
+// startEngine is an engine for cfg with opts, its modules loaded, closed
+// when t ends.
+func startEngine(t testing.TB, cfg *engine.Config, opts engine.Options) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,18 +159,7 @@ func BenchmarkExpressionsCold(b *testing.B) {
 	other := make([]byte, 32<<20)
 	for _, m := range []struct{ name, source string }{{"expressions", "builtin:expressions"}, {"wat", wat}} {
 		cfg := "[modules.m]\nsource = " + strconv.Quote(m.source) + "\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"m\"]\n"
-		c, err := engine.ParseConfig("bench.toml", []byte(cfg), tools.Names())
-		if err != nil {
-			b.Fatal(err)
-		}
-		e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: policies.Builtin})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer e.Close(context.Background())
-		if err := e.Wait(context.Background()); err != nil {
-			b.Fatal(err)
-		}
+		e := benchEngine(b, "bench.toml", []byte(cfg), policies.Builtin)
 		for _, mb := range []int{0, 4, 16, 32} {
 			b.Run(m.name+"/other="+strconv.Itoa(mb)+"MB", func(b *testing.B) {
 				lat := make([]time.Duration, 0, b.N)
@@ -379,15 +375,7 @@ func benchEngine(b *testing.B, file string, data []byte, load func(string) ([]by
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := engine.New(context.Background(), c, engine.Options{Runtime: testRuntime(b), Builtin: load})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { e.Close(context.Background()) })
-	if err := e.Wait(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	return e
+	return startEngine(b, c, engine.Options{Runtime: testRuntime(b), Builtin: load})
 }
 
 // peerBuiltin loads the builtin.wasm DEBUGPY_GUARD_PEER_BUILTIN names, or is
