@@ -66,8 +66,10 @@ const (
 	judgedText = 1 << 10
 )
 
-// judge is judgeCode(text, kind, r), judged once for the same text and kind.
-func (j *judgements) judge(text, kind string, r rules) (abi.Verdict, string) {
+// judge is judgeCode(text, kind, r), judged once for the same text and kind
+// while r.judged keeps it.
+func (r rules) judge(text, kind string) (abi.Verdict, string) {
+	j := r.judged
 	if j == nil || len(text) > judgedText {
 		return judgeCode(text, kind, r)
 	}

@@ -39,7 +39,7 @@ func TestJudgementsAgreeWithJudgeCode(t *testing.T) {
 				hit = hit || (e.v != "" && e.text == text && e.kind == kind)
 			}
 			want, wantReason := judgeCode(text, kind, r)
-			got, reason := r.judged.judge(text, kind, r)
+			got, reason := r.judge(text, kind)
 			if got != want || reason != wantReason {
 				t.Fatalf("%s %q (judged before: %v): %s %q; judgeCode: %s %q", kind, text, hit, got, reason, want, wantReason)
 			}
