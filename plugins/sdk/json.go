@@ -330,30 +330,31 @@ func (v Value) members(fn func(key []byte, escaped bool, val []byte) bool) {
 	}
 }
 
-// memberAt reads the key of the object member that starts at b[i] (after
-// spaces): the key's bytes between its quotes, escapes unread, and the
-// offset of its value. ok is false when no member starts there (the
-// object's '}', or malformed input).
-func memberAt(b []byte, i int) (key []byte, value int, ok bool) {
-	i = skipSpace(b, i)
+// memberAtGo is memberAt in Go (see skipSpaceGo): it reads the key of the
+// object member that starts at b[i] (after spaces): the key's bytes
+// between its quotes, escapes unread, and the offset of its value. ok is
+// false when no member starts there (the object's '}', or malformed input).
+func memberAtGo(b []byte, i int) (key []byte, value int, ok bool) {
+	i = skipSpaceGo(b, i)
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
 	}
-	ke := endString(b, i)
+	ke := endStringGo(b, i)
 	if ke > len(b) {
 		return nil, 0, false
 	}
-	v := skipSpace(b, ke)
+	v := skipSpaceGo(b, ke)
 	if v >= len(b) || b[v] != ':' {
 		return nil, 0, false
 	}
-	return b[i+1 : ke-1], skipSpace(b, v+1), true
+	return b[i+1 : ke-1], skipSpaceGo(b, v+1), true
 }
 
-// afterValue is where the next member or element begins after a value that
-// ends at b[ve]: past the spaces and a ','.
-func afterValue(b []byte, ve int) int {
-	i := skipSpace(b, ve)
+// afterValueGo is afterValue in Go (see skipSpaceGo): where the next member
+// or element begins after a value that ends at b[ve], past the spaces and
+// a ','.
+func afterValueGo(b []byte, ve int) int {
+	i := skipSpaceGo(b, ve)
 	if i < len(b) && b[i] == ',' {
 		i++
 	}
@@ -421,10 +422,11 @@ func (v Value) elementsAsBefore(before *[][]byte, fn func(i int, val []byte, sam
 	}
 }
 
-// hasPrefix is bytes.HasPrefix(b, p), eight bytes at a time: Go's
-// WebAssembly compares a byte at a time in bytes.HasPrefix (memeqbody),
-// and reads eight with binary.LittleEndian.Uint64 (one i64.load).
-func hasPrefix(b, p []byte) bool {
+// hasPrefixGo is hasPrefix in Go (see skipSpaceGo): bytes.HasPrefix(b, p),
+// eight bytes at a time: Go's WebAssembly compares a byte at a time in
+// bytes.HasPrefix (memeqbody), and reads eight with
+// binary.LittleEndian.Uint64 (one i64.load).
+func hasPrefixGo(b, p []byte) bool {
 	if len(b) < len(p) {
 		return false
 	}
@@ -443,23 +445,25 @@ func hasPrefix(b, p []byte) bool {
 	return true
 }
 
-func skipSpace(b []byte, i int) int {
+// skipSpaceGo is skipSpace in Go: what it is outside WebAssembly, and what
+// the assembly of scan_wasm.s is held to (TestScanAgrees).
+func skipSpaceGo(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-// end is the offset just past the value of a valid document that starts at
-// b[i]: i itself when none starts there (a ',', a closing bracket or the
-// end), len(b) when it is cut short.
-func end(b []byte, i int) int {
+// endGo is end in Go (see skipSpaceGo): the offset just past the value of
+// a valid document that starts at b[i]: i itself when none starts there (a
+// ',', a closing bracket or the end), len(b) when it is cut short.
+func endGo(b []byte, i int) int {
 	if i >= len(b) {
 		return i
 	}
 	switch b[i] {
 	case '"':
-		return min(endString(b, i), len(b))
+		return min(endStringGo(b, i), len(b))
 	case '{', '[':
 		depth := 0
 		for i < len(b) {
@@ -471,7 +475,7 @@ func end(b []byte, i int) int {
 			}
 			switch b[i] {
 			case '"':
-				i = endString(b, i)
+				i = endStringGo(b, i)
 				continue
 			case '{', '[':
 				depth++
@@ -499,12 +503,10 @@ func end(b []byte, i int) int {
 // structural marks the bytes a container's scan stops at.
 var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
-// endString is the offset just past the string that starts at b[i] (a
-// '"'), or len(b)+1 when it is not closed. It looks for the quotes with
-// bytes.IndexByte, a word at a time: in a Go wasm guest a loop of Go code
-// costs ~4.5 ns a byte and the call ~55 ns, so a byte loop wins only on
-// strings of less than 8 bytes (docs/PERFORMANCE.md).
-func endString(b []byte, i int) int {
+// endStringGo is endString in Go (see skipSpaceGo): the offset just past
+// the string that starts at b[i] (a '"'), or len(b)+1 when it is not
+// closed. It looks for the quotes with bytes.IndexByte, a word at a time.
+func endStringGo(b []byte, i int) int {
 	start := i + 1
 	for i = start; ; i++ {
 		j := bytes.IndexByte(b[i:], '"')
