@@ -105,7 +105,7 @@ func (v Value) Str() string {
 		}
 		return ""
 	}
-	if v.raw[0] != '"' {
+	if v.raw[0] != '"' || len(v.raw) < 2 { // a lone quote: a string cut short, in a malformed view
 		return ""
 	}
 	body := v.raw[1 : len(v.raw)-1]

@@ -413,6 +413,8 @@ func FuzzRequestIndex(f *testing.F) {
 	f.Add([]byte(`{"b\u0061tch":[3],"batch":[4]}`), "a")
 	f.Add([]byte(`{"Batch":[9],"BATCH":[8],"batch":[1],"Tool":"x","tool":"debugpy_evaluate"}`), "tool")
 	f.Add([]byte(`{"":1,"batch":[a":2,"]"`), "batch") // malformed: elements cut differently, no panic
+	f.Add([]byte(`{"derived":1,"d\u0065rived":2,"settings":{"s":1},"tool":"a","tool":"b","batch":[{}],"derived":3}`), "derived")
+	f.Add([]byte(`{"phase":"call","batch":[1],"settings":[2],"arguments":{"x":1}}`), "arguments")
 	f.Fuzz(func(t *testing.T, data []byte, key string) {
 		v := view(data)
 		r := &Request{v: v}
@@ -425,10 +427,31 @@ func FuzzRequestIndex(f *testing.F) {
 		if _, err := Parse(data); err == nil && strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 			t.Fatalf("%q: batch elements %q, want %q", data, got, want)
 		}
-		for _, k := range []string{key, "batch", "a", key} {
+		// The members the accessors read (by their slots) and others, in
+		// an order the inputs choose.
+		keys := []string{key, "batch", "a", key, "phase", "tool", "category", "arguments", "result", "session",
+			"debug_session", "time", "derived", "settings"}
+		for i := len(keys) - 1; i > 0; i-- {
+			j := (int(fold(data)) + i*7) % (i + 1)
+			keys[i], keys[j] = keys[j], keys[i]
+		}
+		for _, k := range keys {
 			if g, w := r.get(k), v.Get(k); string(g.raw) != string(w.raw) {
 				t.Fatalf("%q: get(%q) = %q, Value.Get: %q", data, k, g.raw, w.raw)
 			}
 		}
+		if r.Derived().raw == nil != (v.Get("derived").raw == nil) || string(r.Settings().raw) != string(v.Get("settings").raw) ||
+			r.Tool() != v.Get("tool").Str() || string(r.Arguments().raw) != string(v.Get("arguments").raw) {
+			t.Fatalf("%q: the accessors disagree with Value.Get", data)
+		}
 	})
+}
+
+// fold is a number of the bytes, to shuffle by.
+func fold(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
 }
