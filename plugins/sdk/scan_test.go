@@ -84,8 +84,9 @@ func randomJSON(rnd *rand.Rand, depth int) []byte {
 	str := func() string {
 		var sb strings.Builder
 		sb.WriteByte('"')
-		for range rnd.IntN(12) {
-			sb.WriteString([]string{"a", `\"`, `\\`, `\\\"`, `\\\\`, "]", "}", "{", "[", ",", ":", "é", `\u0022`, `\n`, " ", "\u2028"}[rnd.IntN(16)])
+		for range rnd.IntN(12) { // runs of plain bytes too, longer than a word read at once
+			sb.WriteString([]string{"a", `\"`, `\\`, `\\\"`, `\\\\`, "]", "}", "{", "[", ",", ":", "é", `\u0022`, `\n`, " ", "\u2028",
+				"bcdefgh", "ijklmnopq", "rstuvwxyzABCDEFGH"}[rnd.IntN(19)])
 		}
 		sb.WriteByte('"')
 		return sb.String()

@@ -3,7 +3,8 @@
 // The scans of json.go's skipSpaceGo, endGo and endStringGo, in
 // WebAssembly's own blocks and loops (scan_wasm.go says why). Locals (i64):
 // R0 the slice's base, R1 its length, R2 the offset, R3 the byte there, R4
-// a container's depth. A byte is read only below the length: an offset at
+// a container's depth, R5 and R6 a key's bounds, R7 and R8 a word of a
+// string. A byte is read only below the length: an offset at
 // or past it ends the scan (compared unsigned, so that no offset reads
 // outside the slice).
 
@@ -34,11 +35,29 @@
 // SKIPSTRING moves R2 from a string's opening quote to just past its
 // closing one, or to R1+1 when it is not closed: a backslash takes the byte
 // after it along (an even run of backslashes before a quote escapes
-// nothing, as endStringGo counts).
+// nothing, as endStringGo counts). Eight bytes at a time while none of them
+// is a quote or a backslash (R7, R8: a word and its bytes xor'ed with the
+// one looked for, which has a zero byte, (x-0x01..)&^x&0x80.. non-zero,
+// when it holds that byte; a borrow may flag a byte after it too, which
+// only sends the scan to the byte at a time for it), then a byte at a time
+// until the next such byte is read.
 #define SKIPSTRING \
 	INC(R2); \
 	Block; \
 	Loop; \
+	Block; \
+	Loop; \
+	Get R2; I64Const $8; I64Add; Get R1; I64GtU; BrIf $1; \
+	Get R0; Get R2; I64Add; I32WrapI64; I64Load $0; Set R7; \
+	Get R7; I64Const $0x2222222222222222; I64Xor; Set R8; \
+	Get R8; I64Const $0x0101010101010101; I64Sub; Get R8; I64Const $-1; I64Xor; I64And; \
+	Get R7; I64Const $0x5c5c5c5c5c5c5c5c; I64Xor; Set R8; \
+	Get R8; I64Const $0x0101010101010101; I64Sub; Get R8; I64Const $-1; I64Xor; I64And; \
+	I64Or; I64Const $-9187201950435737472; I64And; I64Eqz; I32Eqz; BrIf $1; \
+	Get R2; I64Const $8; I64Add; Set R2; \
+	Br $0; \
+	End; \
+	End; \
 	Get R2; Get R1; I64GeU; If; Get R1; I64Const $1; I64Add; Set R2; Br $2; End; \
 	LOADC; \
 	INC(R2); \
