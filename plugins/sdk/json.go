@@ -177,7 +177,7 @@ func (v Value) Get(key string) Value {
 	// members' loop, without its closure: Get is the accessor a policy
 	// calls most, and a closure's call is dear in a Go wasm guest.
 	for i := 1; ; {
-		k, vs, ok := memberAt(b, i)
+		k, vs, esc, ok := memberAt(b, i)
 		if !ok {
 			return Value{}
 		}
@@ -185,7 +185,7 @@ func (v Value) Get(key string) Value {
 		if ve <= vs {
 			return Value{}
 		}
-		if esc := hasBackslash(k); (!esc && string(k) == key) || (esc && unescape(k) == key) {
+		if (!esc && string(k) == key) || (esc && unescape(k) == key) {
 			return Value{raw: b[vs:ve]}
 		}
 		i = afterValue(b, ve)
@@ -315,7 +315,7 @@ func (v Value) members(fn func(key []byte, escaped bool, val []byte) bool) {
 		return
 	}
 	for i := 1; ; {
-		key, vs, ok := memberAt(b, i)
+		key, vs, esc, ok := memberAt(b, i)
 		if !ok {
 			return // '}'
 		}
@@ -323,7 +323,7 @@ func (v Value) members(fn func(key []byte, escaped bool, val []byte) bool) {
 		if ve <= vs {
 			return
 		}
-		if !fn(key, hasBackslash(key), b[vs:ve]) {
+		if !fn(key, esc, b[vs:ve]) {
 			return
 		}
 		i = afterValue(b, ve)
@@ -332,22 +332,24 @@ func (v Value) members(fn func(key []byte, escaped bool, val []byte) bool) {
 
 // memberAtGo is memberAt in Go (see skipSpaceGo): it reads the key of the
 // object member that starts at b[i] (after spaces): the key's bytes
-// between its quotes, escapes unread, and the offset of its value. ok is
-// false when no member starts there (the object's '}', or malformed input).
-func memberAtGo(b []byte, i int) (key []byte, value int, ok bool) {
+// between its quotes, escapes unread, whether they hold a backslash (an
+// escape), and the offset of its value. ok is false when no member starts
+// there (the object's '}', or malformed input).
+func memberAtGo(b []byte, i int) (key []byte, value int, esc, ok bool) {
 	i = skipSpaceGo(b, i)
 	if i >= len(b) || b[i] != '"' {
-		return nil, 0, false
+		return nil, 0, false, false
 	}
 	ke := endStringGo(b, i)
 	if ke > len(b) {
-		return nil, 0, false
+		return nil, 0, false, false
 	}
 	v := skipSpaceGo(b, ke)
 	if v >= len(b) || b[v] != ':' {
-		return nil, 0, false
+		return nil, 0, false, false
 	}
-	return b[i+1 : ke-1], skipSpaceGo(b, v+1), true
+	key = b[i+1 : ke-1]
+	return key, skipSpaceGo(b, v+1), hasBackslash(key), true
 }
 
 // afterValueGo is afterValue in Go (see skipSpaceGo): where the next member
@@ -525,7 +527,7 @@ func endStringGo(b []byte, i int) int {
 }
 
 // hasBackslash is bytes.IndexByte(k, '\\') >= 0 for a key, without the call
-// (a key is short: see endString).
+// (a key is short).
 func hasBackslash(k []byte) bool {
 	for _, c := range k {
 		if c == '\\' {

@@ -11,7 +11,7 @@ func end(b []byte, i int) int { return endGo(b, i) }
 
 func endString(b []byte, i int) int { return endStringGo(b, i) }
 
-func memberAt(b []byte, i int) (key []byte, value int, ok bool) { return memberAtGo(b, i) }
+func memberAt(b []byte, i int) (key []byte, value int, esc, ok bool) { return memberAtGo(b, i) }
 
 func afterValue(b []byte, ve int) int { return afterValueGo(b, ve) }
 

@@ -59,9 +59,9 @@ func TestScanAgrees(t *testing.T) {
 				if got, want := afterValue(v, i), afterValueGo(v, i); got != want {
 					t.Fatalf("afterValue(%q, %d) = %d, Go says %d", v, i, got, want)
 				}
-				k, val, ok := memberAt(v, i)
-				wk, wval, wok := memberAtGo(v, i)
-				if string(k) != string(wk) || val != wval || ok != wok || (k == nil) != (wk == nil) || cap(k) != cap(wk) ||
+				k, val, esc, ok := memberAt(v, i)
+				wk, wval, wesc, wok := memberAtGo(v, i)
+				if string(k) != string(wk) || val != wval || esc != wesc || ok != wok || (k == nil) != (wk == nil) || cap(k) != cap(wk) ||
 					(len(k) > 0 && &k[0] != &wk[0]) {
 					t.Fatalf("memberAt(%q, %d) = %q %d %v, Go says %q %d %v", v, i, k, val, ok, wk, wval, wok)
 				}

@@ -30,10 +30,11 @@ func end(b []byte, i int) int
 func endString(b []byte, i int) int
 
 // memberAt reads the key of the object member that starts at b[i] (after
-// spaces): the key's bytes between its quotes, escapes unread, and the
-// offset of its value. ok is false when no member starts there (the
-// object's '}', or malformed input). (Not noescape: key is of b.)
-func memberAt(b []byte, i int) (key []byte, value int, ok bool)
+// spaces): the key's bytes between its quotes, escapes unread, whether they
+// hold a backslash (an escape), and the offset of its value. ok is false
+// when no member starts there (the object's '}', or malformed input). (Not
+// noescape: key is of b.)
+func memberAt(b []byte, i int) (key []byte, value int, esc, ok bool)
 
 // afterValue is where the next member or element begins after a value that
 // ends at b[ve]: past the spaces and a ','.

@@ -4,7 +4,7 @@
 // WebAssembly's own blocks and loops (scan_wasm.go says why). Locals (i64):
 // R0 the slice's base, R1 its length, R2 the offset, R3 the byte there, R4
 // a container's depth, R5 and R6 a key's bounds, R7 and R8 a word of a
-// string. A byte is read only below the length: an offset at
+// string, R9 whether a string held a backslash. A byte is read only below the length: an offset at
 // or past it ends the scan (compared unsigned, so that no offset reads
 // outside the slice).
 
@@ -62,7 +62,7 @@
 	LOADC; \
 	INC(R2); \
 	Get R3; I64Const $34; I64Eq; BrIf $1; \
-	Get R3; I64Const $92; I64Eq; If; INC(R2); End; \
+	Get R3; I64Const $92; I64Eq; If; INC(R2); I64Const $1; Set R9; End; \
 	Br $0; \
 	End; \
 	End
@@ -168,10 +168,11 @@ TEXT ·end(SB), NOSPLIT, $0-40
 	MOVD R2, ret+32(FP)
 	RET
 
-// func memberAt(b []byte, i int) (key []byte, value int, ok bool)
+// func memberAt(b []byte, i int) (key []byte, value int, esc, ok bool)
 //
-// R5 is the key's opening quote, R6 the offset just past its closing one.
-TEXT ·memberAt(SB), NOSPLIT, $0-65
+// R5 is the key's opening quote, R6 the offset just past its closing one;
+// SKIPSTRING sets R9 at a backslash.
+TEXT ·memberAt(SB), NOSPLIT, $0-66
 	MOVD b_base+0(FP), R0
 	MOVD b_len+8(FP), R1
 	MOVD i+24(FP), R2
@@ -181,6 +182,7 @@ TEXT ·memberAt(SB), NOSPLIT, $0-65
 		LOADC
 		Get R3; I64Const $34; I64Ne; BrIf $0
 		Get R2; Set R5
+		I64Const $0; Set R9
 		SKIPSTRING
 		Get R2; Get R1; I64GtU; BrIf $0
 		Get R2; Set R6
@@ -194,14 +196,16 @@ TEXT ·memberAt(SB), NOSPLIT, $0-65
 		Get SP; Get R6; Get R5; I64Sub; I64Const $2; I64Sub; I64Store key_len+40(FP)
 		Get SP; I64Load b_cap+16(FP); Get R5; I64Sub; I64Const $1; I64Sub; I64Store key_cap+48(FP)
 		MOVD R2, value+56(FP)
-		MOVB $1, ok+64(FP)
+		Get SP; Get R9; I64Store8 esc+64(FP)
+		MOVB $1, ok+65(FP)
 		RET
 	End
 	MOVD $0, key_base+32(FP)
 	MOVD $0, key_len+40(FP)
 	MOVD $0, key_cap+48(FP)
 	MOVD $0, value+56(FP)
-	MOVB $0, ok+64(FP)
+	MOVB $0, esc+64(FP)
+	MOVB $0, ok+65(FP)
 	RET
 
 // func afterValue(b []byte, ve int) int

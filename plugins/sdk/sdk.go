@@ -97,12 +97,12 @@ func (r *Request) scan(stop string) (m topMember, ok bool) {
 		}
 		i, r.top = 1, r.topBuf[:0]
 	}
-	k, v, ok := memberAt(b, i)
+	k, v, esc, ok := memberAt(b, i)
 	if !ok {
 		r.next = -1
 		return m, false
 	}
-	if hasBackslash(k) {
+	if esc {
 		k = []byte(unescape(k))
 	}
 	if stop != "" && string(k) == stop {
