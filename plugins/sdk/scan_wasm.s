@@ -4,7 +4,7 @@
 // WebAssembly's own blocks and loops (scan_wasm.go says why). Locals (i64):
 // R0 the slice's base, R1 its length, R2 the offset, R3 the byte there, R4
 // a container's depth, R5 and R6 a key's bounds, R7 and R8 a word of a
-// string, R9 whether a string held a backslash. A byte is read only below the length: an offset at
+// string, R9 whether a key held a backslash, R10 a string's first byte. A byte is read only below the length: an offset at
 // or past it ends the scan (compared unsigned, so that no offset reads
 // outside the slice).
 
@@ -32,16 +32,54 @@
 	End; \
 	End
 
-// SKIPSTRING moves R2 from a string's opening quote to just past its
-// closing one, or to R1+1 when it is not closed: a backslash takes the byte
-// after it along (an even run of backslashes before a quote escapes
-// nothing, as endStringGo counts). Eight bytes at a time while none of them
-// is a quote or a backslash (R7, R8: a word and its bytes xor'ed with the
-// one looked for, which has a zero byte, (x-0x01..)&^x&0x80.. non-zero,
-// when it holds that byte; a borrow may flag a byte after it too, which
-// only sends the scan to the byte at a time for it), then a byte at a time
-// until the next such byte is read.
+// SKIPSTRING moves R2 from a string's opening quote (its first byte in
+// R10) to just past its closing one, or to R1+1 when it is not closed, as
+// endStringGo does: to each quote, then back over the backslashes before
+// it, and an even run of them escapes nothing. It reads eight bytes at a
+// time while none of them is a quote (R7, R8: a word, and its bytes xor'ed
+// with the byte looked for, which has a zero byte, (x-0x01..)&^x&0x80..
+// non-zero, when it holds that byte; a borrow may flag a byte after it too,
+// which only sends the scan to a byte at a time for it), so that the
+// escapes of a long text (its lines' \n) do not slow it.
 #define SKIPSTRING \
+	INC(R2); \
+	Get R2; Set R10; \
+	Block; \
+	Loop; \
+	Block; \
+	Loop; \
+	Get R2; I64Const $8; I64Add; Get R1; I64GtU; BrIf $1; \
+	Get R0; Get R2; I64Add; I32WrapI64; I64Load $0; I64Const $0x2222222222222222; I64Xor; Set R8; \
+	Get R8; I64Const $0x0101010101010101; I64Sub; Get R8; I64Const $-1; I64Xor; I64And; \
+	I64Const $-9187201950435737472; I64And; I64Eqz; I32Eqz; BrIf $1; \
+	Get R2; I64Const $8; I64Add; Set R2; \
+	Br $0; \
+	End; \
+	End; \
+	Get R2; Get R1; I64GeU; If; Get R1; I64Const $1; I64Add; Set R2; Br $2; End; \
+	LOADC; \
+	INC(R2); \
+	Get R3; I64Const $34; I64Ne; BrIf $0; \
+	Get R2; I64Const $1; I64Sub; Set R8; \
+	Block; \
+	Loop; \
+	Get R8; Get R10; I64LeU; BrIf $1; \
+	Get R0; Get R8; I64Add; I64Const $1; I64Sub; I32WrapI64; I64Load8U $0; I64Const $92; I64Ne; BrIf $1; \
+	Get R8; I64Const $1; I64Sub; Set R8; \
+	Br $0; \
+	End; \
+	End; \
+	Get R2; I64Const $1; I64Sub; Get R8; I64Sub; I64Const $1; I64And; I64Eqz; BrIf $1; \
+	Br $0; \
+	End; \
+	End
+
+// SKIPKEY is SKIPSTRING for a member's key, which also sets R9 when the
+// key holds a backslash: a backslash takes the byte after it along (an
+// even run of backslashes before a quote escapes nothing, as endStringGo
+// counts). Eight bytes at a time while none of them is a quote or a
+// backslash, then a byte at a time until the next such byte is read.
+#define SKIPKEY \
 	INC(R2); \
 	Block; \
 	Loop; \
@@ -171,7 +209,7 @@ TEXT ·end(SB), NOSPLIT, $0-40
 // func memberAt(b []byte, i int) (key []byte, value int, esc, ok bool)
 //
 // R5 is the key's opening quote, R6 the offset just past its closing one;
-// SKIPSTRING sets R9 at a backslash.
+// SKIPKEY sets R9 at a backslash.
 TEXT ·memberAt(SB), NOSPLIT, $0-66
 	MOVD b_base+0(FP), R0
 	MOVD b_len+8(FP), R1
@@ -183,7 +221,7 @@ TEXT ·memberAt(SB), NOSPLIT, $0-66
 		Get R3; I64Const $34; I64Ne; BrIf $0
 		Get R2; Set R5
 		I64Const $0; Set R9
-		SKIPSTRING
+		SKIPKEY
 		Get R2; Get R1; I64GtU; BrIf $0
 		Get R2; Set R6
 		SKIPSPACE
