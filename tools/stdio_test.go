@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -273,7 +274,8 @@ func TestStdioLineTooLong(t *testing.T) {
 // kind; and for other messages. A result json.Marshal refuses, encode
 // refuses too.
 func TestEncodeAgreesWithMarshal(t *testing.T) {
-	pieces := []string{"a", "<", ">", "&", "\u2028", "\u2029", "\x00", "\n", `"`, `\`, "é", "\xff", "\xe2\x80", "😀"}
+	pieces := []string{"a", "<", ">", "&", "\u2028", "\u2029", "\x00", "\n", `"`, `\`, "é", "\xff", "\xe2\x80", "😀",
+		"\x7f", "\b", "\f", "\t", "\x1f", "\r"}
 	rnd := rand.New(rand.NewPCG(5, 6))
 	text := func() string {
 		var sb strings.Builder
@@ -282,13 +284,28 @@ func TestEncodeAgreesWithMarshal(t *testing.T) {
 		}
 		return sb.String()
 	}
-	ids := []mcp.RequestId{mcp.NewRequestId(int64(7)), mcp.NewRequestId("a<b"), mcp.NewRequestId(nil), mcp.NewRequestId(int64(-1))}
+	ids := []mcp.RequestId{mcp.NewRequestId(int64(7)), mcp.NewRequestId("a<b\u2028\xff"), mcp.NewRequestId(nil), mcp.NewRequestId(int64(-1)),
+		mcp.NewRequestId(int64(math.MaxInt64)), mcp.NewRequestId(2.5), mcp.NewRequestId("")}
 	for n := range 3000 {
 		res := mcp.CallToolResult{IsError: rnd.IntN(2) == 0}
 		for range rnd.IntN(3) {
-			res.Content = append(res.Content, mcp.NewTextContent(text()))
+			// Text alone (textResult's), and what only MarshalJSON encodes.
+			switch tc := mcp.NewTextContent(text()); rnd.IntN(8) {
+			case 0:
+				tc.Annotations = &mcp.Annotations{Priority: ptr(0.5)}
+				res.Content = append(res.Content, tc)
+			case 1:
+				tc.Meta = mcp.NewMetaFromMap(map[string]any{"k": text()})
+				res.Content = append(res.Content, tc)
+			case 2:
+				res.Content = append(res.Content, &tc)
+			case 3:
+				res.Content = append(res.Content, mcp.NewImageContent("aGk=", "image/png"))
+			default:
+				res.Content = append(res.Content, tc)
+			}
 		}
-		switch rnd.IntN(4) {
+		switch rnd.IntN(5) {
 		case 0:
 			res.StructuredContent = map[string]any{"k": text(), "n": rnd.IntN(100), "l": []any{text(), nil, true}}
 		case 1:
@@ -302,9 +319,17 @@ func TestEncodeAgreesWithMarshal(t *testing.T) {
 		if rnd.IntN(3) == 0 {
 			res.ResultType = "complete"
 		}
-		var msg any = mcp.NewJSONRPCResultResponse(ids[n%len(ids)], res)
-		if n%10 == 0 { // other messages go to json.Marshal as they are
+		if rnd.IntN(8) == 0 {
+			res.RequestState = text()
+		}
+		var msg any = mcp.NewJSONRPCResultResponse(ids[n%len(ids)], &res) // as HandleMessage answers
+		switch n % 10 {
+		case 0: // other messages go to json.Marshal as they are
 			msg = mcp.NewJSONRPCResultResponse(ids[n%len(ids)], map[string]any{"t": text()})
+		case 1:
+			msg = mcp.NewJSONRPCResultResponse(ids[n%len(ids)], (*mcp.CallToolResult)(nil))
+		case 2, 3, 4:
+			msg = mcp.NewJSONRPCResultResponse(ids[n%len(ids)], res)
 		}
 		want, werr := json.Marshal(msg)
 		got, gerr := encode(msg)
@@ -314,6 +339,33 @@ func TestEncodeAgreesWithMarshal(t *testing.T) {
 		if string(got) != string(want) {
 			t.Fatalf("encode:\n%s\njson.Marshal:\n%s", got, want)
 		}
+	}
+}
+
+// TestHandleMessageAnswersAToolCallsResult: mcp-go's HandleMessage answers
+// a tools/call with the type encode writes itself (toolAnswer). An answer of
+// another type would still be encoded, by json.Marshal, at twice the cost:
+// this test is what says so (the earlier encode looked for a value, never
+// found one in a server's answer, and its tests, which made their own
+// answers, did not see it).
+func TestHandleMessageAnswersAToolCallsResult(t *testing.T) {
+	srv := server.NewMCPServer("t", "1", server.WithToolCapabilities(true))
+	srv.AddTool(mcp.NewTool("no"), func(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultError("denied by policy: no"), nil
+	})
+	ctx := context.Background()
+	srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"p","version":"1"}}}`))
+	msg := srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"no","arguments":{}}}`))
+	_, res, ok := toolAnswer(msg)
+	if !ok {
+		t.Fatalf("HandleMessage answered a tools/call with %T (%T in it): encode would hand it to json.Marshal", msg, msg.(mcp.JSONRPCResponse).Result)
+	}
+	if _, ok := textResult(res); !ok {
+		t.Fatalf("a denied call's result is not text alone: %+v", res)
+	}
+	got, err := encode(msg)
+	if want, _ := json.Marshal(msg); err != nil || string(got) != string(want) {
+		t.Fatalf("encode: %s %v\njson.Marshal: %s", got, err, want)
 	}
 }
 
@@ -336,7 +388,7 @@ func BenchmarkEncodeResult(b *testing.B) {
 			"denied by policy: expressions: expression: a call of __import__, which is not in expressions.allow_calls (len, repr, str, type, isinstance, id)")}}},
 		{"variables", mcp.CallToolResult{StructuredContent: listing, Content: []mcp.Content{mcp.NewTextContent(string(text))}}},
 	} {
-		msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(42)), c.res)
+		msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(42)), &c.res) // as HandleMessage answers
 		for _, enc := range []struct {
 			name string
 			fn   func(any) ([]byte, error)
@@ -352,3 +404,5 @@ func BenchmarkEncodeResult(b *testing.B) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
