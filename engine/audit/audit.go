@@ -380,16 +380,16 @@ func (l *Log) write(es []timed) error {
 	}
 	seq, prev := l.seq, l.prev
 	lines := l.buf[:0]
-	for _, t := range es {
-		rec := record{Seq: seq + 1, Time: t.at.UTC().Format(time.RFC3339Nano), Prev: prev, Entry: t.e}
-		body, err := json.Marshal(rec)
-		if err != nil {
+	for i := range es {
+		rec := record{Seq: seq + 1, Time: es[i].at.UTC().Format(time.RFC3339Nano), Prev: prev, Entry: es[i].e}
+		start := len(lines)
+		var err error
+		if lines, err = appendRecord(lines, &rec); err != nil {
 			return fmt.Errorf("audit log %s: encode: %w", l.path, err)
 		}
-		sum := sha256.Sum256(body)
+		sum := sha256.Sum256(lines[start:])
 		hash := hex.EncodeToString(sum[:])
-		lines = append(lines, body[:len(body)-1]...)
-		lines = append(lines, `,"hash":"`...)
+		lines = append(lines[:len(lines)-1], `,"hash":"`...) // the record's '}' goes after its hash
 		lines = append(lines, hash...)
 		lines = append(lines, "\"}\n"...)
 		seq, prev = rec.Seq, hash
