@@ -112,3 +112,40 @@ func BenchmarkEvaluateHeld(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkContinue is one continue to the next stop, right after the last
+// one (prog.py's bench loop, a breakpoint hit at every turn, three other
+// threads): the continue's response, which pydevd sends once a stopped
+// thread has left its poll, and the stopped event.
+func BenchmarkContinue(b *testing.B) { fixes(b, benchContinue) }
+
+func benchContinue(b *testing.B, noDelay bool) {
+	ctx := context.Background()
+	s, err := Launch(ctx, "bench", LaunchConfig{Program: absTestdata(b, "prog.py"), Args: []string{"bench"}, StopOnEntry: true,
+		JustMyCode: true, NoDelay: noDelay}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close(context.Background(), true) })
+	if _, err := s.WaitStop(ctx, 0); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.AddBreakpoint(ctx, Breakpoint{File: absTestdata(b, "prog.py"), Line: markerTB(b, "prog.py", "bench")}); err != nil {
+		b.Fatal(err)
+	}
+	next := func() {
+		g := s.Gen()
+		_, last := s.Stops()
+		if err := s.Continue(ctx, last.ThreadID); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.WaitStop(ctx, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+	next() // to the loop's breakpoint
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		next()
+	}
+}

@@ -75,9 +75,13 @@ import time
 class PyDB(object):
     def post_internal_command(self, cmd, thread_id):
         pass
+class PyDevdAPI(object):
+    resumed = []
+    def request_resume_thread(self, thread_id):
+        PyDevdAPI.resumed.append(thread_id)
 `,
 		}, `
-import os
+import os, socket
 import _pydevd_bundle.pydevd_net_command as nc, pydevd
 class Sock(object):
     def __init__(self): self.writes = []
@@ -86,9 +90,20 @@ s = Sock()
 nc.NetCommand().send(s)
 pydevd.PyDB().post_internal_command(None, "1")
 print(len(s.writes), s.writes[0], pydevd.time._posted.is_set(), os.environ["PYTHONPATH"])
+# pydevd's own TCP socket gets TCP_NODELAY; the program's others do not.
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(2)
+pydevds, other = socket.create_connection(srv.getsockname()), socket.create_connection(srv.getsockname())
+nc.NetCommand().send(pydevds)
+nc.NetCommand().send(pydevds)
+nodelay = lambda k: k.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+print(nodelay(pydevds), nodelay(other))
+# A continue wakes the stopped threads' poll, after it resumed them.
+pydevd.time._posted.clear()
+pydevd.PyDevdAPI().request_resume_thread("*")
+print(pydevd.PyDevdAPI.resumed, pydevd.time._posted.is_set())
 `)
-		if want := `1 b'Content-Length: 2\r\n\r\n{}' True ` + fake; out != want {
-			t.Errorf("one write, a wake-up, the program's own PYTHONPATH: got %s, want %s", out, want)
+		if want := `1 b'Content-Length: 2\r\n\r\n{}' True ` + fake + "\nTrue False\n['*'] True"; out != want {
+			t.Errorf("one write, a wake-up, the program's own PYTHONPATH, TCP_NODELAY on pydevd's socket only, a wake-up at a resume: got %s, want %s", out, want)
 		}
 		if !strings.Contains(status, "on pid=") || !strings.Contains(status, "wake on pid=") {
 			t.Errorf("status: %q", status)

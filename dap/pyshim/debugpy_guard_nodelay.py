@@ -3,11 +3,14 @@
 1. pydevd sends each DAP message as two writes (the Content-Length header,
    then the body); with Nagle's algorithm on its socket and delayed ACKs on
    the adapter's side, the body waits ~40 ms. NetCommand.send is made to
-   write each message once: the header is held and sent with the body.
+   write each message once: the header is held and sent with the body. Two
+   messages in a row (a continue's "continued" event, then its response)
+   stall the same way, so the socket NetCommand.send writes to, pydevd's
+   own to the adapter and no other, also gets TCP_NODELAY.
 2. A stopped thread polls for the requests it must answer (variables,
    evaluate...) every 10 ms: `process_internal_commands(); time.sleep(0.01)`.
-   That sleep is made to end as soon as a request is posted to it, so a
-   request waits for the poll no more.
+   That sleep is made to end as soon as a request is posted to it, or the
+   threads are resumed (a continue), so neither waits for the poll.
 
 Each patch is applied only when what it patches is there, and install()
 writes what it did to a status file ("on", or "off: why" for the first;
@@ -65,6 +68,26 @@ class _OneWrite(object):
         return getattr(self._sock, name)
 
 
+_nodelayed = None
+
+
+def _nodelay(sock):
+    """Sets TCP_NODELAY on pydevd's socket, once: a socket it cannot be set
+    on (not TCP) is left as it is."""
+    global _nodelayed
+    try:
+        if _nodelayed is None:
+            import weakref
+            _nodelayed = weakref.WeakSet()
+        if sock in _nodelayed:
+            return
+        _nodelayed.add(sock)
+        import socket
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except Exception:
+        pass
+
+
 def _patch(module):
     cls = getattr(module, "NetCommand", None)
     send = getattr(cls, "send", None)
@@ -75,6 +98,7 @@ def _patch(module):
         return
 
     def send_once(self, sock, _send=send):
+        _nodelay(sock)
         out = _OneWrite(sock)
         try:
             return _send(self, out)
@@ -125,6 +149,18 @@ def _patch_wake(module):
             posted.set()
 
     pydb.post_internal_command = post_and_wake
+    # A continue resumes the threads without posting to them; its response
+    # is sent once a stopped thread has left its poll.
+    api = getattr(module, "PyDevdAPI", None)
+    resume = getattr(api, "request_resume_thread", None)
+    if resume is not None:
+        def resume_and_wake(self, *args, **kwargs):
+            try:
+                return resume(self, *args, **kwargs)
+            finally:
+                posted.set()
+
+        api.request_resume_thread = resume_and_wake
     module.time = _WakeableTime(real, posted)
     _report("wake on")
 
