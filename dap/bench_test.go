@@ -117,9 +117,16 @@ func BenchmarkEvaluateHeld(b *testing.B) {
 // one (prog.py's bench loop, a breakpoint hit at every turn, three other
 // threads): the continue's response, which pydevd sends once a stopped
 // thread has left its poll, and the stopped event.
-func BenchmarkContinue(b *testing.B) { fixes(b, benchContinue) }
+func BenchmarkContinue(b *testing.B) {
+	fixes(b, func(b *testing.B, noDelay bool) { benchResume(b, noDelay, "continue") })
+}
 
-func benchContinue(b *testing.B, noDelay bool) {
+// BenchmarkStepOver is one step over to the next stop, in the same loop.
+func BenchmarkStepOver(b *testing.B) {
+	fixes(b, func(b *testing.B, noDelay bool) { benchResume(b, noDelay, "over") })
+}
+
+func benchResume(b *testing.B, noDelay bool, kind string) {
 	ctx := context.Background()
 	s, err := Launch(ctx, "bench", LaunchConfig{Program: absTestdata(b, "prog.py"), Args: []string{"bench"}, StopOnEntry: true,
 		JustMyCode: true, NoDelay: noDelay}, nil)
@@ -133,19 +140,25 @@ func benchContinue(b *testing.B, noDelay bool) {
 	if _, err := s.AddBreakpoint(ctx, Breakpoint{File: absTestdata(b, "prog.py"), Line: markerTB(b, "prog.py", "bench")}); err != nil {
 		b.Fatal(err)
 	}
-	next := func() {
+	next := func(kind string) {
 		g := s.Gen()
 		_, last := s.Stops()
-		if err := s.Continue(ctx, last.ThreadID); err != nil {
+		var err error
+		if kind == "continue" {
+			err = s.Continue(ctx, last.ThreadID)
+		} else {
+			err = s.Step(ctx, kind, last.ThreadID)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 		if _, err := s.WaitStop(ctx, g); err != nil {
 			b.Fatal(err)
 		}
 	}
-	next() // to the loop's breakpoint
+	next("continue") // to the loop's breakpoint
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		next()
+		next(kind)
 	}
 }
