@@ -10,7 +10,9 @@
 2. A stopped thread polls for the requests it must answer (variables,
    evaluate...) every 10 ms: `process_internal_commands(); time.sleep(0.01)`.
    That sleep is made to end as soon as a request is posted to it, or the
-   threads are resumed (a continue), so neither waits for the poll.
+   threads are resumed (a continue), and the next one too after a post (a
+   step resumes the thread on the poll that runs it), so none of them waits
+   for the poll.
 
 Each patch is applied only when what it patches is there, and install()
 writes what it did to a status file ("on", or "off: why" for the first;
@@ -112,16 +114,24 @@ def _patch(module):
 
 class _WakeableTime(object):
     """pydevd's `time`, but a 10 ms sleep (the stopped thread's poll) ends
-    when a request is posted. Anything else is the real module."""
+    when a request is posted. Anything else is the real module.
+
+    A post wakes two polls: the one that runs the request, and the next,
+    so that a request that resumes the thread (a step) is seen at once
+    rather than after one more sleep; a request that does not costs one
+    more turn of the loop."""
 
     def __init__(self, real, posted):
         self._real = real
         self._posted = posted
+        self.again = False  # set by a post: the next poll ends at once too
 
     def sleep(self, secs):
         if secs == 0.01:
-            self._posted.wait(secs)
-            self._posted.clear()  # a post in between waits one poll, as before
+            if self._posted.wait(secs) and self.again:
+                self.again = False  # left set: the next poll returns at once
+            else:
+                self._posted.clear()  # a post in between waits one poll, as before
         else:
             self._real.sleep(secs)
 
@@ -141,11 +151,13 @@ def _patch_wake(module):
     if isinstance(real, _WakeableTime):
         return
     posted = threading.Event()
+    wakeable = _WakeableTime(real, posted)
 
     def post_and_wake(self, *args, **kwargs):
         try:
             return post(self, *args, **kwargs)
         finally:
+            wakeable.again = True
             posted.set()
 
     pydb.post_internal_command = post_and_wake
@@ -161,7 +173,7 @@ def _patch_wake(module):
                 posted.set()
 
         api.request_resume_thread = resume_and_wake
-    module.time = _WakeableTime(real, posted)
+    module.time = wakeable
     _report("wake on")
 
 
