@@ -12,17 +12,7 @@ func stoppedAtAfter(b *testing.B, noDelay bool) (*Session, *Stop) {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	s, err := Launch(ctx, "bench", LaunchConfig{Program: absTestdata(b, "prog.py"), Args: []string{"basic"}, StopOnEntry: true, JustMyCode: true, NoDelay: noDelay}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close(context.Background(), true) })
-	if _, err := s.WaitStop(ctx, 0); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.AddBreakpoint(ctx, Breakpoint{File: absTestdata(b, "prog.py"), Line: markerTB(b, "prog.py", "after")}); err != nil {
-		b.Fatal(err)
-	}
+	s := launchedWithBreakpoint(ctx, b, "basic", "after", noDelay)
 	g := s.Gen()
 	_, last := s.Stops()
 	if err := s.Continue(ctx, last.ThreadID); err != nil {
@@ -36,6 +26,25 @@ func stoppedAtAfter(b *testing.B, noDelay bool) (*Session, *Stop) {
 		b.Fatalf("nodelay %q, want %q", s.Info().NoDelay, want)
 	}
 	return s, st
+}
+
+// launchedWithBreakpoint launches prog.py in mode, stopped on entry, with a
+// breakpoint at its marker line; the session is closed when b ends.
+func launchedWithBreakpoint(ctx context.Context, b *testing.B, mode, marker string, noDelay bool) *Session {
+	b.Helper()
+	s, err := Launch(ctx, "bench", LaunchConfig{Program: absTestdata(b, "prog.py"), Args: []string{mode}, StopOnEntry: true,
+		JustMyCode: true, NoDelay: noDelay}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close(context.Background(), true) })
+	if _, err := s.WaitStop(ctx, 0); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.AddBreakpoint(ctx, Breakpoint{File: absTestdata(b, "prog.py"), Line: markerTB(b, "prog.py", marker)}); err != nil {
+		b.Fatal(err)
+	}
+	return s
 }
 
 // fixes runs a benchmark with the one-write fix on and off.
@@ -128,18 +137,7 @@ func BenchmarkStepOver(b *testing.B) {
 
 func benchResume(b *testing.B, noDelay bool, kind string) {
 	ctx := context.Background()
-	s, err := Launch(ctx, "bench", LaunchConfig{Program: absTestdata(b, "prog.py"), Args: []string{"bench"}, StopOnEntry: true,
-		JustMyCode: true, NoDelay: noDelay}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close(context.Background(), true) })
-	if _, err := s.WaitStop(ctx, 0); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.AddBreakpoint(ctx, Breakpoint{File: absTestdata(b, "prog.py"), Line: markerTB(b, "prog.py", "bench")}); err != nil {
-		b.Fatal(err)
-	}
+	s := launchedWithBreakpoint(ctx, b, "bench", "bench", noDelay)
 	next := func(kind string) {
 		g := s.Gen()
 		_, last := s.Stops()

@@ -8,6 +8,10 @@
 // or past it ends the scan (compared unsigned, so that no offset reads
 // outside the slice).
 
+// ARGS loads the slice b and the offset named n into R0, R1 and R2.
+#define ARGS(n) \
+	MOVD b_base+0(FP), R0; MOVD b_len+8(FP), R1; MOVD n+24(FP), R2
+
 // LOADC reads b[R2] into R3.
 #define LOADC \
 	Get R0; Get R2; I64Add; I32WrapI64; I64Load8U $0; Set R3
@@ -107,18 +111,14 @@
 
 // func skipSpace(b []byte, i int) int
 TEXT ·skipSpace(SB), NOSPLIT, $0-40
-	MOVD b_base+0(FP), R0
-	MOVD b_len+8(FP), R1
-	MOVD i+24(FP), R2
+	ARGS(i)
 	SKIPSPACE
 	MOVD R2, ret+32(FP)
 	RET
 
 // func endString(b []byte, i int) int
 TEXT ·endString(SB), NOSPLIT, $0-40
-	MOVD b_base+0(FP), R0
-	MOVD b_len+8(FP), R1
-	MOVD i+24(FP), R2
+	ARGS(i)
 	SKIPSTRING
 	MOVD R2, ret+32(FP)
 	RET
@@ -127,9 +127,7 @@ TEXT ·endString(SB), NOSPLIT, $0-40
 //
 // (c|32) == '{' is c == '{' or c == '['; (c|32) == '}' is '}' or ']'.
 TEXT ·end(SB), NOSPLIT, $0-40
-	MOVD b_base+0(FP), R0
-	MOVD b_len+8(FP), R1
-	MOVD i+24(FP), R2
+	ARGS(i)
 	Block // done: the result is R2
 		Get R2; Get R1; I64GeU; BrIf $0
 		LOADC
@@ -211,9 +209,7 @@ TEXT ·end(SB), NOSPLIT, $0-40
 // R5 is the key's opening quote, R6 the offset just past its closing one;
 // SKIPKEY sets R9 at a backslash.
 TEXT ·memberAt(SB), NOSPLIT, $0-66
-	MOVD b_base+0(FP), R0
-	MOVD b_len+8(FP), R1
-	MOVD i+24(FP), R2
+	ARGS(i)
 	Block // no member starts here
 		SKIPSPACE
 		Get R2; Get R1; I64GeU; BrIf $0
@@ -248,9 +244,7 @@ TEXT ·memberAt(SB), NOSPLIT, $0-66
 
 // func afterValue(b []byte, ve int) int
 TEXT ·afterValue(SB), NOSPLIT, $0-40
-	MOVD b_base+0(FP), R0
-	MOVD b_len+8(FP), R1
-	MOVD ve+24(FP), R2
+	ARGS(ve)
 	SKIPSPACE
 	Block
 		Get R2; Get R1; I64GeU; BrIf $0
