@@ -94,10 +94,11 @@ check-policies:
 
 # test runs every test, and the guest SDK's again in WebAssembly (under
 # Node.js, Go's own js/wasm runner: the SDK's scans are assembly there,
-# held to their Go versions by TestScanAgrees); fuzzes briefly the policy gate with malformed and
-# hostile arguments, the expression parser (alone, and against CPython's),
-# redact's readings of text, the host's percent-decoded reading of a
-# result (and the decoding, against net/url), the fuel rewriter, the OPA
+# held to their Go versions by TestScanAgrees); fuzzes briefly the policy
+# gate with malformed and hostile arguments, the expression parser (alone,
+# and against CPython's), redact's readings of text, the host's
+# percent-decoded reading of a result (and the decoding, against net/url),
+# the fuel rewriter, the OPA
 # memory rewrite, the config parser and audit verify (their seed corpora
 # also run in the plain go test), each for a number of inputs rather than
 # a time: Go's fuzzer can fail a time-bounded run with a bare "context
