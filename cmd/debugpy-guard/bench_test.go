@@ -284,8 +284,9 @@ func goModule(b *testing.B, dir, name string) string {
 // runtime, with a Go module that decides as that one does, and through
 // PolicyLayer's Intercept denying the same call with an
 // `action: "deny"` rule in front of debugpy-guard. They take turns,
-// one call each, so that the shared machine's noise falls on all of them
-// alike. Intercept is not on the Go module proxy: build it from its source
+// one call each in an order shuffled at each round (benchstat.Rounds), so
+// that the shared machine's noise, and the caches each call leaves the
+// next, fall on all of them alike. Intercept is not on the Go module proxy: build it from its source
 // (github.com/PolicyLayer/Intercept, `go build .`) and set INTERCEPT to the
 // binary (docs/PERFORMANCE.md). -benchtime sets the calls of each.
 // DEBUGPY_GUARD_PEER adds another build of debugpy-guard to the turns.
@@ -379,8 +380,9 @@ call = ["expressions"]
 	}
 	lat := make([][]time.Duration, len(servers))
 	b.ResetTimer()
-	for range b.N {
-		for i, r := range conns {
+	for _, order := range benchstat.Rounds(b.N, len(conns)) {
+		for _, i := range order {
+			r := conns[i]
 			t0 := time.Now()
 			text, isErr := r.call("debugpy_evaluate", args)
 			lat[i] = append(lat[i], time.Since(t0))
@@ -408,7 +410,8 @@ func benchProgram(b *testing.B) (string, int) {
 
 // BenchmarkGateShare times debugpy_stack_trace right after a stop (and,
 // apart, the continue that makes the stop), a call that reaches debugpy,
-// through three servers that take turns, one call each: the default policy
+// through three servers that take turns, one call each in a shuffled order
+// (benchstat.Rounds): the default policy
 // (rate limit raised) with its audit log on disk, no module (`default =
 // "allow"`) with the log on disk, and no module with the log on tmpfs
 // (/dev/shm), where an fsync costs nothing. The first minus the third is
@@ -475,8 +478,9 @@ func BenchmarkGateShare(b *testing.B) {
 		servers = append(servers, &server{name: name, call: call})
 	}
 	b.ResetTimer()
-	for range b.N {
-		for _, s := range servers {
+	for _, order := range benchstat.Rounds(b.N, len(servers)) {
+		for _, i := range order {
+			s := servers[i]
 			t0 := time.Now()
 			s.call("debugpy_continue", nil) // to the next stop
 			t1 := time.Now()

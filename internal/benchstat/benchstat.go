@@ -4,6 +4,7 @@
 package benchstat
 
 import (
+	"math/rand/v2"
 	"sort"
 	"testing"
 	"time"
@@ -29,11 +30,12 @@ type Turn struct {
 	Fn   func()
 }
 
-// Turns calls each turn's function once at each of b.N iterations, in turn,
-// timing each call, and reports each one's p50 and p99 in µs as
-// NAME-p50-µs and NAME-p99-µs: two builds compared side by side in one
-// run, each seeing the machine as the other does (the machines are shared
-// and noisy: two benchmarks one after the other can differ by a third).
+// Turns calls each turn's function once at each of b.N iterations, in an
+// order shuffled at each (Rounds), timing each call, and reports each one's
+// p50 and p99 in µs as NAME-p50-µs and NAME-p99-µs: two builds compared
+// side by side in one run, each seeing the machine as the other does (the
+// machines are shared and noisy: two benchmarks one after the other can
+// differ by a third).
 func Turns(b *testing.B, turns ...Turn) {
 	b.Helper()
 	lat := make([][]time.Duration, len(turns))
@@ -41,10 +43,10 @@ func Turns(b *testing.B, turns ...Turn) {
 		lat[i] = make([]time.Duration, b.N)
 	}
 	b.ResetTimer()
-	for n := 0; n < b.N; n++ {
-		for i, t := range turns {
+	for n, order := range Rounds(b.N, len(turns)) {
+		for _, i := range order {
 			t0 := time.Now()
-			t.Fn()
+			turns[i].Fn()
 			lat[i][n] = time.Since(t0)
 		}
 	}
@@ -53,6 +55,27 @@ func Turns(b *testing.B, turns ...Turn) {
 		p50, p99 := Percentiles(lat[i])
 		b.ReportMetric(float64(p50.Nanoseconds())/1e3, t.Name+"-p50-µs")
 		b.ReportMetric(float64(p99.Nanoseconds())/1e3, t.Name+"-p99-µs")
+	}
+}
+
+// Rounds yields rounds times an order of the indexes 0..n-1, shuffled at
+// each round (the same rounds at each run). Each call of a turn leaves the
+// caches to the next: in a fixed order, a turn that always follows a heavy
+// one pays for it at every round (the stdio round trips of
+// docs/PERFORMANCE.md moved ~10 µs with their place in the order).
+func Rounds(rounds, n int) func(yield func(int, []int) bool) {
+	return func(yield func(int, []int) bool) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		for r := range rounds {
+			rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+			if !yield(r, order) {
+				return
+			}
+		}
 	}
 }
 
