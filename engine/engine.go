@@ -360,7 +360,13 @@ func (e *Engine) decide(ctx context.Context, call Call) (d Decision, ok bool) {
 	}
 	mods, ruleDefault := e.Chain(call.Tool, call.Phase)
 	d = Decision{Trace: make([]Step, 0, len(mods))}
-	prefix, err := requestPrefix(call)
+	var prefix []byte
+	var err error
+	if len(mods) > 0 {
+		prefix, err = requestPrefix(call)
+	} else {
+		err = checkJSON(call) // what requestPrefix checks: no module reads a request here
+	}
 	if err != nil {
 		d.Verdict, d.Reasons = Deny, []string{"engine: cannot encode the request: " + err.Error()}
 		return d, true
@@ -536,9 +542,13 @@ func (e *Engine) ask(ctx context.Context, session string, names []string, prefix
 	return out
 }
 
-// request completes a phase's request prefix with the module's settings.
+// request completes a phase's request prefix with the module's settings,
+// in the prefix's spare room when it has enough (requestPrefix leaves
+// some): the prefix's own bytes stay as they are for the modules after,
+// which are asked one at a time, and a request is not kept once its call
+// returns.
 func (m *module) request(prefix []byte) []byte {
-	return append(append(append(make([]byte, 0, len(prefix)+len(m.settings)+1), prefix...), m.settings...), '}')
+	return append(append(prefix, m.settings...), '}')
 }
 
 // wait waits for the module to be loaded, and says why it cannot run.
@@ -569,6 +579,17 @@ func reasonOf(st Step) string {
 	return st.Module + ": " + st.Reason
 }
 
+// checkJSON checks that the call's arguments and result, when given, are
+// JSON: a request is written with them as they are.
+func checkJSON(c Call) error {
+	for _, raw := range [][]byte{c.Arguments, c.Result} {
+		if len(bytes.TrimSpace(raw)) > 0 && !json.Valid(raw) {
+			return fmt.Errorf("not JSON: %.80q", raw)
+		}
+	}
+	return nil
+}
+
 func withResult(c Call, r json.RawMessage) Call {
 	c.Result = r
 	return c
@@ -578,10 +599,8 @@ func withResult(c Call, r json.RawMessage) Call {
 // module's settings complete it: the bytes are the same for every module of
 // a phase but for that last member.
 func requestPrefix(c Call) ([]byte, error) {
-	for _, raw := range [][]byte{c.Arguments, c.Result} {
-		if len(bytes.TrimSpace(raw)) > 0 && !json.Valid(raw) {
-			return nil, fmt.Errorf("not JSON: %.80q", raw)
-		}
+	if err := checkJSON(c); err != nil {
+		return nil, err
 	}
 	if c.Time.IsZero() {
 		c.Time = time.Now()

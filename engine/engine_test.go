@@ -160,6 +160,25 @@ func TestCombining(t *testing.T) {
 	}
 }
 
+// Arguments or a result that are not JSON are denied, whether or not a
+// module would read the request they go into, whatever the default.
+func TestNotJSONIsDenied(t *testing.T) {
+	ctx := context.Background()
+	for _, toml := range []string{`default = "allow"`, combining} {
+		e := engineFor(t, toml)
+		for _, c := range []Call{
+			{Phase: PhaseCall, Tool: "debugpy_stack_trace", Arguments: json.RawMessage(`{"x":`)},
+			{Phase: PhaseCall, Tool: "debugpy_threads", Arguments: json.RawMessage(`{} {}`)},
+			{Phase: PhaseResult, Tool: "debugpy_evaluate", Arguments: json.RawMessage(`{}`), Result: json.RawMessage(`{"r":1`)},
+		} {
+			d := e.Decide(ctx, c)
+			if d.Verdict != Deny || !strings.Contains(strings.Join(d.Reasons, "; "), "not JSON") {
+				t.Errorf("%.20q, %s %s %s: %s %v", toml, c.Tool, c.Arguments, c.Result, d.Verdict, d.Reasons)
+			}
+		}
+	}
+}
+
 func TestConcurrentDecisions(t *testing.T) {
 	e := engineFor(t, combining)
 	var wg sync.WaitGroup

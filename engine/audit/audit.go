@@ -107,6 +107,7 @@ type Log struct {
 	// a disk.
 	pmu     sync.Mutex
 	pending []timed
+	spare   []timed // the last batch written, emptied: the next pending's room
 	closed  bool
 
 	buf []byte // write's, kept between writes
@@ -276,7 +277,10 @@ func (l *Log) Append(e Entry, durable bool) error {
 		l.err = nil
 		return err
 	}
-	if err := l.write(append(l.takePending(), timed{time.Now(), e})); err != nil {
+	p := append(l.takePending(), timed{time.Now(), e})
+	err := l.write(p)
+	l.recycle(p)
+	if err != nil {
 		return err
 	}
 	if durable {
@@ -325,8 +329,20 @@ func (l *Log) takePending() []timed {
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
 	p := l.pending
-	l.pending = nil
+	l.pending, l.spare = l.spare, nil
 	return p
+}
+
+// recycle keeps p, a batch written, as the room of a later one: a burst's
+// slice is not grown again from nothing at each SyncWithin (two entries of
+// ~0.5 KB a denied call; docs/PERFORMANCE.md).
+func (l *Log) recycle(p []timed) {
+	clear(p) // its entries' strings and slices are garbage now
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	if l.spare == nil && cap(p) <= laterQueue {
+		l.spare = p[:0]
+	}
 }
 
 // flush writes the records handed over so far.
@@ -345,7 +361,9 @@ func (l *Log) writePending() bool {
 	if len(p) == 0 || l.f == nil {
 		return false
 	}
-	if err := l.write(p); err != nil {
+	err := l.write(p)
+	l.recycle(p)
+	if err != nil {
 		if l.err == nil {
 			l.err = err
 		}
