@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -47,17 +48,12 @@ func decodeStrict(raw []byte, into any) (canonical []byte, err error) {
 	if err := checkEscapes(raw); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var tree any
-	if err := decodeTree(dec, &tree, 0); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, malformed("the arguments are followed by more JSON")
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, malformed("the arguments are followed by more JSON")
+	tree, ok := parseTree(raw)
+	if !ok { // not JSON, a repeated key, too deep: encoding/json's reading says which
+		var err error
+		if tree, err = decodeTreeAll(raw); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkType("", tree, reflect.TypeOf(into).Elem()); err != nil {
 		return nil, err
@@ -121,6 +117,24 @@ func hex4(b []byte, at int) (rune, bool) {
 type member struct {
 	key string
 	val any
+}
+
+// decodeTreeAll is the tree of raw (whitespace trimmed) as encoding/json's
+// Decoder reads it, token by token: the reading that parseTree is held to
+// (TestParseTreeAgrees), and the one that says why arguments are refused.
+func decodeTreeAll(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if err := decodeTree(dec, &tree, 0); err != nil {
+		return nil, err
+	}
+	// Nothing after the value: More alone would pass a stray ']' or '}',
+	// which Token then refuses with an error of its own.
+	if _, err := dec.Token(); dec.More() || err != io.EOF {
+		return nil, malformed("the arguments are followed by more JSON")
+	}
+	return tree, nil
 }
 
 // decodeTree reads one JSON value, keeping objects as ordered members so
