@@ -282,35 +282,36 @@ func (s *stdio) write(msg any) error {
 // CallToolResult has one, which already returns compact JSON escaped as
 // json.Marshal escapes (it is json.Marshal's own output): so every tools/call
 // answer was read twice, the length of a variables listing or a source
-// file. A result of text alone and the id are written here (textResult).
+// file. A result of text alone and the id are written here (appendTextResult).
 func encode(msg any) ([]byte, error) {
 	r, res, ok := toolAnswer(msg)
 	if !ok {
 		return json.Marshal(msg)
 	}
-	var err error
-	var id []byte
-	switch v := r.ID.Value().(type) { // json.Marshal's, without its reflection and second pass
+	// The head, then the id as json.Marshal writes it, without its
+	// reflection and second pass; the result grows the buffer once.
+	b := append(make([]byte, 0, 64), `{"jsonrpc":"2.0","id":`...)
+	switch v := r.ID.Value().(type) {
 	case int64:
-		id = strconv.AppendInt(nil, v, 10)
+		b = strconv.AppendInt(b, v, 10)
 	case string:
-		id = abi.AppendString(nil, v)
+		b = abi.AppendString(b, v)
 	default:
-		if id, err = json.Marshal(r.ID); err != nil {
+		id, err := json.Marshal(r.ID)
+		if err != nil {
 			return nil, err
 		}
+		b = append(b, id...)
 	}
-	body, ok := textResult(res)
+	b = append(b, `,"result":`...)
+	b, ok = appendTextResult(b, res)
 	if !ok {
-		if body, err = res.MarshalJSON(); err != nil {
+		body, err := res.MarshalJSON()
+		if err != nil {
 			return nil, fmt.Errorf("a tool's result: %w", err)
 		}
+		b = append(slices.Grow(b, len(body)+2), body...)
 	}
-	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(body)+1) // +1: write's newline
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":`...)
-	b = append(b, body...)
 	return append(b, '}'), nil
 }
 
@@ -334,28 +335,30 @@ func toolAnswer(msg any) (r mcp.JSONRPCResponse, res mcp.CallToolResult, ok bool
 	return r, res, false
 }
 
-// textResult is res.MarshalJSON() for a result of text alone (a denied
-// call's, an error's), byte for byte (TestEncodeAgreesWithMarshal), without
-// its map of members, their sorting and reflection (with the id's, a denied
+// appendTextResult appends to b res.MarshalJSON() for a result of text
+// alone (a denied call's, an error's), byte for byte
+// (TestEncodeAgreesWithMarshal), without its map of members, their sorting
+// and reflection, in the answer's one buffer (with the id's, a denied
 // call's answer is encoded in ~0.8 µs, against ~5.6 through json.Marshal:
-// docs/PERFORMANCE.md). ok is false for any other result, which
-// MarshalJSON encodes.
-func textResult(res mcp.CallToolResult) (body []byte, ok bool) {
+// docs/PERFORMANCE.md). ok is false, and b as it was, for any other
+// result, which MarshalJSON encodes.
+func appendTextResult(b []byte, res mcp.CallToolResult) (_ []byte, ok bool) {
 	if res.Meta != nil || res.StructuredContent != nil || len(res.RawStructuredContent) > 0 ||
 		len(res.InputRequests) > 0 || res.RequestState != "" {
-		return nil, false
+		return b, false
 	}
 	n := 64 + len(res.ResultType)
 	for _, c := range res.Content {
 		t, ok := c.(mcp.TextContent)
 		if !ok || t.Annotations != nil || t.Meta != nil {
-			return nil, false
+			return b, false
 		}
 		n += len(t.Type) + len(t.Text) + 32
 	}
+	b = slices.Grow(b, n+2) // 2: the answer's '}' and write's newline
 	// MarshalJSON's members, in encoding/json's order of a map's keys; a
 	// TextContent's, in its struct's order.
-	b := append(make([]byte, 0, n), `{"content":[`...)
+	b = append(b, `{"content":[`...)
 	for i, c := range res.Content {
 		t := c.(mcp.TextContent)
 		if i > 0 {

@@ -289,7 +289,7 @@ func TestEncodeAgreesWithMarshal(t *testing.T) {
 	for n := range 3000 {
 		res := mcp.CallToolResult{IsError: rnd.IntN(2) == 0}
 		for range rnd.IntN(3) {
-			// Text alone (textResult's), and what only MarshalJSON encodes.
+			// Text alone (appendTextResult's), and what only MarshalJSON encodes.
 			switch tc := mcp.NewTextContent(text()); rnd.IntN(8) {
 			case 0:
 				tc.Annotations = &mcp.Annotations{Priority: ptr(0.5)}
@@ -360,7 +360,7 @@ func TestHandleMessageAnswersAToolCallsResult(t *testing.T) {
 	if !ok {
 		t.Fatalf("HandleMessage answered a tools/call with %T (%T in it): encode would hand it to json.Marshal", msg, msg.(mcp.JSONRPCResponse).Result)
 	}
-	if _, ok := textResult(res); !ok {
+	if _, ok := appendTextResult(nil, res); !ok {
 		t.Fatalf("a denied call's result is not text alone: %+v", res)
 	}
 	got, err := encode(msg)
