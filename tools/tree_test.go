@@ -199,3 +199,31 @@ func mutateJSON(rng *rand.Rand, doc string) string {
 	}
 	return string(b)
 }
+
+// BenchmarkReadTree: the arguments' tree read by parseTree and by the
+// Decoder's reading it stands in for (docs/PERFORMANCE.md), on a denied
+// call's arguments and on a launch's.
+func BenchmarkReadTree(b *testing.B) {
+	for _, c := range []struct{ name, raw string }{
+		{"evaluate", `{"expression":"__import__('os')"}`},
+		{"launch", `{"program":"/home/a/p.py","args":["--n","3","-v"],"env":{"A":"1","LANG":"C.UTF-8"},"stop_on_entry":true,"cwd":"/home/a"}`},
+	} {
+		raw := []byte(c.raw)
+		b.Run(c.name+"/parseTree", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := parseTree(raw); !ok {
+					b.Fatal("refused")
+				}
+			}
+		})
+		b.Run(c.name+"/decoder", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := decodeTreeAll(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
