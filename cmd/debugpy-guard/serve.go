@@ -156,8 +156,10 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, log *slog.L
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
-		if err := eng.Wait(sctx); err != nil && sctx.Err() == nil {
-			cancel(fmt.Errorf("policy module failed to load: %w", err))
+		if err := eng.Wait(sctx); err != nil {
+			if sctx.Err() == nil {
+				cancel(fmt.Errorf("policy module failed to load: %w", err))
+			}
 			return
 		}
 		freeCompilerMemory()
