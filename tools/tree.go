@@ -13,7 +13,7 @@ import (
 // escape (decodeStrict checks both first).
 //
 // Why a second reader of the arguments: encoding/json's Decoder, token by
-// token, took a third of the arguments' reading and a tenth of a denied
+// token, took half of the arguments' reading and a tenth of a denied
 // call's allocations (docs/PERFORMANCE.md). It is held to that reading, tree
 // for tree, by TestParseTreeAgrees and FuzzParseTree; and it accepts
 // nothing that reading refuses, so it cannot widen what the gate lets in.
