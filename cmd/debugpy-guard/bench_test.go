@@ -154,7 +154,7 @@ func rssAfterASession(tb testing.TB, dir string, env []string) (rss, hwm float64
 	os.Mkdir(filepath.Join(dir, "run"), 0o700)
 	ctx := context.Background()
 	stderr := &lockedBuffer{}
-	c, cmd, err := startClient(ctx, clientSpec{Bin: binary, Env: append(env, "DEBUGPY_GUARD_LOG=info"),
+	c, cmd, err := startClient(ctx, clientSpec{Bin: binary, Env: append(slices.Clip(env), "DEBUGPY_GUARD_LOG=info"),
 		Prompter: &prompter{answer: mcp.ElicitationResponseActionAccept}, Stderr: stderr})
 	if err != nil {
 		tb.Fatal(err)
@@ -309,12 +309,13 @@ func goModule(b *testing.B, dir, name string) string {
 // (the expressions policy), with the default chain, with a module without a
 // runtime, with a Go module that decides as that one does, and through
 // PolicyLayer's Intercept denying the same call with an
-// `action: "deny"` rule in front of debugpy-guard. They take turns,
-// one call each in an order shuffled at each round (benchstat.Rounds), so
-// that the shared machine's noise, and the caches each call leaves the
-// next, fall on all of them alike. Intercept is not on the Go module proxy: build it from its source
-// (github.com/PolicyLayer/Intercept, `go build .`) and set INTERCEPT to the
-// binary (docs/PERFORMANCE.md). -benchtime sets the calls of each.
+// `action: "deny"` rule in front of debugpy-guard. They take turns, one
+// call each in an order shuffled at each round (benchstat.Rounds), so that
+// the shared machine's noise, and the caches each call leaves the next,
+// fall on all of them alike. Intercept is not on the Go module proxy:
+// build it from its source (github.com/PolicyLayer/Intercept, `go build
+// .`) and set INTERCEPT to the binary (docs/PERFORMANCE.md). -benchtime
+// sets the calls of each.
 // DEBUGPY_GUARD_PEER adds another build of debugpy-guard to the turns.
 func BenchmarkDeniedVsIntercept(b *testing.B) {
 	icpt := os.Getenv("INTERCEPT")
@@ -436,9 +437,9 @@ func benchProgram(b *testing.B) (string, int) {
 
 // BenchmarkGateShare times debugpy_stack_trace right after a stop (and,
 // apart, the continue that makes the stop), a call that reaches debugpy,
-// through three servers that take turns, one call each in a shuffled order
-// (benchstat.Rounds): the default policy
-// (rate limit raised) with its audit log on disk, no module (`default =
+// through three servers that take turns, one call each in an order
+// shuffled at each round (benchstat.Rounds): the default policy (rate
+// limit raised) with its audit log on disk, no module (`default =
 // "allow"`) with the log on disk, and no module with the log on tmpfs
 // (/dev/shm), where an fsync costs nothing. The first minus the third is
 // the gate's share (modules and audit); the second minus the third is the
