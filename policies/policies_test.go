@@ -156,8 +156,21 @@ func BenchmarkExpressionsCold(b *testing.B) {
 		b.Fatal(err)
 	}
 	call.Phase, call.MCPSession = engine.PhaseCall, "bench"
+	// The same decision by Go modules, on the SDK and without it
+	// (plugins/testdata/denygo, denylean): what the SDK's code costs a
+	// cold call, apart from the Go runtime's.
+	modules := []struct{ name, source string }{{"expressions", "builtin:expressions"}, {"wat", wat}}
+	for _, name := range []string{"denygo", "denylean"} {
+		out := filepath.Join(b.TempDir(), name+".wasm")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, "../plugins/testdata/"+name)
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", name, err, msg)
+		}
+		modules = append(modules, struct{ name, source string }{name, out})
+	}
 	other := make([]byte, 32<<20)
-	for _, m := range []struct{ name, source string }{{"expressions", "builtin:expressions"}, {"wat", wat}} {
+	for _, m := range modules {
 		cfg := "[modules.m]\nsource = " + strconv.Quote(m.source) + "\n[[rules]]\ntools = [\"debugpy_*\"]\ncall = [\"m\"]\n"
 		e := benchEngine(b, "bench.toml", []byte(cfg), policies.Builtin)
 		for _, mb := range []int{0, 4, 16, 32} {

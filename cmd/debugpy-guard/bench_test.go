@@ -307,7 +307,8 @@ func goModule(b *testing.B, dir, name string) string {
 // byte for byte from one client (the raw one of the attack tests: a line
 // out, a line in), through debugpy-guard with no module, with one module
 // (the expressions policy), with the default chain, with a module without a
-// runtime, with a Go module that decides as that one does, and through
+// runtime, with a Go module that decides as that one does (on the SDK, and
+// without it), and through
 // PolicyLayer's Intercept denying the same call with an
 // `action: "deny"` rule in front of debugpy-guard. They take turns, one
 // call each in an order shuffled at each round (benchstat.Rounds), so that
@@ -355,6 +356,9 @@ call = ["expressions"]
 		// The same decision by a Go module on the SDK: what a Go guest
 		// costs a round trip whatever its policy's code.
 		{"guard-go", rawOpts{config: denyingModule(goModule(b, dir, "denygo"))}, "denied by policy"},
+		// The same decision in Go without the SDK: a Go guest's runtime
+		// apart from the SDK's code.
+		{"guard-go-lean", rawOpts{config: denyingModule(goModule(b, dir, "denylean"))}, "denied by policy"},
 		{"intercept", rawOpts{config: "default = \"allow\"\n", wrap: []string{icpt, "-c", policy, "--"},
 			env: []string{"HOME=" + dir}}, "evaluate is not allowed"},
 	}
