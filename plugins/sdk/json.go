@@ -117,6 +117,17 @@ func (v Value) Str() string {
 	return s
 }
 
+// strAgain is v.Str(), or prev when v is prev as it is, with no escape:
+// the same string again, without a copy.
+func (v Value) strAgain(prev string) string {
+	n := len(v.raw)
+	if n == len(prev)+2 && v.raw[0] == '"' && v.raw[n-1] == '"' && string(v.raw[1:n-1]) == prev &&
+		strings.IndexByte(prev, '\\') < 0 {
+		return prev
+	}
+	return v.Str()
+}
+
 func (v Value) literal() string {
 	if v.raw == nil {
 		if t := v.built(); t.kind == Number {

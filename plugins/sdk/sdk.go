@@ -23,6 +23,7 @@ package sdk
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -128,11 +129,16 @@ func (r *Request) batch() Value { return r.find("batch", "batch") }
 // Raw is the whole request.
 func (r *Request) Raw() Value { return r.v }
 
-// names reads the phase, the tool and the category once.
+// names reads the phase, the tool and the category once. A Request is
+// reused from call to call (newRequest), and the calls a module gets are
+// mostly of a few tools: a name the same as the last call's is that string
+// again, not a new one (an allocation, which a cold call pays for most).
 func (r *Request) names() {
 	if !r.named {
 		r.named = true
-		r.phase, r.tool, r.category = r.get("phase").Str(), r.get("tool").Str(), r.get("category").Str()
+		r.phase = r.get("phase").strAgain(r.phase)
+		r.tool = r.get("tool").strAgain(r.tool)
+		r.category = r.get("category").strAgain(r.category)
 	}
 }
 
@@ -273,13 +279,15 @@ func register(h func(*Request) Decision, p func(settings Value) func(*Request) D
 	batchEntries = nil
 }
 
-// handlerFor is the handler for a call whose settings are raw: the
-// registered one, or the one prepared for those settings.
-func handlerFor(raw []byte) func(*Request) Decision {
+// handlerFor is the handler for r: the one registered with Handle, or the
+// one HandlePrepared's fn made for r's settings. A handler registered with
+// Handle does not need them, so the request is not scanned to its last
+// member for them.
+func handlerFor(r *Request) func(*Request) Decision {
 	if prepare == nil {
 		return handler
 	}
-	return prepared.get(raw)
+	return prepared.get(r.Settings().raw)
 }
 
 // prepared keeps the handlers made by HandlePrepared's fn, by their
@@ -348,7 +356,7 @@ func evaluate(input, out []byte, last *encodedReason) ([]byte, bool) {
 	}
 	r := newRequest(v, false)
 	defer r.release()
-	return handlerFor(r.Settings().raw)(r).appendJSON(out, last), false
+	return handlerFor(r)(r).appendJSON(out, last), false
 }
 
 // encodedReason is a reason and its JSON. A prepared policy that keeps a
@@ -382,17 +390,24 @@ func (e *encodedReason) append(b []byte, reason string) []byte {
 // fields reset one by one: zeroing one whole (a kilobyte) cost a Go wasm
 // guest more than the rest of a small call. release gives it back.
 func newRequest(v Value, batched bool) *Request {
-	r := requests.Get().(*Request)
+	r := spareRequest.Swap(nil)
+	if r == nil {
+		r = new(Request)
+	}
 	r.v, r.settings, r.batched, r.next, r.named = v, Value{}, batched, 0, false
 	return r
 }
 
 func (r *Request) release() {
 	r.v, r.settings, r.top = Value{}, Value{}, nil
-	requests.Put(r)
+	spareRequest.Store(r)
 }
 
-var requests = sync.Pool{New: func() any { return new(Request) }}
+// spareRequest is the Request of the last call, for the next: a guest runs
+// one call at a time, and a sync.Pool's per-processor lists cost a cold
+// call more than this one word (a policy's own tests that call from
+// several goroutines make a Request when another holds it).
+var spareRequest atomic.Pointer[Request]
 
 // EvaluateBatch runs the handler once for each element of the request's
 // "batch" member, with that element as the request's settings, and returns

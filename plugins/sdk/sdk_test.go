@@ -288,6 +288,39 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
+// A Request reused from call to call gives each call its own phase, tool
+// and category: the last call's string again only when the bytes are that
+// string with no escape (strAgain), and each one read as Str reads it.
+func TestNamesOfEachCall(t *testing.T) {
+	defer Handle(nil)
+	var got []string
+	Handle(func(r *Request) Decision {
+		got = append(got, r.Phase()+"|"+r.Tool()+"|"+r.Category())
+		return Abstain()
+	})
+	for _, c := range []struct{ phase, tool, category, want string }{
+		{`"call"`, `"debugpy_evaluate"`, `"execute"`, "call|debugpy_evaluate|execute"},
+		{`"call"`, `"debugpy_evaluate"`, `"execute"`, "call|debugpy_evaluate|execute"},
+		{`"result"`, `"debugpy_evaluate"`, `"read"`, "result|debugpy_evaluate|read"},
+		{`"result"`, `"debugpy_\u0065valuate"`, `"re\u0061d"`, "result|debugpy_evaluate|read"},
+		{`"call"`, `"a\\b"`, `"read"`, "call|a\\b|read"}, // a, a backslash, b
+		// The same bytes as the last tool's string, but a JSON escape: a
+		// and a backspace.
+		{`"call"`, `"a\b"`, `"read"`, "call|a\b|read"},
+		{`"call"`, `null`, `"read"`, "call||read"},
+		{`"call"`, `"debugpy_evaluat"`, `"read"`, "call|debugpy_evaluat|read"},
+	} {
+		got = got[:0]
+		in := `{"abi":1,"phase":` + c.phase + `,"tool":` + c.tool + `,"category":` + c.category + `,"settings":{}}`
+		if _, failed := Evaluate([]byte(in)); failed || len(got) != 1 {
+			t.Fatalf("%s: failed", in)
+		}
+		if got[0] != c.want {
+			t.Errorf("%s: %q, want %q", in, got[0], c.want)
+		}
+	}
+}
+
 func TestDecisionEncode(t *testing.T) {
 	got := string(Deny(`quote " and <tag>`).Encode())
 	want := `{"decision":"deny","reason":"quote \" and \u003ctag\u003e"}`
