@@ -62,8 +62,7 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 	}
 	worst, why := abi.Allow, "plain names, attributes, literal subscripts and comparisons"
 	for _, c := range code {
-		v, reason := rs.judge(c.Get("text").Str(), c.Get("kind").Str())
-		reason = c.Get("argument").Str() + ": " + reason
+		v, reason := rs.judge(c.Get("argument").Str(), c.Get("text").Str(), c.Get("kind").Str())
 		if v == abi.Deny || (v == abi.Approve && worst == abi.Allow) {
 			worst, why = v, reason
 		}

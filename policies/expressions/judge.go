@@ -59,6 +59,10 @@ type judgement struct {
 	text, kind string
 	v          abi.Verdict
 	reason     string
+	// said is arg + ": " + reason, for the argument the code was in last:
+	// the same string while the argument stays the same, whose JSON the SDK
+	// then keeps (a new reason each call was encoded a byte at a time).
+	arg, said string
 }
 
 const (
@@ -66,26 +70,34 @@ const (
 	judgedText = 1 << 10
 )
 
-// judge is judgeCode(text, kind, r), judged once for the same text and kind
-// while r.judged keeps it.
-func (r rules) judge(text, kind string) (abi.Verdict, string) {
+// judge is judgeCode(text, kind, r) for code given in the argument arg,
+// with its reason said as arg + ": " + reason: judged once for the same
+// text and kind, and said once for the same argument, while r.judged keeps
+// them.
+func (r rules) judge(arg, text, kind string) (abi.Verdict, string) {
 	j := r.judged
 	if j == nil || len(text) > judgedText {
-		return judgeCode(text, kind, r)
+		v, reason := judgeCode(text, kind, r)
+		return v, arg + ": " + reason
 	}
 	j.mu.Lock()
 	for i := range j.last {
 		if e := &j.last[i]; e.v != "" && len(e.text) == len(text) && e.text == text && e.kind == kind {
+			if e.said == "" || e.arg != arg {
+				e.arg, e.said = arg, arg+": "+e.reason
+			}
+			v, said := e.v, e.said
 			j.mu.Unlock()
-			return e.v, e.reason
+			return v, said
 		}
 	}
 	j.mu.Unlock()
 	v, reason := judgeCode(text, kind, r)
+	said := arg + ": " + reason
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.last[j.next], j.next = judgement{text, kind, v, reason}, (j.next+1)%judgedSize
-	return v, reason
+	j.last[j.next], j.next = judgement{text: text, kind: kind, v: v, reason: reason, arg: arg, said: said}, (j.next+1)%judgedSize
+	return v, said
 }
 
 type verdict struct {

@@ -3,6 +3,7 @@ package expressions
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
@@ -38,10 +39,15 @@ func TestJudgementsAgreeWithJudgeCode(t *testing.T) {
 			for _, e := range r.judged.last {
 				hit = hit || (e.v != "" && e.text == text && e.kind == kind)
 			}
+			arg := []string{"expression", "condition", "log_message"}[rnd.IntN(3)]
 			want, wantReason := judgeCode(text, kind, r)
-			got, reason := r.judge(text, kind)
-			if got != want || reason != wantReason {
-				t.Fatalf("%s %q (judged before: %v): %s %q; judgeCode: %s %q", kind, text, hit, got, reason, want, wantReason)
+			got, reason := r.judge(arg, text, kind)
+			if got != want || reason != arg+": "+wantReason {
+				t.Fatalf("%s %q in %s (judged before: %v): %s %q; judgeCode: %s %q", kind, text, arg, hit, got, reason, want, wantReason)
+			}
+			// Said again, it is the same string: its JSON is kept.
+			if _, again := r.judge(arg, text, kind); unsafe.StringData(again) != unsafe.StringData(reason) && len(text) <= judgedText {
+				t.Fatalf("%s %q in %s: said again as another string", kind, text, arg)
 			}
 			if hit {
 				hits++
