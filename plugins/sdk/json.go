@@ -117,9 +117,13 @@ func (v Value) Str() string {
 	return s
 }
 
-// strAgain is v.Str(), or prev when v is prev as it is, with no escape:
-// the same string again, without a copy.
-func (v Value) strAgain(prev string) string {
+// StrAgain is Str, but when v is the string prev as it is (no escape in
+// it) it returns prev itself, not a copy. A policy that reads the same
+// strings call after call (the code of an evaluate the agent sends again,
+// a tool's name) passes the one it read last: in a Go wasm guest between
+// two calls, an allocation costs more than the comparison
+// (docs/PERFORMANCE.md, "A Go guest's deny without allocations").
+func (v Value) StrAgain(prev string) string {
 	n := len(v.raw)
 	if n == len(prev)+2 && v.raw[0] == '"' && v.raw[n-1] == '"' && string(v.raw[1:n-1]) == prev &&
 		strings.IndexByte(prev, '\\') < 0 {

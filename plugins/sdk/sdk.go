@@ -136,9 +136,9 @@ func (r *Request) Raw() Value { return r.v }
 func (r *Request) names() {
 	if !r.named {
 		r.named = true
-		r.phase = r.get("phase").strAgain(r.phase)
-		r.tool = r.get("tool").strAgain(r.tool)
-		r.category = r.get("category").strAgain(r.category)
+		r.phase = r.get("phase").StrAgain(r.phase)
+		r.tool = r.get("tool").StrAgain(r.tool)
+		r.category = r.get("category").StrAgain(r.category)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
@@ -290,7 +291,7 @@ func TestParseRejects(t *testing.T) {
 
 // A Request reused from call to call gives each call its own phase, tool
 // and category: the last call's string again only when the bytes are that
-// string with no escape (strAgain), and each one read as Str reads it.
+// string with no escape (StrAgain), and each one read as Str reads it.
 func TestNamesOfEachCall(t *testing.T) {
 	defer Handle(nil)
 	var got []string
@@ -319,6 +320,62 @@ func TestNamesOfEachCall(t *testing.T) {
 			t.Errorf("%s: %q, want %q", in, got[0], c.want)
 		}
 	}
+}
+
+// StrAgain reads what Str reads, and gives prev itself exactly when the
+// value is prev's bytes with no escape: a string with an escape, a prefix
+// of prev, a number, null, an absent key and a built string are read anew.
+func TestStrAgain(t *testing.T) {
+	// a, two backslashes, b: the bytes between the quotes of "a\\b", whose
+	// value is a, one backslash, b.
+	prev := strings.Clone("a\\\\b")
+	for _, c := range []struct {
+		json string
+		prev string
+		same bool // prev itself comes back
+	}{
+		{`"debugpy_evaluate"`, "debugpy_evaluate", true},
+		{`"__import__('os')"`, "__import__('os')", true},
+		{`""`, "", true},
+		{`"debugpy_\u0065valuate"`, "debugpy_evaluate", false},
+		{`"debugpy_evaluat"`, "debugpy_evaluate", false},
+		{`"debugpy_evaluatf"`, "debugpy_evaluate", false},
+		{`"debugpy_evaluate"`, "debugpy_evaluat", false},
+		{`"a\\b"`, prev, false},
+		{`"a\"b"`, "a\\\"b", false},
+		{`"a\nb"`, "a\\nb", false},
+		{`5`, "5", false},
+		{`"5"`, "5", true},
+		{`null`, "null", false},
+		{`true`, "true", false},
+	} {
+		doc := `{"k":` + c.json + `}`
+		for _, v := range []Value{view([]byte(doc)).Get("k"), mustParse(t, doc).Get("k")} {
+			p := strings.Clone(c.prev)
+			got := v.StrAgain(p)
+			if got != v.Str() {
+				t.Errorf("%s with %q: %q, Str reads %q", c.json, c.prev, got, v.Str())
+			}
+			if same := len(p) > 0 && unsafe.StringData(got) == unsafe.StringData(p); same != c.same && len(p) > 0 {
+				t.Errorf("%s with %q: prev itself %v, want %v", c.json, c.prev, same, c.same)
+			}
+		}
+	}
+	if got := view([]byte(`{}`)).Get("k").StrAgain("x"); got != "" {
+		t.Errorf("an absent key: %q", got)
+	}
+	if got := StringValue("x").StrAgain("x"); got != "x" {
+		t.Errorf("a built string: %q", got)
+	}
+}
+
+func mustParse(t *testing.T, doc string) Value {
+	t.Helper()
+	v, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatalf("%s: %v", doc, err)
+	}
+	return v
 }
 
 func TestDecisionEncode(t *testing.T) {

@@ -56,13 +56,16 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 	if r.Phase() != "call" {
 		return sdk.Abstain()
 	}
-	code := r.Derived().Get("code").Elements()
-	if len(code) == 0 {
+	// By index, not Elements: a deny then allocates nothing (judgeAt). The
+	// host sends a few pieces of code at most (a breakpoint's three).
+	code := r.Derived().Get("code")
+	n := code.Len()
+	if n == 0 {
 		return sdk.Abstain()
 	}
 	worst, why := abi.Allow, "plain names, attributes, literal subscripts and comparisons"
-	for _, c := range code {
-		v, reason := rs.judge(c.Get("argument").Str(), c.Get("text").Str(), c.Get("kind").Str())
+	for i := range n {
+		v, reason := rs.judgeAt(code.Index(i))
 		if v == abi.Deny || (v == abi.Approve && worst == abi.Allow) {
 			worst, why = v, reason
 		}
@@ -78,10 +81,11 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 	// decides, told which name holds a secret here.
 	if h, ok := readHeld(r.Derived()); ok {
 		notAtHits := func(arg string) bool { return !runsAtHits(arg) }
-		if w := h.withheld(code, notAtHits, false); w != "" {
+		pieces := code.Elements()
+		if w := h.withheld(pieces, notAtHits, false); w != "" {
 			return sdk.Deny(w)
 		}
-		if w := h.withheld(code, runsAtHits, true); w != "" {
+		if w := h.withheld(pieces, runsAtHits, true); w != "" {
 			return sdk.Decision{Verdict: abi.Approve, Reason: w + ": a person decides"}
 		}
 	}

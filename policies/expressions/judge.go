@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
 
@@ -53,6 +54,9 @@ type judgements struct {
 	mu   sync.Mutex // a policy's tests may decide from several goroutines
 	last [judgedSize]judgement
 	next int
+
+	// The strings of the element of derived.code read last (judgeAt).
+	arg, text, kind string
 }
 
 type judgement struct {
@@ -69,6 +73,25 @@ const (
 	judgedSize = 32
 	judgedText = 1 << 10
 )
+
+// judgeAt is judge for an element of derived.code. Its argument, text
+// and kind are read into the strings read last when they are the same
+// (Value.StrAgain): an agent has the same code judged again and again, and
+// a Go wasm guest between two calls pays more for an allocation than for
+// the comparison (docs/PERFORMANCE.md, "A Go guest's deny without
+// allocations").
+func (r rules) judgeAt(c sdk.Value) (abi.Verdict, string) {
+	a, t, k := c.Get("argument"), c.Get("text"), c.Get("kind")
+	j := r.judged
+	if j == nil {
+		return r.judge(a.Str(), t.Str(), k.Str())
+	}
+	j.mu.Lock()
+	j.arg, j.text, j.kind = a.StrAgain(j.arg), t.StrAgain(j.text), k.StrAgain(j.kind)
+	arg, text, kind := j.arg, j.text, j.kind
+	j.mu.Unlock()
+	return r.judge(arg, text, kind)
+}
 
 // judge is judgeCode(text, kind, r) for code given in the argument arg,
 // with its reason said as arg + ": " + reason: judged once for the same
