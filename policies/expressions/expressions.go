@@ -58,8 +58,10 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 	}
 	// By index, not Elements: a deny then allocates nothing (judgeAt). The
 	// host sends a few pieces of code at most (a breakpoint's three).
-	code := r.Derived().Get("code")
-	n := code.Len()
+	code, n := r.Derived().Get("code"), 0
+	if code.Kind() == sdk.Array { // Len counts an object's members too
+		n = code.Len()
+	}
 	if n == 0 {
 		return sdk.Abstain()
 	}

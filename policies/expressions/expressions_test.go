@@ -34,6 +34,10 @@ func TestDecide(t *testing.T) {
 	eval := "debugpy_evaluate"
 	cases := []policytest.Case{
 		{Name: "no code", Tool: "debugpy_stack_trace", Want: "abstain"},
+		// Not the host's: code that is not an array is no code (as
+		// Elements reads it), not the pieces Len would count in it.
+		{Name: "code not an array", Tool: eval, Derived: `{"code":{"argument":"expression","kind":"expression","text":"eval(s)"}}`, Want: "abstain"},
+		{Name: "code null", Tool: eval, Derived: `{"code":null}`, Want: "abstain"},
 		{Name: "a plain read", Tool: eval, Derived: code("expression", "expression", "user.name"), Want: "allow"},
 		{Name: "a dunder", Tool: eval, Derived: code("expression", "expression", "__import__('os')"), Want: "deny",
 			Reason: "expression: it uses __import__"},
