@@ -115,6 +115,9 @@ func TestJudgeAtReadsAsStr(t *testing.T) {
 		wg.Go(func() {
 			for k := range 200 {
 				text := texts[(g*7919+k*31)%len(texts)]
+				if !utf8.ValidString(text) {
+					continue
+				}
 				c, _ := sdk.Parse([]byte(`{"argument":"expression","text":` + escapedJSON(rand.New(rand.NewPCG(uint64(g), uint64(k))), text) + `,"kind":"expression"}`))
 				want, wantReason := judgeCode(text, "expression", r)
 				if got, reason := r.judgeAt(c); got != want || reason != "expression: "+wantReason {
