@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"iter"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 )
@@ -113,8 +116,7 @@ func (v Value) Str() string {
 		return string(body)
 	}
 	p := parser{b: v.raw}
-	s, _ := p.str(true)
-	return s
+	return p.str()
 }
 
 // StrAgain is Str, but when v is the string prev as it is (no escape in
@@ -264,10 +266,7 @@ func (v Value) Members() []Member {
 	}
 	var ms []Member
 	v.members(func(k []byte, escaped bool, val []byte) bool {
-		key := string(k)
-		if escaped {
-			key = unescape(k)
-		}
+		key := unescapedKey(k, escaped)
 		if ms == nil {
 			ms = make([]Member, 0, 8) // one allocation for most objects, not four as it grows from one
 		}
@@ -275,6 +274,116 @@ func (v Value) Members() []Member {
 		return true
 	})
 	return ms
+}
+
+// AllMembers yields the members of an object, in order, as Members has
+// them, without making their slice: a walk over every object of a large
+// result (a variables listing) allocated one slice an object. Stopping the
+// loop stops the scan.
+func (v Value) AllMembers() iter.Seq2[string, Value] {
+	return func(yield func(string, Value) bool) {
+		if v.raw == nil {
+			for _, m := range v.built().obj {
+				if !yield(m.Key, m.Value) {
+					return
+				}
+			}
+			return
+		}
+		v.members(func(k []byte, escaped bool, val []byte) bool {
+			key := unescapedKey(k, escaped)
+			return yield(key, Value{raw: val})
+		})
+	}
+}
+
+// AllElements yields the elements of an array with their indexes, as
+// Elements has them, without making their slice.
+func (v Value) AllElements() iter.Seq2[int, Value] {
+	return func(yield func(int, Value) bool) {
+		if v.raw == nil {
+			for i, e := range v.built().arr {
+				if !yield(i, e) {
+					return
+				}
+			}
+			return
+		}
+		i := 0
+		v.elements(func(e []byte) bool {
+			i++
+			return yield(i-1, Value{raw: e})
+		})
+	}
+}
+
+// unescapedKey is a member name's string: read through its escapes, or the
+// copy kept from before (keys).
+func unescapedKey(k []byte, escaped bool) string {
+	if escaped {
+		return unescape(k)
+	}
+	return keys.get(k)
+}
+
+// keys are the member names read before (Members, AllMembers), each the
+// one copy of its bytes: a result's objects repeat a few names (a
+// variables listing's name, value, type, ... for each variable), and in a
+// Go wasm guest a string's copy costs more than the look-up
+// (docs/PERFORMANCE.md, "A listing read without copies"). A name is the
+// string copied out of the request at its first reading, never a view of
+// the request's bytes: the request's buffer is written over at the next
+// call. At most keysMax names of at most keyMax bytes are kept; past that
+// a name is copied at each reading.
+var keys = keyTable{m: map[string]string{}}
+
+const (
+	keysMax = 1024
+	keyMax  = 64
+)
+
+type keyTable struct {
+	mu sync.Mutex // a policy's own tests may call Evaluate from several goroutines
+	m  map[string]string
+}
+
+// get is string(k), the copy kept from before when there is one.
+func (t *keyTable) get(k []byte) string {
+	if len(k) > keyMax {
+		return string(k)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s, ok := t.m[string(k)]; ok {
+		return s
+	}
+	s := string(k)
+	if len(t.m) < keysMax {
+		t.m[s] = s
+	}
+	return s
+}
+
+// Lookup is m[v.Str()], without copying the string out of the request when
+// it holds no escape (a policy that keeps the texts it has judged looks each
+// new one up first: in a Go wasm guest the copy costs more than the look-up).
+func Lookup[V any](m map[string]V, v Value) (V, bool) {
+	n := len(v.raw)
+	if n < 2 || v.raw[0] != '"' { // a built value, or no string
+		val, ok := m[v.Str()]
+		return val, ok
+	}
+	var buf [256]byte // a short text with escapes is read into it
+	b := v.raw[1 : n-1]
+	if bytes.IndexByte(b, '\\') >= 0 {
+		p := parser{b: v.raw}
+		var ok bool
+		if b, ok = p.appendStr(buf[:0]); !ok {
+			b = nil // as Str: ""
+		}
+	}
+	val, ok := m[string(b)]
+	return val, ok
 }
 
 // Elements are the elements of an array.
@@ -556,8 +665,7 @@ func unescape(k []byte) string {
 	q := make([]byte, 0, len(k)+2)
 	q = append(append(append(q, '"'), k...), '"')
 	p := parser{b: q}
-	s, _ := p.str(true)
-	return s
+	return p.str()
 }
 
 // view wraps JSON the host wrote (so valid: it comes from encoding/json)
@@ -786,24 +894,36 @@ func (p *parser) skipString() (escaped bool, err error) {
 	return false, p.err("unterminated string")
 }
 
-// str decodes the string at p.i (validated already when trusted).
-func (p *parser) str(trusted bool) (string, error) {
+// str is the string that starts at p.i (appendStr), in memory of its own.
+func (p *parser) str() string {
+	b, ok := p.appendStr(make([]byte, 0, len(p.b)-p.i))
+	if !ok || len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is this string's alone
+}
+
+// appendStr appends the string that starts at p.b[p.i] (its opening
+// quote), read through its escapes as encoding/json reads them, to dst, and
+// moves p.i past it. The bytes between escapes are copied a run at a time.
+// ok is false for a string cut short or a bad escape. The document was
+// validated before (Parse) or written by the host: control characters are
+// not looked for.
+func (p *parser) appendStr(dst []byte) (_ []byte, ok bool) {
 	p.i++ // opening quote
-	var sb strings.Builder
 	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return sb.String(), nil
-		case c < 0x20 && !trusted:
-			return "", p.err("control character in string")
-		case c != '\\':
-			sb.WriteByte(c)
-			p.i++
-			continue
+		j := p.i
+		for j < len(p.b) && p.b[j] != '"' && p.b[j] != '\\' {
+			j++
+		}
+		dst = append(dst, p.b[p.i:j]...)
+		if p.i = j; j >= len(p.b) {
+			break
 		}
 		p.i++
+		if p.b[j] == '"' {
+			return dst, true
+		}
 		if p.i >= len(p.b) {
 			break
 		}
@@ -811,21 +931,21 @@ func (p *parser) str(trusted bool) (string, error) {
 		p.i++
 		switch e {
 		case '"', '\\', '/':
-			sb.WriteByte(e)
+			dst = append(dst, e)
 		case 'b':
-			sb.WriteByte('\b')
+			dst = append(dst, '\b')
 		case 'f':
-			sb.WriteByte('\f')
+			dst = append(dst, '\f')
 		case 'n':
-			sb.WriteByte('\n')
+			dst = append(dst, '\n')
 		case 'r':
-			sb.WriteByte('\r')
+			dst = append(dst, '\r')
 		case 't':
-			sb.WriteByte('\t')
+			dst = append(dst, '\t')
 		case 'u':
 			r, ok := p.hex4()
 			if !ok {
-				return "", p.err("bad \\u escape")
+				return dst, false
 			}
 			if utf16.IsSurrogate(r) {
 				// As encoding/json reads it: a high surrogate takes the
@@ -845,12 +965,12 @@ func (p *parser) str(trusted bool) (string, error) {
 					r = utf8.RuneError
 				}
 			}
-			sb.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 		default:
-			return "", p.err("bad escape")
+			return dst, false
 		}
 	}
-	return "", p.err("unterminated string")
+	return dst, false
 }
 
 func (p *parser) hex4() (rune, bool) {
