@@ -225,8 +225,8 @@ func BenchmarkRedact(b *testing.B) {
 
 // BenchmarkRedactNew is BenchmarkRedact with other values at every call
 // (3,000 listings in turn, each value with the listing's number): the texts
-// are new to the policy, which keeps only those it found clean (redact's
-// cleanTexts), so this is a first reading's cost; BenchmarkRedact's is an
+// are new to the policy, which keeps what it made of those it read
+// (redact's judgedTexts), so this is a first reading's cost; BenchmarkRedact's is an
 // agent's asking again at a stop where nothing changed.
 func BenchmarkRedactNew(b *testing.B) {
 	calls := make([]engine.Call, 3000)

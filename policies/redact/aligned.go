@@ -116,7 +116,7 @@ func maskAligned(s string, extra map[string]bool, found func(string)) (string, b
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // dtype reports whether v is the name of a pandas dtype (df.dtypes shows

@@ -166,7 +166,7 @@ func maskAssertions(s string, extra map[string]bool, found func(string)) (string
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // endsMessage: t ends a unittest failure's message (its separators, the

@@ -84,7 +84,7 @@ func maskCalls(s string, found func(string)) (string, bool) {
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // callArgument is the first string of the call's positional argument at

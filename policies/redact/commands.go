@@ -741,7 +741,7 @@ func maskIMAPLogin(s string, found func(string)) (string, bool) {
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // maskSMTPAuth masks what smtplib's debug lines (set_debuglevel(1)) show
@@ -789,5 +789,5 @@ func smtpAuthLines(s string, found func(string)) (string, bool) {
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }

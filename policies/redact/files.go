@@ -27,7 +27,7 @@ func maskCredentialLines(s string, found func(string)) (string, bool) {
 	if spans == nil {
 		return s, false
 	}
-	return writeSpans(s, spans), true // a value is within its line: each line keeps its end
+	return writeSpans(s, spans, found), true // a value is within its line: each line keeps its end
 }
 
 // eachCredential calls f with the span in s of each value

@@ -103,7 +103,7 @@ func maskHTMLTables(s string, extra map[string]bool, found func(string)) (string
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // tagName is a tag's name in lower case, and whether it closes (</td>).

@@ -173,7 +173,7 @@ func maskShapes(s string, found func(string)) (string, bool) {
 	if spans == nil {
 		return s, false
 	}
-	return writeSpans(s, spans), true // a PEM block's lines: a mask for each, its line ends kept
+	return writeSpans(s, spans, found), true // a PEM block's lines: a mask for each, its line ends kept
 }
 
 // handShape hands a credential found by its shape to found, as written
@@ -686,7 +686,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		if found != nil {
 			found(line[vs:ve])
 		}
-		lines[li] = writeSpans(line, [][2]int{{vs, ve}}) // line[:vs] + mask + line[ve:], or wider (wholeShapes)
+		lines[li] = writeSpans(line, [][2]int{{vs, ve}}, found) // line[:vs] + mask + line[ve:], or wider (wholeShapes)
 		changed = true
 	}
 	block := -1      // the column of the secret's key whose block this is; -1: none
@@ -1061,5 +1061,5 @@ func maskKeyValues(s string, extra map[string]bool, found func(string)) (string,
 			found(s[sp[0]:sp[1]])
 		}
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }

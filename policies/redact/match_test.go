@@ -99,7 +99,7 @@ func TestWholeShapes(t *testing.T) {
 		{"k: " + jwt, [][2]int{{0, 3 + len(jwt)}}, "[redacted]", nil},                                                  // holding one whole
 	} {
 		sdk.TakeSecrets()
-		if got := writeSpans(c.in, c.spans); got != c.want {
+		if got := writeSpans(c.in, c.spans, remember); got != c.want {
 			t.Errorf("writeSpans(%q, %v) = %q, want %q", c.in, c.spans, got, c.want)
 		}
 		if got := sdk.TakeSecrets(); !slices.Equal(got, c.handed) {

@@ -72,5 +72,5 @@ func maskQueryCodes(s string, found func(string)) (string, bool) {
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }

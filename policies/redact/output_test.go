@@ -124,7 +124,7 @@ func FuzzMaskNamedNeedsAName(f *testing.F) {
 		if secrets.Mentions(s, nil) {
 			return
 		}
-		if m, changed := maskNamed(s, nil); changed || m != s {
+		if m, changed := maskNamedAt(s, nil, remember, nestedDepth); changed || m != s {
 			t.Fatalf("%q names no secret, but is masked %q", s, m)
 		}
 	})

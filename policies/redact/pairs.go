@@ -242,7 +242,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	}
 	// Spans found from different starts may nest or repeat: writeSpans
 	// merges them.
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // hideHeader masks the value of a string that is a header's line whose

@@ -43,7 +43,7 @@ func maskRecords(s string, extra map[string]bool, found func(string)) (string, b
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // cookieStrings hides the values of http.cookiejar's cookies as str

@@ -42,10 +42,10 @@ func Validate(s sdk.Value) error {
 }
 
 // names are settings.names, lower-cased, read once per settings, and the
-// texts found clean with them.
+// texts read with them.
 type names struct {
 	extra map[string]bool
-	clean *cleanTexts
+	texts *judgedTexts
 }
 
 func readNames(s sdk.Value) names {
@@ -53,52 +53,138 @@ func readNames(s sdk.Value) names {
 	for _, n := range s.Get("names").Elements() {
 		extra[strings.ToLower(n.Str())] = true
 	}
-	return names{extra, &cleanTexts{}}
+	return names{extra, &judgedTexts{}}
 }
 
-// cleanTexts are the texts maskText found nothing in, with one settings'
-// names, kept from call to call: an agent lists the same variables at each
-// stop, and most of their texts hold nothing to mask, which a Go wasm guest
-// read again with every one of maskOnce's detectors (a listing of 40
-// variables took ~2 ms). A text is kept only when maskText changed nothing
-// and handed the host no secret, so that skipping it does all that reading
-// it again would: maskText depends on the text and the names alone
-// (TestCleanTextsSkipOnlyWhatMaskTextWouldNotChange). Past its bounds the
-// texts kept are forgotten, all at once.
-type cleanTexts struct {
+// judgedTexts are the texts maskText read, with one settings' names, and
+// what it made of them, kept from call to call: an agent lists the same
+// variables at each stop, and a Go wasm guest read each text again with
+// every one of maskOnce's detectors (a listing of 40 variables took ~2 ms;
+// its two texts with a secret, masked again at each call, were a third of
+// what remained: docs/PERFORMANCE.md, "A listing read without copies"). A
+// text read again gets the same masked text, and hands the host the same
+// secrets again, in the same order: the host keeps them for one MCP
+// session, and another session's result must have them masked too. This
+// does all that reading the text again would, because maskText depends on
+// the text and the names alone, and hands the host what it finds through
+// found only (TestJudgedTextsDoWhatMaskTextDoes). Past its bounds every
+// judgement kept is forgotten, all at once.
+//
+// The names judged (isSecretName) are kept beside them, with the same
+// settings: a listing's names and its objects' keys come back at each stop.
+type judgedTexts struct {
 	mu    sync.Mutex // a policy's tests may decide from several goroutines
-	set   map[string]struct{}
-	bytes int
+	texts map[string]judged
+	bytes int             // the texts', their masked texts' and their secrets' bytes
+	names map[string]bool // name -> isSecretName(name, extra)
 }
 
-// At most cleanBytes of texts and cleanTextsMax texts are kept (a map's
-// entry costs some 50 bytes of its own: a module's memory is 32 MiB).
+// judged is maskText's reading of a text.
+type judged struct {
+	masked  string   // the text masked, when changed
+	changed bool     // maskText changed the text
+	handed  []string // the secrets it handed the host, in order
+}
+
+// At most textsBytes of texts and textsMax texts are kept (a map's entry
+// costs some 50 bytes of its own: a module's memory is 32 MiB), and at
+// most namesMax names, none over nameMax bytes.
 const (
-	cleanBytes    = 1 << 20
-	cleanTextsMax = 16 << 10
+	textsBytes = 1 << 20
+	textsMax   = 16 << 10
+	namesMax   = 4096
+	nameMax    = 128
 )
 
-// maskText is maskText(s, extra), skipped for a text found clean before.
-func (c *cleanTexts) maskText(s string, extra map[string]bool) (string, bool) {
+// lookup is the judgement of v's text when it was read before, found
+// without copying the text out of the request. Its secrets are handed to
+// the host again.
+func (c *judgedTexts) lookup(v sdk.Value) (judged, bool) {
 	c.mu.Lock()
-	_, clean := c.set[s]
+	j, ok := sdk.Lookup(c.texts, v)
 	c.mu.Unlock()
-	if clean {
-		return s, false
+	if ok {
+		j.handAgain()
+	}
+	return j, ok
+}
+
+func (j judged) handAgain() {
+	for _, h := range j.handed {
+		remember(h)
+	}
+}
+
+// maskText is maskText(s, extra), read from before when s was read
+// before.
+func (c *judgedTexts) maskText(s string, extra map[string]bool) (string, bool) {
+	c.mu.Lock()
+	j, ok := c.texts[s]
+	c.mu.Unlock()
+	if ok {
+		j.handAgain()
+		if !j.changed {
+			return s, false
+		}
+		return j.masked, true
 	}
 	before := remembered.Load()
-	out, changed := maskText(s, extra)
-	if changed || remembered.Load() != before || len(s) > cleanBytes/16 { // a long text would crowd out the rest
-		return out, changed
+	j.masked, j.changed = maskTextTo(s, extra, func(v string) { j.handed = append(j.handed, v); remember(v) })
+	out := j.masked
+	size := len(s) + len(j.masked)
+	for _, h := range j.handed {
+		size += len(h)
+	}
+	// Not kept: a long text, which would crowd out the rest; and a
+	// reading during which the host was handed a secret other than through
+	// found (another goroutine's, in a policy's tests: the judgement may
+	// have missed one).
+	if size > textsBytes/16 || remembered.Load() != before+int64(len(j.handed)) {
+		return out, j.changed
+	}
+	if !j.changed {
+		j.masked = "" // s itself
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.set == nil || c.bytes+len(s) > cleanBytes || len(c.set) >= cleanTextsMax {
-		c.set, c.bytes = map[string]struct{}{}, 0
+	if c.texts == nil || c.bytes+size > textsBytes || len(c.texts) >= textsMax {
+		c.texts, c.bytes = map[string]judged{}, 0
 	}
-	c.set[s] = struct{}{}
-	c.bytes += len(s)
-	return s, false
+	c.texts[s] = j
+	c.bytes += size
+	return out, j.changed
+}
+
+// isSecretValue is isSecretName(v.Str(), extra), the name judged before
+// read without a copy.
+func (c *judgedTexts) isSecretValue(v sdk.Value, extra map[string]bool) bool {
+	c.mu.Lock()
+	secret, ok := sdk.Lookup(c.names, v)
+	c.mu.Unlock()
+	if ok {
+		return secret
+	}
+	return c.isSecretName(v.Str(), extra)
+}
+
+// isSecretName is isSecretName(name, extra), kept for the next reading.
+func (c *judgedTexts) isSecretName(name string, extra map[string]bool) bool {
+	c.mu.Lock()
+	secret, ok := c.names[name]
+	c.mu.Unlock()
+	if ok {
+		return secret
+	}
+	secret = isSecretName(name, extra)
+	if len(name) <= nameMax {
+		c.mu.Lock()
+		if c.names == nil || len(c.names) >= namesMax {
+			c.names = map[string]bool{}
+		}
+		c.names[name] = secret
+		c.mu.Unlock()
+	}
+	return secret
 }
 
 // Decide is the policy.
@@ -126,7 +212,7 @@ func decide(r *sdk.Request, ns names) sdk.Decision {
 	case "debugpy_output":
 		res = outputMasked(res, r.Derived().Get("before"), extra, &n)
 	}
-	out, _ := walk(res, extra, ns.clean, &n)
+	out, _ := walk(res, extra, ns.texts, &n)
 	// An evaluate result carries no name: judge it by the expression.
 	if r.Tool() == "debugpy_evaluate" && isSecretName(lastName(r.Arg("expression").Str()), extra) && out.Get("result").Exists() {
 		out.Set("result", sdk.StringValue(mask))
@@ -183,8 +269,8 @@ func writeMaskedFrom(b *strings.Builder, v string, first bool) {
 // may come in any order, and nest or overlap (found from different
 // starts). A span that cuts a credential of a well-known shape short is
 // widened to hold it (wholeShapes).
-func writeSpans(s string, spans [][2]int) string {
-	spans = wholeShapes(s, spans)
+func writeSpans(s string, spans [][2]int, found func(string)) string {
+	spans = wholeShapes(s, spans, found)
 	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
 	var b strings.Builder
 	last := 0
@@ -209,7 +295,7 @@ func writeSpans(s string, spans [][2]int) string {
 // it: $argon2id$v=19$m=65536,t=3,p=4$salt$hash after password= had its
 // salt and hash shown, as the rest read as no hash any more. A shape
 // widened to is handed to the host as the shapes' mask hands it.
-func wholeShapes(s string, spans [][2]int) [][2]int {
+func wholeShapes(s string, spans [][2]int, found func(string)) [][2]int {
 	if len(spans) == 0 {
 		return spans
 	}
@@ -243,7 +329,7 @@ func wholeShapes(s string, spans [][2]int) [][2]int {
 		if named {
 			for _, p := range parts[i:j] {
 				if p.shape && !slices.ContainsFunc(parts[i:j], func(q part) bool { return !q.shape && q.span[0] <= p.span[0] && p.span[1] <= q.span[1] }) {
-					handShape(s[p.span[0]:p.span[1]], p.held, remember)
+					handShape(s[p.span[0]:p.span[1]], p.held, found)
 				}
 			}
 			out = append(out, group)
@@ -259,7 +345,7 @@ func isSecretName(name string, extra map[string]bool) bool { return secrets.IsNa
 // result of the session from then on (sdk.Secret).
 func remember(v string) { remembered.Add(1); sdk.Secret(v) }
 
-// remembered counts the values handed to the host (cleanTexts).
+// remembered counts the values handed to the host (judgedTexts).
 var remembered atomic.Int64
 
 // rememberShown hands the host the secret in a variable's displayed value
@@ -287,33 +373,43 @@ func rememberShown(display string) {
 // it changed anything (if not, v itself comes back: nothing is rebuilt). An
 // object with a "name" that looks like a secret has its "value" and
 // "result" masked, and its "children" dropped.
-func walk(v sdk.Value, extra map[string]bool, clean *cleanTexts, n *int) (sdk.Value, bool) {
+func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.Value, bool) {
 	switch v.Kind() {
 	case sdk.String:
-		s, changed := clean.maskText(v.Str(), extra)
+		if j, ok := texts.lookup(v); ok {
+			if !j.changed {
+				return v, false
+			}
+			*n++
+			return sdk.StringValue(j.masked), true
+		}
+		s, changed := texts.maskText(v.Str(), extra)
 		if !changed {
 			return v, false
 		}
 		*n++
 		return sdk.StringValue(s), true
 	case sdk.Array:
-		els := v.Elements()
-		any := false
-		for i, e := range els {
-			var c bool
-			if els[i], c = walk(e, extra, clean, n); c {
-				any = true
+		var out []sdk.Value // made at the first change, as an object's members below
+		for i, e := range v.AllElements() {
+			e, changed := walk(e, extra, texts, n)
+			if changed && out == nil {
+				out = append(make([]sdk.Value, 0, i+4), v.Elements()[:i]...)
+			}
+			if out != nil {
+				out = append(out, e)
 			}
 		}
-		if !any {
+		if out == nil {
 			return v, false
 		}
-		return sdk.ArrayValue(els...), true
+		return sdk.ArrayValue(out...), true
 	case sdk.Object:
-		secret := isSecretName(v.Get("name").Str(), extra)
-		ms := v.Members()
+		secret := texts.isSecretValue(v.Get("name"), extra)
 		var out []sdk.Member // made at the first change: most objects have none
-		for i, m := range ms {
+		i := 0               // the member's index
+		for key, val := range v.AllMembers() {
+			m := sdk.Member{Key: key, Value: val}
 			keep, changed := true, false
 			switch {
 			case secret && (m.Key == "value" || m.Key == "result"):
@@ -328,23 +424,24 @@ func walk(v sdk.Value, extra map[string]bool, clean *cleanTexts, n *int) (sdk.Va
 				// clear (found 2026-12-05). The others are not: a field
 				// name's value (user) is no secret, and learned it masked
 				// every text it is in.
-				walk(m.Value, extra, clean, new(int))
+				walk(m.Value, extra, texts, new(int))
 				learnItems(m.Value)
 				learnValues(m.Value)
 				keep, changed = false, true
-			case m.Value.Kind() == sdk.String && isSecretName(m.Key, extra):
+			case m.Value.Kind() == sdk.String && texts.isSecretName(m.Key, extra):
 				rememberShown(m.Value.Str())
 				*n++
 				m.Value, changed = sdk.StringValue(mask), true
 			default:
-				m.Value, changed = walk(m.Value, extra, clean, n)
+				m.Value, changed = walk(m.Value, extra, texts, n)
 			}
-			if changed && out == nil {
-				out = append(make([]sdk.Member, 0, len(ms)), ms[:i]...)
+			if changed && out == nil { // the members before this one, as they were
+				out = append(make([]sdk.Member, 0, i+4), v.Members()[:i]...)
 			}
 			if out != nil && keep {
 				out = append(out, m)
 			}
+			i++
 		}
 		if out == nil {
 			return v, false
@@ -507,11 +604,16 @@ func item(name string) bool {
 // scan, where each scanned it: most strings of a large listing name none);
 // FuzzMaskNamedNeedsAName checks that they find nothing there. A text
 // with a terminal's escape sequences is read again without them (ansi.go).
-func maskText(s string, extra map[string]bool) (string, bool) {
-	s, changed := maskOnce(s, extra)
+// The secrets it finds are handed to the host (remember).
+func maskText(s string, extra map[string]bool) (string, bool) { return maskTextTo(s, extra, remember) }
+
+// maskTextTo is maskText, the secrets it finds handed to found: every
+// mask it runs hands them to found, and to nothing else (judgedTexts).
+func maskTextTo(s string, extra map[string]bool, found func(string)) (string, bool) {
+	s, changed := maskOnce(s, extra, found)
 	if strings.IndexByte(s, 0x1b) >= 0 {
 		if plain, at := withoutEscapes(s); len(plain) < len(s) {
-			if masked, ok := maskOnce(plain, extra); ok {
+			if masked, ok := maskOnce(plain, extra, found); ok {
 				return withEscapes(s, plain, masked, at), true
 			}
 		}
@@ -520,7 +622,7 @@ func maskText(s string, extra map[string]bool) (string, bool) {
 }
 
 // maskOnce is maskText's reading of s as it is.
-func maskOnce(s string, extra map[string]bool) (string, bool) {
+func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool) {
 	var named bool
 	if codeGrant(s) { // a token request's body: its code is the credential (oauth.go)
 		extra = withCode(extra)
@@ -528,35 +630,35 @@ func maskOnce(s string, extra map[string]bool) (string, bool) {
 	fileValues := credentialValues(s)
 	mentions := secrets.Mentions(s, extra)
 	if mentions {
-		s, named = maskNamed(s, extra)
+		s, named = maskNamedAt(s, extra, found, nestedDepth)
 	} else {
 		var summary, secure bool
 		if strings.Contains(s, "FAILED ") {
-			s, summary = maskAssertions(s, extra, remember) // pytest's summary, read without the blocks it sums up
+			s, summary = maskAssertions(s, extra, found) // pytest's summary, read without the blocks it sums up
 		}
 		if strings.Contains(s, "SecureString") || strings.Contains(s, "Cookie") {
-			s, secure = maskRecords(s, extra, remember) // a parameter store's record, a cookie: under any name
+			s, secure = maskRecords(s, extra, found) // a parameter store's record, a cookie: under any name
 		}
 		named = summary || secure
 	}
-	s, shapes := maskShapes(s, remember)
-	s, files := maskCredentialLinesAfter(s, fileValues, remember)
-	s, commands := maskCommands(s, remember)
+	s, shapes := maskShapes(s, found)
+	s, files := maskCredentialLinesAfter(s, fileValues, found)
+	s, commands := maskCommands(s, found)
 	var codes bool
 	if strings.Contains(s, "code=") {
-		s, codes = maskQueryCodes(s, remember) // OAuth's ?code=
+		s, codes = maskQueryCodes(s, found) // OAuth's ?code=
 	}
-	s, calls := maskCalls(s, remember)
+	s, calls := maskCalls(s, found)
 	var identified bool
 	if mentions || strings.Contains(s, "DENTIFIED") || strings.Contains(s, "dentified") {
-		s, identified = maskIdentified(s, remember) // SET PASSWORD names a secret; IDENTIFIED BY need not
+		s, identified = maskIdentified(s, found) // SET PASSWORD names a secret; IDENTIFIED BY need not
 	}
 	var login, smtp bool
 	if strings.Contains(s, " LOGIN ") {
-		s, login = maskIMAPLogin(s, remember)
+		s, login = maskIMAPLogin(s, found)
 	}
 	if strings.Contains(s, "AUTH ") && strings.Contains(s, "send: ") {
-		s, smtp = maskSMTPAuth(s, remember)
+		s, smtp = maskSMTPAuth(s, found)
 	}
 	return s, named || shapes || files || commands || codes || calls || identified || login || smtp
 }
@@ -621,12 +723,7 @@ func maskWords(s string, values []string, found func(string)) (string, bool) {
 	if spans == nil {
 		return s, false
 	}
-	return writeSpans(s, spans), true
-}
-
-// maskNamed runs the masks that find a value by a secret's name.
-func maskNamed(s string, extra map[string]bool) (string, bool) {
-	return maskNamedAt(s, extra, remember, nestedDepth)
+	return writeSpans(s, spans, found), true
 }
 
 // maskNamedAt is maskNamed for a text depth strings deep (maskNested).

@@ -24,14 +24,14 @@ func TestDecide(t *testing.T) {
 		{Name: "an evaluate of a secret", Phase: "result", Tool: "debugpy_evaluate", Args: `{"expression":"cfg.password"}`,
 			Result: `{"result":"'s3cr3t!!'","type":"str"}`, Want: "allow", Output: `"result":"[redacted]"`},
 		// A text that holds a name only the settings call a secret: masked
-		// with those settings, kept clean without them (cleanTexts keeps a
+		// with those settings, kept clean without them (judgedTexts keeps a
 		// settings' texts apart).
 		{Name: "a settings' name in a text", Phase: "result", Tool: "debugpy_output", Settings: `{"names":["pin"]}`,
 			Result: `{"output":"login pin=48213 ok"}`, Want: "allow", Output: `pin=[redacted]`},
 		{Name: "the same text, other settings", Phase: "result", Tool: "debugpy_output",
 			Result: `{"output":"login pin=48213 ok"}`, Want: "allow", Reason: "nothing to redact"},
 		// The secret's text, under a plain name first: found clean and kept
-		// (cleanTexts), it is still masked under a secret's name, in a
+		// (judgedTexts), it is still masked under a secret's name, in a
 		// secret's key, and as a secret expression's result.
 		{Name: "the secret's text under a plain name", Phase: "result", Tool: "debugpy_variables",
 			Result: `{"variables":[{"name":"greeting","value":"'hunter2x'","type":"str"}]}`, Want: "allow", Reason: "nothing to redact"},

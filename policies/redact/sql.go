@@ -63,7 +63,7 @@ func maskSQL(s string, extra map[string]bool, found func(string)) (string, bool)
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // sqlInsert is an INSERT read one way (readInsert): the indexes of its
@@ -640,7 +640,7 @@ func maskIdentified(s string, found func(string)) (string, bool) {
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true
+	return writeSpans(s, spans, found), true
 }
 
 // statementStart is where the statement that holds s[i] starts: after

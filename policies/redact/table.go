@@ -64,7 +64,7 @@ func maskTables(s string, extra map[string]bool, found func(string)) (string, bo
 	if len(spans) == 0 {
 		return s, false
 	}
-	return writeSpans(s, spans), true // a cell over lines: a mask a line
+	return writeSpans(s, spans, found), true // a cell over lines: a mask a line
 }
 
 // underscored spells a header's name as a program's (API Key is API_Key).
