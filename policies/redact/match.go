@@ -680,14 +680,23 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		return s, false
 	}
 	lines := strings.SplitAfter(s, "\n")
-	changed := false
+	starts := make([]int, len(lines)) // each line's offset in s
+	for li := 1; li < len(lines); li++ {
+		starts[li] = starts[li-1] + len(lines[li-1])
+	}
+	// The values' spans in s, masked together at the end: a span widened
+	// to a credential of a well-known shape (wholeShapes) is widened to all
+	// of it, over the lines below too. Masked a line at a time, a PEM
+	// block that began after a secret's value on its line (password: x
+	// -----BEGIN ... PRIVATE KEY-----) had its BEGIN line masked and its
+	// key shown: maskShapes, after, no longer found a block (found
+	// 2026-12-06).
+	var spans [][2]int
 	hideAt := func(li, vs, ve int) {
-		line := lines[li]
 		if found != nil {
-			found(line[vs:ve])
+			found(lines[li][vs:ve])
 		}
-		lines[li] = writeSpans(line, [][2]int{{vs, ve}}, found) // line[:vs] + mask + line[ve:], or wider (wholeShapes)
-		changed = true
+		spans = append(spans, [2]int{starts[li] + vs, starts[li] + ve})
 	}
 	block := -1      // the column of the secret's key whose block this is; -1: none
 	open := byte(0)  // in the block, the quote of a value still open at the last line's end
@@ -799,10 +808,10 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		block = col // a value folded over the lines below it, indented past its key
 		open = opened(line, vs, ve)
 	}
-	if !changed {
+	if spans == nil {
 		return s, false
 	}
-	return strings.Join(lines, ""), true
+	return writeSpans(s, spans, found), true
 }
 
 // sectionHeader reads line as an INI section's or a TOML table's header
