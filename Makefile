@@ -125,6 +125,7 @@ test: deps vet lint check-policies build
 	$(GO) test -run '^$$' -fuzz FuzzSplitMasked -fuzztime 150000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskNamedNeedsAName -fuzztime 150000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzRequestIndex -fuzztime 200000x -fuzzminimizetime 20x ./plugins/sdk
+	$(GO) test -run '^$$' -fuzz FuzzReadsAsEncodingJSON -fuzztime 50000x -fuzzminimizetime 20x ./plugins/sdk
 	$(GO) test -run '^$$' -fuzz FuzzParserAgreesWithCPython -fuzztime 100000x -fuzzminimizetime 20x ./policies/expressions
 	$(GO) test -run '^$$' -fuzz FuzzMaskPairs -fuzztime 60000x -fuzzminimizetime 20x ./policies/redact
 	$(GO) test -run '^$$' -fuzz FuzzMaskKeyValues -fuzztime 100000x -fuzzminimizetime 20x ./policies/redact

@@ -165,9 +165,7 @@ func isPathByte(c byte) bool { return isB64URL(c) || c == '/' || c == '@' || c =
 func maskShapes(s string, found func(string)) (string, bool) {
 	var spans [][2]int
 	eachShape(s, func(start, end int, held func(string) string) {
-		if found != nil {
-			handShape(s[start:end], held, found)
-		}
+		handShape(s[start:end], held, found)
 		spans = append(spans, [2]int{start, end})
 	})
 	if spans == nil {
@@ -177,8 +175,12 @@ func maskShapes(s string, found func(string)) (string, bool) {
 }
 
 // handShape hands a credential found by its shape to found, as written
-// and, when it differs, as the program holds it.
+// and, when it differs, as the program holds it (to nothing when found is
+// nil: a test's reading of one mask, with no host).
 func handShape(v string, held func(string) string, found func(string)) {
+	if found == nil {
+		return
+	}
 	found(v)
 	if held != nil {
 		if h := held(v); h != "" && h != v {

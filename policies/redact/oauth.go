@@ -60,8 +60,8 @@ func maskQueryCodes(s string, found func(string)) (string, bool) {
 		for ve < len(s) && strings.IndexByte("&#'\" \t\r\n<>)", s[ve]) < 0 {
 			ve++
 		}
-		if ve == from || s[from:ve] == mask {
-			continue
+		if ve == from || strings.ReplaceAll(s[from:ve], mask, "") == "" {
+			continue // masked already: by this mask, or as two masks side by side (a .pgpass line's value beside it, widened to: wholeShapes)
 		}
 		spans = append(spans, [2]int{from, ve})
 		if found != nil {
