@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,6 +41,40 @@ func TestNoKeyBlockShownAfterAnything(t *testing.T) {
 				if strings.Contains(got, line[:24]) {
 					t.Fatalf("%q\nmasked: %q\nshows the key's line %q", s, got, line)
 				}
+			}
+		}
+	}
+}
+
+// TestNoKeyBlockShownInSource: debugpy_source's lines, read together, show
+// none of a private key's lines: a PEM or PGP block in a string, in a
+// comment, in a string's pieces, and a PuTTY key file's private lines.
+// Each line read alone, only the BEGIN line was masked (found 2026-12-06).
+func TestNoKeyBlockShownInSource(t *testing.T) {
+	body := []string{"MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49",
+		"AwEHoUQDQgAEcmC1oZMNnqANd8ad6u3x9f5OeHgV4CsYEEJRc1XJL+qGv3l0X3ce", "k2V7r0yFh3AFpbbHsX1yqYs0ZqDnYPE1Fg=="}
+	around := func(before []string, after ...string) []string {
+		return append(append(slices.Clone(before), body...), after...)
+	}
+	files := [][]string{
+		around([]string{`KEY = """-----BEGIN EC PRIVATE KEY-----`}, `-----END EC PRIVATE KEY-----"""`, "x = 1"),
+		around([]string{`TEST_KEY = """`, `-----BEGIN EC PRIVATE KEY-----`}, `-----END EC PRIVATE KEY-----`, `"""`),
+		around([]string{`# the fixture's key:`, `-----BEGIN PGP PRIVATE KEY BLOCK-----`, ``}, `-----END PGP PRIVATE KEY BLOCK-----`),
+		around([]string{`PuTTY-User-Key-File-3: ssh-ed25519`, `Encryption: none`, `Private-Lines: 3`}, `Private-MAC: 0123`),
+	}
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	for _, file := range files {
+		var lines []map[string]any
+		for i, l := range file {
+			lines = append(lines, map[string]any{"line": i + 1, "text": l})
+		}
+		res, _ := json.Marshal(map[string]any{"file": "/app/keys.py", "lines": lines})
+		out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_source", Result: string(res)}.Request())
+		sdk.TakeSecrets()
+		for _, b := range body {
+			if strings.Contains(string(out), b[:20]) {
+				t.Errorf("%q ...: shows the key's line %q\n%s", file[0], b, out)
 			}
 		}
 	}

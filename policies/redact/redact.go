@@ -769,7 +769,12 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 	masked, tables := maskTables(masked, extra, remember)
 	masked, calls := maskCalls(masked, remember) // a call's arguments over lines
 	masked, htmlTables := maskHTMLTables(masked, extra, remember)
-	if !changed && !pairs && !assigned && !tables && !aligned && !calls && !htmlTables {
+	// And the credentials of a well-known shape over lines: a PEM or PGP
+	// private key block in a file (a test's fixture, a settings module) had
+	// its BEGIN line masked and its key's lines shown, each read alone
+	// (found 2026-12-06).
+	masked, shapes := maskShapes(masked, remember)
+	if !changed && !pairs && !assigned && !tables && !aligned && !calls && !htmlTables && !shapes {
 		return res
 	}
 	after := strings.Split(masked, "\n")
