@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,5 +78,50 @@ func TestNoKeyBlockShownInSource(t *testing.T) {
 				t.Errorf("%q ...: shows the key's line %q\n%s", file[0], b, out)
 			}
 		}
+	}
+}
+
+// TestNoKeyBlockShownAsChildren: a list of a key file's lines (readlines,
+// split, bytes), each line a child of the listing, shows none of the key's
+// lines: the children's values are read together (piecesMasked). A list
+// of plain words keeps every child as it is.
+func TestNoKeyBlockShownAsChildren(t *testing.T) {
+	body := []string{"MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49", "k2V7r0yFh3AFpbbHsX1yqYs0ZqDnYPE1Fg=="}
+	key := append(append([]string{"-----BEGIN EC PRIVATE KEY-----"}, body...), "-----END EC PRIVATE KEY-----")
+	repr := func(prefix, s string) string { // as Python writes it
+		return prefix + "'" + strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s) + "'"
+	}
+	listing := func(values []string) string {
+		var children []map[string]any
+		for i, v := range values {
+			children = append(children, map[string]any{"name": strconv.Itoa(i), "value": v, "type": "str"})
+		}
+		v := map[string]any{"name": "lines", "type": "list", "value": "[" + strings.Join(values, ", ") + "]", "children": children}
+		res, _ := json.Marshal(map[string]any{"scope": "locals", "variables": []any{v}})
+		return string(res)
+	}
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	for _, form := range []struct {
+		name   string
+		prefix string
+		eol    string
+	}{{"readlines", "", "\n"}, {"split", "", ""}, {"bytes", "b", "\n"}, {"crlf", "", "\r\n"}} {
+		var values []string
+		for _, l := range key {
+			values = append(values, repr(form.prefix, l+form.eol))
+		}
+		out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(values)}.Request())
+		sdk.TakeSecrets()
+		for _, b := range body {
+			if strings.Contains(string(out), b[:20]) {
+				t.Errorf("%s: shows the key's line %q\n%s", form.name, b, out)
+			}
+		}
+	}
+	words := []string{"'alpha'", "'beta gamma'", "'user=ada'", "'-----'"}
+	out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(words)}.Request())
+	if !strings.Contains(string(out), "nothing to redact") {
+		t.Errorf("a list of words masked: %s", out)
 	}
 }

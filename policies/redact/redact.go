@@ -432,6 +432,11 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 				rememberShown(m.Value.Str())
 				*n++
 				m.Value, changed = sdk.StringValue(mask), true
+			case m.Key == "children":
+				var pieces bool
+				m.Value, pieces = piecesMasked(m.Value, extra, texts, n)
+				m.Value, changed = walk(m.Value, extra, texts, n)
+				changed = changed || pieces
 			default:
 				m.Value, changed = walk(m.Value, extra, texts, n)
 			}
@@ -449,6 +454,56 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 		return sdk.ObjectValue(out...), true
 	}
 	return v, false
+}
+
+// piecesMasked masks the values of children that hold a secret only
+// together: each run of children whose values are string literals is read
+// as the program holds it, joined (a list of a key file's lines, from
+// readlines or split, each line a child), and each child that holds a
+// byte of what maskText masks in the joined text has its value masked
+// (splitMasked). Read one at a time, a PEM key's lines showed all but the
+// BEGIN line: no line alone has a credential's shape (found 2026-12-06).
+func piecesMasked(children sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.Value, bool) {
+	if children.Kind() != sdk.Array {
+		return children, false
+	}
+	var out []sdk.Value // made at the first change
+	var run []int       // the indexes of the run's children
+	var pieces []string // their values as the program holds them
+	end := func() {
+		if len(run) >= 2 {
+			joined := strings.Join(pieces, "")
+			if masked, changed := texts.maskText(joined, extra); changed {
+				for k, part := range splitMasked(pieces, joined, masked) {
+					if part == pieces[k] {
+						continue
+					}
+					if out == nil {
+						out = slices.Clone(children.Elements())
+					}
+					c := out[run[k]]
+					c.Set("value", sdk.StringValue(mask))
+					out[run[k]] = c
+					*n++
+				}
+			}
+		}
+		run, pieces = run[:0], pieces[:0]
+	}
+	for i, c := range children.AllElements() {
+		display := c.Get("value").Str()
+		l, ok := expressions.ReadLiteral(display, 0)
+		if !ok || l.End != len(display) || !l.Known || display == mask {
+			end()
+			continue
+		}
+		run, pieces = append(run, i), append(pieces, l.Value)
+	}
+	end()
+	if out == nil {
+		return children, false
+	}
+	return sdk.ArrayValue(out...), true
 }
 
 // rememberLiteral hands the host the string literal l of display: as
