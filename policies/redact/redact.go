@@ -131,7 +131,10 @@ func (c *judgedTexts) maskText(s string, extra map[string]bool) (string, bool) {
 	before := remembered.Load()
 	j.masked, j.changed = maskTextTo(s, extra, func(v string) { j.handed = append(j.handed, v); remember(v) })
 	out := j.masked
-	size := len(s) + len(j.masked)
+	size := len(s)
+	if j.changed {
+		size += len(j.masked)
+	}
 	for _, h := range j.handed {
 		size += len(h)
 	}
@@ -390,120 +393,149 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 		*n++
 		return sdk.StringValue(s), true
 	case sdk.Array:
-		var out []sdk.Value // made at the first change, as an object's members below
-		for i, e := range v.AllElements() {
-			e, changed := walk(e, extra, texts, n)
-			if changed && out == nil {
-				out = append(make([]sdk.Value, 0, i+4), v.Elements()[:i]...)
-			}
-			if out != nil {
-				out = append(out, e)
-			}
-		}
-		if out == nil {
-			return v, false
-		}
-		return sdk.ArrayValue(out...), true
+		return walkArray(v, extra, texts, n, false)
 	case sdk.Object:
-		secret := texts.isSecretValue(v.Get("name"), extra)
-		var out []sdk.Member // made at the first change: most objects have none
-		i := 0               // the member's index
-		for key, val := range v.AllMembers() {
-			m := sdk.Member{Key: key, Value: val}
-			keep, changed := true, false
-			switch {
-			case secret && (m.Key == "value" || m.Key == "result"):
-				rememberShown(m.Value.Str())
-				learnContainer(m.Value.Str())
-				*n++
-				m.Value, changed = sdk.StringValue(mask), true
-			case secret && m.Key == "children":
-				// Dropped: the parts of a secret are secret too. Those
-				// named for a secret are learned, as anywhere else: an
-				// alias of one (e1 = e.credentials.password) showed in
-				// clear (found 2026-12-05). The others are not: a field
-				// name's value (user) is no secret, and learned it masked
-				// every text it is in.
-				walk(m.Value, extra, texts, new(int))
-				learnItems(m.Value)
-				learnValues(m.Value)
-				keep, changed = false, true
-			case m.Value.Kind() == sdk.String && texts.isSecretName(m.Key, extra):
-				rememberShown(m.Value.Str())
-				*n++
-				m.Value, changed = sdk.StringValue(mask), true
-			case m.Key == "children":
-				var pieces bool
-				m.Value, pieces = piecesMasked(m.Value, extra, texts, n)
-				m.Value, changed = walk(m.Value, extra, texts, n)
-				changed = changed || pieces
-			default:
-				m.Value, changed = walk(m.Value, extra, texts, n)
-			}
-			if changed && out == nil { // the members before this one, as they were
-				out = append(make([]sdk.Member, 0, i+4), v.Members()[:i]...)
-			}
-			if out != nil && keep {
-				out = append(out, m)
-			}
-			i++
-		}
-		if out == nil {
-			return v, false
-		}
-		return sdk.ObjectValue(out...), true
+		return walkObject(v, extra, texts, n, nil)
 	}
 	return v, false
 }
 
-// piecesMasked masks the values of children that hold a secret only
-// together: each run of children whose values are string literals is read
-// as the program holds it, joined (a list of a key file's lines, from
-// readlines or split, each line a child), and each child that holds a
-// byte of what maskText masks in the joined text has its value masked
-// (splitMasked). Read one at a time, a PEM key's lines showed all but the
-// BEGIN line: no line alone has a credential's shape (found 2026-12-06).
-func piecesMasked(children sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.Value, bool) {
-	if children.Kind() != sdk.Array {
-		return children, false
+// walkArray is walk for an array. One walked with pieces set is a
+// listing's children: the values of its children are also read together
+// (childPieces).
+func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, pieces bool) (sdk.Value, bool) {
+	var out []sdk.Value // made at the first change, as an object's members below
+	var ps childPieces
+	for i, e := range v.AllElements() {
+		var shown sdk.Value // a child's display
+		var changed bool
+		if pieces && e.Kind() == sdk.Object {
+			e, changed = walkObject(e, extra, texts, n, &shown)
+		} else {
+			e, changed = walk(e, extra, texts, n)
+		}
+		if changed && out == nil {
+			out = append(make([]sdk.Value, 0, i+4), v.Elements()[:i]...)
+		}
+		if out != nil {
+			out = append(out, e)
+		}
+		if pieces {
+			ps.add(i, shown, extra, texts)
+		}
 	}
-	var out []sdk.Value // made at the first change
-	var run []int       // the indexes of the run's children
-	var pieces []string // their values as the program holds them
-	end := func() {
-		if len(run) >= 2 {
-			joined := strings.Join(pieces, "")
-			if masked, changed := texts.maskText(joined, extra); changed {
-				for k, part := range splitMasked(pieces, joined, masked) {
-					if part == pieces[k] {
-						continue
-					}
-					if out == nil {
-						out = slices.Clone(children.Elements())
-					}
-					c := out[run[k]]
-					c.Set("value", sdk.StringValue(mask))
-					out[run[k]] = c
-					*n++
+	if masks := ps.end(extra, texts); len(masks) > 0 {
+		if out == nil {
+			out = slices.Clone(v.Elements())
+		}
+		for _, i := range masks {
+			if c := out[i]; c.Get("value").Str() != mask { // not masked already, under a secret's name
+				c.Set("value", sdk.StringValue(mask))
+				out[i] = c
+				*n++
+			}
+		}
+	}
+	if out == nil {
+		return v, false
+	}
+	return sdk.ArrayValue(out...), true
+}
+
+// walkObject is walk for an object; shown, when not nil, gets its "value"
+// member as the object had it (a listing's child's display).
+func walkObject(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, shown *sdk.Value) (sdk.Value, bool) {
+	secret := texts.isSecretValue(v.Get("name"), extra)
+	var out []sdk.Member // made at the first change: most objects have none
+	i := 0               // the member's index
+	for key, val := range v.AllMembers() {
+		m := sdk.Member{Key: key, Value: val}
+		keep, changed := true, false
+		if key == "value" && shown != nil {
+			*shown = val
+		}
+		switch {
+		case secret && (m.Key == "value" || m.Key == "result"):
+			rememberShown(m.Value.Str())
+			learnContainer(m.Value.Str())
+			*n++
+			m.Value, changed = sdk.StringValue(mask), true
+		case secret && m.Key == "children":
+			// Dropped: the parts of a secret are secret too. Those
+			// named for a secret are learned, as anywhere else: an
+			// alias of one (e1 = e.credentials.password) showed in
+			// clear (found 2026-12-05). The others are not: a field
+			// name's value (user) is no secret, and learned it masked
+			// every text it is in.
+			walk(m.Value, extra, texts, new(int))
+			learnItems(m.Value)
+			learnValues(m.Value)
+			keep, changed = false, true
+		case m.Value.Kind() == sdk.String && texts.isSecretName(m.Key, extra):
+			rememberShown(m.Value.Str())
+			*n++
+			m.Value, changed = sdk.StringValue(mask), true
+		case m.Key == "children" && m.Value.Kind() == sdk.Array:
+			m.Value, changed = walkArray(m.Value, extra, texts, n, true)
+		default:
+			m.Value, changed = walk(m.Value, extra, texts, n)
+		}
+		if changed && out == nil { // the members before this one, as they were
+			out = append(make([]sdk.Member, 0, i+4), v.Members()[:i]...)
+		}
+		if out != nil && keep {
+			out = append(out, m)
+		}
+		i++
+	}
+	if out == nil {
+		return v, false
+	}
+	return sdk.ObjectValue(out...), true
+}
+
+// childPieces reads the values of a listing's children together, in
+// order: each run of children whose values are string literals, read as
+// the program holds them, joined (a list of a key file's lines, from
+// readlines or split, each line a child), and end tells which children
+// hold a byte of what maskText masks in the joined text (splitMasked).
+// Read one at a time, a PEM key's lines showed all but the BEGIN line: no
+// line alone has a credential's shape (found 2026-12-06).
+type childPieces struct {
+	run    []int    // the indexes of the run's children
+	pieces []string // their values as the program holds them
+	masks  []int    // the children to mask
+}
+
+// add reads child i's display (its "value", as walkShown found it).
+func (ps *childPieces) add(i int, display sdk.Value, extra map[string]bool, texts *judgedTexts) {
+	d := display.Str()
+	l, ok := expressions.ReadLiteral(d, 0)
+	if !ok || l.End != len(d) || !l.Known || d == mask {
+		ps.endRun(extra, texts)
+		return
+	}
+	ps.run, ps.pieces = append(ps.run, i), append(ps.pieces, l.Value)
+}
+
+func (ps *childPieces) endRun(extra map[string]bool, texts *judgedTexts) {
+	if len(ps.run) >= 2 {
+		joined := strings.Join(ps.pieces, "")
+		if masked, changed := texts.maskText(joined, extra); changed {
+			for k, part := range splitMasked(ps.pieces, joined, masked) {
+				if part != ps.pieces[k] {
+					ps.masks = append(ps.masks, ps.run[k])
 				}
 			}
 		}
-		run, pieces = run[:0], pieces[:0]
 	}
-	for i, c := range children.AllElements() {
-		display := c.Get("value").Str()
-		l, ok := expressions.ReadLiteral(display, 0)
-		if !ok || l.End != len(display) || !l.Known || display == mask {
-			end()
-			continue
-		}
-		run, pieces = append(run, i), append(pieces, l.Value)
-	}
-	end()
-	if out == nil {
-		return children, false
-	}
-	return sdk.ArrayValue(out...), true
+	ps.run, ps.pieces = ps.run[:0], ps.pieces[:0]
+}
+
+// end ends the last run and returns the children to mask.
+func (ps *childPieces) end(extra map[string]bool, texts *judgedTexts) []int {
+	ps.endRun(extra, texts)
+	return ps.masks
 }
 
 // rememberLiteral hands the host the string literal l of display: as
