@@ -99,6 +99,82 @@ func pem(s string, from int) (start, end int, ok bool) {
 
 func isUpperOrSpace(c byte) bool { return c >= 'A' && c <= 'Z' || c == ' ' }
 
+// pemTail finds the end of a private key block whose BEGIN line is not in
+// s (a window of a file's lines that starts inside the block, a text cut
+// short at its start): the key's base64 lines just above its END line,
+// and the END line. A line is the key's when, without its indentation, a
+// quote around it and a repr's or JSON's escaped line end, it holds
+// base64 bytes only; the first that does not stops the reading (a PEM
+// header, code, a blank line). A block whose BEGIN is in s is pem's.
+func pemTail(s string, from int) (start, end int, ok bool) {
+	for {
+		i := strings.Index(s[from:], "-----END ")
+		if i < 0 {
+			return 0, 0, false
+		}
+		at := from + i
+		from = at + 1
+		j := at + len("-----END ")
+		j += run(s, j, isUpperOrSpace)
+		if !strings.HasSuffix(s[:j], "PRIVATE KEY") && !strings.HasSuffix(s[:j], "PRIVATE KEY BLOCK") || !strings.HasPrefix(s[j:], "-----") {
+			continue
+		}
+		if b := strings.LastIndex(s[:at], "-----BEGIN "); b >= 0 && !strings.Contains(s[b:at], "-----END ") {
+			continue // its BEGIN is in s: pem's
+		}
+		start = at
+		for start > 0 && strings.IndexByte(" \t'\"", s[start-1]) >= 0 { // the END line's indentation, its quote
+			start--
+		}
+		for {
+			ls, ok := lineAbove(s, start)
+			if !ok || !base64Line(s[ls:start]) {
+				break
+			}
+			start = ls
+		}
+		return start, j + len("-----"), true
+	}
+}
+
+// lineAbove is where the line that ends just before s[at] begins: its line
+// end real ("\n", "\r\n") or escaped as a repr or JSON writes it (a
+// backslash and n), and the line above it ends the same way (a file's
+// lines may hold escapes, a repr's line ends are all escaped). ok is false
+// when no line ends just before at.
+func lineAbove(s string, at int) (int, bool) {
+	switch {
+	case strings.HasSuffix(s[:at], "\n"):
+		return strings.LastIndexByte(s[:at-1], '\n') + 1, true
+	case strings.HasSuffix(s[:at], `\n`):
+		if i := strings.LastIndex(s[:at-2], `\n`); i >= 0 {
+			return i + 2, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// base64Line reports whether line, a line above a key's END line, is one
+// of the key's: base64 bytes only, 4 or more, once its indentation, a
+// quote around it, and its line end (real or escaped) are set aside.
+func base64Line(line string) bool {
+	line = strings.TrimRight(line, "\r\n")
+	line = strings.TrimSuffix(strings.TrimSuffix(line, `\n`), `\r`)
+	line = strings.TrimLeft(line, " \t'\"")
+	line = strings.TrimRight(line, " \t'\",")
+	line = strings.TrimSuffix(strings.TrimSuffix(line, `\n`), `\r`)
+	if len(line) < 4 {
+		return false
+	}
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
+}
+
 // awsKey finds an AWS access key id: AKIA or ASIA and 16 upper-case letters
 // or digits, a word of its own (after an escape too: a repr's '\nAKIA...').
 func awsKey(s string, from int) (start, end int, ok bool) {
@@ -292,7 +368,7 @@ var shapes = []struct {
 	held func(string) string
 }{{jwt, nil}, {pem, nil}, {awsKey, nil}, {prefixed, nil}, {webhook, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
 	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword},
-	{pemInBase64, nil}, {puttyPrivateLines, nil}}
+	{pemInBase64, nil}, {puttyPrivateLines, nil}, {pemTail, nil}}
 
 func percentDecoded(v string) string { return percent.Decode(v, false) }
 

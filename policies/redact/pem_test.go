@@ -49,7 +49,8 @@ func TestNoKeyBlockShownAfterAnything(t *testing.T) {
 
 // TestNoKeyBlockShownInSource: debugpy_source's lines, read together, show
 // none of a private key's lines: a PEM or PGP block in a string, in a
-// comment, in a string's pieces, and a PuTTY key file's private lines.
+// comment, in a string's pieces, a PuTTY key file's private lines, and a
+// window that starts inside a block with its END line in view (pemTail).
 // Each line read alone, only the BEGIN line was masked (found 2026-12-06).
 func TestNoKeyBlockShownInSource(t *testing.T) {
 	body := []string{"MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49",
@@ -62,6 +63,10 @@ func TestNoKeyBlockShownInSource(t *testing.T) {
 		around([]string{`TEST_KEY = """`, `-----BEGIN EC PRIVATE KEY-----`}, `-----END EC PRIVATE KEY-----`, `"""`),
 		around([]string{`# the fixture's key:`, `-----BEGIN PGP PRIVATE KEY BLOCK-----`, ``}, `-----END PGP PRIVATE KEY BLOCK-----`),
 		around([]string{`PuTTY-User-Key-File-3: ssh-ed25519`, `Encryption: none`, `Private-Lines: 3`}, `Private-MAC: 0123`),
+		// A window that starts inside the block: its END line in view.
+		around(nil, `-----END EC PRIVATE KEY-----"""`, "x = 1"),
+		around([]string{`    "`}, `    -----END RSA PRIVATE KEY-----`),
+		append(append([]string{`pem = (`}, `    "`+body[0]+`\n"`, `    "`+body[1]+`\n"`, `    "`+body[2]+`\n"`), `    "-----END EC PRIVATE KEY-----\n")`),
 	}
 	sdk.HandlePrepared(Prepare)
 	defer sdk.Handle(nil)
@@ -71,12 +76,18 @@ func TestNoKeyBlockShownInSource(t *testing.T) {
 			lines = append(lines, map[string]any{"line": i + 1, "text": l})
 		}
 		res, _ := json.Marshal(map[string]any{"file": "/app/keys.py", "lines": lines})
-		out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_source", Result: string(res)}.Request())
-		sdk.TakeSecrets()
+		out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_source", Result: string(res)})
 		for _, b := range body {
-			if strings.Contains(string(out), b[:20]) {
+			if strings.Contains(out, b[:20]) {
 				t.Errorf("%q ...: shows the key's line %q\n%s", file[0], b, out)
 			}
+		}
+	}
+	// A public key's or a certificate's lines stay.
+	for _, text := range []string{"MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
+		"MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----"} {
+		if got, changed := maskText(text, nil); changed {
+			t.Errorf("%q masked: %q", text, got)
 		}
 	}
 }
@@ -111,10 +122,9 @@ func TestNoKeyBlockShownAsChildren(t *testing.T) {
 		for _, l := range key {
 			values = append(values, repr(form.prefix, l+form.eol))
 		}
-		out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(values)}.Request())
-		sdk.TakeSecrets()
+		out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(values)})
 		for _, b := range body {
-			if strings.Contains(string(out), b[:20]) {
+			if strings.Contains(out, b[:20]) {
 				t.Errorf("%s: shows the key's line %q\n%s", form.name, b, out)
 			}
 		}
@@ -124,4 +134,23 @@ func TestNoKeyBlockShownAsChildren(t *testing.T) {
 	if !strings.Contains(string(out), "nothing to redact") {
 		t.Errorf("a list of words masked: %s", out)
 	}
+}
+
+// shownResult is the result the agent gets after redact decides c: the
+// rewritten result, or c's own when redact allows it as it is.
+func shownResult(t *testing.T, c policytest.Case) string {
+	t.Helper()
+	out, failed := sdk.Evaluate(c.Request())
+	sdk.TakeSecrets()
+	var d struct {
+		Decision string          `json:"decision"`
+		Result   json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(out, &d); failed || err != nil || d.Decision != "allow" {
+		t.Fatalf("%s: %v %s", c.Tool, err, out)
+	}
+	if d.Result == nil {
+		return c.Result
+	}
+	return string(d.Result)
 }
