@@ -94,7 +94,7 @@ func TestNoKeyBlockShownInSource(t *testing.T) {
 
 // TestNoKeyBlockShownAsChildren: a list of a key file's lines (readlines,
 // split, bytes), each line a child of the listing, shows none of the key's
-// lines: the children's values are read together (piecesMasked). A list
+// lines: the children's values are read together (childPieces). A list
 // of plain words keeps every child as it is.
 func TestNoKeyBlockShownAsChildren(t *testing.T) {
 	body := []string{"MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49", "k2V7r0yFh3AFpbbHsX1yqYs0ZqDnYPE1Fg=="}

@@ -507,7 +507,7 @@ type childPieces struct {
 	masks  []int    // the children to mask
 }
 
-// add reads child i's display (its "value", as walkShown found it).
+// add reads child i's display (its "value", as walkObject found it).
 func (ps *childPieces) add(i int, display sdk.Value, extra map[string]bool, texts *judgedTexts) {
 	d := display.Str()
 	l, ok := expressions.ReadLiteral(d, 0)
