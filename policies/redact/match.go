@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
@@ -368,7 +369,7 @@ var shapes = []struct {
 	held func(string) string
 }{{jwt, nil}, {pem, nil}, {awsKey, nil}, {prefixed, nil}, {webhook, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
 	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword},
-	{pemInBase64, nil}, {puttyPrivateLines, nil}, {pemTail, nil}}
+	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}}
 
 func percentDecoded(v string) string { return percent.Decode(v, false) }
 
@@ -510,6 +511,30 @@ func pemInBase64(s string, from int) (start, end int, ok bool) {
 		v, err := base64.RawStdEncoding.DecodeString(s[start : start+n-n%4])
 		if err == nil && bytes.Contains(v, []byte("PRIVATE KEY")) {
 			return start, end, true
+		}
+	}
+	return 0, 0, false
+}
+
+// pemInHex finds a PEM private key encoded in hex, as bytes.hex() and
+// binascii.hexlify write a key file's bytes: a run of hex digits, in one
+// case, that begins with "-----BEGIN" encoded (2d2d2d2d2d424547494e) and
+// decodes to text that holds "PRIVATE KEY".
+func pemInHex(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i, j := strings.Index(s[from:], "2d2d2d2d2d424547494e"), strings.Index(s[from:], "2D2D2D2D2D424547494E")
+		if i < 0 || j >= 0 && j < i {
+			i = j
+		}
+		if i < 0 {
+			return 0, 0, false
+		}
+		start = from + i
+		from = start + 20
+		n := run(s, start, func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' })
+		v, err := hex.DecodeString(s[start : start+n-n%2])
+		if err == nil && bytes.Contains(v, []byte("PRIVATE KEY")) {
+			return start, start + n, true
 		}
 	}
 	return 0, 0, false

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -153,4 +154,23 @@ func shownResult(t *testing.T, c policytest.Case) string {
 		return c.Result
 	}
 	return string(d.Result)
+}
+
+// TestKeyInHexMasked: a private key file's bytes in hex (bytes.hex(),
+// binascii.hexlify), either case, in a repr, are masked whole; a
+// certificate's are not.
+func TestKeyInHexMasked(t *testing.T) {
+	key := "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n"
+	lower := hex.EncodeToString([]byte(key))
+	for _, s := range []string{"'" + lower + "'", "b'" + lower + "'", strings.ToUpper(lower), "key=" + lower + " ok"} {
+		got, changed := maskText(s, nil)
+		sdk.TakeSecrets()
+		if !changed || strings.Contains(strings.ToLower(got), lower[60:100]) {
+			t.Errorf("%.40q...: %q", s, got)
+		}
+	}
+	cert := hex.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----\n"))
+	if got, changed := maskText("'"+cert+"'", nil); changed {
+		t.Errorf("a certificate's hex masked: %q", got)
+	}
 }
