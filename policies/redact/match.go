@@ -78,13 +78,11 @@ func pem(s string, from int) (start, end int, ok bool) {
 			return 0, 0, false
 		}
 		start = from + i
-		j := start + len("-----BEGIN ")
-		j += run(s, j, isUpperOrSpace)
-		if !strings.HasSuffix(s[:j], "PRIVATE KEY") && !strings.HasSuffix(s[:j], "PRIVATE KEY BLOCK") || !strings.HasPrefix(s[j:], "-----") {
+		rest, key := privateKeyLabel(s, start+len("-----BEGIN "))
+		if !key {
 			from = start + 1
 			continue
 		}
-		rest := j + len("-----")
 		k := strings.Index(s[rest:], "-----END ")
 		if k < 0 {
 			return start, len(s), true
@@ -96,6 +94,18 @@ func pem(s string, from int) (start, end int, ok bool) {
 		}
 		return start, e, true
 	}
+}
+
+// privateKeyLabel reads the label of a PEM banner that starts at s[i]
+// (after "-----BEGIN " or "-----END "): ok when it names a private key
+// (... PRIVATE KEY, ... PRIVATE KEY BLOCK) and the banner closes with
+// "-----"; end is after that.
+func privateKeyLabel(s string, i int) (end int, ok bool) {
+	j := i + run(s, i, isUpperOrSpace)
+	if !strings.HasSuffix(s[:j], "PRIVATE KEY") && !strings.HasSuffix(s[:j], "PRIVATE KEY BLOCK") || !strings.HasPrefix(s[j:], "-----") {
+		return 0, false
+	}
+	return j + len("-----"), true
 }
 
 func isUpperOrSpace(c byte) bool { return c >= 'A' && c <= 'Z' || c == ' ' }
@@ -115,9 +125,7 @@ func pemTail(s string, from int) (start, end int, ok bool) {
 		}
 		at := from + i
 		from = at + 1
-		j := at + len("-----END ")
-		j += run(s, j, isUpperOrSpace)
-		if !strings.HasSuffix(s[:j], "PRIVATE KEY") && !strings.HasSuffix(s[:j], "PRIVATE KEY BLOCK") || !strings.HasPrefix(s[j:], "-----") {
+		if end, ok = privateKeyLabel(s, at+len("-----END ")); !ok {
 			continue
 		}
 		if b := strings.LastIndex(s[:at], "-----BEGIN "); b >= 0 && !strings.Contains(s[b:at], "-----END ") {
@@ -134,7 +142,7 @@ func pemTail(s string, from int) (start, end int, ok bool) {
 			}
 			start = ls
 		}
-		return start, j + len("-----"), true
+		return start, end, true
 	}
 }
 

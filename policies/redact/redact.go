@@ -128,6 +128,13 @@ func (c *judgedTexts) maskText(s string, extra map[string]bool) (string, bool) {
 		}
 		return j.masked, true
 	}
+	return c.judge(s, extra)
+}
+
+// judge is maskText(s, extra) for a text not read before, kept for the
+// next reading.
+func (c *judgedTexts) judge(s string, extra map[string]bool) (string, bool) {
+	var j judged
 	before := remembered.Load()
 	j.masked, j.changed = maskTextTo(s, extra, func(v string) { j.handed = append(j.handed, v); remember(v) })
 	out := j.masked
@@ -386,7 +393,7 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 			*n++
 			return sdk.StringValue(j.masked), true
 		}
-		s, changed := texts.maskText(v.Str(), extra)
+		s, changed := texts.judge(v.Str(), extra)
 		if !changed {
 			return v, false
 		}
