@@ -3874,3 +3874,38 @@ func TestAttackSecretPassedToACallee(t *testing.T) {
 	}
 	noneSeen(t, r.seen.String(), "callee-s3cret")
 }
+
+// A JSON Web Key holds its private key under one-letter names (d, p, q,
+// dp, dq, qi; a symmetric key's k), no secret's name anywhere else: a
+// JWKS the program loaded showed its private keys in clear, in the dict's
+// repr, as the JSON text it dumps, as a listing's rows and through an
+// innocent alias (found 2026-12-07). Beside a kty, they are secrets' names.
+// The RSA key's d is cut in its dict's repr: only its row shows it whole.
+func TestAttackJWKShown(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import json
+jwks = json.loads('{"keys": [{"kty": "RSA", "kid": "sig1", "n": "0vx7-public-modulus-shown-Zz", "e": "AQAB", ' +
+    '"d": "Jw4-rsa-private-exponent-s3cret-01", "p": "Jw4-rsa-prime-p-s3cret-02", "q": "Jw4-rsa-prime-q-s3cret-03", ' +
+    '"dp": "Jw4-rsa-dp-s3cret-04", "dq": "Jw4-rsa-dq-s3cret-05", "qi": "Jw4-rsa-qi-s3cret-06"}, ' +
+    '{"kty": "oct", "kid": "h1", "k": "Jw4-hmac-oct-key-s3cret-07"}]}')
+signing = jwks["keys"][0]
+hmac_jwk = jwks["keys"][1]
+exponent = signing["d"]
+text = json.dumps({"kty": "EC", "crv": "P-256", "d": "Jw4-ec-json-text-s3cret-09"}, indent=2)
+class Key:
+    pass
+ec = Key()
+ec.kty, ec.crv, ec.x, ec.d = "EC", "P-256", "public-x-shown-Yy", "Jw4-ec-d-attr-s3cret-08"
+n = 1  # BREAK
+`)
+	r.masked("exponent", "signing['d']", "hmac_jwk['k']", "ec.d", "signing", "text")
+	r.refused("debugpy_evaluate", `{"expression":"exponent[1:]"}`, "denied by policy", "holds a secret")
+	r.ok("debugpy_variables", `{"depth": 3}`)
+	noneSeen(t, r.seen.String(), "private-exponent-s3cret", "prime-p-s3cret", "prime-q-s3cret", "dp-s3cret", "dq-s3cret", "qi-s3cret",
+		"oct-key-s3cret", "ec-d-attr-s3cret", "ec-json-text-s3cret")
+	for _, public := range []string{"0vx7-public-modulus-shown-Zz", "public-x-shown-Yy", "'sig1'"} {
+		if !strings.Contains(r.seen.String(), public) {
+			t.Errorf("the control: a JWK's public members are shown, %s is not", public)
+		}
+	}
+}

@@ -2,7 +2,8 @@
 // whose name looks like a secret (password, token, api_key ...), in any
 // string the value of a pair with such a name (a dict's, a keyword's, in a
 // repr read as Python writes it: pairs.go), JWTs, PEM blocks, AWS access
-// keys and other token shapes, the passwords of credential files' lines
+// keys and other token shapes, a JSON Web Key's private members (jwk.go),
+// the passwords of credential files' lines
 // (.pgpass, .netrc: files.go), and a table's column under a header that
 // names a secret (CSV: table.go; columns lined up by blanks or bars, as
 // pandas and tabulate write them: aligned.go). A read of a program's
@@ -402,7 +403,7 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 	case sdk.Array:
 		return walkArray(v, extra, texts, n, false)
 	case sdk.Object:
-		return walkObject(v, extra, texts, n, nil)
+		return walkObject(v, extra, texts, n, nil, false)
 	}
 	return v, false
 }
@@ -413,11 +414,26 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, pieces bool) (sdk.Value, bool) {
 	var out []sdk.Value // made at the first change, as an object's members below
 	var ps childPieces
+	jwk := 0 // whether v's rows are a JWK's (jwkRows): 0 not read yet, 1 no, 2 yes
 	for i, e := range v.AllElements() {
 		var shown sdk.Value // a child's display
 		var changed bool
-		if pieces && e.Kind() == sdk.Object {
-			e, changed = walkObject(e, extra, texts, n, &shown)
+		if e.Kind() == sdk.Object {
+			secret := false // a JWK's private member's row
+			if jwkRow(e) {
+				if jwk == 0 {
+					jwk = 1
+					if jwkRows(v) {
+						jwk = 2
+					}
+				}
+				secret = jwk == 2
+			}
+			shownTo := &shown
+			if !pieces {
+				shownTo = nil
+			}
+			e, changed = walkObject(e, extra, texts, n, shownTo, secret)
 		} else {
 			e, changed = walk(e, extra, texts, n)
 		}
@@ -450,9 +466,11 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, p
 }
 
 // walkObject is walk for an object; shown, when not nil, gets its "value"
-// member as the object had it (a listing's child's display).
-func walkObject(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, shown *sdk.Value) (sdk.Value, bool) {
-	secret := texts.isSecretValue(v.Get("name"), extra)
+// member as the object had it (a listing's child's display). With secret
+// set, the object is a row that holds a secret whatever its name (a JWK's
+// d, among its rows: walkArray).
+func walkObject(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, shown *sdk.Value, secret bool) (sdk.Value, bool) {
+	secret = secret || texts.isSecretValue(v.Get("name"), extra)
 	var out []sdk.Member // made at the first change: most objects have none
 	i := 0               // the member's index
 	for key, val := range v.AllMembers() {
@@ -721,6 +739,7 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if codeGrant(s) { // a token request's body: its code is the credential (oauth.go)
 		extra = withCode(extra)
 	}
+	extra = withJWK(s, extra) // a JSON Web Key's private members (jwk.go)
 	fileValues := credentialValues(s)
 	mentions := secrets.Mentions(s, extra)
 	if mentions {
@@ -856,7 +875,9 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 	// Read together: Python's assignments over lines, a dict's or a list's
 	// values on the lines below its secret's key, a YAML key's block, and
 	// a table's rows under its header (a CSV file's).
-	masked, aligned := maskAligned(strings.Join(texts, "\n"), extra, remember)
+	joined := strings.Join(texts, "\n")
+	extra = withJWK(joined, extra) // a JWK in a file, its members on lines of their own
+	masked, aligned := maskAligned(joined, extra, remember)
 	masked, changed := maskSource(masked, extra, remember)
 	masked, pairs := maskPairs(masked, extra, remember)
 	masked, assigned := maskAssignments(masked, remember)
