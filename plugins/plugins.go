@@ -259,6 +259,12 @@ func (r *Runtime) release(ctx context.Context, c *code) {
 	}
 }
 
+// setup is l for a module's setup: its start function, _initialize and,
+// at load, guard_validate get ten calls' time and fuel.
+func (l Limits) setup() Limits {
+	return Limits{Timeout: l.Timeout * 10, Fuel: initFuel(l.Fuel), Memory: l.Memory}
+}
+
 // initFuel is what a module's start function and _initialize may spend: ten
 // calls' worth, as they get ten calls' time.
 func initFuel(call int64) int64 {
@@ -515,7 +521,12 @@ func (r *Runtime) load(ctx context.Context, spec Spec) (*Module, error) {
 		if settings == nil {
 			settings = json.RawMessage("{}")
 		}
-		rc, err := m.call(inst, inst.mod.ExportedFunction("guard_validate"), settings, "")
+		// On the setup's limits, as _initialize: it runs once, with no
+		// call waiting on it, and a Go guest's first call builds what it
+		// keeps. On a call's 100 ms, a loaded machine's CI run failed to
+		// load the built-ins now and then (2026-12-07), and a server that
+		// cannot load its policy denies every call.
+		rc, err := m.callOn(inst, inst.mod.ExportedFunction("guard_validate"), settings, "", limits.setup())
 		if err != nil {
 			m.pool.discard(inst)
 			m.Close(ctx)
@@ -586,7 +597,7 @@ func (p *pool) instantiate(ctx context.Context, l Limits) (*instance, error) {
 		return nil, errors.New("instantiate: no fuel globals")
 	}
 	inst.dog.fuel, inst.dog.budget = g, b
-	init := Limits{Timeout: l.Timeout * 10, Fuel: initFuel(l.Fuel), Memory: l.Memory}
+	init := l.setup()
 	if p.code.hasInit {
 		inst.stack[0] = 0
 		if err := inst.run(mod.ExportedFunction("_initialize"), init, inst.stack[:]); err != nil {
@@ -756,9 +767,14 @@ func evaluateBatch(ctx context.Context, session string, mods []*Module, req []by
 // call runs fn(len(input)) on the module's limits, with the host functions'
 // state set for it.
 func (m *Module) call(inst *instance, fn api.Function, input []byte, session string) (uint32, error) {
+	return m.callOn(inst, fn, input, session, m.limits)
+}
+
+// callOn is call on the limits l.
+func (m *Module) callOn(inst *instance, fn api.Function, input []byte, session string, l Limits) (uint32, error) {
 	inst.st = m.state(inst, input, session)
 	inst.stack[0] = uint64(len(input))
-	if err := inst.run(fn, m.limits, inst.stack[:]); err != nil {
+	if err := inst.run(fn, l, inst.stack[:]); err != nil {
 		return 0, err
 	}
 	return uint32(inst.stack[0]), nil

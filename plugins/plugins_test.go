@@ -558,6 +558,21 @@ func TestFuelEndsAnEndlessLoop(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "module start: instantiate (a start function has 10000 units of fuel)") || !strings.Contains(err.Error(), "unreachable") {
 		t.Fatalf("start loop: %v", err)
 	}
+	_, err = testRuntime(t).Load(context.Background(), Spec{Name: "validate", Wasm: wat(t, "validate_loop"), Limits: Limits{Timeout: time.Hour, Fuel: 1000}})
+	if err == nil || !strings.Contains(err.Error(), "module validate: guard_validate: ran out of fuel (10000 units") {
+		t.Fatalf("validate loop: %v", err)
+	}
+}
+
+// guard_validate at load gets the setup's limits, ten calls' time (as
+// _initialize): it runs once, a Go guest's first call builds what it
+// keeps, and on a call's 100 ms a loaded machine failed to load the
+// built-ins now and then. A validate that never ends still ends the load.
+func TestValidateGetsTheSetupsTime(t *testing.T) {
+	_, err := testRuntime(t).Load(context.Background(), Spec{Name: "validate", Wasm: wat(t, "validate_loop"), Limits: Limits{Timeout: 30 * time.Millisecond, Fuel: math.MaxInt64}})
+	if err == nil || !strings.Contains(err.Error(), "module validate: guard_validate: timed out after 300ms (the call was interrupted)") {
+		t.Fatalf("validate loop: %v", err)
+	}
 }
 
 // Endless recursion in a runtime-free guest grows wazero's stack for it
