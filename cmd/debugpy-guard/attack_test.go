@@ -3881,9 +3881,19 @@ func TestAttackSecretPassedToACallee(t *testing.T) {
 // repr, as the JSON text it dumps, as a listing's rows and through an
 // innocent alias (found 2026-12-07). Beside a kty, they are secrets' names.
 // The RSA key's d is cut in its dict's repr: only its row shows it whole.
-func TestAttackJWKShown(t *testing.T) {
+// So are jwcrypto's JWK (a dict) and the cryptography package's private
+// numbers (nums.d, ec_nums.private_value: a plain attribute read showed
+// them), beside their public_numbers.
+func TestAttackPrivateKeyMembersShown(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(`import json
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwcrypto import jwk
+pub = rsa.RSAPublicNumbers(65537, int("9" * 300))
+nums = rsa.RSAPrivateNumbers(p=int("1" + "31415926535897932384626433832795" * 3), q=3, d=int("2" + "16180339887498948482045868343656" * 3),
+                             dmp1=5, dmq1=7, iqmp=11, public_numbers=pub)
+ec_nums = ec.EllipticCurvePrivateNumbers(int("3" + "27182818284590452353602874713527" * 2), ec.EllipticCurvePublicNumbers(1, 2, ec.SECP256R1()))
+jc = jwk.JWK(kty="oct", k="Jw4jwcryptoOctS3cret10abcdefghij")
 jwks = json.loads('{"keys": [{"kty": "RSA", "kid": "sig1", "n": "0vx7-public-modulus-shown-Zz", "e": "AQAB", ' +
     '"d": "Jw4-rsa-private-exponent-s3cret-01", "p": "Jw4-rsa-prime-p-s3cret-02", "q": "Jw4-rsa-prime-q-s3cret-03", ' +
     '"dp": "Jw4-rsa-dp-s3cret-04", "dq": "Jw4-rsa-dq-s3cret-05", "qi": "Jw4-rsa-qi-s3cret-06"}, ' +
@@ -3898,14 +3908,37 @@ ec = Key()
 ec.kty, ec.crv, ec.x, ec.d = "EC", "P-256", "public-x-shown-Yy", "Jw4-ec-d-attr-s3cret-08"
 n = 1  # BREAK
 `)
-	r.masked("exponent", "signing['d']", "hmac_jwk['k']", "ec.d", "signing", "text")
+	r.masked("exponent", "signing['d']", "hmac_jwk['k']", "ec.d", "signing", "text", "nums.d", "nums.p", "ec_nums.private_value", "jc['k']")
 	r.refused("debugpy_evaluate", `{"expression":"exponent[1:]"}`, "denied by policy", "holds a secret")
+	r.refused("debugpy_evaluate", `{"expression":"nums.d > 5"}`, "withheld by policy", "holds a secret")
 	r.ok("debugpy_variables", `{"depth": 3}`)
 	noneSeen(t, r.seen.String(), "private-exponent-s3cret", "prime-p-s3cret", "prime-q-s3cret", "dp-s3cret", "dq-s3cret", "qi-s3cret",
-		"oct-key-s3cret", "ec-d-attr-s3cret", "ec-json-text-s3cret")
+		"oct-key-s3cret", "ec-d-attr-s3cret", "ec-json-text-s3cret", "31415926535897932384626433832795",
+		"16180339887498948482045868343656", "27182818284590452353602874713527", "Jw4jwcryptoOctS3cret")
 	for _, public := range []string{"0vx7-public-modulus-shown-Zz", "public-x-shown-Yy", "'sig1'"} {
 		if !strings.Contains(r.seen.String(), public) {
 			t.Errorf("the control: a JWK's public members are shown, %s is not", public)
 		}
+	}
+}
+
+// An AWS secret access key beside its access key id, under names that say
+// neither: the id was masked (its shape is known) and the secret shown, in
+// a tuple, a CSV row, a dict, and through an innocent alias (found
+// 2026-12-07). The secret is masked where its id stands near it.
+func TestAttackAWSSecretBesideItsID(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`pair = ("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+row = "ada,,AKIAI44QH8DHBEXAMPLE,je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY,https://console.aws.amazon.com/"
+item = {"id": "ASIAIOSFODNN7EXAMPLF", "value": "Kq8LrYtuV3mZ/x9Wn2Pb+7sDfHjKl0QaZxCvBn1M"}
+alias = pair[1]
+n = 1  # BREAK
+`)
+	r.masked("pair", "pair[1]", "alias", "row", "item", "item['value']")
+	r.refused("debugpy_evaluate", `{"expression":"alias[1:]"}`, "denied by policy", "holds a secret")
+	r.ok("debugpy_variables", `{"depth": 2}`)
+	noneSeen(t, r.seen.String(), "wJalrXUtnFEMI", "K7MDENG", "je7MtGbClwBF", "Kq8LrYtuV3mZ", "Pb+7sDfHjKl0")
+	if !strings.Contains(r.seen.String(), "console.aws.amazon.com") {
+		t.Error("the control: the rest of the row is shown")
 	}
 }

@@ -187,23 +187,84 @@ func base64Line(line string) bool {
 // awsKey finds an AWS access key id: AKIA or ASIA and 16 upper-case letters
 // or digits, a word of its own (after an escape too: a repr's '\nAKIA...').
 func awsKey(s string, from int) (start, end int, ok bool) {
-	for from < len(s) {
-		a, b := strings.Index(s[from:], "AKIA"), strings.Index(s[from:], "ASIA")
-		i := a
-		if i < 0 || (b >= 0 && b < i) {
-			i = b
-		}
+	for at := from + 2; at < len(s); { // one scan, for the IA both prefixes end with
+		i := strings.Index(s[at:], "IA")
 		if i < 0 {
 			return 0, 0, false
 		}
-		start = from + i
+		i += at
+		at = i + 1
+		if s[i-2] != 'A' || s[i-1] != 'K' && s[i-1] != 'S' {
+			continue
+		}
+		start = i - 2
 		end = start + 4 + run(s, start+4, func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' })
 		if end-start == 20 && (start == 0 || !isWord(s[start-1]) || afterEscape(s, start)) && (end == len(s) || !isWord(s[end])) {
 			return start, end, true
 		}
-		from = start + 1
 	}
 	return 0, 0, false
+}
+
+// awsNear is how near its id an AWS secret access key is looked for
+// (awsSecret): a tuple's or a CSV row's next field, a dict's next item.
+const awsNear = 128
+
+// awsSecret finds an AWS secret access key beside its access key id (an
+// id of awsKey within awsNear bytes, before or after it): a word of its
+// own of 40 bytes of the base64 alphabet (letters, digits, + and /), not
+// followed by padding, with upper and lower case letters both (not a
+// SHA-1's hex). The id was masked and its secret shown, in a tuple
+// ('AKIA...', 'wJalr...'), an IAM credentials CSV's row, a dict whose keys
+// name neither (found 2026-12-07).
+func awsSecret(s string, from int) (start, end int, ok bool) {
+	if _, _, ok := awsKey(s, 0); !ok { // most texts
+		return 0, 0, false
+	}
+	for i := from; i < len(s); {
+		j := i + run(s, i, isBase64)
+		if j == i {
+			i++
+			continue
+		}
+		if c := j - 40; c >= i && (c == i || afterEscape(s, c)) && (j == len(s) || s[j] != '=') && mixedCase(s[c:j]) {
+			w := s[max(0, c-awsNear):min(len(s), j+awsNear)]
+			if _, _, ok := awsKey(w, 0); ok {
+				return c, j, true
+			}
+		}
+		i = j
+	}
+	return 0, 0, false
+}
+
+// isAWSSecret: v is an AWS secret access key's shape alone (awsSecret's
+// word, without its id).
+func isAWSSecret(v string) bool {
+	return len(v) == 40 && run(v, 0, isBase64) == 40 && mixedCase(v)
+}
+
+// isAWSKeyID: v is an AWS access key id alone.
+func isAWSKeyID(v string) bool {
+	if len(v) != 20 {
+		return false
+	}
+	start, end, ok := awsKey(v, 0)
+	return ok && start == 0 && end == len(v)
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
+}
+
+// mixedCase: w has an upper and a lower case letter.
+func mixedCase(w string) bool {
+	upper, lower := false, false
+	for i := 0; i < len(w) && !(upper && lower); i++ {
+		upper = upper || w[i] >= 'A' && w[i] <= 'Z'
+		lower = lower || w[i] >= 'a' && w[i] <= 'z'
+	}
+	return upper && lower
 }
 
 // webhookPaths begin the path of a webhook URL that is its credential:
@@ -239,9 +300,39 @@ func webhook(s string, from int) (start, end int, ok bool) {
 
 func isPathByte(c byte) bool { return isB64URL(c) || c == '/' || c == '@' || c == '.' }
 
+// telegramBot finds a Telegram bot's token in a URL of its API
+// (api.telegram.org/bot<id>:<secret>/sendMessage, and /file/bot...), as a
+// bot's requests and their errors print it: whoever has the token is the
+// bot.
+func telegramBot(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.Index(s[from:], "telegram.org/")
+		if i < 0 {
+			return 0, 0, false
+		}
+		start = from + i + len("telegram.org/")
+		if strings.HasPrefix(s[start:], "file/") {
+			start += len("file/")
+		}
+		from = start
+		if !strings.HasPrefix(s[start:], "bot") {
+			continue
+		}
+		start += len("bot")
+		id := run(s, start, func(c byte) bool { return c >= '0' && c <= '9' })
+		if id < 5 || start+id == len(s) || s[start+id] != ':' {
+			continue
+		}
+		if n := run(s, start+id+1, isB64URL); n >= 30 {
+			return start, start + id + 1 + n, true
+		}
+	}
+	return 0, 0, false
+}
+
 // maskShapes replaces every credential of a well-known shape in s (JWT,
-// PEM or PGP private key, AWS key id, a token of a well-known prefix, a
-// webhook URL's path, the password of a URL, a signed URL's signature, a
+// PEM or PGP private key, AWS key id and the secret beside it, a token of
+// a well-known prefix, a webhook URL's path, a Telegram bot's token, the password of a URL, a signed URL's signature, a
 // password's hash, HTTP Basic credentials), and hands each to found, as
 // written and as the program holds it (shapeHeld). Every shape reads s as it is and what any of them
 // finds is masked: shapes may overlap (a SHA-512 crypt hash's last field
@@ -323,6 +414,13 @@ var tokenPrefixes = []tokenPrefix{
 	// Replicate's, xAI's, NVIDIA's, Tavily's.
 	{"sk-", 40, false}, {"hf_", 30, false}, {"gsk_", 40, false}, {"pplx-", 40, false}, {"r8_", 30, false}, {"xai-", 60, false},
 	{"nvapi-", 50, false}, {"tvly-", 30, false},
+	// Databricks' personal access tokens; Figma's; Supabase's; Square's
+	// access tokens and application secrets; Mapbox's secret tokens
+	// (sk. and a JWT-like body); Netlify's, Fly.io's, Buildkite's,
+	// CircleCI's, Contentful's, New Relic's user keys, Heroku's.
+	{"dapi", 32, false}, {"figd_", 40, false}, {"sbp_", 40, false}, {"sq0atp-", 22, false}, {"sq0csp-", 40, false},
+	{"sk.eyJ", 50, true}, {"nfp_", 36, false}, {"fo1_", 40, false}, {"bkua_", 40, false}, {"CCIPAT_", 40, false},
+	{"CFPAT-", 40, false}, {"NRAK-", 27, false}, {"HRKU-", 36, false},
 }
 
 type tokenPrefix struct {
@@ -375,7 +473,7 @@ var prefixesByFirst = func() (t [256][]tokenPrefix) {
 var shapes = []struct {
 	find func(string, int) (int, int, bool)
 	held func(string) string
-}{{jwt, nil}, {pem, nil}, {awsKey, nil}, {prefixed, nil}, {webhook, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
+}{{jwt, nil}, {pem, nil}, {awsKey, nil}, {awsSecret, nil}, {prefixed, nil}, {webhook, nil}, {telegramBot, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
 	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword},
 	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}}
 

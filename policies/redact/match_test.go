@@ -1,11 +1,14 @@
 package redact
 
 import (
+	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
 
 func TestMaskShapes(t *testing.T) {
@@ -195,6 +198,17 @@ func TestMaskTokenShapes(t *testing.T) {
 		{"GOCSPX-Ab12Cd34Ef56Gh78Ij90KlMn", "[redacted]"},
 		{"ya29.a0AfH6SMBx8Lk2bQmP0aZ7yT4nW9Ab12Cd34Ef56Gh78Ij.90KlMnOp", "[redacted]"},
 		{"dckr_pat_Ab12Cd34Ef56Gh78Ij90KlMn", "[redacted]"},
+		{"dapi" + strings.Repeat("0f", 16), "[redacted]"},
+		{"figd_" + strings.Repeat("Ab1-", 10), "[redacted]"},
+		{"sq0csp-" + strings.Repeat("Ab1_", 11), "[redacted]"},
+		{"sk.eyJ1IjoibWFwYm94IiwiYSI6ImNrMDEyMzQ1Njc4OSJ9.Ab12Cd34Ef56Gh78Ij90Kl", "[redacted]"},
+		{"NRAK-" + strings.Repeat("A1", 14), "[redacted]"},
+		{"dapifoo", "dapifoo"},
+		{"GET https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage?chat_id=1",
+			"GET https://api.telegram.org/bot[redacted]/sendMessage?chat_id=1"},
+		{"https://api.telegram.org/file/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/photos/1.jpg",
+			"https://api.telegram.org/file/bot[redacted]/photos/1.jpg"},
+		{"https://core.telegram.org/bots/api", "https://core.telegram.org/bots/api"},
 		{"gsk_" + strings.Repeat("Ab1x", 13), "[redacted]"},
 		{"AGE-SECRET-KEY-1" + strings.Repeat("QZ7", 20), "[redacted]"},
 		{"secret_santa_gift_exchange_participants_by_department_v2", "secret_santa_gift_exchange_participants_by_department_v2"}, // a name
@@ -520,3 +534,59 @@ for line in sys.stdin:
     lost = [c for c in json.loads(controls) if c not in masked]
     print(json.dumps("left %r" % bad if bad else "controls masked %r" % lost if lost else ""))
 `
+
+// An AWS secret access key beside its access key id, in the texts a
+// program shows them in, is masked with the id; 40 bytes of the base64
+// alphabet with no id near, a SHA-1 beside an id, or a base64 blob's
+// padded run are not.
+func TestAWSSecretBesideItsID(t *testing.T) {
+	const id, sk = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	for _, s := range []string{
+		"('" + id + "', '" + sk + "')",
+		"ada,," + id + "," + sk + ",https://console.aws.amazon.com/",
+		"{'sk': '" + sk + "', 'note': 'prod', 'id': '" + strings.Replace(id, "AKIA", "ASIA", 1) + "'}",
+		"'" + id + `\n` + sk + `\n'`,
+		id + " " + sk,
+	} {
+		got, changed := maskTextTo(s, nil, nil)
+		if !changed || strings.Contains(got, sk[:12]) || strings.Contains(got, sk[28:]) {
+			t.Errorf("%q: the secret shown: %q", s, got)
+		}
+	}
+	for _, s := range []string{
+		"'" + sk + "'",
+		id + " 3f786850e387550fdab836ed7e6dc881de23001b",
+		id + " " + sk + "==",
+		id + strings.Repeat(" ", awsNear) + sk,
+	} {
+		if got, _ := maskTextTo(s, nil, nil); !strings.Contains(got, sk[:12]) && !strings.Contains(got, "3f786850e387") {
+			t.Errorf("%q: masked: %q", s, got)
+		}
+	}
+}
+
+// A tuple of an AWS key id and its secret, listed: its repr cuts the
+// secret, its children show it whole, each alone; the secret's child is
+// masked beside the id's, and not without it.
+func TestAWSSecretRowsMasked(t *testing.T) {
+	const id, sk = "'AKIAIOSFODNN7EXAMPLE'", "'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'"
+	listing := func(values ...string) string {
+		var children []map[string]any
+		for i, v := range values {
+			children = append(children, map[string]any{"name": strconv.Itoa(i), "value": v, "type": "str"})
+		}
+		v := map[string]any{"name": "pair", "type": "tuple", "value": "('AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI/K...XAMPLEKEY')", "children": children}
+		res, _ := json.Marshal(map[string]any{"scope": "locals", "variables": []any{v}})
+		return string(res)
+	}
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	for _, values := range [][]string{{id, sk}, {sk, "'prod'", id}} {
+		if out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(values...)}); strings.Contains(out, "wJalrXUtnFEMI/K7MDENG") {
+			t.Errorf("%v: %s", values, out)
+		}
+	}
+	if out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing("'ada'", sk)}); !strings.Contains(out, "wJalrXUtnFEMI/K7MDENG") {
+		t.Errorf("with no id beside it: %s", out)
+	}
+}

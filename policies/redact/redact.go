@@ -2,12 +2,12 @@
 // whose name looks like a secret (password, token, api_key ...), in any
 // string the value of a pair with such a name (a dict's, a keyword's, in a
 // repr read as Python writes it: pairs.go), JWTs, PEM blocks, AWS access
-// keys and other token shapes, a JSON Web Key's private members (jwk.go),
-// the passwords of credential files' lines
-// (.pgpass, .netrc: files.go), and a table's column under a header that
-// names a secret (CSV: table.go; columns lined up by blanks or bars, as
-// pandas and tabulate write them: aligned.go). A read of a program's
-// output is masked with the output it continues (output.go).
+// keys and other token shapes, a JSON Web Key's private members and a
+// private key's numbers (privatekeys.go), the passwords of credential
+// files' lines (.pgpass, .netrc: files.go), and a table's column under a
+// header that names a secret (CSV: table.go; columns lined up by blanks or
+// bars, as pandas and tabulate write them: aligned.go). A read of a
+// program's output is masked with the output it continues (output.go).
 // settings.names adds names.
 // It withholds the result of code that reads part of a name whose value
 // holds a secret (derived.holders): alias[1:] after alias = password would
@@ -403,7 +403,7 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 	case sdk.Array:
 		return walkArray(v, extra, texts, n, false)
 	case sdk.Object:
-		return walkObject(v, extra, texts, n, nil, false)
+		return walkObject(v, v.Get("name"), extra, texts, n, nil, false)
 	}
 	return v, false
 }
@@ -414,26 +414,24 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, pieces bool) (sdk.Value, bool) {
 	var out []sdk.Value // made at the first change, as an object's members below
 	var ps childPieces
-	jwk := 0 // whether v's rows are a JWK's (jwkRows): 0 not read yet, 1 no, 2 yes
+	besides := -1 // the groups of privateRows whose beside row v holds (besideRows), read at the first row that needs them
 	for i, e := range v.AllElements() {
 		var shown sdk.Value // a child's display
 		var changed bool
 		if e.Kind() == sdk.Object {
-			secret := false // a JWK's private member's row
-			if jwkRow(e) {
-				if jwk == 0 {
-					jwk = 1
-					if jwkRows(v) {
-						jwk = 2
-					}
+			name := e.Get("name")
+			secret := false // a private key's row (privateRows)
+			if groups := privateRow(name); groups != 0 {
+				if besides < 0 {
+					besides = int(besideRows(v))
 				}
-				secret = jwk == 2
+				secret = groups&uint8(besides) != 0
 			}
 			shownTo := &shown
 			if !pieces {
 				shownTo = nil
 			}
-			e, changed = walkObject(e, extra, texts, n, shownTo, secret)
+			e, changed = walkObject(e, name, extra, texts, n, shownTo, secret)
 		} else {
 			e, changed = walk(e, extra, texts, n)
 		}
@@ -465,12 +463,13 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, p
 	return sdk.ArrayValue(out...), true
 }
 
-// walkObject is walk for an object; shown, when not nil, gets its "value"
-// member as the object had it (a listing's child's display). With secret
+// walkObject is walk for an object, whose "name" member is name; shown,
+// when not nil, gets its "value" member as the object had it (a listing's
+// child's display). With secret
 // set, the object is a row that holds a secret whatever its name (a JWK's
-// d, among its rows: walkArray).
-func walkObject(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, shown *sdk.Value, secret bool) (sdk.Value, bool) {
-	secret = secret || texts.isSecretValue(v.Get("name"), extra)
+// d beside its kty: privateRows).
+func walkObject(v, name sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, shown *sdk.Value, secret bool) (sdk.Value, bool) {
+	secret = secret || texts.isSecretValue(name, extra)
 	var out []sdk.Member // made at the first change: most objects have none
 	i := 0               // the member's index
 	for key, val := range v.AllMembers() {
@@ -526,10 +525,18 @@ func walkObject(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, 
 // hold a byte of what maskText masks in the joined text (splitMasked).
 // Read one at a time, a PEM key's lines showed all but the BEGIN line: no
 // line alone has a credential's shape (found 2026-12-06).
+//
+// And a child whose value has an AWS secret access key's shape, among
+// children one of which is an access key id, is masked: the tuple
+// ('AKIA...', 'wJalr...') shows the secret cut in its repr, whole in its
+// child (awsSecret reads them in one text).
 type childPieces struct {
 	run    []int    // the indexes of the run's children
 	pieces []string // their values as the program holds them
 	masks  []int    // the children to mask
+	awsID  bool     // whether a child is an AWS access key id
+	aws    []int    // the children that have an AWS secret access key's shape
+	awsAt  []string // and their displays
 }
 
 // add reads child i's display (its "value", as walkObject found it).
@@ -541,6 +548,12 @@ func (ps *childPieces) add(i int, display sdk.Value, extra map[string]bool, text
 		return
 	}
 	ps.run, ps.pieces = append(ps.run, i), append(ps.pieces, l.Value)
+	switch {
+	case isAWSKeyID(l.Value):
+		ps.awsID = true
+	case isAWSSecret(l.Value):
+		ps.aws, ps.awsAt = append(ps.aws, i), append(ps.awsAt, d)
+	}
 }
 
 func (ps *childPieces) endRun(extra map[string]bool, texts *judgedTexts) {
@@ -560,6 +573,12 @@ func (ps *childPieces) endRun(extra map[string]bool, texts *judgedTexts) {
 // end ends the last run and returns the children to mask.
 func (ps *childPieces) end(extra map[string]bool, texts *judgedTexts) []int {
 	ps.endRun(extra, texts)
+	if ps.awsID {
+		for k, i := range ps.aws {
+			rememberShown(ps.awsAt[k])
+			ps.masks = append(ps.masks, i)
+		}
+	}
 	return ps.masks
 }
 
@@ -739,7 +758,7 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if codeGrant(s) { // a token request's body: its code is the credential (oauth.go)
 		extra = withCode(extra)
 	}
-	extra = withJWK(s, extra) // a JSON Web Key's private members (jwk.go)
+	extra = withJWK(s, extra) // a JSON Web Key's private members (privatekeys.go)
 	fileValues := credentialValues(s)
 	mentions := secrets.Mentions(s, extra)
 	if mentions {

@@ -52,15 +52,17 @@ func TestJWKPrivateMembersMasked(t *testing.T) {
 	}
 }
 
-// A JWK listed, its members rows (a dict's 'd', an object's d): the rows
-// of its private members are masked beside a kty row, and not without one.
-func TestJWKRowsMasked(t *testing.T) {
+// A private key listed, its members rows: a JWK's (a dict's 'd', an
+// object's d) beside a kty row, the cryptography package's private numbers
+// (d, p ..., private_value, x) beside a public_numbers row, are masked, and
+// not without that row beside them (an EC key's public numbers x and y).
+func TestPrivateKeyRowsMasked(t *testing.T) {
 	const d = "Wx7bZgQm3yJ0o9nN2vTqK5rL8sH4cF6pA1eD3gU7iY0"
 	listing := func(names ...string) string {
 		var rows []map[string]any
 		for _, n := range names {
 			v := "'P-256'"
-			if strings.Trim(n, `'"`) == "d" {
+			if secret := strings.Trim(n, `'"`); secret == "d" || secret == "x" || secret == "private_value" || secret == "iqmp" {
 				v = "'" + d + "'"
 			}
 			rows = append(rows, map[string]any{"name": n, "value": v, "type": "str"})
@@ -70,13 +72,14 @@ func TestJWKRowsMasked(t *testing.T) {
 	}
 	sdk.HandlePrepared(Prepare)
 	defer sdk.Handle(nil)
-	for _, names := range [][]string{{"'kty'", "'crv'", "'d'"}, {"'d'", "'kty'"}, {"kty", "crv", "d"}, {`"kty"`, `"d"`}} {
+	for _, names := range [][]string{{"'kty'", "'crv'", "'d'"}, {"'d'", "'kty'"}, {"kty", "crv", "d"}, {`"kty"`, `"d"`},
+		{"d", "iqmp", "public_numbers", "crv"}, {"private_value", "public_numbers"}, {"public_numbers", "x", "crv"}} {
 		out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(names...)})
 		if strings.Contains(out, d[:20]) || !strings.Contains(out, "P-256") {
 			t.Errorf("%v: %s", names, out)
 		}
 	}
-	for _, names := range [][]string{{"'crv'", "'d'"}, {"'kty_x'", "'d'"}, {"x", "d"}} {
+	for _, names := range [][]string{{"'crv'", "'d'"}, {"'kty_x'", "'d'"}, {"x", "d"}, {"x", "crv", "curve"}, {"x", "'public_numbers'x"}, {"kty", "x"}, {"public_numbers", "k"}} {
 		out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(names...)}.Request())
 		sdk.TakeSecrets()
 		if !strings.Contains(string(out), "nothing to redact") {
