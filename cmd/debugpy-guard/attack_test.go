@@ -10,11 +10,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdh"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -3941,4 +3943,50 @@ n = 1  # BREAK
 	if !strings.Contains(r.seen.String(), "console.aws.amazon.com") {
 		t.Error("the control: the rest of the row is shown")
 	}
+}
+
+// A private key's DER without its PEM armor, as a program holds it
+// (key.private_bytes(Encoding.DER, ...), its base64, its hex) under
+// innocent names: each was shown in clear (found 2026-12-07).
+func TestAttackDERKeyShown(t *testing.T) {
+	// The DER as OpenSSL writes it: PKCS#8 around SEC1, the private value
+	// and the public point.
+	d, _ := new(big.Int).SetString(strings.Repeat("27182818284590452353602874713527", 2), 10)
+	priv, err := ecdh.P256().NewPrivateKey(d.FillBytes(make([]byte, 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	der := slices.Concat(mustHex(t, "308187020100301306072a8648ce3d020106082a8648ce3d030107046d306b0201010420"), priv.Bytes(),
+		mustHex(t, "a144034200"), priv.PublicKey().Bytes())
+	b64, hexed := base64.StdEncoding.EncodeToString(der), hex.EncodeToString(der)
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import base64
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+k = ec.derive_private_key(int("27182818284590452353602874713527" * 2), ec.SECP256R1())
+der = k.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+b64 = base64.b64encode(der).decode()
+hexed = der.hex()
+row = {"blob": b64, "note": "kept"}
+spelled = b64 == "` + b64 + `"
+n = 1  # BREAK
+`)
+	if text := r.ok("debugpy_evaluate", `{"expression":"spelled"}`); !strings.Contains(text, "True") {
+		t.Fatalf("the key the program holds is not the one the test spells: %s", text)
+	}
+	r.masked("der", "b64", "hexed", "row")
+	r.ok("debugpy_variables", `{"depth": 2}`)
+	noneSeen(t, r.seen.String(), b64[60:90], b64[len(b64)-30:], hexed[80:120], hex.EncodeToString(priv.Bytes())[:24])
+	if !strings.Contains(r.seen.String(), "kept") {
+		t.Error("the control: the rest of the dict is shown")
+	}
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

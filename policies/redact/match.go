@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/debugpy-guard/debugpy-guard/internal/percent"
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
 
@@ -222,7 +223,7 @@ func awsSecret(s string, from int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	for i := from; i < len(s); {
-		j := i + run(s, i, isBase64)
+		j := i + run(s, i, isB64Std)
 		if j == i {
 			i++
 			continue
@@ -241,7 +242,7 @@ func awsSecret(s string, from int) (start, end int, ok bool) {
 // isAWSSecret: v is an AWS secret access key's shape alone (awsSecret's
 // word, without its id).
 func isAWSSecret(v string) bool {
-	return len(v) == 40 && run(v, 0, isBase64) == 40 && mixedCase(v)
+	return len(v) == 40 && run(v, 0, isB64Std) == 40 && mixedCase(v)
 }
 
 // isAWSKeyID: v is an AWS access key id alone.
@@ -251,10 +252,6 @@ func isAWSKeyID(v string) bool {
 	}
 	start, end, ok := awsKey(v, 0)
 	return ok && start == 0 && end == len(v)
-}
-
-func isBase64(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
 }
 
 // mixedCase: w has an upper and a lower case letter.
@@ -475,7 +472,7 @@ var shapes = []struct {
 	held func(string) string
 }{{jwt, nil}, {pem, nil}, {awsKey, nil}, {awsSecret, nil}, {prefixed, nil}, {webhook, nil}, {telegramBot, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
 	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword},
-	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}}
+	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}, {derKey, nil}}
 
 func percentDecoded(v string) string { return percent.Decode(v, false) }
 
@@ -644,6 +641,121 @@ func pemInHex(s string, from int) (start, end int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// derKey finds a private key's DER bytes without their PEM armor, as a
+// program holds them (key.private_bytes(Encoding.DER, ...), a key's body
+// kept apart from its BEGIN and END lines, in an environment's value or a
+// database's column): in base64 (a word of its own that begins with the
+// 'M' of a DER SEQUENCE, and the base64 lines that follow it, as a PEM
+// body's), in hex (bytes.hex(), binascii.hexlify: "30..."), or as a bytes repr
+// (b'0\x82\x04\xbd\x02\x01\x00...'). What it decodes to must begin as
+// a private key's DER does (privateKeyDER). Each showed in clear under an
+// innocent name (found 2026-12-07).
+func derKey(s string, from int) (start, end int, ok bool) {
+	for i := from; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == 'M' && i+1 < len(s) && s[i+1] >= 'C' && s[i+1] <= 'I' && (i == 0 || !isB64Std(s[i-1]) && s[i-1] != '=' || afterEscape(s, i)):
+			n := run(s, i, isB64Std)
+			n += run(s, i+n, func(c byte) bool { return c == '=' })
+			if n < 32 {
+				i += n
+				continue
+			}
+			head, err := base64.StdEncoding.DecodeString(s[i : i+24])
+			if err == nil && privateKeyDER(head) {
+				end := i + n
+				for { // a PEM body's next lines
+					next, ok := lineBelow(s, end)
+					if !ok {
+						break
+					}
+					m := run(s, next, isB64Std)
+					m += run(s, next+m, func(c byte) bool { return c == '=' })
+					if m < 4 || next+m < len(s) && (isWord(s[next+m]) || s[next+m] == '-') {
+						break
+					}
+					end = next + m
+				}
+				return i, end, true
+			}
+			i += n
+		case c == '3' && i+1 < len(s) && s[i+1] == '0' && (i == 0 || !percent.IsHex(s[i-1]) || afterEscape(s, i)):
+			n := run(s, i, percent.IsHex)
+			if n >= 64 && (i+n == len(s) || !isWord(s[i+n])) {
+				head, err := hex.DecodeString(s[i : i+36])
+				if err == nil && privateKeyDER(head) {
+					return i, i + n, true
+				}
+			}
+			i += n - 1
+		case (c == '\'' || c == '"') && i+1 < len(s) && s[i+1] == '0' && i > 0 && (s[i-1] == 'b' || s[i-1] == 'B'):
+			l, ok := expressions.ReadLiteral(s, i-1)
+			if ok && l.Known && len(l.Value) >= 24 && privateKeyDER([]byte(l.Value[:18])) {
+				return l.BodyStart, l.BodyEnd, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// privateKeyDER reports whether head, the first 18 bytes or more of DER,
+// begins as a private key's does: a SEQUENCE of at least 32 bytes (not
+// compared with the bytes that follow: another mask may have rewritten a
+// piece of them), its version an INTEGER 0, 1 or 3, and
+// then what follows that version in a private key: an INTEGER of 128 bytes
+// or more (PKCS#1's RSA modulus, a DSA key's p), an AlgorithmIdentifier
+// (PKCS#8), an OCTET STRING of a curve's size (SEC1's EC key), a
+// ContentInfo (PKCS#12). A certificate, a public key (their SEQUENCE holds
+// a SEQUENCE first) and an encrypted PKCS#8 key are not.
+func privateKeyDER(head []byte) bool {
+	if len(head) < 18 || head[0] != 0x30 {
+		return false
+	}
+	hdr, l := 2, int(head[1])
+	switch head[1] {
+	case 0x81:
+		hdr, l = 3, int(head[2])
+	case 0x82:
+		hdr, l = 4, int(head[2])<<8|int(head[3])
+	default:
+		if head[1] >= 0x80 {
+			return false
+		}
+	}
+	if l < 32 {
+		return false
+	}
+	v := head[hdr:]
+	if v[0] != 0x02 || v[1] != 0x01 {
+		return false
+	}
+	algorithm := v[3] == 0x30 && (v[5] == 0x06 || v[4] >= 0x80 && v[4] <= 0x82 && v[5+int(v[4]&0x7f)] == 0x06)
+	switch v[2] {
+	case 0: // PKCS#1 RSA, DSA; PKCS#8
+		return v[3] == 0x02 && (v[4] == 0x81 || v[4] == 0x82) || algorithm
+	case 1: // SEC1 EC; PKCS#8 v2
+		return v[3] == 0x04 && v[4] >= 0x18 && v[4] <= 0x42 || algorithm
+	case 3: // PKCS#12
+		return algorithm
+	}
+	return false
+}
+
+// lineBelow is where the line after the one that ends at s[at] begins:
+// its line end real ("\n", "\r\n") or escaped as a repr writes it.
+func lineBelow(s string, at int) (int, bool) {
+	switch {
+	case strings.HasPrefix(s[at:], "\r\n"):
+		return at + 2, true
+	case strings.HasPrefix(s[at:], "\n"):
+		return at + 1, true
+	case strings.HasPrefix(s[at:], `\r\n`):
+		return at + 4, true
+	case strings.HasPrefix(s[at:], `\n`):
+		return at + 2, true
+	}
+	return 0, false
 }
 
 // puttyPrivateLines finds the private part of a PuTTY key file (.ppk),

@@ -590,3 +590,73 @@ func TestAWSSecretRowsMasked(t *testing.T) {
 		t.Errorf("with no id beside it: %s", out)
 	}
 }
+
+// TestDERKeysAgreeWithCryptography: private keys of every kind the
+// cryptography package makes (RSA, EC on four curves, Ed25519, Ed448,
+// X25519, X448; PKCS#8, PKCS#1 and SEC1, and PKCS#12 bundles with their
+// certificate), their DER without PEM armor as a program holds it: a
+// bytes repr, base64 on one line and over 64-byte lines (a PEM body, in
+// text and in a repr), hex in either case; alone, in a dict, after a
+// label. No 16 bytes of a key's encoding are left; certificates, public
+// keys and encrypted keys, the controls, are shown as they are.
+func TestDERKeysAgreeWithCryptography(t *testing.T) {
+	againstPython(t, derKeyDocs, derKeyCheck, 80, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const derKeyDocs = `
+import base64, datetime, json, random, sys
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import hashes, serialization as s
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, ed448, rsa, x25519, x448
+from cryptography.hazmat.primitives.serialization import pkcs12
+rng = random.Random(int(sys.argv[1]))
+def key():
+    k = rng.randrange(9)
+    if k < 2: return rsa.generate_private_key(65537, rng.choice([1024, 1024, 2048]))
+    if k < 6: return ec.generate_private_key(rng.choice([ec.SECP256R1(), ec.SECP384R1(), ec.SECP521R1(), ec.SECP256K1()]))
+    return rng.choice([ed25519.Ed25519PrivateKey, ed448.Ed448PrivateKey, x25519.X25519PrivateKey, x448.X448PrivateKey]).generate()
+def cert(k):
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "ctrl")])
+    now = datetime.datetime(2026, 1, 1)
+    return x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(k.public_key()).serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1)).sign(k, hashes.SHA256())
+def encodings(der, control):
+    b = base64.b64encode(der).decode()
+    lines = "\n".join(b[i:i + 64] for i in range(0, len(b), 64))
+    one = [(b, b), (der.hex(), der.hex()), (der.hex().upper(), der.hex().upper())]
+    return one if control else one + [(repr(der), repr(der)[2:-1]), (lines, lines), (repr(lines), repr(lines)[1:-1])]
+signer = ec.generate_private_key(ec.SECP256R1())
+for n in range(int(sys.argv[2])):
+    k = key()
+    kinds = [s.PrivateFormat.PKCS8]
+    if isinstance(k, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
+        kinds.append(s.PrivateFormat.TraditionalOpenSSL)
+    if rng.randrange(4) == 0:
+        der = pkcs12.serialize_key_and_certificates(b"app", signer, cert(signer), None, s.NoEncryption())
+    else:
+        der = k.private_bytes(s.Encoding.DER, rng.choice(kinds), s.NoEncryption())
+    controls = [cert(signer).public_bytes(s.Encoding.DER), k.public_key().public_bytes(s.Encoding.DER, s.PublicFormat.SubjectPublicKeyInfo),
+                k.private_bytes(s.Encoding.DER, s.PrivateFormat.PKCS8, s.BestAvailableEncryption(b"pw"))]
+    text, shown = rng.choice(encodings(der, False))
+    # A control in one word: random bytes that spell a secret's word in a
+    # bytes repr (\nPW\xe9), and equal lines of base64 one of which holds
+    # one by chance (...uPW5...: a table's header, maskAligned), are
+    # masked by the readings of names, whatever they encode.
+    ctext, cshown = rng.choice(encodings(rng.choice(controls), True))
+    # The control first: a key's equal lines read as a table (above) would
+    # take the lines below them for its rows.
+    form = rng.choice(["%s", "{'ctrl': %s, 'blob': %s}", "ctrl: %s\ndata: %s\n"])
+    quote = lambda t: t if t.startswith(("b'", 'b"', "'", '"')) else "'%s'" % t
+    doc = form % quote(text) if form == "%s" else form % (quote(ctext), quote(text))
+    print(json.dumps([doc, json.dumps([shown]), json.dumps([cshown] if form != "%s" else [])]))
+`
+
+const derKeyCheck = `
+import json, sys
+for line in sys.stdin:
+    text, masked, keys, ctrls = json.loads(line)
+    cs = json.loads(ctrls)
+    left = [k[:24] for k in json.loads(keys) if any(k[i:i + 16] in masked and not any(k[i:i + 16] in c for c in cs) for i in range(0, len(k) - 15, 4))]
+    lost = [c[:24] for c in cs if c not in masked]
+    print(json.dumps("left %r" % left if left else "controls masked %r" % lost if lost else ""))
+`
