@@ -3,6 +3,7 @@
 package secrets
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -12,8 +13,9 @@ import (
 // words make a name a secret's wherever they stand in it (lower-cased).
 // account_key is Azure Storage's (AccountKey= in a connection string, the
 // SDK's account_key=): a key to the whole account. requirepass and
-// masterauth are Redis's (CONFIG SET requirepass VALUE).
-var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "api_key", "apikey",
+// masterauth are Redis's (CONFIG SET requirepass VALUE). Each word of two
+// is a word written without its underscore too (joinedToo).
+var words = joinedToo([]string{"password", "passwd", "passphrase", "passcode", "secret", "api_key", "apikey",
 	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
 	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key",
 	"ssh_key", "recovery_code", "mfa_code", "account_key", "accountkey", "requirepass", "masterauth",
@@ -35,7 +37,24 @@ var words = []string{"password", "passwd", "passphrase", "passcode", "secret", "
 	// a password in other languages: German, Portuguese, Spanish, French,
 	// Dutch, Swedish, Polish, Russian, Chinese, Japanese, Korean
 	"passwort", "kennwort", "senha", "contraseña", "contrasena", "motdepasse", "mot_de_passe", "wachtwoord", "lösenord",
-	"losenord", "hasło", "haslo", "пароль", "密码", "口令", "パスワード", "비밀번호"}
+	"losenord", "hasło", "haslo", "пароль", "密码", "口令", "パスワード", "비밀번호"})
+
+// joinedToo is ws and, after them, each of ws that holds an underscore
+// written without it, when it is not one of ws already: signingkey, and
+// camelCase's signingKey, which Mentions scans for as it is written
+// (joinedParts reads it as signing_key only after). Written so, the
+// JSON's {"signingKey": ...} and {"sessionKey": ...} that programs hold
+// from other languages' APIs showed their keys (found 2026-12-07), while
+// apiKey and privateKey, whose joined forms were listed, were masked.
+func joinedToo(ws []string) []string {
+	out := ws
+	for _, w := range ws {
+		if j := strings.ReplaceAll(w, "_", ""); j != w && !slices.Contains(out, j) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
 
 // parts make a name a secret's when they are a whole part of it (split at
 // underscores, digits, dashes, dots and lower-to-upper case changes):

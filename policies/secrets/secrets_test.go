@@ -81,6 +81,9 @@ func TestIsName(t *testing.T) {
 		// a second factor's backup codes, a wallet's seed phrase, OAuth 1.0a's verifier, session cookies
 		"backup_codes", "BACKUP_CODE", "seed_phrase", "seedPhrase", "recovery_phrase", "mnemonic_phrase", "oauth_verifier",
 		"sessionid", "JSESSIONID", "PHPSESSID", "django_sessionid",
+		// two words joined, camel-cased or not (signingKey showed its key)
+		"signingKey", "sessionKey", "signingkey", "SESSIONKEY", "encryptionKey", "masterKey", "hmacKey", "clientKey",
+		"sshKey", "recoveryCode", "mfaCode", "backupCode", "codeVerifier", "deviceCode", "recoveryPhrase", "authenticationString",
 		// a hash that is the credential: MySQL's, Windows' NT hash
 		"authentication_string", "ntlm_hash", "NTLMHash", "nthash", "user_nthash",
 		// a password in other languages
