@@ -643,7 +643,8 @@ func pemInHex(s string, from int) (start, end int, ok bool) {
 	return 0, 0, false
 }
 
-// derKey finds a private key's DER bytes without their PEM armor, as a
+// derKey finds a private key's DER bytes without their PEM armor, and an
+// OpenSSH private key's body without its BEGIN and END lines, as a
 // program holds them (key.private_bytes(Encoding.DER, ...), a key's body
 // kept apart from its BEGIN and END lines, in an environment's value or a
 // database's column): in base64 (a word of its own that begins with the
@@ -655,29 +656,19 @@ func pemInHex(s string, from int) (start, end int, ok bool) {
 func derKey(s string, from int) (start, end int, ok bool) {
 	for i := from; i < len(s); i++ {
 		switch c := s[i]; {
-		case c == 'M' && i+1 < len(s) && s[i+1] >= 'C' && s[i+1] <= 'I' && (i == 0 || !isB64Std(s[i-1]) && s[i-1] != '=' || afterEscape(s, i)):
+		case (c == 'M' && i+1 < len(s) && s[i+1] >= 'C' && s[i+1] <= 'I' || c == 'b' && strings.HasPrefix(s[i:], opensshMagic)) &&
+			(i == 0 || !isB64Std(s[i-1]) && s[i-1] != '=' || afterEscape(s, i)):
 			n := run(s, i, isB64Std)
 			n += run(s, i+n, func(c byte) bool { return c == '=' })
 			if n < 32 {
 				i += n
 				continue
 			}
-			head, err := base64.StdEncoding.DecodeString(s[i : i+24])
-			if err == nil && privateKeyDER(head) {
-				end := i + n
-				for { // a PEM body's next lines
-					next, ok := lineBelow(s, end)
-					if !ok {
-						break
-					}
-					m := run(s, next, isB64Std)
-					m += run(s, next+m, func(c byte) bool { return c == '=' })
-					if m < 4 || next+m < len(s) && (isWord(s[next+m]) || s[next+m] == '-') {
-						break
-					}
-					end = next + m
-				}
-				return i, end, true
+			if c == 'b' { // an OpenSSH private key's body: its magic says so
+				return i, base64Body(s, i+n), true
+			}
+			if head, err := base64.StdEncoding.DecodeString(s[i : i+24]); err == nil && privateKeyDER(head) {
+				return i, base64Body(s, i+n), true
 			}
 			i += n
 		case c == '3' && i+1 < len(s) && s[i+1] == '0' && (i == 0 || !percent.IsHex(s[i-1]) || afterEscape(s, i)):
@@ -697,6 +688,29 @@ func derKey(s string, from int) (start, end int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// opensshMagic is "openssh-key-v1\x00" in base64: an OpenSSH private key's
+// body begins so, its BEGIN and END lines aside (a public key's begins
+// AAAA).
+const opensshMagic = "b3BlbnNzaC1rZXktdjE"
+
+// base64Body is where a base64 body that ends its first line at end ends:
+// the base64 lines that follow it (a PEM body's, 64 or 70 bytes each), to
+// the first line that is not one.
+func base64Body(s string, end int) int {
+	for {
+		next, ok := lineBelow(s, end)
+		if !ok {
+			return end
+		}
+		m := run(s, next, isB64Std)
+		m += run(s, next+m, func(c byte) bool { return c == '=' })
+		if m < 4 || next+m < len(s) && (isWord(s[next+m]) || s[next+m] == '-') {
+			return end
+		}
+		end = next + m
+	}
 }
 
 // privateKeyDER reports whether head, the first 18 bytes or more of DER,

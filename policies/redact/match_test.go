@@ -660,3 +660,27 @@ for line in sys.stdin:
     lost = [c[:24] for c in cs if c not in masked]
     print(json.dumps("left %r" % left if left else "controls masked %r" % lost if lost else ""))
 `
+
+// An OpenSSH private key's body without its BEGIN and END lines (a test
+// key of ssh-keygen's), over its lines, as text, as a repr, after a label:
+// every line masked; a public key's line shown.
+func TestOpenSSHBodyMasked(t *testing.T) {
+	body := []string{"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+		"QyNTUxOQAAACAFLxaKUYORuQ1bsiwFdUEC881WdR764ezWJuDyFlFkwQAAAIgxE9rEMRPa",
+		"xAAAAAtzc2gtZWQyNTUxOQAAACAFLxaKUYORuQ1bsiwFdUEC881WdR764ezWJuDyFlFkwQ",
+		"AAAEDnWb31D0H/+a7o/I+z8e8zXEM4W1NfM1jLZSa2wfhg/gUvFopRg5G5DVuyLAV1QQLz",
+		"zVZ1Hvrh7NYm4PIWUWTBAAAAAXgBAgME"}
+	lines := strings.Join(body, "\n")
+	for _, s := range []string{lines, "'" + strings.Join(body, `\n`) + `\n'`, "key: " + lines + "\nnext: 1", strings.Join(body, "\r\n")} {
+		got, changed := maskTextTo(s, nil, nil)
+		for _, b := range body {
+			if !changed || strings.Contains(got, b[len(b)-12:]) {
+				t.Errorf("%.40q...: shows %q: %q", s, b, got)
+			}
+		}
+	}
+	pub := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAUvFopRg5G5DVuyLAV1QQLzzVZ1Hvrh7NYm4PIWUWTB x"
+	if got, changed := maskTextTo(pub, nil, nil); changed {
+		t.Errorf("a public key masked: %q", got)
+	}
+}
