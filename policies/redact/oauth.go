@@ -31,13 +31,16 @@ func codeGrant(s string) bool {
 		(strings.Contains(s, "state=") || strings.Contains(s, "'state'") || strings.Contains(s, `"state"`))
 }
 
-// withCode is extra with "code" among the secrets' names.
-func withCode(extra map[string]bool) map[string]bool {
-	m := make(map[string]bool, len(extra)+1)
+// withNames is extra with names among the secrets' names (a copy: extra
+// is the settings', shared by every reading).
+func withNames(extra map[string]bool, names ...string) map[string]bool {
+	m := make(map[string]bool, len(extra)+len(names))
 	for k, v := range extra {
 		m[k] = v
 	}
-	m["code"] = true
+	for _, n := range names {
+		m[n] = true
+	}
 	return m
 }
 

@@ -1,8 +1,6 @@
 package redact
 
 import (
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
@@ -16,7 +14,7 @@ import (
 // the JWKS a signing service loads showed its private keys in clear, in a
 // dict's repr, in the JSON it was read from, and as the rows of a listing
 // (found 2026-12-07).
-var jwkPrivate = map[string]bool{"d": true, "p": true, "q": true, "dp": true, "dq": true, "qi": true, "oth": true, "k": true}
+var jwkPrivate = []string{"d", "p", "q", "dp", "dq", "qi", "oth", "k"}
 
 // holdsJWK: s names a member kty, as a key ('kty': and "kty": of a
 // dict's repr or JSON, \"kty\": of JSON in a string) or a keyword (kty=,
@@ -49,14 +47,7 @@ func withJWK(s string, extra map[string]bool) map[string]bool {
 	if !holdsJWK(s) {
 		return extra
 	}
-	m := make(map[string]bool, len(extra)+len(jwkPrivate))
-	for k, v := range extra {
-		m[k] = v
-	}
-	for k := range jwkPrivate {
-		m[k] = true
-	}
-	return m
+	return withNames(extra, jwkPrivate...)
 }
 
 // privateRows are the rows of a listing that hold a private key, known by
@@ -70,7 +61,7 @@ var privateRows = []struct {
 	beside string
 	names  []string
 }{
-	{"kty", slices.Sorted(maps.Keys(jwkPrivate))},
+	{"kty", jwkPrivate},
 	{"public_numbers", []string{"d", "p", "q", "dmp1", "dmq1", "iqmp", "private_value", "x"}},
 }
 

@@ -465,9 +465,8 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, p
 
 // walkObject is walk for an object, whose "name" member is name; shown,
 // when not nil, gets its "value" member as the object had it (a listing's
-// child's display). With secret
-// set, the object is a row that holds a secret whatever its name (a JWK's
-// d beside its kty: privateRows).
+// child's display). With secret set, the object is a row that holds a
+// secret whatever its name (a JWK's d beside its kty: privateRows).
 func walkObject(v, name sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, shown *sdk.Value, secret bool) (sdk.Value, bool) {
 	secret = secret || texts.isSecretValue(name, extra)
 	var out []sdk.Member // made at the first change: most objects have none
@@ -756,7 +755,7 @@ func maskTextTo(s string, extra map[string]bool, found func(string)) (string, bo
 func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool) {
 	var named bool
 	if codeGrant(s) { // a token request's body: its code is the credential (oauth.go)
-		extra = withCode(extra)
+		extra = withNames(extra, "code")
 	}
 	extra = withJWK(s, extra) // a JSON Web Key's private members (privatekeys.go)
 	fileValues := credentialValues(s)
