@@ -328,9 +328,10 @@ func telegramBot(s string, from int) (start, end int, ok bool) {
 }
 
 // maskShapes replaces every credential of a well-known shape in s (JWT,
-// PEM or PGP private key, AWS key id and the secret beside it, a token of
-// a well-known prefix, a webhook URL's path, a Telegram bot's token, the password of a URL, a signed URL's signature, a
-// password's hash, HTTP Basic credentials), and hands each to found, as
+// PEM or PGP private key, a private key's DER, AWS key id and the secret
+// beside it, a token of a well-known prefix, a webhook URL's path, a
+// Telegram bot's token, the password of a URL, a signed URL's signature,
+// a password's hash, HTTP Basic credentials), and hands each to found, as
 // written and as the program holds it (shapeHeld). Every shape reads s as it is and what any of them
 // finds is masked: shapes may overlap (a SHA-512 crypt hash's last field
 // may hold "eyJ" and two dots, a JWT's shape), and a shape masked first
@@ -649,10 +650,10 @@ func pemInHex(s string, from int) (start, end int, ok bool) {
 // kept apart from its BEGIN and END lines, in an environment's value or a
 // database's column): in base64 (a word of its own that begins with the
 // 'M' of a DER SEQUENCE, and the base64 lines that follow it, as a PEM
-// body's), in hex (bytes.hex(), binascii.hexlify: "30..."), or as a bytes repr
-// (b'0\x82\x04\xbd\x02\x01\x00...'). What it decodes to must begin as
-// a private key's DER does (privateKeyDER). Each showed in clear under an
-// innocent name (found 2026-12-07).
+// body's), in hex (bytes.hex(), binascii.hexlify: "30..."), or as a bytes
+// repr (b'0\x82\x04\xbd\x02\x01\x00...'). What it decodes to must
+// begin as a private key's DER does (privateKeyDER). Each showed in clear
+// under an innocent name (found 2026-12-07).
 func derKey(s string, from int) (start, end int, ok bool) {
 	for i := from; i < len(s); i++ {
 		switch c := s[i]; {
@@ -716,12 +717,12 @@ func base64Body(s string, end int) int {
 // privateKeyDER reports whether head, the first 18 bytes or more of DER,
 // begins as a private key's does: a SEQUENCE of at least 32 bytes (not
 // compared with the bytes that follow: another mask may have rewritten a
-// piece of them), its version an INTEGER 0, 1 or 3, and
-// then what follows that version in a private key: an INTEGER of 128 bytes
-// or more (PKCS#1's RSA modulus, a DSA key's p), an AlgorithmIdentifier
-// (PKCS#8), an OCTET STRING of a curve's size (SEC1's EC key), a
-// ContentInfo (PKCS#12). A certificate, a public key (their SEQUENCE holds
-// a SEQUENCE first) and an encrypted PKCS#8 key are not.
+// piece of them), its version an INTEGER 0, 1 or 3, and then what follows
+// that version in a private key: an INTEGER of 128 bytes or more (PKCS#1's
+// RSA modulus, a DSA key's p), an AlgorithmIdentifier (PKCS#8), an OCTET
+// STRING of a curve's size (SEC1's EC key), a ContentInfo (PKCS#12). A
+// certificate, a public key (their SEQUENCE holds a SEQUENCE first) and an
+// encrypted PKCS#8 key are not.
 func privateKeyDER(head []byte) bool {
 	if len(head) < 18 || head[0] != 0x30 {
 		return false

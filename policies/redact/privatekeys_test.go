@@ -55,14 +55,16 @@ func TestJWKPrivateMembersMasked(t *testing.T) {
 // A private key listed, its members rows: a JWK's (a dict's 'd', an
 // object's d) beside a kty row, the cryptography package's private numbers
 // (d, p ..., private_value, x) beside a public_numbers row, are masked, and
-// not without that row beside them (an EC key's public numbers x and y).
+// not without that row beside them (an EC key's public numbers x and y),
+// nor beside the other group's (a JWK's k beside public_numbers, x beside
+// kty).
 func TestPrivateKeyRowsMasked(t *testing.T) {
 	const d = "Wx7bZgQm3yJ0o9nN2vTqK5rL8sH4cF6pA1eD3gU7iY0"
 	listing := func(names ...string) string {
 		var rows []map[string]any
 		for _, n := range names {
 			v := "'P-256'"
-			if secret := strings.Trim(n, `'"`); secret == "d" || secret == "x" || secret == "private_value" || secret == "iqmp" {
+			if secret := strings.Trim(n, `'"`); secret == "d" || secret == "x" || secret == "private_value" || secret == "iqmp" || secret == "k" {
 				v = "'" + d + "'"
 			}
 			rows = append(rows, map[string]any{"name": n, "value": v, "type": "str"})
@@ -79,11 +81,11 @@ func TestPrivateKeyRowsMasked(t *testing.T) {
 			t.Errorf("%v: %s", names, out)
 		}
 	}
-	for _, names := range [][]string{{"'crv'", "'d'"}, {"'kty_x'", "'d'"}, {"x", "d"}, {"x", "crv", "curve"}, {"x", "'public_numbers'x"}, {"kty", "x"}, {"public_numbers", "k"}} {
+	for _, names := range [][]string{{"'crv'", "'d'"}, {"'kty_x'", "'d'"}, {"x", "d"}, {"x", "crv", "curve"}, {"x", "public_number"}, {"kty", "x"}, {"public_numbers", "k"}} {
 		out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(names...)}.Request())
 		sdk.TakeSecrets()
 		if !strings.Contains(string(out), "nothing to redact") {
-			t.Errorf("%v: a row masked with no kty beside it: %s", names, out)
+			t.Errorf("%v: a row masked with nothing that marks it beside it: %s", names, out)
 		}
 	}
 }
