@@ -327,11 +327,75 @@ func telegramBot(s string, from int) (start, end int, ok bool) {
 	return 0, 0, false
 }
 
+// discordBot finds a Discord bot's token: the bot's id (a snowflake, 17
+// to 20 digits) in base64, a dot, 6 bytes, a dot, 27 to 38 bytes, a word
+// of its own. Its first part must decode to the digits, which no other
+// token's does (discord.py's bot.run(TOKEN) takes it; whoever has it is
+// the bot).
+func discordBot(s string, from int) (start, end int, ok bool) {
+	for from < len(s) {
+		i := strings.IndexByte(s[from:], '.')
+		if i < 0 {
+			return 0, 0, false
+		}
+		dot := from + i
+		from = dot + 1
+		id := dot
+		for id > 0 && dot-id < 28 && isB64URL(s[id-1]) {
+			id--
+		}
+		if n := dot - id; n < 23 || n > 27 || s[id] < 'M' || s[id] > 'O' || id > 0 && isB64URL(s[id-1]) && !afterEscape(s, id) {
+			continue
+		}
+		digits, err := base64.RawURLEncoding.DecodeString(s[id:dot])
+		if err != nil || len(digits) < 17 || len(digits) > 20 || strings.Trim(string(digits), "0123456789") != "" {
+			continue
+		}
+		if run(s, dot+1, isB64URL) != 6 || dot+7 >= len(s) || s[dot+7] != '.' {
+			continue
+		}
+		last := run(s, dot+8, isB64URL)
+		if last < 27 || last > 38 || dot+8+last < len(s) && s[dot+8+last] == '.' {
+			continue
+		}
+		return id, dot + 8 + last, true
+	}
+	return 0, 0, false
+}
+
+// azureSecret finds a Microsoft Entra ID (Azure AD) application's client
+// secret as its portal makes them: 3 bytes, a digit, "Q~", then 31 to 34
+// bytes of letters, digits and _~.-, a word of its own (msal's
+// client_credential; whoever has it signs in as the application).
+func azureSecret(s string, from int) (start, end int, ok bool) {
+	isSecretByte := func(c byte) bool { return isB64URL(c) || c == '~' || c == '.' }
+	for from < len(s) {
+		i := strings.Index(s[from:], "Q~")
+		if i < 0 {
+			return 0, 0, false
+		}
+		at := from + i
+		from = at + 2
+		start = at - 4
+		if start < 0 || s[at-1] < '0' || s[at-1] > '9' || run(s, start, isSecretByte) < 4 ||
+			start > 0 && isSecretByte(s[start-1]) && !afterEscape(s, start) {
+			continue
+		}
+		n := run(s, at+2, isSecretByte)
+		if n < 31 || n > 34 {
+			continue
+		}
+		return start, at + 2 + n, true
+	}
+	return 0, 0, false
+}
+
 // maskShapes replaces every credential of a well-known shape in s (JWT,
 // PEM or PGP private key, a private key's DER, AWS key id and the secret
 // beside it, a token of a well-known prefix, a webhook URL's path, a
-// Telegram bot's token, the password of a URL, a signed URL's signature,
-// a password's hash, HTTP Basic credentials), and hands each to found, as
+// Telegram or Discord bot's token, an Azure application's client secret,
+// the password of a URL, a signed URL's signature, a password's hash, HTTP
+// Basic credentials), and hands each to found, as
 // written and as the program holds it (shapeHeld). Every shape reads s as it is and what any of them
 // finds is masked: shapes may overlap (a SHA-512 crypt hash's last field
 // may hold "eyJ" and two dots, a JWT's shape), and a shape masked first
@@ -471,7 +535,7 @@ var prefixesByFirst = func() (t [256][]tokenPrefix) {
 var shapes = []struct {
 	find func(string, int) (int, int, bool)
 	held func(string) string
-}{{jwt, nil}, {pem, nil}, {awsKey, nil}, {awsSecret, nil}, {prefixed, nil}, {webhook, nil}, {telegramBot, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
+}{{jwt, nil}, {pem, nil}, {awsKey, nil}, {awsSecret, nil}, {prefixed, nil}, {webhook, nil}, {telegramBot, nil}, {discordBot, nil}, {azureSecret, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
 	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword},
 	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}, {derKey, nil}}
 

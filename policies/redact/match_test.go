@@ -209,6 +209,13 @@ func TestMaskTokenShapes(t *testing.T) {
 		{"https://api.telegram.org/file/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/photos/1.jpg",
 			"https://api.telegram.org/file/bot[redacted]/photos/1.jpg"},
 		{"https://core.telegram.org/bots/api", "https://core.telegram.org/bots/api"},
+		{"bot.run('MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs')", "bot.run('[redacted]')"},
+		{"run with OTk5OTk5OTk5OTk5OTk5OTk5.GhXyZw.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 now", "run with [redacted] now"},
+		{"MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.short", "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.short"},
+		{"QUJDREVGR0hJSktMTU5PUFFSU1Q.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "QUJDREVGR0hJSktMTU5PUFFSU1Q.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"}, // letters, not an id
+		{"app: abc8Q~Xy.Zw-12_AbCdEfGhIjKlMnOpQrStUvW kept", "app: [redacted] kept"},
+		{"value = 'r1x8Q~aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456'", "value = '[redacted]'"},
+		{"see Q~ and abc8Q~short", "see Q~ and abc8Q~short"},
 		{"gsk_" + strings.Repeat("Ab1x", 13), "[redacted]"},
 		{"AGE-SECRET-KEY-1" + strings.Repeat("QZ7", 20), "[redacted]"},
 		{"secret_santa_gift_exchange_participants_by_department_v2", "secret_santa_gift_exchange_participants_by_department_v2"}, // a name
