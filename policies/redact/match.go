@@ -219,7 +219,9 @@ const awsNear = 128
 // ('AKIA...', 'wJalr...'), an IAM credentials CSV's row, a dict whose keys
 // name neither (found 2026-12-07).
 func awsSecret(s string, from int) (start, end int, ok bool) {
-	if _, _, ok := awsKey(s, 0); !ok { // most texts
+	// Most texts hold no id; and none before from-awsNear is near a key at
+	// or after from (a later call's, after a key found).
+	if _, _, ok := awsKey(s, max(0, from-awsNear)); !ok {
 		return 0, 0, false
 	}
 	for i := from; i < len(s); {
@@ -618,8 +620,8 @@ func basicCredentials(s string, from int) (start, end int, ok bool) {
 			continue
 		}
 		start = from + run(s, from, func(c byte) bool { return c == ' ' })
-		n := run(s, start, isB64Std)
-		end = start + n + run(s, start+n, func(c byte) bool { return c == '=' })
+		n, whole := base64Run(s, start)
+		end = start + whole
 		if n < 4 || end < len(s) && isWord(s[end]) {
 			continue
 		}
@@ -674,8 +676,8 @@ func pemInBase64(s string, from int) (start, end int, ok bool) {
 		}
 		start = from + i
 		from = start + len(begin)
-		n := run(s, start, isB64Std)
-		end = start + n + run(s, start+n, func(c byte) bool { return c == '=' })
+		n, whole := base64Run(s, start)
+		end = start + whole
 		v, err := base64.RawStdEncoding.DecodeString(s[start : start+n-n%4])
 		if err == nil && bytes.Contains(v, []byte("PRIVATE KEY")) {
 			return start, end, true
@@ -723,8 +725,7 @@ func derKey(s string, from int) (start, end int, ok bool) {
 		switch c := s[i]; {
 		case (c == 'M' && i+1 < len(s) && s[i+1] >= 'C' && s[i+1] <= 'I' || c == 'b' && strings.HasPrefix(s[i:], opensshMagic)) &&
 			(i == 0 || !isB64Std(s[i-1]) && s[i-1] != '=' || afterEscape(s, i)):
-			n := run(s, i, isB64Std)
-			n += run(s, i+n, func(c byte) bool { return c == '=' })
+			_, n := base64Run(s, i)
 			if n < 32 {
 				i += n
 				continue
@@ -769,8 +770,7 @@ func base64Body(s string, end int) int {
 		if !ok {
 			return end
 		}
-		m := run(s, next, isB64Std)
-		m += run(s, next+m, func(c byte) bool { return c == '=' })
+		_, m := base64Run(s, next)
 		if m < 4 || next+m < len(s) && (isWord(s[next+m]) || s[next+m] == '-') {
 			return end
 		}
@@ -819,6 +819,13 @@ func privateKeyDER(head []byte) bool {
 		return algorithm
 	}
 	return false
+}
+
+// base64Run is the length of the run of the base64 alphabet at s[i]
+// (body), and of that run with the padding after it (whole).
+func base64Run(s string, i int) (body, whole int) {
+	body = run(s, i, isB64Std)
+	return body, body + run(s, i+body, func(c byte) bool { return c == '=' })
 }
 
 // lineBelow is where the line after the one that ends at s[at] begins:

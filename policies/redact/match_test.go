@@ -554,6 +554,8 @@ func TestAWSSecretBesideItsID(t *testing.T) {
 		"{'sk': '" + sk + "', 'note': 'prod', 'id': '" + strings.Replace(id, "AKIA", "ASIA", 1) + "'}",
 		"'" + id + `\n` + sk + `\n'`,
 		id + " " + sk,
+		// two pairs far apart: the second is looked for after the first
+		id + " " + strings.Replace(sk, "w", "q", 1) + strings.Repeat(" ", 3*awsNear) + id + " " + sk,
 	} {
 		got, changed := maskTextTo(s, nil, nil)
 		if !changed || strings.Contains(got, sk[:12]) || strings.Contains(got, sk[28:]) {
