@@ -3943,6 +3943,36 @@ n = 1  # BREAK
 	if !strings.Contains(r.seen.String(), "console.aws.amazon.com") {
 		t.Error("the control: the rest of the row is shown")
 	}
+	// The pair in two variables of a frame, under names of no secret, and
+	// in two of a module's globals: the secret was shown in clear, and
+	// key[1:] ran (found 2026-12-07). A listing of the scope first, then
+	// an evaluate, each in a server of its own.
+	const scopes = `KEY_ID = "AKIA" + "I44QH8DHBEXAMPLE"
+KEY = "je7MtGbClwBF/2Zp9Utk/h3yCo8nvb" + "EXAMPLEKEY"
+def main():
+    key_id = "AKIA" + "IOSFODNN7EXAMPLE"
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+    region = "eu-west-3"
+    n = 1  # BREAK
+    return n
+main()
+`
+	t.Run("variables", func(t *testing.T) {
+		r := startRaw(t, rawOpts{})
+		r.stopAtBreak(scopes)
+		if text := r.ok("debugpy_variables", `{}`); !strings.Contains(text, "eu-west-3") {
+			t.Fatalf("the control: %s", text)
+		}
+		r.ok("debugpy_variables", `{"scope": "globals"}`)
+		noneSeen(t, r.seen.String(), "wJalrXUtnFEMI", "K7MDENG", "je7MtGbClwBF", "h3yCo8nvb")
+	})
+	t.Run("evaluate", func(t *testing.T) {
+		r := startRaw(t, rawOpts{})
+		r.stopAtBreak(scopes)
+		r.masked("key", "KEY", "(key_id, key)")
+		r.refused("debugpy_evaluate", `{"expression":"key[1:]"}`, "denied by policy", "holds a secret")
+		noneSeen(t, r.seen.String(), "wJalrXUtnFEMI", "K7MDENG", "je7MtGbClwBF", "h3yCo8nvb")
+	})
 }
 
 // A private key's DER without its PEM armor, as a program holds it

@@ -49,6 +49,9 @@ func readsAsJSON(t *testing.T, v Value, depth int) {
 		if got := v.Str(); got != s {
 			t.Fatalf("%q: Str %q, encoding/json %q", v.raw, got, s)
 		}
+		if n := v.StrLen(); n != len(s) {
+			t.Fatalf("%q: StrLen %d, encoding/json's string has %d bytes", v.raw, n, len(s))
+		}
 		if _, ok := Lookup(map[string]bool{s: true}, v); !ok {
 			t.Fatalf("%q: Lookup does not find %q", v.raw, s)
 		}

@@ -600,6 +600,40 @@ func TestAWSSecretRowsMasked(t *testing.T) {
 	}
 }
 
+// The pair in two variables of a scope (a frame's locals, a module's
+// globals), under names of no secret: the secret's variable is masked
+// beside the id's, and not without it; and a scope's strings are not read
+// joined (a run of variables is no value's pieces).
+func TestAWSSecretVariablesMasked(t *testing.T) {
+	const id, sk = "'AKIAIOSFODNN7EXAMPLE'", "'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'"
+	scope := func(values ...string) string {
+		var vars []map[string]any
+		for i, v := range values {
+			vars = append(vars, map[string]any{"name": "v" + strconv.Itoa(i), "value": v, "type": "str"})
+		}
+		res, _ := json.Marshal(map[string]any{"scope": "locals", "variables": vars})
+		return string(res)
+	}
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	for _, values := range [][]string{{id, sk}, {sk, "'prod'", "1", id}, {"b" + id, "b" + sk}} {
+		out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: scope(values...)})
+		if strings.Contains(out, "wJalrXUtnFEMI/K7MDENG") || !strings.Contains(out, "prod") && len(values) > 2 {
+			t.Errorf("%v: %s", values, out)
+		}
+	}
+	if out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: scope("'ada'", sk)}); !strings.Contains(out, "wJalrXUtnFEMI/K7MDENG") {
+		t.Errorf("with no id beside it: %s", out)
+	}
+	// ghp_ and its 36 characters in two variables: masked as a
+	// container's children, which are a value's pieces; shown as a
+	// scope's variables.
+	const head, tail = "'ghp_'", "'16C7e42F292c6912E7710c838347Ae178B4a'"
+	if out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: scope(head, tail)}); !strings.Contains(out, "16C7e42F292c6912") {
+		t.Errorf("a scope's variables read joined: %s", out)
+	}
+}
+
 // TestDERKeysAgreeWithCryptography: private keys of every kind the
 // cryptography package makes (RSA, EC on four curves, Ed25519, Ed448,
 // X25519, X448; PKCS#8, PKCS#1 and SEC1, and PKCS#12 bundles with their

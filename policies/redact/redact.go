@@ -18,6 +18,7 @@
 package redact
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -401,19 +402,29 @@ func walk(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int) (sdk.V
 		*n++
 		return sdk.StringValue(s), true
 	case sdk.Array:
-		return walkArray(v, extra, texts, n, false)
+		return walkArray(v, extra, texts, n, values)
 	case sdk.Object:
 		return walkObject(v, v.Get("name"), extra, texts, n, nil, false)
 	}
 	return v, false
 }
 
-// walkArray is walk for an array. One walked with pieces set is a
-// listing's children: the values of its children are also read together
-// (childPieces).
-func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, pieces bool) (sdk.Value, bool) {
+// rows says what an array walked is, and so which of its rows' values
+// walkArray also reads together (childPieces).
+type rows uint8
+
+const (
+	values    rows = iota // no listing's: each element alone
+	variables             // a listing's variables (a scope's, a container's): an AWS secret beside its id
+	children              // a variable's children: also their strings joined
+)
+
+// walkArray is walk for an array of the kind of rows: a listing's
+// variables and children are also read together (childPieces).
+func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, kind rows) (sdk.Value, bool) {
 	var out []sdk.Value // made at the first change, as an object's members below
-	var ps childPieces
+	pieces := kind != values
+	ps := childPieces{joined: kind == children}
 	besides := -1 // the groups of privateRows whose beside row v holds (besideRows), read at the first row that needs them
 	for i, e := range v.AllElements() {
 		var shown sdk.Value // a child's display
@@ -499,7 +510,9 @@ func walkObject(v, name sdk.Value, extra map[string]bool, texts *judgedTexts, n 
 			*n++
 			m.Value, changed = sdk.StringValue(mask), true
 		case m.Key == "children" && m.Value.Kind() == sdk.Array:
-			m.Value, changed = walkArray(m.Value, extra, texts, n, true)
+			m.Value, changed = walkArray(m.Value, extra, texts, n, children)
+		case m.Key == "variables" && m.Value.Kind() == sdk.Array:
+			m.Value, changed = walkArray(m.Value, extra, texts, n, variables)
 		default:
 			m.Value, changed = walk(m.Value, extra, texts, n)
 		}
@@ -528,8 +541,13 @@ func walkObject(v, name sdk.Value, extra map[string]bool, texts *judgedTexts, n 
 // And a child whose value has an AWS secret access key's shape, among
 // children one of which is an access key id, is masked: the tuple
 // ('AKIA...', 'wJalr...') shows the secret cut in its repr, whole in its
-// child (awsSecret reads them in one text).
+// child (awsSecret reads them in one text). So is a variable among a
+// listing's variables (a frame's locals, a module's globals): key_id =
+// 'AKIA...' and key = 'wJalr...', names of no secret, showed the secret in
+// clear (found 2026-12-07). Those are not joined: a scope's variables,
+// listed by name, are not the pieces of one value.
 type childPieces struct {
+	joined bool     // whether runs of string values are read joined
 	run    []int    // the indexes of the run's children
 	pieces []string // their values as the program holds them
 	masks  []int    // the children to mask
@@ -540,6 +558,10 @@ type childPieces struct {
 
 // add reads child i's display (its "value", as walkObject found it).
 func (ps *childPieces) add(i int, display sdk.Value, extra map[string]bool, texts *judgedTexts) {
+	if !ps.joined {
+		ps.addVariable(i, display)
+		return
+	}
 	d := display.Str()
 	l, ok := expressions.ReadLiteral(d, 0)
 	if !ok || l.End != len(d) || !l.Known || d == mask {
@@ -547,13 +569,50 @@ func (ps *childPieces) add(i int, display sdk.Value, extra map[string]bool, text
 		return
 	}
 	ps.run, ps.pieces = append(ps.run, i), append(ps.pieces, l.Value)
+	ps.addAWS(i, l.Value, d)
+}
+
+func (ps *childPieces) addAWS(i int, value, display string) {
 	switch {
-	case isAWSKeyID(l.Value):
+	case isAWSKeyID(value):
 		ps.awsID = true
-	case isAWSSecret(l.Value):
-		ps.aws, ps.awsAt = append(ps.aws, i), append(ps.awsAt, d)
+	case isAWSSecret(value):
+		ps.aws, ps.awsAt = append(ps.aws, i), append(ps.awsAt, display)
 	}
 }
+
+// addVariable reads variable i's display for an AWS access key id or
+// secret only, from its JSON, and copies it out only when it has their
+// alphabet: a listing's variables are many, and in a Go wasm guest a copy
+// of each cost a listing read again 5-10% (docs/PERFORMANCE.md). Their
+// literals ('...', b'...') need no escape, in Python or in JSON.
+func (ps *childPieces) addVariable(i int, display sdk.Value) {
+	if !awsLiteralLen(display.StrLen()) {
+		return // most
+	}
+	var buf [48]byte
+	j := display.AppendJSON(buf[:0]) // "'...'": StrLen says 22 to 43 bytes
+	if len(j) < 2+2 || j[0] != '"' {
+		return
+	}
+	d := j[1 : len(j)-1]
+	body := bytes.TrimPrefix(d, []byte("b"))
+	if len(body) < 2 || body[0] != '\'' || body[len(body)-1] != '\'' {
+		return
+	}
+	body = body[1 : len(body)-1]
+	for _, c := range body {
+		if !isB64Std(c) {
+			return
+		}
+	}
+	ps.addAWS(i, string(body), string(d))
+}
+
+// awsLiteralLen: a string or bytes literal of n bytes can be an AWS
+// access key id (20 bytes) or secret access key (40) as a repr shows it:
+// in quotes, after a b.
+func awsLiteralLen(n int) bool { return n == 22 || n == 23 || n == 42 || n == 43 }
 
 func (ps *childPieces) endRun(extra map[string]bool, texts *judgedTexts) {
 	if len(ps.run) >= 2 {
