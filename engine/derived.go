@@ -25,3 +25,6 @@ const (
 
 // MaxBefore bounds the text of each Before (derived.before).
 const MaxBefore = abi.MaxBefore
+
+// BeforeSource is the category of debugpy_source's Before.
+const BeforeSource = abi.BeforeSource

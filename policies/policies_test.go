@@ -303,6 +303,34 @@ func redactCall(n int) engine.Call {
 		Arguments: json.RawMessage(`{"scope":"locals"}`), Result: result, MCPSession: "bench"}
 }
 
+// BenchmarkRedactSource is one result-phase decision with default.toml
+// (redact) on a debugpy_source window of 21 lines in the middle of a
+// 2,000-line module of plain code, with the 32 KiB of lines above it
+// (derived.before) that redact reads the window with; a peer built before
+// that reading (DEBUGPY_GUARD_PEER_BUILTIN) reads the window alone.
+func BenchmarkRedactSource(b *testing.B) {
+	var file []string
+	for i := range 1000 {
+		file = append(file, fmt.Sprintf("def handler_%d(request, retries=3):", i), fmt.Sprintf("    return request.get('item_%d', retries * %d)", i, i))
+	}
+	type line struct {
+		Line int    `json:"line"`
+		Text string `json:"text"`
+	}
+	var window []line
+	for i := 990; i <= 1010; i++ {
+		window = append(window, line{i, file[i-1]})
+	}
+	result, _ := json.Marshal(map[string]any{"file": "/app/handlers.py", "lines": window})
+	above := strings.Join(file[:989], "\n") + "\n"
+	above = above[len(above)-engine.MaxBefore:]
+	above = above[strings.IndexByte(above, '\n')+1:]
+	call := engine.Call{Phase: engine.PhaseResult, Tool: "debugpy_source", Category: tools.Read,
+		Arguments: json.RawMessage(`{"file":"/app/handlers.py","line":1000}`), Result: result, MCPSession: "bench",
+		Derived: &engine.Derived{Before: []engine.Before{{Category: engine.BeforeSource, Text: above}}}}
+	benchDefault(b, policies.DefaultConfig(), call, func(d engine.Decision) bool { return d.Verdict == engine.Allow })
+}
+
 // BenchmarkRedactPandas is one result-phase decision with default.toml
 // (redact) on the stop's listing the gate reads of a program that holds a
 // pandas DataFrame and one of its rows (testdata/pandas_listing.json, as

@@ -94,12 +94,10 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		if still != nil && !still() {
 			return engine.Errorf("%s did not run: the program ran on or stopped again after the call came (another call ran it on, or another thread stopped), so it would run where it was not judged, nor approved. Call it again.", call.Tool)
 		}
-		var unanswered atomic.Bool   // the program is stuck: its answer is ours, with no value of it
-		var before []dap.OutputEntry // what a read of output continues (output.go)
+		var unanswered atomic.Bool // the program is stuck: its answer is ours, with no value of it
+		var before []engine.Before // what a read of output or source continues (output.go, source.go)
 		r := fromMCP(run(context.WithValue(context.WithValue(ctx, unansweredKey{}, &unanswered), beforeKey{}, &before)))
-		for _, b := range before {
-			r.Before = append(r.Before, engine.Before{Category: b.Category, Text: b.Text})
-		}
+		r.Before = before
 		r.ReadMore = readMore[call.Tool]
 		if changesVariables(call) {
 			g.forget(call.Debug) // the next call that reads values lists the stop again (stops.go)

@@ -13,8 +13,9 @@ import (
 )
 
 // beforeKey holds, in a call's context, where debugpy_output puts the
-// output its entries continue, per category (derived.before: the policies
-// that mask results read the entries with it; the agent is not shown it).
+// output its entries continue, per category, and debugpy_source the lines
+// above those it shows (derived.before: the policies that mask results
+// read the result with it; the agent is not shown it).
 type beforeKey struct{}
 
 type outputArgs struct {
@@ -36,14 +37,16 @@ func output(ctx context.Context, ts *Toolset, s *dap.Session, a outputArgs) (out
 	}
 	e, next, dropped := s.Output().Read(a.Since, a.Category, a.MaxItems)
 	e = joinRuns(e)
-	if before, ok := ctx.Value(beforeKey{}).(*[]dap.OutputEntry); ok && len(e) > 0 {
+	if before, ok := ctx.Value(beforeKey{}).(*[]engine.Before); ok && len(e) > 0 {
 		var cats []string
 		for _, x := range e {
 			if !slices.Contains(cats, x.Category) {
 				cats = append(cats, x.Category)
 			}
 		}
-		*before = s.Output().Before(max(a.Since, 1), cats, engine.MaxBefore)
+		for _, b := range s.Output().Before(max(a.Since, 1), cats, engine.MaxBefore) {
+			*before = append(*before, engine.Before{Category: b.Category, Text: b.Text})
+		}
 	}
 	var sb strings.Builder
 	if dropped > 0 {

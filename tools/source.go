@@ -13,41 +13,64 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
+	"github.com/debugpy-guard/debugpy-guard/engine"
 )
 
 // readLines reads the lines of file within n of line (all of the first 2n+1
-// lines when line is 0), marking line as current. A file with a NUL byte in
+// lines when line is 0), marking line as current, and above, the text of
+// the lines before them: at most engine.MaxBefore bytes, from a line's
+// start (derived.before: a window that starts inside a value, a key block
+// or a table is masked with what it continues). A file with a NUL byte in
 // the lines up to the last one shown is not text (a SQLite database, an
 // archive): it is refused, since what it holds in its bytes (a password
 // column's values) is in no shape a mask reads.
-func readLines(file string, line, n int) ([]sourceLine, error) {
+func readLines(file string, line, n int) (lines []sourceLine, above string, err error) {
 	f, err := openJudged(file)
 	if err != nil {
-		return nil, fmt.Errorf("read source: %w (attached to a remote debuggee? set path_mappings in debugpy_session_start)", err)
+		return nil, "", fmt.Errorf("read source: %w (attached to a remote debuggee? set path_mappings in debugpy_session_start)", err)
 	}
 	defer f.Close()
 	lo, hi := line-n, line+n
 	if line == 0 {
 		lo, hi = 1, 2*n+1
 	}
-	var out []sourceLine
+	var before []byte // the lines above lo, cut to their last MaxBefore bytes from time to time
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for i := 1; sc.Scan() && i <= hi; i++ {
 		if bytes.IndexByte(sc.Bytes(), 0) >= 0 {
-			return nil, fmt.Errorf("%s is not a text file (line %d holds a NUL byte, which no source does): debugpy_source shows source, not a database's or an archive's bytes", file, i)
+			return nil, "", fmt.Errorf("%s is not a text file (line %d holds a NUL byte, which no source does): debugpy_source shows source, not a database's or an archive's bytes", file, i)
 		}
 		if i >= lo {
-			out = append(out, sourceLine{Line: i, Text: sc.Text(), Current: i == line})
+			lines = append(lines, sourceLine{Line: i, Text: sc.Text(), Current: i == line})
+			continue
+		}
+		before = append(append(before, sc.Bytes()...), '\n')
+		if len(before) > 2*engine.MaxBefore {
+			before = lastLines(before, engine.MaxBefore)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read source %s: %w", file, err)
+		return nil, "", fmt.Errorf("read source %s: %w", file, err)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s has no line %d", file, line)
+	if len(lines) == 0 {
+		return nil, "", fmt.Errorf("%s has no line %d", file, line)
 	}
-	return out, nil
+	return lines, string(lastLines(before, engine.MaxBefore)), nil
+}
+
+// lastLines is the end of text (lines, each ended by a newline) of at most
+// max bytes that starts a line: a copy when it is cut. A line longer than
+// max is left out whole.
+func lastLines(text []byte, max int) []byte {
+	if len(text) <= max {
+		return text
+	}
+	cut := text[len(text)-max:]
+	if i := bytes.IndexByte(cut, '\n'); text[len(text)-max-1] != '\n' {
+		cut = cut[i+1:]
+	}
+	return append([]byte(nil), cut...)
 }
 
 // openJudged opens the file at path, which the gate judged resolved:
@@ -150,9 +173,12 @@ func source(ctx context.Context, ts *Toolset, a sourceArgs) (sourceResult, strin
 	if n < 0 || n > 500 {
 		return sourceResult{}, "", fmt.Errorf("context_lines %d: use 0 to 500", n)
 	}
-	lines, err := readLines(file, line, n)
+	lines, above, err := readLines(file, line, n)
 	if err != nil {
 		return sourceResult{}, "", err
+	}
+	if before, ok := ctx.Value(beforeKey{}).(*[]engine.Before); ok && above != "" {
+		*before = []engine.Before{{Category: engine.BeforeSource, Text: above}}
 	}
 	var sb strings.Builder
 	for _, l := range lines {

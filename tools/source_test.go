@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
 )
 
 // A file with a NUL byte (a SQLite database, an archive) is not source:
@@ -18,14 +21,49 @@ func TestReadLinesRefusesBinary(t *testing.T) {
 	db := filepath.Join(dir, "app.db")
 	os.WriteFile(db, []byte("SQLite format 3\x00\x10\x00\nrow\n\x00\x01adasqlite-s3cret-pw\nlast\n"), 0o600)
 	for _, line := range []int{0, 1, 3, 4} {
-		if _, err := readLines(db, line, 0); err == nil || !strings.Contains(err.Error(), "not a text file") {
+		if _, _, err := readLines(db, line, 0); err == nil || !strings.Contains(err.Error(), "not a text file") {
 			t.Errorf("line %d: %v", line, err)
 		}
 	}
 	src := filepath.Join(dir, "app.py")
 	os.WriteFile(src, []byte("a = 1\nb = 'é'\n"), 0o600)
-	if lines, err := readLines(src, 2, 1); err != nil || len(lines) != 2 || lines[1].Text != "b = 'é'" {
-		t.Fatalf("a text file: %v %v", lines, err)
+	if lines, above, err := readLines(src, 2, 1); err != nil || len(lines) != 2 || lines[1].Text != "b = 'é'" || above != "" {
+		t.Fatalf("a text file: %v %q %v", lines, above, err)
+	}
+}
+
+// The lines above a window are handed on with it (derived.before), their
+// last engine.MaxBefore bytes at most, from a line's start, each ended by
+// a newline; a line longer than that is left out whole.
+func TestReadLinesAbove(t *testing.T) {
+	dir := t.TempDir()
+	var file []string
+	for i := 1; i <= 3000; i++ {
+		file = append(file, fmt.Sprintf("line %d %s", i, strings.Repeat("x", i%97)))
+	}
+	src := filepath.Join(dir, "big.py")
+	os.WriteFile(src, []byte(strings.Join(file, "\n")+"\n"), 0o600)
+	for _, line := range []int{1, 2, 12, 400, 2999} {
+		lines, above, err := readLines(src, line, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		for i := lines[0].Line - 1; i >= 1; i-- {
+			l := file[i-1] + "\n"
+			if len(want)+len(l) > engine.MaxBefore {
+				break
+			}
+			want = l + want
+		}
+		if above != want {
+			t.Errorf("line %d: above is %d bytes from %.20q, want %d from %.20q", line, len(above), above, len(want), want)
+		}
+	}
+	long := filepath.Join(dir, "long.py")
+	os.WriteFile(long, []byte("a = 1\n"+strings.Repeat("y", engine.MaxBefore+5)+"\nb = 2\nc = 3\n"), 0o600)
+	if _, above, err := readLines(long, 4, 0); err != nil || above != "b = 2\n" {
+		t.Errorf("a line longer than the bound: %q %v", above, err)
 	}
 }
 
@@ -89,7 +127,7 @@ func TestOpenJudged(t *testing.T) {
 			f.Close()
 		}
 	}
-	if _, err := readLines(linked, 1, 1); err == nil || strings.Contains(err.Error(), "s3cret") {
+	if _, _, err := readLines(linked, 1, 1); err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("readLines through a link: %v", err)
 	}
 }

@@ -2150,6 +2150,33 @@ func TestAttackSecretsInSource(t *testing.T) {
 	}
 }
 
+// debugpy_source's windows from inside what a window alone cannot tell is
+// a secret: a private key block in a fixture's string (a module the program
+// never imports, so no listing learned it) and a password assigned over
+// lines. Each window showed its lines, and windows one after another the
+// whole key (found 2026-12-07). A window is read with the file's lines
+// above it (derived.before).
+func TestAttackSourceWindowInsideASecret(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	key, err := exec.Command("openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256").Output()
+	if err != nil {
+		t.Fatalf("openssl: %v", err)
+	}
+	body := strings.Split(strings.TrimSpace(string(key)), "\n")
+	fixture := "import os\n\nFIXTURE = \"\"\"" + strings.TrimSpace(string(key)) + "\"\"\"\n\nDB_PASSWORD = (\n    \"first-piece-x1\"\n    \"second-piece-y2\"\n)\nretries = 3\n"
+	os.WriteFile(filepath.Join(r.dir, "fixtures.py"), []byte(fixture), 0o644)
+	r.stopAtBreak("import os\nn = 1  # BREAK\n")
+	lines := strings.Count(fixture, "\n")
+	var shown strings.Builder
+	for line := 4; line <= lines; line++ {
+		shown.WriteString(r.ok("debugpy_source", fmt.Sprintf(`{"file":%s,"line":%d,"context_lines":0}`, q(filepath.Join(r.dir, "fixtures.py")), line)))
+	}
+	noneSeen(t, r.seen.String(), append([]string{"first-piece-x1", "second-piece-y2"}, body[1:len(body)-1]...)...)
+	if !strings.Contains(shown.String(), "retries = 3") {
+		t.Errorf("the control: the code below is shown: %s", shown.String())
+	}
+}
+
 // A call the default allows is no way to call what it is handed: type with
 // three arguments makes a class whose hooks the rest of the expression
 // runs (a subscript runs __class_getitem__, a subclass __init_subclass__),

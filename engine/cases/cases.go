@@ -53,7 +53,8 @@ type Case struct {
 	Sequences []string `toml:"sequences"`
 	// Before is, per category, the output the host would tell the modules
 	// a debugpy_output result's entries continue (derived.before), in the
-	// result phase: {stdout = "user,password\n"}.
+	// result phase: {stdout = "user,password\n"}; for debugpy_source, the
+	// file's lines above the window: {source = "DB_PASSWORD = (\n"}.
 	Before map[string]string `toml:"before"`
 	// Want is allow, deny, approve, or abstain: no module decided (the
 	// config's default then applies, and is not what is tested).

@@ -89,19 +89,27 @@ type Derived struct {
 	// bytes, from a line's start. A read that starts inside what the
 	// program wrote (a table's rows, its header above them; a YAML key's
 	// block) is judged with what it continues, which the agent is not
-	// shown again. (ABI v1.6.)
+	// shown again. (ABI v1.6.) In the result phase of debugpy_source, it
+	// is one Before of category BeforeSource: the file's lines above the
+	// first line shown, likewise (a window that starts inside a value
+	// assigned over lines, a key block, a table). (ABI v1.10.)
 	Before []Before `json:"before"`
 }
 
-// Before is the text of one category of a program's output written before
-// a read (Derived.Before).
+// Before is the text a read continues (Derived.Before): of one category of
+// a program's output written before it, or of the file above the lines
+// debugpy_source shows.
 type Before struct {
-	Category string `json:"category"` // stdout, stderr, console or important
+	Category string `json:"category"` // stdout, stderr, console or important; BeforeSource
 	Text     string `json:"text"`
 }
 
 // MaxBefore bounds the text of each Before.
 const MaxBefore = 32 << 10
+
+// BeforeSource is the category of debugpy_source's Before: the lines of
+// the file above those shown, each ended by a newline.
+const BeforeSource = "source"
 
 // Code is one piece of Python that debugpy will compile and run.
 type Code struct {

@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/abi"
 	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
@@ -220,7 +221,7 @@ func decide(r *sdk.Request, ns names) sdk.Decision {
 	n := 0
 	switch r.Tool() {
 	case "debugpy_source":
-		res = sourceMasked(res, extra, &n)
+		res = sourceMasked(res, r.Derived().Get("before"), extra, &n)
 	case "debugpy_output":
 		res = outputMasked(res, r.Derived().Get("before"), extra, &n)
 	}
@@ -939,8 +940,15 @@ func lastName(e string) string {
 }
 
 // sourceMasked masks a debugpy_source result's lines read together as
-// Python (maskSource): an assignment's value can run over several lines.
-func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
+// Python and as text (maskSourceLines), alone and with the file's lines
+// above them (before, the host's derived.before): lines shown from inside
+// a value assigned over lines, a private key block in a string, a YAML
+// key's block or a table's rows showed it all, a window at a time, when
+// no line of the window said what they were (found 2026-12-07). The
+// window is read alone too, for what it shows of itself: the text above
+// is cut at 32 KiB, where a string may seem to begin that does not. A
+// line that each reading masks its own way is masked whole.
+func sourceMasked(res, before sdk.Value, extra map[string]bool, n *int) sdk.Value {
 	lines := res.Get("lines").Elements()
 	texts := make([]string, len(lines))
 	for i, l := range lines {
@@ -949,31 +957,34 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 			return res // not lines of a file: left to the line masks
 		}
 	}
-	// Read together: Python's assignments over lines, a dict's or a list's
-	// values on the lines below its secret's key, a YAML key's block, and
-	// a table's rows under its header (a CSV file's).
 	joined := strings.Join(texts, "\n")
-	extra = withJWK(joined, extra) // a JWK in a file, its members on lines of their own
-	masked, aligned := maskAligned(joined, extra, remember)
-	masked, changed := maskSource(masked, extra, remember)
-	masked, pairs := maskPairs(masked, extra, remember)
-	masked, assigned := maskAssignments(masked, remember)
-	masked, tables := maskTables(masked, extra, remember)
-	masked, calls := maskCalls(masked, remember) // a call's arguments over lines
-	masked, htmlTables := maskHTMLTables(masked, extra, remember)
-	// And the credentials of a well-known shape over lines: a PEM or PGP
-	// private key block in a file (a test's fixture, a settings module) had
-	// its BEGIN line masked and its key's lines shown, each read alone
-	// (found 2026-12-06).
-	masked, shapes := maskShapes(masked, remember)
-	if !changed && !pairs && !assigned && !tables && !aligned && !calls && !htmlTables && !shapes {
-		return res
+	after, changed := maskSourceLines(joined, len(texts), extra)
+	if above := sourceAbove(before); above != "" {
+		masked, ok := maskSourceText(above+joined, extra)
+		if ok {
+			// the window's lines: past as many line ends as above has (every mask keeps them)
+			for range strings.Count(above, "\n") {
+				masked = masked[strings.IndexByte(masked, '\n')+1:]
+			}
+			with := strings.Split(masked, "\n")
+			if len(with) != len(texts) { // cannot happen, as in maskSourceLines
+				with = slices.Repeat([]string{mask}, len(texts))
+			}
+			after = slices.Clone(after)
+			for i, w := range with {
+				switch {
+				case w == texts[i] || w == after[i]:
+				case after[i] == texts[i]:
+					after[i] = w
+				default:
+					after[i] = mask
+				}
+			}
+			changed = true
+		}
 	}
-	after := strings.Split(masked, "\n")
-	if len(after) != len(lines) {
-		// Cannot happen (every mask keeps line ends); were it to, every
-		// line is masked rather than one shown unmasked.
-		after = slices.Repeat([]string{mask}, len(lines))
+	if !changed {
+		return res
 	}
 	out := make([]sdk.Value, len(lines))
 	for i, l := range lines {
@@ -986,4 +997,52 @@ func sourceMasked(res sdk.Value, extra map[string]bool, n *int) sdk.Value {
 	}
 	res.Set("lines", sdk.ArrayValue(out...))
 	return res
+}
+
+// sourceAbove is the text of a debugpy_source's derived.before: the file's
+// lines above those shown, each ended by a newline ("" when none).
+func sourceAbove(before sdk.Value) string {
+	for _, b := range before.Elements() {
+		if b.Get("category").Str() == abi.BeforeSource {
+			if t := b.Get("text").Str(); strings.HasSuffix(t, "\n") {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// maskSourceLines masks the n lines of a file joined (by "\n") read
+// together (maskSourceText), and splits them again: each comes back masked
+// where it holds a secret.
+func maskSourceLines(joined string, n int, extra map[string]bool) ([]string, bool) {
+	masked, changed := maskSourceText(joined, extra)
+	after := strings.Split(masked, "\n")
+	if len(after) != n {
+		// Cannot happen (every mask keeps line ends); were it to, every
+		// line is masked rather than one shown unmasked.
+		after = slices.Repeat([]string{mask}, n)
+	}
+	return after, changed
+}
+
+// maskSourceText masks lines of a file joined, read together: Python's
+// assignments over lines, a dict's or a list's values on the lines below
+// its secret's key, a YAML key's block, a table's rows under its header (a
+// CSV file's), and the credentials of a well-known shape over lines. Every
+// mask keeps the text's line ends.
+func maskSourceText(joined string, extra map[string]bool) (string, bool) {
+	extra = withJWK(joined, extra) // a JWK in a file, its members on lines of their own
+	masked, aligned := maskAligned(joined, extra, remember)
+	masked, changed := maskSource(masked, extra, remember)
+	masked, pairs := maskPairs(masked, extra, remember)
+	masked, assigned := maskAssignments(masked, remember)
+	masked, tables := maskTables(masked, extra, remember)
+	masked, calls := maskCalls(masked, remember) // a call's arguments over lines
+	masked, htmlTables := maskHTMLTables(masked, extra, remember)
+	// A PEM or PGP private key block in a file (a test's fixture, a
+	// settings module) had its BEGIN line masked and its key's lines
+	// shown, each read alone (found 2026-12-06).
+	masked, shapes := maskShapes(masked, remember)
+	return masked, changed || pairs || assigned || tables || aligned || calls || htmlTables || shapes
 }

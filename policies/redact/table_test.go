@@ -139,7 +139,7 @@ func TestSourceLinesReadTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	got := sourceMasked(v, nil, &n).Get("lines").Elements()
+	got := sourceMasked(v, sdk.Value{}, nil, &n).Get("lines").Elements()
 	if len(got) != len(want) {
 		t.Fatalf("%d lines, want %d", len(got), len(want))
 	}

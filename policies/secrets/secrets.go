@@ -298,9 +298,13 @@ func Mentions(text string, extra map[string]bool) bool {
 		if c >= 0x80 || c == '\\' {
 			return true
 		}
+		// every word and part has two letters or more: its first two
+		// rule most places out before any word is compared (a text of
+		// code is mostly letters, and many words share a first one)
+		if i+1 == len(text) || text[i+1] >= 0x80 || !firstTwo[c|0x20][text[i+1]|0x20] {
+			continue // a byte past ASCII next: true there
+		}
 		for _, w := range byFirst[c|0x20] {
-			// every word and part has two letters or more: the second
-			// letter rules most places out before the rest is compared
 			if len(text)-i >= len(w) && text[i+1]|0x20 == w[1] && foldEqual(text[i:i+len(w)], w) {
 				return true
 			}
@@ -334,6 +338,19 @@ func foldEqual(t, w string) bool {
 	}
 	return true
 }
+
+// firstTwo says which first two letters (lower-cased as Mentions reads
+// them) begin a word or part of byFirst.
+var firstTwo = func() (t [128][128]bool) {
+	for _, ws := range byFirst {
+		for _, w := range ws {
+			if w[0] < 0x80 && w[1] < 0x80 { // a word past ASCII is found by its first such byte
+				t[w[0]][w[1]] = true
+			}
+		}
+	}
+	return t
+}()
 
 // byFirst are the words and parts by their first letter, and "token"
 // (languageTokens).

@@ -170,3 +170,46 @@ func TestJoinedParts(t *testing.T) {
 		}
 	}
 }
+
+// TestMentionsAsEveryWordCompared: Mentions, which looks at a word only
+// where its first two letters stand, answers as comparing every word at
+// every byte does, on random texts of letters, the words' pieces, blanks,
+// dashes, underscores, backslashes and bytes past ASCII.
+func TestMentionsAsEveryWordCompared(t *testing.T) {
+	every := func(text string) bool {
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			if c >= 0x80 || c == '\\' {
+				return true
+			}
+			for _, w := range byFirst[c|0x20] {
+				if len(text)-i >= len(w) && text[i+1]|0x20 == w[1] && foldEqual(text[i:i+len(w)], w) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var pieces []string
+	for _, ws := range byFirst {
+		for _, w := range ws {
+			pieces = append(pieces, w, w[:len(w)/2], strings.ToUpper(w[len(w)/2:]), strings.ReplaceAll(w, "_", "-"))
+		}
+	}
+	pieces = append(pieces, "a", "Q", " ", "_", "-", ".", "=", "\\", "é", "\x80", "pa", "PW", "oK", "t", "tok")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(6) {
+			p := pieces[rng.IntN(len(pieces))]
+			if rng.IntN(4) == 0 && len(p) > 1 {
+				p = p[rng.IntN(len(p)):] // cut: maybe inside a UTF-8 sequence
+			}
+			b.WriteString(p)
+		}
+		s := b.String()
+		if got, want := Mentions(s, nil), every(s); got != want {
+			t.Fatalf("Mentions(%q) = %v, every word compared: %v", s, got, want)
+		}
+	}
+}
