@@ -312,9 +312,9 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		}
 	}
 	if ec.Derived != nil && len(ec.Derived.Code) > 0 {
-		if h := g.holders(call.MCPSession, res.Seen); len(h.Holders) > 0 || len(h.Cut) > 0 {
+		if h := g.holders(call.MCPSession, res.Seen); len(h.Holders) > 0 || len(h.Cut) > 0 || len(h.Texts) > 0 {
 			d := *ec.Derived
-			d.Holders, d.Cut, d.Objects, d.Sequences = h.Holders, h.Cut, h.Objects, h.Sequences
+			d.Holders, d.Cut, d.Objects, d.Sequences, d.Texts = h.Holders, h.Cut, h.Objects, h.Sequences, h.Texts
 			ec.Derived = &d
 		}
 	}
@@ -363,9 +363,9 @@ func (g *Gate) decideCall(ctx context.Context, p Decider, call ToolCall, ec *Cal
 	if err != nil {
 		return Decision{Verdict: Deny, Reasons: []string{"the variables of the frame it reads, read first for the secrets they hold, could not be read (" + err.Error() + ")"}}, err
 	}
-	if h := g.holders(call.MCPSession, seen); len(h.Holders) > 0 || len(h.Cut) > 0 {
+	if h := g.holders(call.MCPSession, seen); len(h.Holders) > 0 || len(h.Cut) > 0 || len(h.Texts) > 0 {
 		d := *ec.Derived
-		d.Holders, d.Cut, d.Objects, d.Sequences = h.Holders, h.Cut, h.Objects, h.Sequences
+		d.Holders, d.Cut, d.Objects, d.Sequences, d.Texts = h.Holders, h.Cut, h.Objects, h.Sequences, h.Texts
 		ec.Derived = &d
 	}
 	return p.Decide(ctx, *ec), nil
@@ -440,10 +440,20 @@ func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) error {
 // holders returns, of the names in the listings seen (plugins/ABI.md,
 // derived): those whose values hold a secret of the MCP session
 // (Holders), the others whose values were shown cut short in a session
-// that has seen a secret (Cut), and of the holders those shown as an
-// object or a container (Objects) and of those as a list or a tuple
-// (Sequences); each sorted. Only these fields are set.
+// that has seen a secret (Cut), of the holders those shown as an object
+// or a container (Objects) and of those as a list or a tuple (Sequences),
+// and, in any session, those shown cut short as text (Texts); each sorted.
+// Only these fields are set.
 func (g *Gate) holders(session string, seen []Seen) (d Derived) {
+	for _, s := range seen {
+		for name, v := range s.Values {
+			if plugins.CutShort(v) && shownAsText(v) {
+				d.Texts = append(d.Texts, name)
+			}
+		}
+	}
+	slices.Sort(d.Texts)
+	d.Texts = slices.Compact(d.Texts)
 	if g.secrets == nil || len(seen) == 0 {
 		return d
 	}
@@ -477,6 +487,16 @@ func (g *Gate) holders(session string, seen []Seen) (d Derived) {
 	d.Cut = slices.DeleteFunc(d.Cut, func(name string) bool { _, found := slices.BinarySearch(d.Holders, name); return found })
 	d.Cut, d.Objects, d.Sequences = sorted(d.Cut), sorted(d.Objects), sorted(d.Sequences)
 	return d
+}
+
+// shownAsText reports whether v, a value as debugpy shows it, is text: a
+// string's or bytes' repr ('...', "...", b'...'). Not a list of strings:
+// the stop's listing opens a list that hides its items, and reads its
+// first items together (a key file's lines); debugpy shows a string longer
+// than 2**16 characters by its ends, and nothing reads its middle.
+func shownAsText(v string) bool {
+	v = strings.TrimPrefix(v, "b")
+	return v != "" && (v[0] == '\'' || v[0] == '"')
 }
 
 // shownAsSequence reports whether v, a value as debugpy shows it, is a

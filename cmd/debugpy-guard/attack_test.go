@@ -2177,6 +2177,45 @@ func TestAttackSourceWindowInsideASecret(t *testing.T) {
 	}
 }
 
+// A text longer than debugpy shows (2**16 characters: it shows the ends)
+// whose middle holds a private key, under an innocent name and as an
+// object's attribute: the listing never read the middle, and slices of it
+// read whole first showed the key's lines below its BEGIN line, which no
+// mask knows apart from other text, a slice at a time (found 2026-12-07).
+// A slice of the name waits for a person; of the path, its result is
+// withheld.
+func TestAttackLongTextReadInParts(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	key, err := exec.Command("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024").Output()
+	if err != nil {
+		t.Fatalf("openssl: %v", err)
+	}
+	os.WriteFile(filepath.Join(r.dir, "k.pem"), key, 0o600)
+	r.stopAtBreak(`import os
+def load():
+    with open(os.path.join(os.path.dirname(__file__), "k.pem")) as f:
+        return "x" * 100000 + "\n" + f.read() + "\n" + "y" * 100000
+class Page:
+    pass
+dump = load()
+page = Page()
+page.html = dump
+short = "a short text"
+n = 1  # BREAK
+`)
+	start := 100001 + len("-----BEGIN PRIVATE KEY-----\n") + 65 // the second line of the key's base64: its first is known by how a key's DER begins
+	for _, e := range []string{fmt.Sprintf("dump[%d:%d]", start, start+400), fmt.Sprintf("dump[%d::2][:300]", start), fmt.Sprintf("(1, dump[%d:%d])", start+64, start+500)} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "reads part of dump, a text debugpy showed cut short")
+	}
+	r.refused("debugpy_evaluate", `{"expression":`+q(fmt.Sprintf("page.html[%d:%d]", start, start+400))+`}`, "withheld by policy", "reads part of page.html")
+	if text := r.ok("debugpy_evaluate", `{"expression":"short[2:]"}`); !strings.Contains(text, "short text") {
+		t.Errorf("the control, a slice of a text shown whole: %s", text)
+	}
+	r.ok("debugpy_evaluate", `{"expression":"dump"}`)
+	body := strings.Split(strings.TrimSpace(string(key)), "\n")
+	noneSeen(t, r.seen.String(), body[2:len(body)-2]...)
+}
+
 // A call the default allows is no way to call what it is handed: type with
 // three arguments makes a class whose hooks the rest of the expression
 // runs (a subscript runs __class_getitem__, a subclass __init_subclass__),

@@ -51,6 +51,9 @@ type Case struct {
 	// Sequences are the objects the host would tell the modules were shown
 	// as a list or a tuple (derived.sequences), likewise.
 	Sequences []string `toml:"sequences"`
+	// Texts are the names (and paths) the host would tell the modules were
+	// shown cut short as text (derived.texts).
+	Texts []string `toml:"texts"`
 	// Before is, per category, the output the host would tell the modules
 	// a debugpy_output result's entries continue (derived.before), in the
 	// result phase: {stdout = "user,password\n"}; for debugpy_source, the
@@ -120,13 +123,14 @@ func Run(ctx context.Context, e *engine.Engine, c Case, prepare Prepare) (engine
 	if c.Result != nil {
 		call.Result, _ = json.Marshal(c.Result)
 	}
-	if len(c.Holders) > 0 || len(c.Cut) > 0 || len(c.Before) > 0 {
+	if len(c.Holders) > 0 || len(c.Cut) > 0 || len(c.Texts) > 0 || len(c.Before) > 0 {
 		d := engine.Derived{}
 		if call.Derived != nil {
 			d = *call.Derived
 		}
 		d.Holders, d.Cut = slices.Sorted(slices.Values(c.Holders)), slices.Sorted(slices.Values(c.Cut))
 		d.Objects, d.Sequences = slices.Sorted(slices.Values(c.Objects)), slices.Sorted(slices.Values(c.Sequences))
+		d.Texts = slices.Sorted(slices.Values(c.Texts))
 		for _, cat := range slices.Sorted(maps.Keys(c.Before)) {
 			d.Before = append(d.Before, engine.Before{Category: cat, Text: c.Before[cat]})
 		}

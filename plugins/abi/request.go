@@ -83,6 +83,14 @@ type Derived struct {
 	// a constant index or slice of one picks its elements whole (pair[1],
 	// orders[0].total). Sorted. (ABI v1.5.)
 	Sequences []string `json:"sequences"`
+	// Texts, in the same calls, are the names (and paths) whose values the
+	// host saw cut short as text: a string or bytes ('...', b'...') whose
+	// middle debugpy did not show (one of more than 2**16 characters). In
+	// any session, with or without a secret seen: a slice or an index of
+	// one reads what no one read, and a part of a text shows no shape a
+	// mask knows (a private key's lines below its BEGIN line, a value
+	// apart from its name; every other character). Sorted. (ABI v1.11.)
+	Texts []string `json:"texts"`
 	// Before, in the result phase of debugpy_output, is for each category
 	// of the result's entries the text of that category the program wrote
 	// before the read's first entry: its last lines, at most MaxBefore
@@ -286,6 +294,7 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 	b = appendStrings(append(b, `],"cut":[`...), d.Cut)
 	b = appendStrings(append(b, `],"objects":[`...), d.Objects)
 	b = appendStrings(append(b, `],"sequences":[`...), d.Sequences)
+	b = appendStrings(append(b, `],"texts":[`...), d.Texts)
 	b = append(b, `],"before":[`...)
 	for i, x := range d.Before {
 		if i > 0 {

@@ -16,7 +16,7 @@ func reference(r *Request) ([]byte, error) {
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = json.RawMessage("null")
 	}
-	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Processes: []Process{}, Holders: []string{}, Cut: []string{}, Objects: []string{}, Sequences: []string{}, Before: []Before{}}
+	d := Derived{Code: []Code{}, Paths: []Path{}, Addresses: []Address{}, Processes: []Process{}, Holders: []string{}, Cut: []string{}, Objects: []string{}, Sequences: []string{}, Texts: []string{}, Before: []Before{}}
 	if r.Derived != nil {
 		d = *r.Derived
 		if d.Code == nil {
@@ -42,6 +42,9 @@ func reference(r *Request) ([]byte, error) {
 		}
 		if d.Sequences == nil {
 			d.Sequences = []string{}
+		}
+		if d.Texts == nil {
+			d.Texts = []string{}
 		}
 		if d.Before == nil {
 			d.Before = []Before{}
@@ -120,7 +123,7 @@ func FuzzRequest(f *testing.F) {
 		if flag {
 			r.Result = raw
 			r.DebugSession = &DebugSession{Name: b, Host: a, Port: n, PID: -n, State: a}
-			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag, !flag}}, Addresses: []Address{{b, a, b, n, a, -n}}, Processes: []Process{{a, -n, b, n}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}, Before: []Before{{a, b}, {b, a}}}
+			r.Derived = &Derived{Code: []Code{{a, b, a}}, Paths: []Path{{a, b, a, b, flag, !flag}}, Addresses: []Address{{b, a, b, n, a, -n}}, Processes: []Process{{a, -n, b, n}}, Holders: []string{b, a}, Cut: []string{a}, Objects: []string{b}, Sequences: []string{a}, Texts: []string{b, a}, Before: []Before{{a, b}, {b, a}}}
 		}
 		compare(t, r)
 	})

@@ -241,6 +241,36 @@ func ReadsCut(text, kind string, cut map[string]bool) string {
 	})
 }
 
+// ReadsTextPart returns the first name or path of texts (values shown cut
+// short as text, derived.texts) that code subscripts, or "": a slice or an
+// index (dump[100030:100400], dump[1::2], lines[2010]) reads a part of the
+// text that no one read, and a part of a text shows no shape a mask knows
+// (a private key's lines below its BEGIN line: found 2026-12-07, a long
+// string's hidden middle read a slice at a time). Statements read every one
+// they name so, as in ReadsPart.
+func ReadsTextPart(text, kind string, texts map[string]bool) string {
+	var sub func(n *Node) string
+	sub = func(n *Node) string {
+		if n.Kind == "Subscript" {
+			base := n.Kids[0]
+			p := base.Name
+			if base.Kind != "Name" {
+				p = Path(base)
+			}
+			if p != "" && texts[p] {
+				return p
+			}
+		}
+		for _, k := range n.Kids {
+			if t := sub(k); t != "" {
+				return t
+			}
+		}
+		return ""
+	}
+	return reads(text, kind, texts, func(n *Node, _ bool) string { return sub(n) })
+}
+
 // reads is what ReadsPart and ReadsCut share: walk judges an expression's
 // tree (read whole at its top), or each field of a statement's f-strings
 // (read other than whole).

@@ -281,6 +281,47 @@ func TestIsPath(t *testing.T) {
 // TestReadsCut: which reads of a value shown cut short read its content
 // (derived.cut): a comparison, a format, an operand, a call's argument; not
 // a read through a path, of its truth or identity, by len, or whole.
+// TestReadsTextPart: a slice or an index of a text shown cut short, or of
+// a path to one, in any spelling Python reads as it, is a read of its part;
+// the text whole, its length, another name's part are not.
+func TestReadsTextPart(t *testing.T) {
+	texts := map[string]bool{"dump": true, "obj.html": true}
+	for code, want := range map[string]string{
+		"dump[100030:100400]": "dump",
+		"dump[1::2]":          "dump",
+		"dump[-1]":            "dump",
+		"dump[i]":             "dump",
+		"(1, dump[5:])":       "dump",
+		"dump[5:][::-1]":      "dump",
+		"ｄｕｍｐ[5:]":            "dump",
+		"dump [ 5 : ]":        "dump",
+		"obj.html[100:200]":   "obj.html",
+		"obj . html[0]":       "obj.html",
+		"[obj.html[3:]][0]":   "obj.html",
+		"x[dump[3]]":          "dump",
+		"dump":                "",
+		"(dump, 1)":           "",
+		"len(dump)":           "",
+		"dump == 'x'":         "",
+		"obj.html":            "",
+		"obj.other[3:]":       "",
+		"short[1:]":           "",
+		"dump.count":          "",
+		"{'dump': 1}['dump']": "",
+		"dumpster[1:]":        "",
+	} {
+		if got := ReadsTextPart(code, "expression", texts); got != want {
+			t.Errorf("ReadsTextPart(%q) = %q, want %q", code, got, want)
+		}
+	}
+	if got := ReadsTextPart("x = dump", "statement", texts); got != "dump" {
+		t.Errorf("a statement that names dump: %q", got)
+	}
+	if got := ReadsTextPart("dump[5:]", "expression", nil); got != "" {
+		t.Errorf("no text: %q", got)
+	}
+}
+
 func TestReadsCut(t *testing.T) {
 	cut := map[string]bool{"big": true, "m.items": true}
 	for code, want := range map[string]string{

@@ -15,12 +15,27 @@ import (
 // another name (x = alias[1:]) or pass it on runs, and the result phase
 // (redact), whose holders include the paths the code reads, read whole once
 // the call may run.
+//
+// And, in the result phase, it reads part of a path whose value was shown
+// cut short as text (derived.texts): a name's was known to the call phase,
+// which asks a person (textPart), a path's only once read, after the
+// decision.
 func Withheld(d sdk.Value) string {
-	h, ok := readHeld(d)
-	if !ok {
-		return ""
+	if h, ok := readHeld(d); ok {
+		if w := h.withheld(d.Get("code").Elements(), func(string) bool { return true }, false); w != "" {
+			return w
+		}
 	}
-	return h.withheld(d.Get("code").Elements(), func(string) bool { return true }, false)
+	paths := set(d.Get("texts"))
+	for p := range paths {
+		if !strings.ContainsAny(p, ".[") {
+			delete(paths, p) // a name: the call phase's (textPart)
+		}
+	}
+	if w := textPart(d.Get("code").Elements(), paths); w != "" {
+		return w + ": its result is withheld. Read the path whole, or run the code with a person (debugpy_evaluate in the repl context)"
+	}
+	return ""
 }
 
 // heldNames is what withheld judges code by: the holders, with the objects
