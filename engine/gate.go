@@ -490,11 +490,12 @@ func (g *Gate) holders(session string, seen []Seen) (d Derived) {
 }
 
 // shownAsText reports whether v, a value as debugpy shows it, is text: a
-// string's or bytes' repr ('...', "...", b'...'). Not a list of strings:
-// the stop's listing opens a list that hides its items, and reads its
-// first items together (a key file's lines); debugpy shows a string longer
-// than 2**16 characters by its ends, and nothing reads its middle.
+// string's or bytes' repr ('...', "...", b'...'), or a list's or a tuple's
+// display whose first item is one (a file's lines, a text's chunks).
 func shownAsText(v string) bool {
+	if shownAsSequence(v) {
+		v = v[1:]
+	}
 	v = strings.TrimPrefix(v, "b")
 	return v != "" && (v[0] == '\'' || v[0] == '"')
 }

@@ -634,14 +634,15 @@ func TestGateLearnsFromSeenResults(t *testing.T) {
 }
 
 // The names shown cut short as text (a string or bytes whose middle
-// debugpy did not show: derived.texts) are told to the call phase in any
-// session, one that has seen no secret too: a slice of one reads what no
-// one read. Not a list, a number, nor a string shown whole.
+// debugpy did not show, a list of strings past its first items:
+// derived.texts) are told to the call phase in any session, one that has
+// seen no secret too: a slice of one reads what no one read. Not a list of
+// numbers, an object, a number, nor a string shown whole.
 func TestGateTellsTheCallPhaseItsTexts(t *testing.T) {
 	listing := Seen{Tool: "debugpy_variables", Category: "read", Arguments: json.RawMessage(`{}`), Learned: &Learned{},
 		Structured: map[string]any{"variables": []any{map[string]any{"name": "n", "value": "1"}}},
 		Values: map[string]string{"dump": "'xxxxxxxxxx...yyyyyyyyyy'", "raw": "b'\\x00\\x01...\\xff'", "quoted": "\"it's...here\"",
-			"big": "['a', 'b', ...]", "short": "'short'", "n": "1", "obj": "<app.Obj object at 0x7f>"}}
+			"lines": "['a', 'b', ...]", "big": "[0, 1, ...]", "short": "'short'", "n": "1", "obj": "<app.Obj object at 0x7f>"}}
 	derived := &Derived{Code: []Code{{Argument: "expression", Kind: "expression", Text: "dump[5:]"}}}
 	call := ToolCall{Tool: "debugpy_evaluate", Category: "execute", MCPSession: "s", Arguments: json.RawMessage(`{"expression":"dump[5:]"}`), Derived: derived,
 		Listing: func(context.Context) ([]Seen, error) { return []Seen{listing}, nil }}
@@ -649,7 +650,7 @@ func TestGateTellsTheCallPhaseItsTexts(t *testing.T) {
 		p := &recording{fakePolicy: fakePolicy{cfg: &Config{}, call: verdict(Allow, ""), result: verdict(Allow, "")}}
 		g := NewGate(p, GateOptions{Audit: openAudit(t, t.TempDir()), Secrets: secrets})
 		g.Guard(context.Background(), call, nil, func(context.Context) Result { return Result{Text: "ok"} })
-		if len(p.calls) == 0 || p.calls[0].Phase != PhaseCall || !slices.Equal(p.calls[0].Derived.Texts, []string{"dump", "quoted", "raw"}) ||
+		if len(p.calls) == 0 || p.calls[0].Phase != PhaseCall || !slices.Equal(p.calls[0].Derived.Texts, []string{"dump", "lines", "quoted", "raw"}) ||
 			len(p.calls[0].Derived.Holders) > 0 || len(p.calls[0].Derived.Cut) > 0 || derived.Texts != nil {
 			t.Fatalf("secrets %v: the call phase saw %+v", secrets != nil, p.calls)
 		}

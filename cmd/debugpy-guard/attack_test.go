@@ -2183,7 +2183,9 @@ func TestAttackSourceWindowInsideASecret(t *testing.T) {
 // read whole first showed the key's lines below its BEGIN line, which no
 // mask knows apart from other text, a slice at a time (found 2026-12-07).
 // A slice of the name waits for a person; of the path, its result is
-// withheld.
+// withheld. So for a list of a file's lines, the key's past its 100th
+// (after), and among its first 100 (before), which the listing read
+// together but learned as one: each line read alone showed.
 func TestAttackLongTextReadInParts(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	key, err := exec.Command("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024").Output()
@@ -2197,6 +2199,11 @@ def load():
         return "x" * 100000 + "\n" + f.read() + "\n" + "y" * 100000
 class Page:
     pass
+def lines(n):
+    with open(os.path.join(os.path.dirname(__file__), "k.pem")) as f:
+        return ["filler %d" % i for i in range(n)] + f.read().splitlines() + ["more"] * 10
+after = lines(200)
+before = lines(90)
 dump = load()
 page = Page()
 page.html = dump
@@ -2205,9 +2212,20 @@ n = 1  # BREAK
 `)
 	start := 100001 + len("-----BEGIN PRIVATE KEY-----\n") + 65 // the second line of the key's base64: its first is known by how a key's DER begins
 	for _, e := range []string{fmt.Sprintf("dump[%d:%d]", start, start+400), fmt.Sprintf("dump[%d::2][:300]", start), fmt.Sprintf("(1, dump[%d:%d])", start+64, start+500)} {
-		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "reads part of dump, a text debugpy showed cut short")
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "reads part of dump, text that debugpy showed cut short")
 	}
 	r.refused("debugpy_evaluate", `{"expression":`+q(fmt.Sprintf("page.html[%d:%d]", start, start+400))+`}`, "withheld by policy", "reads part of page.html")
+	for _, e := range []string{"after[202]", "after[201:205]", "after[-20]"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "reads part of after")
+	}
+	for _, e := range []string{"before[92]", "before[95]", "before[91:99]"} {
+		if text := r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`); !strings.Contains(text, "[redacted]") {
+			t.Errorf("%s: %s", e, text)
+		}
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"after[5]"}`); !strings.Contains(text, "filler 5") {
+		t.Errorf("the control, an item among the first shown: %s", text)
+	}
 	if text := r.ok("debugpy_evaluate", `{"expression":"short[2:]"}`); !strings.Contains(text, "short text") {
 		t.Errorf("the control, a slice of a text shown whole: %s", text)
 	}

@@ -85,11 +85,13 @@ type Derived struct {
 	Sequences []string `json:"sequences"`
 	// Texts, in the same calls, are the names (and paths) whose values the
 	// host saw cut short as text: a string or bytes ('...', b'...') whose
-	// middle debugpy did not show (one of more than 2**16 characters). In
+	// middle debugpy did not show (one of more than 2**16 characters), or a
+	// list or a tuple whose first item is one, past its first items. In
 	// any session, with or without a secret seen: a slice or an index of
-	// one reads what no one read, and a part of a text shows no shape a
-	// mask knows (a private key's lines below its BEGIN line, a value
-	// apart from its name; every other character). Sorted. (ABI v1.11.)
+	// one past what was shown reads what no one read, and a part of a text
+	// shows no shape a mask knows (a private key's lines below its BEGIN
+	// line, a value apart from its name; every other character). Sorted.
+	// (ABI v1.11.)
 	Texts []string `json:"texts"`
 	// Before, in the result phase of debugpy_output, is for each category
 	// of the result's entries the text of that category the program wrote

@@ -108,8 +108,9 @@ func textPart(code []sdk.Value, texts map[string]bool) string {
 	}
 	for _, c := range code {
 		if t := ReadsTextPart(c.Get("text").Str(), c.Get("kind").Str(), texts); t != "" {
-			return "its " + c.Get("argument").Str() + " reads part of " + t + ", a text debugpy showed cut short: what it did not show was read by no one, " +
-				"and a part of a text shows no shape a mask knows (a private key's lines below its BEGIN line, a value apart from its name)"
+			return "its " + c.Get("argument").Str() + " reads part of " + t + ", text that debugpy showed cut short (a long string by its ends, a list of strings by its first 100 items), " +
+				"past what it showed: what it did not show was read by no one, and a part of a text shows no shape a mask knows " +
+				"(a private key's lines below its BEGIN line, a value apart from its name)"
 		}
 	}
 	return ""

@@ -2,6 +2,7 @@ package expressions
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -242,16 +243,18 @@ func ReadsCut(text, kind string, cut map[string]bool) string {
 }
 
 // ReadsTextPart returns the first name or path of texts (values shown cut
-// short as text, derived.texts) that code subscripts, or "": a slice or an
-// index (dump[100030:100400], dump[1::2], lines[2010]) reads a part of the
-// text that no one read, and a part of a text shows no shape a mask knows
-// (a private key's lines below its BEGIN line: found 2026-12-07, a long
-// string's hidden middle read a slice at a time). Statements read every one
-// they name so, as in ReadsPart.
+// short as text, derived.texts) that code subscripts past its first
+// shownItems items, or "": a slice or an index (dump[100030:100400],
+// dump[1::2], lines[2010], lines[-1], lines[i]) reads a part of the text
+// that no one read, and a part of a text shows no shape a mask knows (a
+// private key's lines below its BEGIN line: found 2026-12-07, a long
+// string's hidden middle, a list of a file's lines past those the listing
+// read, a slice or a line at a time). Statements read every one they name
+// so, as in ReadsPart.
 func ReadsTextPart(text, kind string, texts map[string]bool) string {
 	var sub func(n *Node) string
 	sub = func(n *Node) string {
-		if n.Kind == "Subscript" {
+		if n.Kind == "Subscript" && !withinShown(n.Kids[1]) {
 			base := n.Kids[0]
 			p := base.Name
 			if base.Kind != "Name" {
@@ -269,6 +272,47 @@ func ReadsTextPart(text, kind string, texts map[string]bool) string {
 		return ""
 	}
 	return reads(text, kind, texts, func(n *Node, _ bool) string { return sub(n) })
+}
+
+// shownItems is how many of a text's first items a reading saw: debugpy
+// shows a long string's first thousands of characters, and a list's first
+// 100 items to a listing (pydevd's PYDEVD_CONTAINER_INITIAL_EXPANDED_ITEMS),
+// which the stop's listing reads together (a key file's lines).
+const shownItems = 100
+
+// withinShown reports whether key, a subscript's, picks items among the
+// first shownItems only: a constant index 0 to 99 (True and False too), or
+// a slice with constant bounds 0 to 100, its upper one given, and a
+// positive step. A negative index counts from an end no one read.
+func withinShown(key *Node) bool {
+	index := func(n *Node, lo, hi float64) bool {
+		v, ok := 0.0, n.Kind == "Constant" && !n.Str
+		switch {
+		case !ok:
+		case n.Value == "True":
+			v = 1
+		case n.Value == "False":
+		default:
+			v, ok = intLiteral(n.Value)
+		}
+		return ok && lo <= v && v <= hi
+	}
+	switch key.Kind {
+	case "Constant":
+		return index(key, 0, shownItems-1)
+	case "Slice":
+		for i, part := range key.Name {
+			lo, hi := 0.0, float64(shownItems)
+			if part == 's' {
+				lo, hi = 1, math.Inf(1)
+			}
+			if !index(key.Kids[i], lo, hi) {
+				return false
+			}
+		}
+		return strings.Contains(key.Name, "u")
+	}
+	return false
 }
 
 // reads is what ReadsPart and ReadsCut share: walk judges an expression's

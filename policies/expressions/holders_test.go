@@ -282,8 +282,9 @@ func TestIsPath(t *testing.T) {
 // (derived.cut): a comparison, a format, an operand, a call's argument; not
 // a read through a path, of its truth or identity, by len, or whole.
 // TestReadsTextPart: a slice or an index of a text shown cut short, or of
-// a path to one, in any spelling Python reads as it, is a read of its part;
-// the text whole, its length, another name's part are not.
+// a path to one, in any spelling Python reads as it, is a read of its part,
+// but among its first 100 items, which were shown; the text whole, its
+// length, another name's part are not.
 func TestReadsTextPart(t *testing.T) {
 	texts := map[string]bool{"dump": true, "obj.html": true}
 	for code, want := range map[string]string{
@@ -296,9 +297,22 @@ func TestReadsTextPart(t *testing.T) {
 		"ｄｕｍｐ[5:]":            "dump",
 		"dump [ 5 : ]":        "dump",
 		"obj.html[100:200]":   "obj.html",
-		"obj . html[0]":       "obj.html",
+		"obj . html[100]":     "obj.html",
 		"[obj.html[3:]][0]":   "obj.html",
-		"x[dump[3]]":          "dump",
+		"x[dump[300]]":        "dump",
+		"dump[100]":           "dump",
+		"dump[:101]":          "dump",
+		"dump[0:50:0]":        "dump",
+		"dump[0:50:-1]":       "dump",
+		"dump[2,]":            "dump",
+		"dump[5]":             "",
+		"dump[99]":            "",
+		"dump[0x10]":          "",
+		"dump[True]":          "",
+		"dump[:100]":          "",
+		"dump[10:20]":         "",
+		"dump[0:50:2]":        "",
+		"obj.html[0]":         "",
 		"dump":                "",
 		"(dump, 1)":           "",
 		"len(dump)":           "",

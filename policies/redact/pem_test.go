@@ -174,3 +174,38 @@ func TestKeyInHexMasked(t *testing.T) {
 		t.Errorf("a certificate's hex masked: %q", got)
 	}
 }
+
+// The children a joined reading masks (a key file's lines, each a child)
+// are learned each on its own, 8 bytes or more: read later alone
+// (lines[92]), a line of the key was shown, since only the lines joined
+// were learned (found 2026-12-07). A token's prefix in a child of its own
+// is not learned: it would mask every text that spells it.
+func TestMaskedPiecesLearned(t *testing.T) {
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	body := []string{"MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49",
+		"AwEHoUQDQgAEcmC1oZMNnqANd8ad6u3x9f5OeHgV4CsYEEJRc1XJL+qGv3l0X3ce", "k2V7r0yFh3AFpbbHsX1yqYs0ZqDnYPE1Fg=="}
+	lines := append(append([]string{"filler", "-----BEGIN EC PRIVATE KEY-----"}, body...), "-----END EC PRIVATE KEY-----", "ghp_", "16C7e42F292c6912E7710c838347Ae178B4a")
+	var children []map[string]any
+	for i, l := range lines {
+		v := "'" + l + "'"
+		if l == "ghp_" {
+			children = append(children, map[string]any{"name": "n", "value": "1", "type": "int"}) // ends the run of strings
+		}
+		children = append(children, map[string]any{"name": strconv.Itoa(i), "value": v, "type": "str"})
+	}
+	res, _ := json.Marshal(map[string]any{"variables": []any{map[string]any{"name": "lines", "type": "list", "value": "['filler', ...]", "children": children}}})
+	out, failed := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: string(res)}.Request())
+	learned := sdk.TakeSecrets()
+	if failed || strings.Contains(string(out), body[1][:20]) {
+		t.Fatalf("the key shown: %s", out)
+	}
+	for _, l := range append(body, "16C7e42F292c6912E7710c838347Ae178B4a") {
+		if !slices.Contains(learned, l) {
+			t.Errorf("%.20s... not learned alone: %q", l, learned)
+		}
+	}
+	if slices.Contains(learned, "ghp_") {
+		t.Errorf("a prefix of 4 bytes learned: %q", learned)
+	}
+}

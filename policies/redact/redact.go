@@ -622,12 +622,20 @@ func (ps *childPieces) endRun(extra map[string]bool, texts *judgedTexts) {
 			for k, part := range splitMasked(ps.pieces, joined, masked) {
 				if part != ps.pieces[k] {
 					ps.masks = append(ps.masks, ps.run[k])
+					if len(ps.pieces[k]) >= minPiece {
+						remember(ps.pieces[k])
+					}
 				}
 			}
 		}
 	}
 	ps.run, ps.pieces = ps.run[:0], ps.pieces[:0]
 }
+
+// minPiece is the shortest child a joined reading masks that is learned
+// on its own: a key file's line, read later alone (lines[92]), is masked;
+// a token's prefix in a child of its own ('ghp_') masks nothing else.
+const minPiece = 8
 
 // end ends the last run and returns the children to mask.
 func (ps *childPieces) end(extra map[string]bool, texts *judgedTexts) []int {
