@@ -46,7 +46,18 @@ type DebugSession struct {
 // carries it, and judges a path or a host by what the handler will really
 // open or dial, not by the agent's spelling of it.
 type Derived struct {
-	Code      []Code    `json:"code"`
+	Code []Code `json:"code"`
+	// Texts, in the calls that are told holders (below), are the names
+	// (and paths) whose values the host saw cut short as text: a string or
+	// bytes ('...', b'...') whose
+	// middle debugpy did not show (one of more than 2**16 characters), or a
+	// list or a tuple whose first item is one, past its first items. In
+	// any session, with or without a secret seen: a slice or an index of
+	// one past what was shown reads what no one read, and a part of a text
+	// shows no shape a mask knows (a private key's lines below its BEGIN
+	// line, a value apart from its name; every other character). Sorted.
+	// (ABI v1.11; second, so that a module that reads it finds it at once.)
+	Texts     []string  `json:"texts"`
 	Paths     []Path    `json:"paths"`
 	Addresses []Address `json:"addresses"`
 	// Processes are the running processes a call attaches to by id, and
@@ -83,16 +94,6 @@ type Derived struct {
 	// a constant index or slice of one picks its elements whole (pair[1],
 	// orders[0].total). Sorted. (ABI v1.5.)
 	Sequences []string `json:"sequences"`
-	// Texts, in the same calls, are the names (and paths) whose values the
-	// host saw cut short as text: a string or bytes ('...', b'...') whose
-	// middle debugpy did not show (one of more than 2**16 characters), or a
-	// list or a tuple whose first item is one, past its first items. In
-	// any session, with or without a secret seen: a slice or an index of
-	// one past what was shown reads what no one read, and a part of a text
-	// shows no shape a mask knows (a private key's lines below its BEGIN
-	// line, a value apart from its name; every other character). Sorted.
-	// (ABI v1.11.)
-	Texts []string `json:"texts"`
 	// Before, in the result phase of debugpy_output, is for each category
 	// of the result's entries the text of that category the program wrote
 	// before the read's first entry: its last lines, at most MaxBefore
@@ -245,6 +246,7 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 		b = AppendString(b, c.Text)
 		b = append(b, '}')
 	}
+	b = appendStrings(append(b, `],"texts":[`...), d.Texts)
 	b = append(b, `],"paths":[`...)
 	for i, p := range d.Paths {
 		if i > 0 {
@@ -296,7 +298,6 @@ func (r *Request) AppendPrefix(b []byte) []byte {
 	b = appendStrings(append(b, `],"cut":[`...), d.Cut)
 	b = appendStrings(append(b, `],"objects":[`...), d.Objects)
 	b = appendStrings(append(b, `],"sequences":[`...), d.Sequences)
-	b = appendStrings(append(b, `],"texts":[`...), d.Texts)
 	b = append(b, `],"before":[`...)
 	for i, x := range d.Before {
 		if i > 0 {

@@ -91,8 +91,8 @@ func decide(r *sdk.Request, rs rules) sdk.Decision {
 			return sdk.Decision{Verdict: abi.Approve, Reason: w + ": a person decides"}
 		}
 	}
-	if worst == abi.Allow {
-		if w := textPart(code.Elements(), set(r.Derived().Get("texts"))); w != "" {
+	if texts := r.Derived().Get("texts"); worst == abi.Allow && texts.Kind() == sdk.Array && texts.Len() > 0 {
+		if w := textPart(code.Elements(), set(texts)); w != "" {
 			return sdk.Decision{Verdict: abi.Approve, Reason: w + ": a person decides. Read it whole, shown as debugpy shows it"}
 		}
 	}
