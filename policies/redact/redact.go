@@ -978,8 +978,7 @@ func sourceMasked(res, before sdk.Value, extra map[string]bool, n *int) sdk.Valu
 			if len(with) != len(texts) { // cannot happen, as in maskSourceLines
 				with = slices.Repeat([]string{mask}, len(texts))
 			}
-			after = slices.Clone(after)
-			for i, w := range with {
+			for i, w := range with { // after is maskSourceLines' own
 				switch {
 				case w == texts[i] || w == after[i]:
 				case after[i] == texts[i]:
