@@ -445,25 +445,18 @@ func (g *Gate) learn(ctx context.Context, p Decider, ec Call, seen Seen) error {
 // and, in any session, those shown cut short as text (Texts); each sorted.
 // Only these fields are set.
 func (g *Gate) holders(session string, seen []Seen) (d Derived) {
+	var m *plugins.Masker // nil: no secret seen, or none masked
+	if g.secrets != nil && len(seen) > 0 {
+		m = g.secrets.Masker(session)
+	}
 	for _, s := range seen {
 		for name, v := range s.Values {
-			if plugins.CutShort(v) && shownAsText(v) {
+			cut := plugins.CutShort(v)
+			if cut && shownAsText(v) {
 				d.Texts = append(d.Texts, name)
 			}
-		}
-	}
-	slices.Sort(d.Texts)
-	d.Texts = slices.Compact(d.Texts)
-	if g.secrets == nil || len(seen) == 0 {
-		return d
-	}
-	m := g.secrets.Masker(session)
-	if m == nil {
-		return d
-	}
-	for _, s := range seen {
-		for name, v := range s.Values {
 			switch {
+			case m == nil:
 			case m.InString(v):
 				d.Holders = append(d.Holders, name)
 				if m.InSequence(v) {
@@ -477,13 +470,13 @@ func (g *Gate) holders(session string, seen []Seen) (d Derived) {
 				if shownAsSequence(v) {
 					d.Sequences = append(d.Sequences, name)
 				}
-			case plugins.CutShort(v):
+			case cut:
 				d.Cut = append(d.Cut, name)
 			}
 		}
 	}
 	sorted := func(ss []string) []string { slices.Sort(ss); return slices.Compact(ss) }
-	d.Holders = sorted(d.Holders)
+	d.Holders, d.Texts = sorted(d.Holders), sorted(d.Texts)
 	d.Cut = slices.DeleteFunc(d.Cut, func(name string) bool { _, found := slices.BinarySearch(d.Holders, name); return found })
 	d.Cut, d.Objects, d.Sequences = sorted(d.Cut), sorted(d.Objects), sorted(d.Sequences)
 	return d
