@@ -324,15 +324,29 @@ func TestReadsTextPart(t *testing.T) {
 		"{'dump': 1}['dump']": "",
 		"dumpster[1:]":        "",
 	} {
-		if got := ReadsTextPart(code, "expression", texts); got != want {
-			t.Errorf("ReadsTextPart(%q) = %q, want %q", code, got, want)
-		}
+		checkReads(t, "ReadsTextPart", ReadsTextPart, texts, code, want)
 	}
-	if got := ReadsTextPart("x = dump", "statement", texts); got != "dump" {
-		t.Errorf("a statement that names dump: %q", got)
+	checkNames(t, "ReadsTextPart", ReadsTextPart, texts, "dump", "dump[5:]")
+}
+
+// checkReads checks that reads (ReadsCut, ReadsTextPart), given names,
+// finds want in the expression code.
+func checkReads(t *testing.T, what string, reads func(text, kind string, names map[string]bool) string, names map[string]bool, code, want string) {
+	t.Helper()
+	if got := reads(code, "expression", names); got != want {
+		t.Errorf("%s(%q) = %q, want %q", what, code, got, want)
 	}
-	if got := ReadsTextPart("dump[5:]", "expression", nil); got != "" {
-		t.Errorf("no text: %q", got)
+}
+
+// checkNames checks that reads finds name in a statement that names it
+// (x = name), and nothing in code with no names given.
+func checkNames(t *testing.T, what string, reads func(text, kind string, names map[string]bool) string, names map[string]bool, name, code string) {
+	t.Helper()
+	if got := reads("x = "+name, "statement", names); got != name {
+		t.Errorf("%s: a statement that names %s: %q", what, name, got)
+	}
+	if got := reads(code, "expression", nil); got != "" {
+		t.Errorf("%s(%q), no names: %q", what, code, got)
 	}
 }
 
@@ -369,14 +383,7 @@ func TestReadsCut(t *testing.T) {
 		"m.items[0] == 1":         "",
 		"other < [0]":             "",
 	} {
-		if got := ReadsCut(code, "expression", cut); got != want {
-			t.Errorf("ReadsCut(%q) = %q, want %q", code, got, want)
-		}
+		checkReads(t, "ReadsCut", ReadsCut, cut, code, want)
 	}
-	if got := ReadsCut("x = big", "statement", cut); got != "big" {
-		t.Errorf("a statement that names big: %q", got)
-	}
-	if got := ReadsCut("big < [0]", "expression", nil); got != "" {
-		t.Errorf("nothing cut: %q", got)
-	}
+	checkNames(t, "ReadsCut", ReadsCut, cut, "big", "big < [0]")
 }
