@@ -2211,10 +2211,13 @@ short = "a short text"
 n = 1  # BREAK
 `)
 	start := 100001 + len("-----BEGIN PRIVATE KEY-----\n") + 65 // the second line of the key's base64: its first is known by how a key's DER begins
-	for _, e := range []string{fmt.Sprintf("dump[%d:%d]", start, start+400), fmt.Sprintf("dump[%d::2][:300]", start), fmt.Sprintf("(1, dump[%d:%d])", start+64, start+500)} {
+	for _, e := range []string{fmt.Sprintf("dump[%d:%d]", start, start+400), fmt.Sprintf("dump[%d::2][:300]", start), fmt.Sprintf("(1, dump[%d:%d])", start+64, start+500),
+		fmt.Sprintf("ｄｕｍｐ[%d:%d]", start, start+400), fmt.Sprintf("dump[%#x:%#x]", start, start+400), fmt.Sprintf("dump [ %d : %d ]", start, start+400)} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "reads part of dump, text that debugpy showed cut short")
 	}
-	r.refused("debugpy_evaluate", `{"expression":`+q(fmt.Sprintf("page.html[%d:%d]", start, start+400))+`}`, "withheld by policy", "reads part of page.html")
+	for _, e := range []string{fmt.Sprintf("page.html[%d:%d]", start, start+400), fmt.Sprintf("page . ｈｔｍｌ[%d:%d]", start, start+400)} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "withheld by policy", "reads part of page.html")
+	}
 	for _, e := range []string{"after[202]", "after[201:205]", "after[-20]"} {
 		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "needs a person's approval", "reads part of after")
 	}
