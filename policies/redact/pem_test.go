@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -207,5 +208,58 @@ func TestMaskedPiecesLearned(t *testing.T) {
 	}
 	if slices.Contains(learned, "ghp_") {
 		t.Errorf("a prefix of 4 bytes learned: %q", learned)
+	}
+}
+
+// TestKeyedChildrenReadALineEach: a mapping's values and an object's
+// attributes are read together a line each, not end to end. End to end,
+// os.environ's values made a URL whose authority ran on into the next
+// value, and that value (PLAIN_VALUE's) was learned as a secret, and so
+// masked wherever it showed (found 2026-12-07). A key's lines under keys
+// are still read as one key.
+func TestKeyedChildrenReadALineEach(t *testing.T) {
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	read := func(children []map[string]any) (string, []string) {
+		t.Helper()
+		res, _ := json.Marshal(map[string]any{"variables": []any{map[string]any{"name": "d", "type": "dict", "value": "{...}", "children": children}}})
+		out, failed := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: string(res)}.Request())
+		if failed {
+			t.Fatalf("failed: %s", out)
+		}
+		return string(out), sdk.TakeSecrets()
+	}
+	sdk.TakeSecrets()
+	var env []map[string]any
+	for _, kv := range [][2]string{{"XDG_RUNTIME_DIR", "/tmp/TestAttackSecretThroughAPath2750170262/001/run"}, {"XDG_CACHE_HOME", "/tmp/debugpy-guard-e2e-cache"}, {"DATABASE_URL", "postgres://app:envpw-s3cret@db/x"},
+		{"PLAIN_VALUE", "plain-value"}, {"PYTHONIOENCODING", "utf-8"}, {"PYDEVD_USE_FRAME_EVAL", "NO"}} {
+		env = append(env, map[string]any{"name": "b'" + kv[0] + "'", "value": "b'" + kv[1] + "'", "type": "bytes"})
+	}
+	out, learned := read(env)
+	if strings.Contains(out, "envpw-s3cret") || !strings.Contains(out, "plain-value") || !strings.Contains(out, "debugpy-guard-e2e-cache") {
+		t.Errorf("os.environ's values: %s", out)
+	}
+	if !slices.Contains(learned, "envpw-s3cret") {
+		t.Errorf("the password not learned: %q", learned)
+	}
+	for _, l := range learned {
+		if strings.Contains(l, "plain") || strings.Contains(l, "cache") {
+			t.Errorf("learned %q", l)
+		}
+	}
+	body := []string{"MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49",
+		"AwEHoUQDQgAEcmC1oZMNnqANd8ad6u3x9f5OeHgV4CsYEEJRc1XJL+qGv3l0X3ce", "k2V7r0yFh3AFpbbHsX1yqYs0ZqDnYPE1Fg=="}
+	var lines []map[string]any
+	for i, l := range append(append([]string{"-----BEGIN EC PRIVATE KEY-----"}, body...), "-----END EC PRIVATE KEY-----") {
+		lines = append(lines, map[string]any{"name": fmt.Sprintf("'l%d'", i), "value": "'" + l + "'", "type": "str"})
+	}
+	out, learned = read(lines)
+	if strings.Contains(out, body[1][:20]) {
+		t.Errorf("a key's lines under keys: %s", out)
+	}
+	for _, l := range body {
+		if !slices.Contains(learned, l) {
+			t.Errorf("%.20s... not learned alone: %q", l, learned)
+		}
 	}
 }

@@ -454,7 +454,7 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, k
 			out = append(out, e)
 		}
 		if pieces {
-			ps.add(i, shown, extra, texts)
+			ps.add(i, e.Get("name"), shown, extra, texts)
 		}
 	}
 	if masks := ps.end(extra, texts); len(masks) > 0 {
@@ -551,14 +551,16 @@ type childPieces struct {
 	joined bool     // whether runs of string values are read joined
 	run    []int    // the indexes of the run's children
 	pieces []string // their values as the program holds them
+	keyed  bool     // whether a child of the run is named by other than an index (itemName)
 	masks  []int    // the children to mask
 	awsID  bool     // whether a child is an AWS access key id
 	aws    []int    // the children that have an AWS secret access key's shape
 	awsAt  []string // and their displays
 }
 
-// add reads child i's display (its "value", as walkObject found it).
-func (ps *childPieces) add(i int, display sdk.Value, extra map[string]bool, texts *judgedTexts) {
+// add reads child i's display (its "value", as walkObject found it), and
+// its name.
+func (ps *childPieces) add(i int, name, display sdk.Value, extra map[string]bool, texts *judgedTexts) {
 	if !ps.joined {
 		ps.addVariable(i, display)
 		return
@@ -570,7 +572,27 @@ func (ps *childPieces) add(i int, display sdk.Value, extra map[string]bool, text
 		return
 	}
 	ps.run, ps.pieces = append(ps.run, i), append(ps.pieces, l.Value)
+	ps.keyed = ps.keyed || !itemName(name)
 	ps.addAWS(i, l.Value, d)
+}
+
+// itemName reports whether name is a sequence's item's, as debugpy names
+// it: its index ("0", "17").
+func itemName(name sdk.Value) bool {
+	if n := name.StrLen(); n == 0 || n > 20 {
+		return false
+	}
+	var buf [24]byte
+	j := name.AppendJSON(buf[:0]) // "17": no copy of a string on the heap, for each child
+	if len(j) < 3 || j[0] != '"' {
+		return false
+	}
+	for _, c := range j[1 : len(j)-1] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (ps *childPieces) addAWS(i int, value, display string) {
@@ -615,12 +637,29 @@ func (ps *childPieces) addVariable(i int, display sdk.Value) {
 // in quotes, after a b.
 func awsLiteralLen(n int) bool { return n == 22 || n == 23 || n == 42 || n == 43 }
 
+// endRun reads the run's pieces joined: a sequence's items as they are
+// (a text's chunks, a file's lines from readlines or splitlines), a
+// mapping's values or an object's attributes each on a line of its own.
+// Those are not one text's pieces, and read end to end they made words
+// that no value holds: os.environ's values, a path's end and a URL's
+// start, read as a URL whose authority ran on into the next value, so
+// PLAIN_VALUE's value was learned as a secret (found 2026-12-07).
 func (ps *childPieces) endRun(extra map[string]bool, texts *judgedTexts) {
 	if len(ps.run) >= 2 {
-		joined := strings.Join(ps.pieces, "")
+		pieces := ps.pieces
+		if ps.keyed {
+			pieces = make([]string, len(ps.pieces))
+			for k, p := range ps.pieces {
+				if !strings.HasSuffix(p, "\n") {
+					p += "\n"
+				}
+				pieces[k] = p
+			}
+		}
+		joined := strings.Join(pieces, "")
 		if masked, changed := texts.maskText(joined, extra); changed {
-			for k, part := range splitMasked(ps.pieces, joined, masked) {
-				if part != ps.pieces[k] {
+			for k, part := range splitMasked(pieces, joined, masked) {
+				if part != pieces[k] {
 					ps.masks = append(ps.masks, ps.run[k])
 					if len(ps.pieces[k]) >= minPiece {
 						remember(ps.pieces[k])
@@ -629,7 +668,7 @@ func (ps *childPieces) endRun(extra map[string]bool, texts *judgedTexts) {
 			}
 		}
 	}
-	ps.run, ps.pieces = ps.run[:0], ps.pieces[:0]
+	ps.run, ps.pieces, ps.keyed = ps.run[:0], ps.pieces[:0], false
 }
 
 // minPiece is the shortest child a joined reading masks that is learned
