@@ -84,6 +84,13 @@ type stopList struct {
 	done chan struct{}
 	seen []engine.Seen
 	err  error
+
+	mu sync.Mutex
+	// parents holds what pathsSeen found of each parent it looked at, by
+	// path: its opening, learned once, or nil for one with nothing to
+	// open. Each of the agent's reads of a child (zlines[3], zlines[4] ...)
+	// opened the parent again: 7 ms a call (docs/PERFORMANCE.md).
+	parents map[string][]engine.Seen
 }
 
 // When a call's listings are read (stopsSeen).
@@ -164,7 +171,7 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]e
 		}
 		seen = append(seen, l.seen...)
 		if when == beforeRun {
-			paths, err := g.pathsSeen(ctx, s, frame, call.Derived)
+			paths, err := g.pathsSeen(ctx, s, frame, call.Derived, l)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("session %s: %w", s.Name(), err))
 			}
@@ -475,11 +482,49 @@ const maxPaths = 32
 // (an AttributeError) is left out: the code reading it fails the same way.
 // A read runs the path's properties once more, as the code itself does.
 // Code that reads more than maxPaths paths in part does not run.
-func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d *engine.Derived) ([]engine.Seen, error) {
+//
+// And it opens each parent of what the code reads (expressions.Parents:
+// zlines in zlines[3]) that the stop's listing (listed) did not open and
+// whose shown value hides what it holds (hides), its children only (the
+// parent of a child's child is opened as a parent too: zlines[3] in
+// zlines[3][0]), for the result phase to read a child the code reads with
+// its siblings. The listing opens maxOpen
+// values a stop; past them, a private key's lines in a list showed one by
+// one, zlines[3], zlines[4] ..., each a line of base64 that no mask reads
+// alone (found 2026-12-07). A parent the listing shows is not read again;
+// one it does not show (a path, a name of no scope listed) is read as a
+// path is, once for both.
+func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d *engine.Derived, l *stopList) ([]engine.Seen, error) {
 	if d == nil {
 		return nil, nil
 	}
+	read := map[string]*variableView{} // the paths read, nil for one debugpy could not read
+	reads := 0
+	readWhole := func(c engine.Code, path string) (*variableView, error) {
+		if v, ok := read[path]; ok {
+			return v, nil
+		}
+		if reads++; reads > maxPaths {
+			return nil, fmt.Errorf("its %s reads more than %d paths the listing does not show, each read whole first (%s, ...): split it", c.Argument, maxPaths, path)
+		}
+		rctx, cancel := g.ts.rctx(ctx)
+		body, err := s.Evaluate(rctx, path, frame, "watch")
+		cancel()
+		if errors.As(err, new(*dap.ResponseError)) {
+			read[path] = nil
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s whole: %w", path, err)
+		}
+		v := &variableView{Name: path, Value: body.Result, Type: body.Type, EvaluateName: path, VariablesReference: body.VariablesReference}
+		read[path] = v
+		return v, nil
+	}
+	args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
+	var wholes, parents []variableView
 	var seen []engine.Seen
+	looked := map[string]bool{}
 	for _, c := range d.Code {
 		if c.Kind != "expression" {
 			continue
@@ -489,23 +534,119 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 			return nil, fmt.Errorf("its %s reads %d paths in part (%s, ...), more than the %d read whole first: split it", c.Argument, len(paths), paths[0], maxPaths)
 		}
 		for _, path := range paths {
-			rctx, cancel := g.ts.rctx(ctx)
-			body, err := s.Evaluate(rctx, path, frame, "watch")
-			cancel()
-			var refused *dap.ResponseError
-			if errors.As(err, &refused) {
+			v, err := readWhole(c, path)
+			if err != nil {
+				return nil, err
+			}
+			if v != nil {
+				wholes = append(wholes, variableView{Name: path, Value: v.Value, Type: v.Type})
+			}
+		}
+		for _, path := range expressions.Parents(c.Text) {
+			if looked[path] {
 				continue
 			}
-			if err != nil {
-				return seen, fmt.Errorf("reading %s whole: %w", path, err)
+			looked[path] = true
+			l.mu.Lock()
+			opened, known := l.parents[path]
+			l.mu.Unlock()
+			if known {
+				seen = append(seen, opened...)
+				continue
 			}
-			r := variablesResult{FrameID: frame, Variables: []variableView{{Name: path, Value: body.Result, Type: body.Type}}}
-			args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
-			seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r,
-				Values: map[string]string{path: body.Result}})
+			v, shown := listedRow(l.seen, path)
+			if !shown {
+				r, err := readWhole(c, path)
+				if err != nil {
+					return nil, err
+				}
+				if r == nil { // debugpy cannot read it: the code fails the same way
+					l.keep(path, nil)
+					continue
+				}
+				v = *r
+			}
+			if v.VariablesReference > 0 && v.Children == nil && hides(s, v) { // not shown whole, nor opened
+				parents = append(parents, variableView{Name: path, Value: v.Value, Type: v.Type, EvaluateName: path, VariablesReference: v.VariablesReference})
+			} else {
+				l.keep(path, nil)
+			}
 		}
 	}
+	if len(parents) > 0 {
+		level := make([]*variableView, len(parents))
+		for i := range parents {
+			level[i] = &parents[i]
+		}
+		for _, err := range open(ctx, s, level, 500) {
+			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
+				return nil, err
+			}
+		}
+		// Learned first, and with no holders' names: a parent is opened
+		// for its children's secrets. Named, os.environ, opened for
+		// os.environ['HOME'][1:], held the database's URL, and every
+		// part of any of its values was withheld.
+		for _, p := range parents {
+			var opened []engine.Seen
+			for _, part := range parts([]variableView{p}, maxLearn) {
+				opened = append(opened, engine.Seen{Tool: listing, Category: Read, Arguments: args,
+					Structured: variablesResult{FrameID: frame, Variables: part}, Learned: &engine.Learned{}})
+			}
+			l.keep(p.Name, opened)
+			seen = append(seen, opened...)
+		}
+	}
+	for _, v := range wholes {
+		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args,
+			Structured: variablesResult{FrameID: frame, Variables: []variableView{v}}, Values: map[string]string{v.Name: v.Value}})
+	}
 	return seen, nil
+}
+
+// keep keeps what pathsSeen found of the parent at path.
+func (l *stopList) keep(path string, opened []engine.Seen) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.parents == nil {
+		l.parents = map[string][]engine.Seen{}
+	}
+	l.parents[path] = opened
+}
+
+// listedRow finds the row of path in a stop's listing: a name of its
+// scopes (locals first, as Python looks a name up), or a value opened
+// below one, by the name debugpy gives it to evaluate. shown is false when
+// the listing does not show it.
+func listedRow(listed []engine.Seen, path string) (row variableView, shown bool) {
+	var find func(vs []variableView, top bool) (variableView, bool)
+	find = func(vs []variableView, top bool) (variableView, bool) {
+		for _, v := range vs {
+			name := v.EvaluateName
+			if top && name == "" {
+				name = v.Name
+			}
+			if name == path {
+				return v, true
+			}
+			if name != "" && strings.HasPrefix(path, name) && len(v.Children) > 0 {
+				if r, ok := find(v.Children, false); ok {
+					return r, true
+				}
+			}
+		}
+		return variableView{}, false
+	}
+	for _, sn := range listed {
+		r, ok := sn.Structured.(variablesResult)
+		if !ok || sn.Values == nil { // a scope's names; not the environment, nor the other frames'
+			continue
+		}
+		if v, ok := find(r.Variables, true); ok {
+			return v, true
+		}
+	}
+	return variableView{}, false
 }
 
 // changesVariables reports whether call can bind a name of the stopped

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
 )
 
 // TestParts: a listing is learned in runs of at most max variables,
@@ -125,5 +127,35 @@ func TestShownByLengthBoundsTheStop(t *testing.T) {
 	}
 	if got := len(c.pick(rows("b", 50, 16))); got != maxOpen-50 {
 		t.Fatalf("another frame's small rows: %d picked, want %d", got, maxOpen-50)
+	}
+}
+
+// TestListedRow: a parent is found in the stop's listing by its name (a
+// local before a global of that name) or, below a name, by the name
+// debugpy gives a child to evaluate; not in the environment's row, nor in
+// another frame's, which name no scope.
+func TestListedRow(t *testing.T) {
+	scope := func(values bool, vs ...variableView) engine.Seen {
+		sn := engine.Seen{Structured: variablesResult{Variables: vs}}
+		if values {
+			sn.Values = map[string]string{}
+		}
+		return sn
+	}
+	lines := variableView{Name: "lines", Value: "['a', ...]", VariablesReference: 7}
+	box := variableView{Name: "box", EvaluateName: "box", VariablesReference: 8, Children: []variableView{
+		{Name: "lines", EvaluateName: "box.lines", Value: "['b', ...]", VariablesReference: 9},
+		{Name: "kd", EvaluateName: "box.kd", Value: "{...}", VariablesReference: 10, Children: []variableView{{Name: "'k'", EvaluateName: "box.kd['k']", Value: "'v'"}}}}}
+	global := variableView{Name: "lines", Value: "['global', ...]", VariablesReference: 11}
+	listed := []engine.Seen{scope(false, variableView{Name: "env", Value: "{...}", VariablesReference: 3}),
+		scope(true, lines, box), scope(true, global), scope(false, variableView{Name: "caller", VariablesReference: 12})}
+	for _, c := range []struct {
+		path string
+		ref  int
+	}{{"lines", 7}, {"box", 8}, {"box.lines", 9}, {"box.kd", 10}, {"box.kd['k']", 0}, {"env", -1}, {"caller", -1}, {"box.other", -1}, {"boxes", -1}} {
+		v, shown := listedRow(listed, c.path)
+		if !shown && c.ref >= 0 || shown && (c.ref < 0 || v.VariablesReference != c.ref) {
+			t.Errorf("listedRow(%q) = %+v, %v; want ref %d", c.path, v, shown, c.ref)
+		}
 	}
 }

@@ -4107,3 +4107,59 @@ func mustHex(t *testing.T, s string) []byte {
 	}
 	return b
 }
+
+// A key's lines in a container the stop's listing did not open: it opens
+// 64 values a stop, and a program with more (here 80 objects, each of a
+// class of its own, and 70 lists, all before the key's) spends them
+// before the key's list, dict or object. Each of its items, read alone,
+// is a line of base64 that no mask reads as a key: zlines[3] showed the
+// fourth line, zlines[2:5] the ends of three (found 2026-12-07). The host
+// now opens the container an expression reads a child of, when the
+// listing did not, so its children are read together.
+func TestAttackKeyLinesPastTheListingsBudget(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	key, err := exec.Command("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024").Output()
+	if err != nil {
+		t.Fatalf("openssl: %v", err)
+	}
+	os.WriteFile(filepath.Join(r.dir, "k.pem"), key, 0o600)
+	r.stopAtBreak(`import os
+objs = [type("C%d" % i, (), {})() for i in range(80)]
+for i, o in enumerate(objs):
+    globals()["o%02d" % i] = o
+for i in range(70):
+    globals()["l%02d" % i] = ["x" * 40] * 20
+with open(os.path.join(os.path.dirname(__file__), "k.pem")) as f:
+    zlines = f.read().splitlines()
+class Box:
+    pass
+zbox = Box()
+zbox.lines = list(zlines)
+zobj = Box()
+for i, line in enumerate(zlines):
+    setattr(zobj, "l%d" % i, line)
+zkd = {"l%d" % i: line for i, line in enumerate(zlines)}
+zfill = ["filler %d" % i for i in range(30)]
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	for _, e := range []string{"zlines[3]", "zlines[2:5]", "zlines[7], zlines[8]", "zlines[4] < 'N'", "[zlines[9]]", "zlines[3][0]",
+		"zbox.lines[5]", "zobj.l6", "zkd['l10']", "ｚｌｉｎｅｓ[11]"} {
+		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // masked or refused: what came back is checked below
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"zfill[5]"}`); !strings.Contains(text, "filler 5") {
+		t.Errorf("the control, an item of a list of no secret: %s", text)
+	}
+	var parts []string
+	lines := strings.Split(strings.TrimSpace(string(key)), "\n")
+	for _, l := range lines[1 : len(lines)-1] {
+		if len(l) > 30 {
+			parts = append(parts, l[:20], l[len(l)-10:]) // what debugpy shows of a line cut short
+		} else {
+			parts = append(parts, l)
+		}
+	}
+	noneSeen(t, r.seen.String(), parts...)
+}

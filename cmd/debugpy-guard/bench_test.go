@@ -247,6 +247,10 @@ func BenchmarkDebugCalls(b *testing.B) {
 				{"evaluate", "debugpy_evaluate", map[string]any{"expression": "user.profile"}},
 				// a path read in part: the host reads user.profile['tags'] whole first
 				{"evaluate_part", "debugpy_evaluate", map[string]any{"expression": "user.profile['tags'][1:]"}},
+				// a child of a value the listing did not open: the host
+				// reads threading._main_thread and opens it first, and what its
+				// attributes hide below it (openHiding)
+				{"evaluate_unlisted_parent", "debugpy_evaluate", map[string]any{"expression": "threading._main_thread.name"}},
 				{"threads_4", "debugpy_threads", map[string]any{"frames": 1}},
 			} {
 				for _, mode := range []string{"repeat", "fresh"} {

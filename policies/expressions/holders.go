@@ -208,6 +208,45 @@ func PartPaths(text string) []string {
 	return slices.Compact(out)
 }
 
+// Parents returns the paths, names included, whose children an
+// expression's paths show: the base of each path it reads (zlines in
+// zlines[3], cfg.db in cfg.db.url) and of each path the host reads whole
+// first (PartPaths: zlines in zlines[3][0]). A child read alone shows none
+// of its siblings, and a secret in pieces (a key file's lines, each an
+// item of a list) is known only from its pieces read together: the host
+// opens each parent that the stop's listing did not before the code runs,
+// for the result phase to read its children joined. zlines[3] showed the
+// fourth line of a private key in clear, and zlines[4] the fifth, when
+// the listing's budget was spent on other values (found 2026-12-07).
+// Nothing for code that does not parse, as PartPaths.
+func Parents(text string) []string {
+	tree, err := Parse(text)
+	if err != nil {
+		return nil
+	}
+	part := map[string]bool{}
+	for _, p := range PartPaths(text) {
+		part[p] = true
+	}
+	var out []string
+	var walk func(n *Node, base bool)
+	walk = func(n *Node, base bool) {
+		access := n.Kind == "Attribute" || n.Kind == "Subscript"
+		// A path's base is shown only when the host reads the path
+		// whole first; a base of anything else (zlines[i] in
+		// zlines[i][0]) is, to the code, a child read.
+		if access && isPath(n.Kids[0]) && (!base || !isPath(n) || part[Path(n)]) {
+			out = append(out, Path(n.Kids[0]))
+		}
+		for i, k := range n.Kids {
+			walk(k, i == 0 && access)
+		}
+	}
+	walk(tree, false)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // display: the nodes whose elements are read whole when they are (a dict
 // display's **mapping is copied whole into it).
 var display = map[string]bool{"Tuple": true, "List": true, "Set": true, "Dict": true, "DoubleStarred": true}

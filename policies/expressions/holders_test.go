@@ -171,9 +171,10 @@ func TestPartPaths(t *testing.T) {
 	}
 }
 
-// TestPathsAgreeWithCPython: each path PartPaths spells is, to CPython's
-// ast, a node of the code it came from: the host reads whole the very
-// value the code reads in part, however the code spells it (NFKC names,
+// TestPathsAgreeWithCPython: each path PartPaths and Parents spell is, to
+// CPython's ast, a node of the code it came from: the host reads whole the
+// very value the code reads in part, and opens the very value whose child
+// it reads, however the code spells it (NFKC names,
 // every quote, prefix and escape of a key, every number form).
 func TestPathsAgreeWithCPython(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 1))
@@ -203,7 +204,7 @@ func TestPathsAgreeWithCPython(t *testing.T) {
 	var in []pair
 	n := 0
 	for _, c := range codes {
-		ps := PartPaths(c)
+		ps := append(PartPaths(c), Parents(c)...)
 		n += len(ps)
 		in = append(in, pair{c, ps})
 	}
@@ -386,4 +387,33 @@ func TestReadsCut(t *testing.T) {
 		checkReads(t, "ReadsCut", ReadsCut, cut, code, want)
 	}
 	checkNames(t, "ReadsCut", ReadsCut, cut, "big", "big < [0]")
+}
+
+// TestParents: the paths whose children the code's paths show, for the host
+// to open before it runs.
+func TestParents(t *testing.T) {
+	for _, c := range []struct {
+		code string
+		want []string
+	}{
+		{"zlines[3]", []string{"zlines"}},
+		{"zlines[3] < 'N'", []string{"zlines"}},
+		{"zlines[2:5]", []string{"zlines"}},
+		{"(zlines[7], zlines[8])", []string{"zlines"}},
+		{"zlines[3][0]", []string{"zlines", "zlines[3]"}}, // zlines[3] is read whole first
+		{"zlines[i]", []string{"zlines"}},
+		{"zlines[i][0]", []string{"zlines"}},
+		{"env['L3']", []string{"env"}},
+		{"cfg.db.url", []string{"cfg.db"}},
+		{"a.b[0].c[1:]", []string{"a", "a.b[0]", "a.b[0].c"}}, // a.b and a.b[0].c are read whole first
+		{"ｃｆｇ.ｄｂ", []string{"cfg"}},
+		{"len(m.d['k']) + x.y", []string{"m.d", "x"}},
+		{"f(x).y[1]", nil},
+		{"alias", nil},
+		{"alias[1:", nil},
+	} {
+		if got := Parents(c.code); !slices.Equal(got, c.want) {
+			t.Errorf("Parents(%q) = %q, want %q", c.code, got, c.want)
+		}
+	}
 }
