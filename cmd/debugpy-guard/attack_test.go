@@ -4163,3 +4163,38 @@ main()
 	}
 	noneSeen(t, r.seen.String(), parts...)
 }
+
+// A private key's DER held as a list of its bytes (list(der), or JSON's
+// list of numbers), under an innocent name: debugpy shows its first 15
+// numbers, and slices showed the rest, 15 at a time (der[15:30],
+// der[30:45] ...; found 2026-12-07). The numbers are now read as the
+// bytes they spell, so der holds a secret and no part of it is read.
+func TestAttackDERKeyAsNumbers(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	der, err := exec.Command("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-outform", "DER").Output()
+	if err != nil {
+		t.Fatalf("openssl: %v", err)
+	}
+	os.WriteFile(filepath.Join(r.dir, "k.der"), der, 0o600)
+	r.stopAtBreak(`import os
+with open(os.path.join(os.path.dirname(__file__), "k.der"), "rb") as f:
+    blob = list(f.read())
+n = 1  # BREAK
+`)
+	for _, e := range []string{"blob[15:30]", "blob[30:45]", "blob[200:215]", "(blob[40], blob[41], blob[42])", "blob[::-1][0:15]", "blob"} {
+		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // refused or masked: what came back is checked below
+	}
+	r.call("debugpy_variables", `{}`)
+	var windows []string
+	for _, at := range []int{15, 30, 200, 40, len(der) - 15} {
+		var ns []string
+		for _, b := range der[at : at+12] {
+			ns = append(ns, strconv.Itoa(int(b)))
+		}
+		windows = append(windows, strings.Join(ns, ", "))
+	}
+	noneSeen(t, r.seen.String(), windows...)
+	if text := r.ok("debugpy_evaluate", `{"expression":"f.closed"}`); !strings.Contains(text, "True") {
+		t.Errorf("the control: %s", text)
+	}
+}

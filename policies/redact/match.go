@@ -539,9 +539,19 @@ var shapes = []struct {
 	held func(string) string
 }{{jwt, nil}, {pem, nil}, {awsKey, nil}, {awsSecret, nil}, {prefixed, nil}, {webhook, nil}, {telegramBot, nil}, {discordBot, nil}, {azureSecret, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
 	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword},
-	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}, {derKey, nil}}
+	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}, {derKey, derHeld}}
 
 func percentDecoded(v string) string { return percent.Decode(v, false) }
+
+// derHeld is what the program holds of a private key's DER that derKey
+// found written as numbers: its bytes (the other forms are learned as
+// written).
+func derHeld(v string) string {
+	if v == "" || v[0] < '0' || v[0] > '9' || strings.HasPrefix(v, "30") && !strings.Contains(v, ",") {
+		return ""
+	}
+	return numbersHeld(v)
+}
 
 // cryptIDs are the ids of crypt(3)'s hash formats and their kin's
 // ($6$salt$hash in /etc/shadow, $2b$12$... bcrypt, htpasswd's $apr1$,
@@ -751,9 +761,64 @@ func derKey(s string, from int) (start, end int, ok bool) {
 			if ok && l.Known && len(l.Value) >= 24 && privateKeyDER([]byte(l.Value[:18])) {
 				return l.BodyStart, l.BodyEnd, true
 			}
+		case c == '4' && i > 0 && (s[i-1] == '[' || s[i-1] == '('):
+			if end, head := byteNumbers(s, i, 18); len(head) >= minDERNumbers && privateKeyDER(append(head, make([]byte, 18-len(head))...)) {
+				return i, end, true
+			}
 		}
 	}
 	return 0, 0, false
+}
+
+// minDERNumbers is the fewest of a DER's bytes, written as numbers, that
+// derKey reads as a private key's: privateKeyDER looks at its first 12
+// (debugpy shows a list's first 15, then "...").
+const minDERNumbers = 12
+
+// byteNumbers reads the run of numbers at s[i] that a list or tuple of
+// bytes shows as, list(der) as repr, pprint, json.dumps and debugpy write
+// it ([48, 130, 4, 188, ...], [48,130,...], one a line): numbers of 0 to
+// 255 without leading zeros, each after a comma and blanks. It returns
+// where the run's last number ends, and the first max bytes.
+func byteNumbers(s string, i, max int) (end int, head []byte) {
+	for {
+		n, v := 0, 0
+		for i+n < len(s) && s[i+n] >= '0' && s[i+n] <= '9' && n < 4 {
+			v = v*10 + int(s[i+n]-'0')
+			n++
+		}
+		if n == 0 || v > 255 || n > 1 && s[i] == '0' || i+n < len(s) && (s[i+n] >= '0' && s[i+n] <= '9' || isWord(s[i+n])) {
+			return end, head
+		}
+		if len(head) < max {
+			head = append(head, byte(v))
+		}
+		end = i + n
+		j := end
+		if j >= len(s) || s[j] != ',' {
+			return end, head
+		}
+		j++
+		for j < len(s) && (s[j] == ' ' || s[j] == '\n') {
+			j++
+		}
+		i = j
+	}
+}
+
+// numbersHeld is the bytes a run of numbers (byteNumbers) shows, as the
+// program holds them, for the host to mask the run wherever a display of
+// numbers spells them (plugins' sequence reading).
+func numbersHeld(v string) string {
+	var b []byte
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 || n > 255 {
+			return ""
+		}
+		b = append(b, byte(n))
+	}
+	return string(b)
 }
 
 // opensshMagic is "openssh-key-v1\x00" in base64: an OpenSSH private key's

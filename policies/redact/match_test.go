@@ -666,7 +666,10 @@ def cert(k):
 def encodings(der, control):
     b = base64.b64encode(der).decode()
     lines = "\n".join(b[i:i + 64] for i in range(0, len(b), 64))
-    one = [(b, b), (der.hex(), der.hex()), (der.hex().upper(), der.hex().upper())]
+    # as numbers: list(der)'s repr, JSON's, and debugpy's display of it (its first 15, then ...)
+    shown = "[" + ", ".join(map(str, der[:15])) + ", ...]"
+    one = [(b, b), (der.hex(), der.hex()), (der.hex().upper(), der.hex().upper()), (repr(list(der)), repr(list(der))),
+           (json.dumps(list(der), separators=(",", ":")), json.dumps(list(der), separators=(",", ":"))), (shown, shown[1:-6])]
     return one if control else one + [(repr(der), repr(der)[2:-1]), (lines, lines), (repr(lines), repr(lines)[1:-1])]
 signer = ec.generate_private_key(ec.SECP256R1())
 for n in range(int(sys.argv[2])):
