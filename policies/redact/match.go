@@ -761,7 +761,7 @@ func derKey(s string, from int) (start, end int, ok bool) {
 			if ok && l.Known && len(l.Value) >= 24 && privateKeyDER([]byte(l.Value[:18])) {
 				return l.BodyStart, l.BodyEnd, true
 			}
-		case c == '4' && i > 0 && (s[i-1] == '[' || s[i-1] == '('):
+		case c == '4' && afterOpen(s, i):
 			if end, head := byteNumbers(s, i, 18); len(head) >= minDERNumbers && privateKeyDER(append(head, make([]byte, 18-len(head))...)) {
 				return i, end, true
 			}
@@ -804,6 +804,16 @@ func byteNumbers(s string, i, max int) (end int, head []byte) {
 		}
 		i = j
 	}
+}
+
+// afterOpen reports whether s[i] follows a '[' or '(' and blanks: a
+// list's or tuple's first element, or a numpy array's (array([ 48, 130,
+// ..., dtype=uint8), whose numbers are padded to one width).
+func afterOpen(s string, i int) bool {
+	for i > 0 && s[i-1] == ' ' {
+		i--
+	}
+	return i > 0 && (s[i-1] == '[' || s[i-1] == '(')
 }
 
 // numbersHeld is the bytes a run of numbers (byteNumbers) shows, as the

@@ -668,8 +668,16 @@ def encodings(der, control):
     lines = "\n".join(b[i:i + 64] for i in range(0, len(b), 64))
     # as numbers: list(der)'s repr, JSON's, and debugpy's display of it (its first 15, then ...)
     shown = "[" + ", ".join(map(str, der[:15])) + ", ...]"
+    # and numpy's repr of an array of uint8, its numbers padded to one width, its lines wrapped
+    np, line = "array([", "array(["
+    for k, x in enumerate(der[:60]):
+        item = "%3d" % x + (", " if k < 59 else "")
+        if len(line) + len(item) > 75:
+            np, line = np.rstrip() + "\n       ", "       "
+        np, line = np + item, line + item
     one = [(b, b), (der.hex(), der.hex()), (der.hex().upper(), der.hex().upper()), (repr(list(der)), repr(list(der))),
-           (json.dumps(list(der), separators=(",", ":")), json.dumps(list(der), separators=(",", ":"))), (shown, shown[1:-6])]
+           (json.dumps(list(der), separators=(",", ":")), json.dumps(list(der), separators=(",", ":"))), (shown, shown[1:-6]),
+           (np + "], dtype=uint8)", np[7:])]
     return one if control else one + [(repr(der), repr(der)[2:-1]), (lines, lines), (repr(lines), repr(lines)[1:-1])]
 signer = ec.generate_private_key(ec.SECP256R1())
 for n in range(int(sys.argv[2])):
