@@ -2163,7 +2163,22 @@ func TestAttackSourceWindowInsideASecret(t *testing.T) {
 		t.Fatalf("openssl: %v", err)
 	}
 	body := strings.Split(strings.TrimSpace(string(key)), "\n")
-	fixture := "import os\n\nFIXTURE = \"\"\"" + strings.TrimSpace(string(key)) + "\"\"\"\n\nDB_PASSWORD = (\n    \"first-piece-x1\"\n    \"second-piece-y2\"\n)\nretries = 3\n"
+	// and the same key's DER in base64 without its armor, a string
+	// literal a line in a list (until later that day, its first line alone
+	// was masked)
+	der := exec.Command("openssl", "pkey", "-outform", "DER")
+	der.Stdin = bytes.NewReader(key)
+	derBytes, err := der.Output()
+	if err != nil {
+		t.Fatalf("openssl: %v", err)
+	}
+	b64 := base64.StdEncoding.EncodeToString(derBytes)
+	var derLines []string
+	for i := 0; i < len(b64); i += 64 {
+		derLines = append(derLines, b64[i:min(i+64, len(b64))])
+	}
+	fixture := "import os\n\nFIXTURE = \"\"\"" + strings.TrimSpace(string(key)) + "\"\"\"\n\nDB_PASSWORD = (\n    \"first-piece-x1\"\n    \"second-piece-y2\"\n)\n" +
+		"KEY_LINES = [\n    \"" + strings.Join(derLines, "\",\n    \"") + "\",\n]\nretries = 3\n"
 	os.WriteFile(filepath.Join(r.dir, "fixtures.py"), []byte(fixture), 0o644)
 	r.stopAtBreak("import os\nn = 1  # BREAK\n")
 	lines := strings.Count(fixture, "\n")
@@ -2171,7 +2186,7 @@ func TestAttackSourceWindowInsideASecret(t *testing.T) {
 	for line := 4; line <= lines; line++ {
 		shown.WriteString(r.ok("debugpy_source", fmt.Sprintf(`{"file":%s,"line":%d,"context_lines":0}`, q(filepath.Join(r.dir, "fixtures.py")), line)))
 	}
-	noneSeen(t, r.seen.String(), append([]string{"first-piece-x1", "second-piece-y2"}, body[1:len(body)-1]...)...)
+	noneSeen(t, r.seen.String(), append(append([]string{"first-piece-x1", "second-piece-y2"}, body[1:len(body)-1]...), derLines...)...)
 	if !strings.Contains(shown.String(), "retries = 3") {
 		t.Errorf("the control: the code below is shown: %s", shown.String())
 	}

@@ -740,11 +740,15 @@ func derKey(s string, from int) (start, end int, ok bool) {
 				i += n
 				continue
 			}
+			end := base64Body
+			if i > 0 && (s[i-1] == '"' || s[i-1] == '\'') && i+n < len(s) && s[i+n] == s[i-1] {
+				end = quotedBase64Lines // a literal of the line alone: its lines are literals too
+			}
 			if c == 'b' { // an OpenSSH private key's body: its magic says so
-				return i, base64Body(s, i+n), true
+				return i, end(s, i+n), true
 			}
 			if head, err := base64.StdEncoding.DecodeString(s[i : i+24]); err == nil && privateKeyDER(head) {
-				return i, base64Body(s, i+n), true
+				return i, end(s, i+n), true
 			}
 			i += n
 		case c == '3' && i+1 < len(s) && s[i+1] == '0' && (i == 0 || !percent.IsHex(s[i-1]) || afterEscape(s, i)):
@@ -829,6 +833,70 @@ func numbersHeld(v string) string {
 		b = append(b, byte(n))
 	}
 	return string(b)
+}
+
+// quotedBase64Lines is where a base64 body that a string literal ends at
+// end (at its closing quote) ends, held as a program's source holds a
+// key's lines: a string literal a line (a list's items, a tuple's, the
+// pieces of an implicit concatenation, a dict's values, bytes literals),
+// each last on its line but for , ) ] } + \ and blanks. It takes the
+// lines below that hold such a literal of base64, to the first that does
+// not. Read as a PEM body's lines, only the first line was masked, and
+// debugpy_source's windows showed the others (found 2026-12-07).
+func quotedBase64Lines(s string, end int) int {
+	const after = ",)]}+\\ \t\r"
+	for {
+		if end >= len(s) || s[end] != '"' && s[end] != '\'' {
+			return end // not a literal's end
+		}
+		j := end + 1 // past the closing quote, then , ) ] } + \ blanks, and a comment, to the line's end
+		for j < len(s) && strings.IndexByte(after, s[j]) >= 0 {
+			j++
+		}
+		if j < len(s) && s[j] == '#' {
+			j += strings.IndexByte(s[j:]+"\n", '\n')
+		}
+		next, ok := lineBelow(s, j)
+		if !ok {
+			return end
+		}
+		le := strings.IndexByte(s[next:], '\n')
+		if le < 0 {
+			le = len(s) - next
+		}
+		open, close, rest := lastLiteral(s[next : next+le])
+		if close < 0 || strings.Trim(rest, after) != "" {
+			return end
+		}
+		body := s[next+open+1 : next+close]
+		if b, whole := base64Run(body, 0); b < 4 || whole != len(body) {
+			return end
+		}
+		end = next + close
+	}
+}
+
+// lastLiteral finds the last quoted literal of a line of code (no escape
+// inside: a key's base64 has none), before a comment: where its quotes
+// stand (close < 0 for none, or one not closed), and what follows it up
+// to the comment.
+func lastLiteral(line string) (open, close int, rest string) {
+	open, close = -1, -1
+	i := 0
+	for ; i < len(line) && line[i] != '#'; i++ {
+		if c := line[i]; c == '"' || c == '\'' {
+			j := strings.IndexByte(line[i+1:], c)
+			if j < 0 {
+				return -1, -1, ""
+			}
+			open, close = i, i+1+j
+			i = close
+		}
+	}
+	if close < 0 {
+		return -1, -1, ""
+	}
+	return open, close, line[close+1 : i]
 }
 
 // opensshMagic is "openssh-key-v1\x00" in base64: an OpenSSH private key's

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -33,6 +34,24 @@ func TestSourceWindowReadWithWhatItContinues(t *testing.T) {
 		{"a YAML key's block", "service: app\napi_key: |\n  yaml-line-one-z3\n  yaml-line-two-w4\nx: compute\n",
 			[]string{"yaml-line-one-z3", "yaml-line-two-w4"}},
 		{"a table's rows", "user,password\nada,csv-pass-q7\nbob,csv-pass-r8\n", []string{"csv-pass-q7", "csv-pass-r8"}},
+	}
+	// A key's DER in base64, a string literal a line, as a program's
+	// source holds one: until 2026-12-07 only its first line was masked.
+	keyLines := strings.Split(body, "\n")
+	for _, layout := range []struct{ name, open, line, close string }{
+		{"a list", "KEY_LINES = [\n", "    \"%[1]s\",\n", "]\n"},
+		{"an implicit concatenation", "KEY_B64 = (\n", "    '%[1]s'\n", ")\n"},
+		{"a dict's values", "PARTS = {\n", "    \"l%[2]d\": \"%[1]s\",\n", "}\n"},
+		{"bytes joined", "blob = b''.join([\n", "    b\"%[1]s\",  # a comment\n", "])\n"},
+	} {
+		text := "import os\n\n" + layout.open
+		for i, l := range keyLines {
+			text += fmt.Sprintf(layout.line, l, i)
+		}
+		files = append(files, struct {
+			name, text string
+			secrets    []string
+		}{"a DER key's lines in " + layout.name, text + layout.close + "x = compute(1)\n", []string{"MHcCAQEEIBkg", "AwEHoUQDQgAE", "k2V7r0yFh3AF"}})
 	}
 	for _, f := range files {
 		lines := strings.Split(strings.TrimSuffix(f.text, "\n"), "\n")
