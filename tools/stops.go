@@ -578,9 +578,12 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 		for i := range parents {
 			level[i] = &parents[i]
 		}
-		for _, err := range open(ctx, s, level, 500) {
+		rctx, cancel := g.ts.rctx(ctx)
+		errs := open(rctx, s, level, 500)
+		cancel()
+		for i, err := range errs {
 			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
-				return nil, err
+				return nil, fmt.Errorf("opening %s: %w", parents[i].Name, err)
 			}
 		}
 		// Learned first, and with no holders' names: a parent is opened
