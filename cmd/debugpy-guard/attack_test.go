@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdh"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -4212,4 +4214,33 @@ n = 1  # BREAK
 	if text := r.ok("debugpy_evaluate", `{"expression":"f.closed"}`); !strings.Contains(text, "True") {
 		t.Errorf("the control: %s", text)
 	}
+}
+
+// A JWT's parts (token.split('.')) in a program that holds no more of the
+// token: read joined without their dots they were no JWT, and parts[2]
+// showed the signature (found 2026-12-07).
+func TestAttackJWTParts(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import base64, json, hmac, hashlib
+def b64(b):
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+h = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+p = b64(json.dumps({"sub": "1234567890", "name": "Ada", "admin": True}).encode())
+s = b64(hmac.new(b"k3y-material-xyz", (h + "." + p).encode(), hashlib.sha256).digest())
+parts = [h, p, s]
+del h, p, s
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	for _, e := range []string{"parts[2]", "parts[1]", "(parts[0], parts[2])", "parts[2][1:]"} {
+		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // refused or masked: what came back is checked below
+	}
+	b64 := base64.RawURLEncoding.EncodeToString
+	h, p := b64([]byte(`{"alg": "HS256", "typ": "JWT"}`)), b64([]byte(`{"sub": "1234567890", "name": "Ada", "admin": true}`))
+	mac := hmac.New(sha256.New, []byte("k3y-material-xyz"))
+	mac.Write([]byte(h + "." + p))
+	s := b64(mac.Sum(nil))
+	noneSeen(t, r.seen.String(), s[:16], s[16:32], p[:16], p[16:32])
 }

@@ -263,3 +263,41 @@ func TestKeyedChildrenReadALineEach(t *testing.T) {
 		}
 	}
 }
+
+// TestJWTPartsMasked: a JWT's parts as a list's items (token.split('.')),
+// in a program that holds no more of the token, are read with their dots:
+// each is masked and learned. Read joined without them, the signature was
+// shown (found 2026-12-07).
+func TestJWTPartsMasked(t *testing.T) {
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	parts := []string{"eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9", "eyJzdWIiOiAiMTIzNDU2Nzg5MCIsICJuYW1lIjogIkFkYSJ9",
+		"LBpB1ZpfDctHBGHNycqidFVW67hopePmWGLTUbEntvY"}
+	read := func(ps []string) (string, []string) {
+		var children []map[string]any
+		for i, p := range ps {
+			children = append(children, map[string]any{"name": strconv.Itoa(i), "value": "'" + p + "'", "type": "str"})
+		}
+		res, _ := json.Marshal(map[string]any{"variables": []any{map[string]any{"name": "parts", "type": "list", "value": "[...]", "children": children}}})
+		sdk.TakeSecrets()
+		out, failed := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: string(res)}.Request())
+		if failed {
+			t.Fatalf("failed: %s", out)
+		}
+		return string(out), sdk.TakeSecrets()
+	}
+	out, learned := read(parts)
+	for _, p := range parts {
+		if strings.Contains(out, p) {
+			t.Errorf("%.20s... shown: %s", p, out)
+		}
+		if !slices.Contains(learned, p) {
+			t.Errorf("%.20s... not learned alone: %q", p, learned)
+		}
+	}
+	// The control: strings that begin so but make no JWT.
+	control := []string{"eyJust a word", "another", "and a third"}
+	if out, learned := read(control); strings.Contains(out, "redacted") || len(learned) > 0 {
+		t.Errorf("no JWT masked: %s, %q", out, learned)
+	}
+}

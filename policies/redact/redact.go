@@ -656,19 +656,42 @@ func (ps *childPieces) endRun(extra map[string]bool, texts *judgedTexts) {
 				pieces[k] = p
 			}
 		}
-		joined := strings.Join(pieces, "")
-		if masked, changed := texts.maskText(joined, extra); changed {
-			for k, part := range splitMasked(pieces, joined, masked) {
-				if part != pieces[k] {
-					ps.masks = append(ps.masks, ps.run[k])
-					if len(ps.pieces[k]) >= minPiece {
-						remember(ps.pieces[k])
-					}
+		ps.readJoined(pieces, extra, texts)
+		if len(ps.pieces) >= 3 && strings.HasPrefix(ps.pieces[0], "eyJ") {
+			// A JWT's parts (token.split('.')): read with their dots.
+			// Joined without them they are no JWT, and a program that
+			// held only the parts showed the signature in clear (found
+			// 2026-12-07).
+			dotted := make([]string, len(ps.pieces))
+			for k, p := range ps.pieces {
+				if k < len(ps.pieces)-1 {
+					p += "."
 				}
+				dotted[k] = p
 			}
+			ps.readJoined(dotted, extra, texts)
 		}
 	}
 	ps.run, ps.pieces, ps.keyed = ps.run[:0], ps.pieces[:0], false
+}
+
+// readJoined reads the run's pieces, each as written in pieces (with what
+// joins it to the next), joined: a child that holds a byte of what
+// maskText masks is masked, and learned alone when it is long enough.
+func (ps *childPieces) readJoined(pieces []string, extra map[string]bool, texts *judgedTexts) {
+	joined := strings.Join(pieces, "")
+	masked, changed := texts.maskText(joined, extra)
+	if !changed {
+		return
+	}
+	for k, part := range splitMasked(pieces, joined, masked) {
+		if part != pieces[k] && !slices.Contains(ps.masks, ps.run[k]) {
+			ps.masks = append(ps.masks, ps.run[k])
+			if len(ps.pieces[k]) >= minPiece {
+				remember(ps.pieces[k])
+			}
+		}
+	}
 }
 
 // minPiece is the shortest child a joined reading masks that is learned
