@@ -545,6 +545,44 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 // clear (docs/SECURITY.md). The module that hands over a value when the
 // set is full fails, so that its result is withheld.
 func (s *Secrets) Add(session, value string) (bool, error) {
+	kept, err := s.add(session, value)
+	if kept && err == nil {
+		for _, p := range jwtParts(value) {
+			if _, err := s.add(session, p); err != nil {
+				return kept, err
+			}
+		}
+	}
+	return kept, err
+}
+
+// jwtParts are the parts of v when it is a JWT (a JWS in its compact
+// form: three parts of base64url joined by dots, the first a JSON
+// object's, eyJ...), each of minJWTPart bytes or more; none otherwise. A
+// program that verifies a token splits it (header, payload, sig =
+// token.split(".")): the token was masked, and each of its parts, read
+// alone, was shown in clear (found 2026-12-07).
+func jwtParts(v string) []string {
+	if !strings.HasPrefix(v, "eyJ") || strings.Count(v, ".") != 2 {
+		return nil
+	}
+	parts := strings.Split(v, ".")
+	for _, p := range parts {
+		for i := 0; i < len(p); i++ {
+			if c := p[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return nil
+			}
+		}
+	}
+	return slices.DeleteFunc(parts, func(p string) bool { return len(p) < minJWTPart })
+}
+
+// minJWTPart is the shortest part of a JWT learned alone: a signature of
+// HS256 is 43 bytes, a header 20 or more.
+const minJWTPart = 16
+
+// add is Add for one value.
+func (s *Secrets) add(session, value string) (bool, error) {
 	if utf8.RuneCountInString(value) < MinSecret || len(value) > maxSecretLen || strings.TrimSpace(value) == "" || strings.Contains(Mask, value) ||
 		flagWords[strings.ToLower(value)] || labelWords[strings.ToLower(value)] || isPlace(value) || shortNumber(value) || oneRune(value) {
 		return false, nil

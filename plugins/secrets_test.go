@@ -342,6 +342,35 @@ func TestSecretsAPlaceIsNotASecret(t *testing.T) {
 	}
 }
 
+// A JWT learned is learned with its parts: a program that verifies one
+// splits it (header, payload, sig = token.split(".")), and each part read
+// alone showed (found 2026-12-07). Not so a value with dots that is no JWT,
+// nor a part shorter than minJWTPart.
+func TestSecretsLearnAJWTsParts(t *testing.T) {
+	const h, p, sig = "eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9", "eyJzdWIiOiAiMTIzNDU2Nzg5MCIsICJuYW1lIjogIkFkYSJ9", "LBpB1ZpfDctHBGHNycqidFVW67hopePmWGLTUbEntvY"
+	s := NewSecrets()
+	if !kept(s.Add("s", h+"."+p+"."+sig)) {
+		t.Fatal("the JWT is not kept")
+	}
+	for _, part := range []string{h, p, sig} {
+		if got := s.Masker("s").Replace("sig = '" + part + "'"); got != "sig = '"+Mask+"'" {
+			t.Errorf("a part alone: %s", got)
+		}
+	}
+	s = NewSecrets()
+	for _, v := range []string{"eyJhbGciOiAiSFMyNTYi.not a part at all.LBpB1ZpfDctHBGHNycqidFVW67", "version.1234567890abcdef.tail-of-it-here",
+		"eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9.e30.sig"} {
+		if !kept(s.Add("s", v)) {
+			t.Fatalf("%q not kept", v)
+		}
+	}
+	for _, part := range []string{"LBpB1ZpfDctHBGHNycqidFVW67", "1234567890abcdef", "e30"} {
+		if got := s.Masker("s").Replace("x = '" + part + "'"); got != "x = '"+part+"'" {
+			t.Errorf("%q masked alone: %s", part, got)
+		}
+	}
+}
+
 // Values that are not secrets whatever their name: a number of fewer than
 // 6 digits is a setting (JWT_EXPIRY=3600: masked, it hid that number
 // everywhere), and a credential's label is a word (login_auth =

@@ -4244,3 +4244,35 @@ main()
 	s := b64(mac.Sum(nil))
 	noneSeen(t, r.seen.String(), s[:16], s[16:32], p[:16], p[16:32])
 }
+
+// A frame that verifies a token splits it: token is a secret's name, and
+// its value was masked, but header, payload and sig, each read alone,
+// showed the token's parts in clear (found 2026-12-07). A JWT learned is
+// learned with its parts.
+func TestAttackJWTSplitInAFrame(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import base64, json, hmac, hashlib
+def b64(b):
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+h = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+p = b64(json.dumps({"sub": "1234567890", "name": "Ada", "admin": True}).encode())
+s = b64(hmac.new(b"k3y-material-xyz", (h + "." + p).encode(), hashlib.sha256).digest())
+token = h + "." + p + "." + s
+del h, p, s
+def verify(token):
+    header, payload, sig = token.split(".")
+    n = 1  # BREAK
+    return n
+verify(token)
+`)
+	for _, e := range []string{"sig", "payload", "sig[1:]", "(header, sig)"} {
+		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // refused or masked: what came back is checked below
+	}
+	r.call("debugpy_variables", `{}`)
+	b64 := base64.RawURLEncoding.EncodeToString
+	h, p := b64([]byte(`{"alg": "HS256", "typ": "JWT"}`)), b64([]byte(`{"sub": "1234567890", "name": "Ada", "admin": true}`))
+	mac := hmac.New(sha256.New, []byte("k3y-material-xyz"))
+	mac.Write([]byte(h + "." + p))
+	s := b64(mac.Sum(nil))
+	noneSeen(t, r.seen.String(), s[:16], s[16:32], p[:16], p[16:32])
+}
