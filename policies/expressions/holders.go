@@ -180,14 +180,20 @@ func PartPaths(text string) []string {
 	if err != nil {
 		return nil
 	}
-	var out []string
+	return spell(partNodes(tree, pathNodes(tree)))
+}
+
+// partNodes are the nodes of tree whose paths PartPaths returns; paths
+// says which nodes are paths (pathNodes).
+func partNodes(tree *Node, paths map[*Node]bool) []*Node {
+	var out []*Node
 	var walk func(n *Node, whole, inPath bool)
 	walk = func(n *Node, whole, inPath bool) {
 		switch {
-		case n.Kind == "Name" || !isPath(n):
+		case n.Kind == "Name" || !paths[n]:
 			inPath = false
 		case !whole && !inPath:
-			out = append(out, Path(n))
+			out = append(out, n)
 			fallthrough
 		default: // what a path reaches through (its base) is shown in part only as the path
 			inPath = true
@@ -204,6 +210,38 @@ func PartPaths(text string) []string {
 		}
 	}
 	walk(tree, true, false)
+	return out
+}
+
+// pathNodes says which nodes of tree are paths (isPath), each found once
+// from its base's: asked of each node of a chain, isPath took time in the
+// square of its length.
+func pathNodes(tree *Node) map[*Node]bool {
+	paths := map[*Node]bool{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		for _, k := range n.Kids {
+			walk(k)
+		}
+		switch n.Kind {
+		case "Name":
+			paths[n] = true
+		case "Attribute":
+			paths[n] = paths[n.Kids[0]]
+		case "Subscript":
+			paths[n] = paths[n.Kids[0]] && pathKeyOK(n.Kids[1])
+		}
+	}
+	walk(tree)
+	return paths
+}
+
+// spell is the paths of ns, sorted, each once.
+func spell(ns []*Node) []string {
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, Path(n))
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -224,27 +262,27 @@ func Parents(text string) []string {
 	if err != nil {
 		return nil
 	}
-	part := map[string]bool{}
-	for _, p := range PartPaths(text) {
-		part[p] = true
+	paths := pathNodes(tree)
+	part := map[*Node]bool{}
+	for _, n := range partNodes(tree, paths) {
+		part[n] = true
 	}
-	var out []string
+	var out []*Node
 	var walk func(n *Node, base bool)
 	walk = func(n *Node, base bool) {
 		access := n.Kind == "Attribute" || n.Kind == "Subscript"
 		// A path's base is shown only when the host reads the path
 		// whole first; a base of anything else (zlines[i] in
 		// zlines[i][0]) is, to the code, a child read.
-		if access && isPath(n.Kids[0]) && (!base || !isPath(n) || part[Path(n)]) {
-			out = append(out, Path(n.Kids[0]))
+		if access && paths[n.Kids[0]] && (!base || !paths[n] || part[n]) {
+			out = append(out, n.Kids[0])
 		}
 		for i, k := range n.Kids {
 			walk(k, i == 0 && access)
 		}
 	}
 	walk(tree, false)
-	slices.Sort(out)
-	return slices.Compact(out)
+	return spell(out)
 }
 
 // display: the nodes whose elements are read whole when they are (a dict

@@ -328,7 +328,8 @@ print(json.dumps(out))
 }
 
 // BenchmarkJudgeChain: a chain of attributes and subscripts, judged and
-// its paths read (PartPaths), as long as a chain may be and a tenth of it.
+// its paths read (PartPaths, Parents), as long as a chain may be and a
+// tenth of it.
 func BenchmarkJudgeChain(b *testing.B) {
 	def := rules{calls: map[string]bool{"len": true}}
 	for _, n := range []int{100, 1000} {
@@ -337,6 +338,7 @@ func BenchmarkJudgeChain(b *testing.B) {
 			for b.Loop() {
 				judgeCode(code, "expression", def)
 				PartPaths(code)
+				Parents(code)
 			}
 		})
 	}
