@@ -2205,11 +2205,7 @@ func TestAttackSourceWindowInsideASecret(t *testing.T) {
 // together but learned as one: each line read alone showed.
 func TestAttackLongTextReadInParts(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	key, err := exec.Command("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024").Output()
-	if err != nil {
-		t.Fatalf("openssl: %v", err)
-	}
-	os.WriteFile(filepath.Join(r.dir, "k.pem"), key, 0o600)
+	key := rsaKeyFile(t, filepath.Join(r.dir, "k.pem"), "PEM")
 	r.stopAtBreak(`import os
 def load():
     with open(os.path.join(os.path.dirname(__file__), "k.pem")) as f:
@@ -4135,11 +4131,7 @@ func mustHex(t *testing.T, s string) []byte {
 // listing did not, so its children are read together.
 func TestAttackKeyLinesPastTheListingsBudget(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	key, err := exec.Command("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024").Output()
-	if err != nil {
-		t.Fatalf("openssl: %v", err)
-	}
-	os.WriteFile(filepath.Join(r.dir, "k.pem"), key, 0o600)
+	key := rsaKeyFile(t, filepath.Join(r.dir, "k.pem"), "PEM")
 	r.stopAtBreak(`import os
 objs = [type("C%d" % i, (), {})() for i in range(80)]
 for i, o in enumerate(objs):
@@ -4188,11 +4180,7 @@ main()
 // bytes they spell, so der holds a secret and no part of it is read.
 func TestAttackDERKeyAsNumbers(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	der, err := exec.Command("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-outform", "DER").Output()
-	if err != nil {
-		t.Fatalf("openssl: %v", err)
-	}
-	os.WriteFile(filepath.Join(r.dir, "k.der"), der, 0o600)
+	der := rsaKeyFile(t, filepath.Join(r.dir, "k.der"), "DER")
 	r.stopAtBreak(`import os
 with open(os.path.join(os.path.dirname(__file__), "k.der"), "rb") as f:
     blob = list(f.read())
@@ -4221,13 +4209,7 @@ n = 1  # BREAK
 // showed the signature (found 2026-12-07).
 func TestAttackJWTParts(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	r.stopAtBreak(`import base64, json, hmac, hashlib
-def b64(b):
-    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-h = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-p = b64(json.dumps({"sub": "1234567890", "name": "Ada", "admin": True}).encode())
-s = b64(hmac.new(b"k3y-material-xyz", (h + "." + p).encode(), hashlib.sha256).digest())
-parts = [h, p, s]
+	r.stopAtBreak(jwtProgram + `parts = [h, p, s]
 del h, p, s
 def main():
     n = 1  # BREAK
@@ -4237,12 +4219,8 @@ main()
 	for _, e := range []string{"parts[2]", "parts[1]", "(parts[0], parts[2])", "parts[2][1:]"} {
 		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // refused or masked: what came back is checked below
 	}
-	b64 := base64.RawURLEncoding.EncodeToString
-	h, p := b64([]byte(`{"alg": "HS256", "typ": "JWT"}`)), b64([]byte(`{"sub": "1234567890", "name": "Ada", "admin": true}`))
-	mac := hmac.New(sha256.New, []byte("k3y-material-xyz"))
-	mac.Write([]byte(h + "." + p))
-	s := b64(mac.Sum(nil))
-	noneSeen(t, r.seen.String(), s[:16], s[16:32], p[:16], p[16:32])
+	_, p, sig := testJWT()
+	noneSeen(t, r.seen.String(), sig[:16], sig[16:32], p[:16], p[16:32])
 }
 
 // A frame that verifies a token splits it: token is a secret's name, and
@@ -4251,13 +4229,7 @@ main()
 // learned with its parts.
 func TestAttackJWTSplitInAFrame(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	r.stopAtBreak(`import base64, json, hmac, hashlib
-def b64(b):
-    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-h = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-p = b64(json.dumps({"sub": "1234567890", "name": "Ada", "admin": True}).encode())
-s = b64(hmac.new(b"k3y-material-xyz", (h + "." + p).encode(), hashlib.sha256).digest())
-token = h + "." + p + "." + s
+	r.stopAtBreak(jwtProgram + `token = h + "." + p + "." + s
 del h, p, s
 def verify(token):
     header, payload, sig = token.split(".")
@@ -4269,10 +4241,38 @@ verify(token)
 		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // refused or masked: what came back is checked below
 	}
 	r.call("debugpy_variables", `{}`)
+	_, p, sig := testJWT()
+	noneSeen(t, r.seen.String(), sig[:16], sig[16:32], p[:16], p[16:32])
+}
+
+// rsaKeyFile writes a new RSA private key of 1024 bits to file, in form
+// (PEM or DER), and returns its bytes.
+func rsaKeyFile(t *testing.T, file, form string) []byte {
+	t.Helper()
+	key, err := exec.Command("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-outform", form).Output()
+	if err != nil {
+		t.Fatalf("openssl: %v", err)
+	}
+	if err := os.WriteFile(file, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// jwtProgram makes h, p and s, a JWT's parts (testJWT's), in the debuggee.
+const jwtProgram = `import base64, json, hmac, hashlib
+def b64(b):
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+h = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+p = b64(json.dumps({"sub": "1234567890", "name": "Ada", "admin": True}).encode())
+s = b64(hmac.new(b"k3y-material-xyz", (h + "." + p).encode(), hashlib.sha256).digest())
+`
+
+// testJWT is the JWT jwtProgram makes, its header, payload and signature.
+func testJWT() (h, p, sig string) {
 	b64 := base64.RawURLEncoding.EncodeToString
-	h, p := b64([]byte(`{"alg": "HS256", "typ": "JWT"}`)), b64([]byte(`{"sub": "1234567890", "name": "Ada", "admin": true}`))
+	h, p = b64([]byte(`{"alg": "HS256", "typ": "JWT"}`)), b64([]byte(`{"sub": "1234567890", "name": "Ada", "admin": true}`))
 	mac := hmac.New(sha256.New, []byte("k3y-material-xyz"))
 	mac.Write([]byte(h + "." + p))
-	s := b64(mac.Sum(nil))
-	noneSeen(t, r.seen.String(), s[:16], s[16:32], p[:16], p[16:32])
+	return h, p, b64(mac.Sum(nil))
 }
