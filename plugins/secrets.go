@@ -547,7 +547,7 @@ func NewSecrets() *Secrets { return &Secrets{sessions: map[string]*secretSet{}} 
 func (s *Secrets) Add(session, value string) (bool, error) {
 	kept, err := s.add(session, value)
 	if kept && err == nil {
-		for _, p := range jwtParts(value) {
+		for _, p := range append(jwtParts(value), keyLines(value)...) {
 			if _, err := s.add(session, p); err != nil {
 				return kept, err
 			}
@@ -577,8 +577,37 @@ func jwtParts(v string) []string {
 	return slices.DeleteFunc(parts, func(p string) bool { return len(p) < minJWTPart })
 }
 
-// minJWTPart is the shortest part of a JWT learned alone: a signature of
-// HS256 is 43 bytes, a header 20 or more.
+// keyLines are the base64 lines of 16 bytes or more of v when it is a
+// private key's block (PEM's, OpenSSH's) or base64 over lines; none
+// otherwise. A program that parses a key splits it into lines (first,
+// second = lines[1], lines[2]): the key was masked, and each line read
+// alone was shown in clear (found 2026-12-07).
+func keyLines(v string) []string {
+	if strings.Count(v, "\n") < 1 {
+		return nil
+	}
+	armored := strings.Contains(v, "PRIVATE KEY-----")
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		b64 := l != ""
+		for i := 0; i < len(l) && b64; i++ {
+			c := l[i]
+			b64 = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
+		}
+		switch {
+		case b64 && len(l) >= minJWTPart:
+			out = append(out, l)
+		case !b64 && !armored && l != "":
+			return nil // not base64 over lines
+		}
+	}
+	return out
+}
+
+// minJWTPart is the shortest part of a JWT, or line of a key, learned
+// alone: a signature of HS256 is 43 bytes, a header 20 or more, a key's
+// line 64 but its last.
 const minJWTPart = 16
 
 // add is Add for one value.

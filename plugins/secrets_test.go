@@ -371,6 +371,34 @@ func TestSecretsLearnAJWTsParts(t *testing.T) {
 	}
 }
 
+// A private key's block learned is learned with its base64 lines: a
+// program that parses a key splits it (second = lines[2]), and each line
+// read alone showed (found 2026-12-07). So is base64 over lines; not the
+// lines of other text.
+func TestSecretsLearnAKeysLines(t *testing.T) {
+	body := []string{"MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49",
+		"AwEHoUQDQgAEcmC1oZMNnqANd8ad6u3x9f5OeHgV4CsYEEJRc1XJL+qGv3l0X3ce", "k2V7r0yFh3AFpbbHsX1yqYs0ZqDnYPE1Fg=="}
+	for _, v := range []string{"-----BEGIN EC PRIVATE KEY-----\n" + strings.Join(body, "\n") + "\n-----END EC PRIVATE KEY-----\n",
+		strings.Join(body, "\r\n")} {
+		s := NewSecrets()
+		if !kept(s.Add("s", v)) {
+			t.Fatalf("%q not kept", v)
+		}
+		for _, l := range body {
+			if got := s.Masker("s").Replace("line = '" + l + "'"); got != "line = '"+Mask+"'" {
+				t.Errorf("a line alone: %s", got)
+			}
+		}
+	}
+	s := NewSecrets()
+	if !kept(s.Add("s", "a note of two lines\nAbCdEfGhIjKlMnOpQrStUvWx")) {
+		t.Fatal("not kept")
+	}
+	if got := s.Masker("s").Replace("x = 'AbCdEfGhIjKlMnOpQrStUvWx'"); got != "x = 'AbCdEfGhIjKlMnOpQrStUvWx'" {
+		t.Errorf("a line of other text masked alone: %s", got)
+	}
+}
+
 // Values that are not secrets whatever their name: a number of fewer than
 // 6 digits is a setting (JWT_EXPIRY=3600: masked, it hid that number
 // everywhere), and a credential's label is a word (login_auth =

@@ -4276,3 +4276,29 @@ func testJWT() (h, p, sig string) {
 	mac.Write([]byte(h + "." + p))
 	return h, p, b64(mac.Sum(nil))
 }
+
+// A frame that parses a key splits it into lines: the key, seen whole in
+// its caller, was masked, but each line held alone (second, third) showed
+// in clear (found 2026-12-07). A private key's block learned is learned
+// with its lines.
+func TestAttackKeyLinesSplitInAFrame(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	key := rsaKeyFile(t, filepath.Join(r.dir, "k.pem"), "PEM")
+	r.stopAtBreak(`import os
+def parse(text):
+    lines = text.splitlines()
+    first, second, third = lines[1], lines[2], lines[3]
+    del lines
+    n = 1  # BREAK
+    return n
+with open(os.path.join(os.path.dirname(__file__), "k.pem")) as f:
+    private_key_pem = f.read()
+parse(private_key_pem)
+`)
+	for _, e := range []string{"second", "third", "(first, second)"} {
+		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // masked or refused: what came back is checked below
+	}
+	r.call("debugpy_variables", `{}`)
+	lines := strings.Split(string(key), "\n")
+	noneSeen(t, r.seen.String(), lines[2][:24], lines[3][:24])
+}
