@@ -484,16 +484,16 @@ const maxPaths = 32
 // Code that reads more than maxPaths paths in part does not run.
 //
 // And it opens each parent of what the code reads (expressions.Parents:
-// zlines in zlines[3]) that the stop's listing (listed) did not open and
-// whose shown value hides what it holds (hides), its children only (the
-// parent of a child's child is opened as a parent too: zlines[3] in
+// zlines in zlines[3]) that the stop's listing (l) did not open and whose
+// shown value hides what it holds (hides), its children only (the parent
+// of a child's child is opened as a parent too: zlines[3] in
 // zlines[3][0]), for the result phase to read a child the code reads with
-// its siblings. The listing opens maxOpen
-// values a stop; past them, a private key's lines in a list showed one by
-// one, zlines[3], zlines[4] ..., each a line of base64 that no mask reads
-// alone (found 2026-12-07). A parent the listing shows is not read again;
-// one it does not show (a path, a name of no scope listed) is read as a
-// path is, once for both.
+// its siblings. The listing opens maxOpen values a stop; past them, a
+// private key's lines in a list showed one by one, zlines[3], zlines[4]
+// ..., each a line of base64 that no mask reads alone (found 2026-12-07).
+// A parent the listing shows is not read again; one it does not show (a
+// path, a name of no scope listed) is read as a path is, once for both.
+// What was found of each parent is kept for the stop (l.parents).
 func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d *engine.Derived, l *stopList) ([]engine.Seen, error) {
 	if d == nil {
 		return nil, nil
