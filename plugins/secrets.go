@@ -578,7 +578,7 @@ func jwtParts(v string) []string {
 }
 
 // keyLines are the base64 lines of 16 bytes or more of v when it is a
-// private key's block (PEM's, OpenSSH's) or base64 over lines; none
+// private key's block (PEM's, OpenSSH's, PGP's) or base64 over lines; none
 // otherwise. A program that parses a key splits it into lines (first,
 // second = lines[1], lines[2]): the key was masked, and each line read
 // alone was shown in clear (found 2026-12-07).
@@ -586,7 +586,7 @@ func keyLines(v string) []string {
 	if strings.Count(v, "\n") < 1 {
 		return nil
 	}
-	armored := strings.Contains(v, "PRIVATE KEY-----")
+	armored := strings.Contains(v, "PRIVATE KEY") // PEM's, OpenSSH's, PGP's PRIVATE KEY BLOCK
 	var out []string
 	for _, l := range strings.Split(v, "\n") {
 		l = strings.TrimSuffix(l, "\r")

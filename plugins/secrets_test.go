@@ -379,7 +379,8 @@ func TestSecretsLearnAKeysLines(t *testing.T) {
 	body := []string{"MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5owkRmkoVkHbIoAoGCCqGSM49",
 		"AwEHoUQDQgAEcmC1oZMNnqANd8ad6u3x9f5OeHgV4CsYEEJRc1XJL+qGv3l0X3ce", "k2V7r0yFh3AFpbbHsX1yqYs0ZqDnYPE1Fg=="}
 	for _, v := range []string{"-----BEGIN EC PRIVATE KEY-----\n" + strings.Join(body, "\n") + "\n-----END EC PRIVATE KEY-----\n",
-		strings.Join(body, "\r\n")} {
+		strings.Join(body, "\r\n"),
+		"-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: a key\n\n" + strings.Join(body, "\n") + "\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----"} {
 		s := NewSecrets()
 		if !kept(s.Add("s", v)) {
 			t.Fatalf("%q not kept", v)
