@@ -854,7 +854,11 @@ func quotedBase64Lines(s string, end int) int {
 			j++
 		}
 		if j < len(s) && s[j] == '#' {
-			j += strings.IndexByte(s[j:]+"\n", '\n')
+			if k := strings.IndexByte(s[j:], '\n'); k >= 0 {
+				j += k
+			} else {
+				j = len(s)
+			}
 		}
 		next, ok := lineBelow(s, j)
 		if !ok {
