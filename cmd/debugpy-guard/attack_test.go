@@ -239,6 +239,24 @@ func (r *raw) refused(tool, args string, want ...string) string {
 // stopAtBreak launches src as app.py in r's directory (a person approves
 // the launch), with a breakpoint at its line marked "# BREAK", and
 // continues to it.
+// outputWith reads the program's output from its start until it holds
+// want, and returns it: debugpy's adapter sends what the program printed
+// from the process's pipe, on its own, and a stop (or the program's exit)
+// can come before the output printed before it (a loaded CI run's
+// debugpy_output, right after the stop, had none). It gives up after 30
+// s, returning what it read, for the caller's check to fail on.
+func (r *raw) outputWith(want string) string {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for pause := 50 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) { // a few calls: the rate limit counts them
+		text := r.ok("debugpy_output", `{}`)
+		if strings.Contains(text, want) || time.Now().After(deadline) {
+			return text
+		}
+		time.Sleep(pause)
+	}
+}
+
 func (r *raw) stopAtBreak(src string) {
 	r.t.Helper()
 	prog := filepath.Join(r.dir, "app.py")
@@ -1373,7 +1391,7 @@ func TestAttackSecretReadFirstThroughAnAlias(t *testing.T) {
 		t.Parallel()
 		r := startRaw(t, rawOpts{})
 		r.stopAtBreak(secretsProgram)
-		if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "connecting with") {
+		if text := r.outputWith("connecting with"); !strings.Contains(text, "connecting with") {
 			t.Fatalf("output: %s", text)
 		}
 		r.ok("debugpy_evaluate", `{"expression":"alias"}`)
@@ -1535,7 +1553,7 @@ Client().connect(Login("app", "dc-norepr-s3cret-value"), Conn())
 		if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "exited") { // from the entry stop, which nothing listed
 			t.Fatalf("continue: %s", text)
 		}
-		if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "env [redacted] [redacted] [redacted]") {
+		if text := r.outputWith("env "); !strings.Contains(text, "env [redacted] [redacted] [redacted]") {
 			t.Errorf("output: %s", text)
 		}
 		noneSeen(t, r.seen.String(), "inherited-s3cret", "launch-env-s3cret", "launch-arg-s3cret")
@@ -1793,7 +1811,7 @@ func TestAttackSecretSpellings(t *testing.T) {
 	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "exited") {
 		t.Fatalf("continue: %s", text)
 	}
-	if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "out:") || !strings.Contains(text, `json: {`) {
+	if text := r.outputWith(`json: {`); !strings.Contains(text, "out:") || !strings.Contains(text, `json: {`) {
 		t.Fatalf("output: %s", text)
 	}
 	seen := r.seen.String()
@@ -1830,7 +1848,7 @@ main()
 	r.masked("basic", "basic2", "urlsafe", "hexed", "headers", "db_url", "conn_arg", "mime")
 	r.ok("debugpy_step_over", `{}`)
 	r.ok("debugpy_step_over", `{}`) // it prints mime: its lines, each line end a real one
-	if text := r.ok("debugpy_output", `{}`); !strings.Contains(text, "eHh4") || !strings.Contains(text, "[redacted]") {
+	if text := r.outputWith("eHh4"); !strings.Contains(text, "eHh4") || !strings.Contains(text, "[redacted]") {
 		t.Fatalf("output: %s", text)
 	}
 	seen := r.seen.String()
@@ -3031,7 +3049,7 @@ main()
 func TestAttackCredentialsKnownByTheirForm(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(tokenProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("fetching ")
 	for _, name := range []string{"vault", "pypi", "grid", "blob", "conn", "pgp"} {
 		r.ok("debugpy_evaluate", `{"expression":"`+name+`"}`)
 	}
