@@ -312,11 +312,7 @@ func (g *Gate) guard(ctx context.Context, p Decider, call ToolCall, asker Asker,
 		}
 	}
 	if ec.Derived != nil && len(ec.Derived.Code) > 0 {
-		if h := g.holders(call.MCPSession, res.Seen); len(h.Holders) > 0 || len(h.Cut) > 0 || len(h.Texts) > 0 {
-			d := *ec.Derived
-			d.Holders, d.Cut, d.Objects, d.Sequences, d.Texts = h.Holders, h.Cut, h.Objects, h.Sequences, h.Texts
-			ec.Derived = &d
-		}
+		g.tellHolders(&ec, call.MCPSession, res.Seen)
 	}
 	if len(res.Before) > 0 {
 		var d Derived
@@ -363,12 +359,19 @@ func (g *Gate) decideCall(ctx context.Context, p Decider, call ToolCall, ec *Cal
 	if err != nil {
 		return Decision{Verdict: Deny, Reasons: []string{"the variables of the frame it reads, read first for the secrets they hold, could not be read (" + err.Error() + ")"}}, err
 	}
-	if h := g.holders(call.MCPSession, seen); len(h.Holders) > 0 || len(h.Cut) > 0 || len(h.Texts) > 0 {
+	g.tellHolders(ec, call.MCPSession, seen)
+	return p.Decide(ctx, *ec), nil
+}
+
+// tellHolders sets, in a copy of ec's derived (which it has), what holders
+// finds in the listings seen, when it finds any: the call phase's, and the
+// result phase's once the call ran.
+func (g *Gate) tellHolders(ec *Call, session string, seen []Seen) {
+	if h := g.holders(session, seen); len(h.Holders) > 0 || len(h.Cut) > 0 || len(h.Texts) > 0 {
 		d := *ec.Derived
 		d.Holders, d.Cut, d.Objects, d.Sequences, d.Texts = h.Holders, h.Cut, h.Objects, h.Sequences, h.Texts
 		ec.Derived = &d
 	}
-	return p.Decide(ctx, *ec), nil
 }
 
 // Learns reports whether the result phase of tool has modules: whether a
