@@ -108,11 +108,19 @@ func (g *PolicyGate) Guard(ctx context.Context, call Call, run func(context.Cont
 		if unanswered.Load() {
 			return r
 		}
+		shown, err := g.shownSeen(ctx, call, r) // what it shows that the stop's listing did not read (shown.go)
+		if err != nil {
+			more := readMore[call.Tool]
+			if more == "" {
+				more = "read the values it shows one at a time"
+			}
+			return engine.Errorf("%s ran, but its result is withheld: %v. To read it, %s.", call.Tool, err, more)
+		}
 		after, err := g.stopsSeen(ctx, call, afterRun) // the stops with an exception's text, the call's own among them
 		if err != nil {
 			return engine.Errorf("%s ran, but its result is withheld: the variables of the stopped frame, read to learn the secrets they hold, could not be read (%v). The next call reads them again; when a variable's repr is slower than the request timeout, a user can raise DEBUGPY_GUARD_REQUEST_TIMEOUT.", call.Tool, err)
 		}
-		r.Seen = append(seen, after...)
+		r.Seen = append(append(seen, shown...), after...)
 		if call.Tool == "debugpy_launch" && !r.IsError {
 			r.Seen = append(r.Seen, launchedSeen(call))
 		}

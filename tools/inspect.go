@@ -153,6 +153,10 @@ type variableView struct {
 	VariablesReference int            `json:"variables_reference,omitempty"`
 	Children           []variableView `json:"children,omitempty"`
 	Truncated          bool           `json:"truncated,omitempty" jsonschema:"more children than max_items"`
+
+	// dropped are the children past max_items: not shown, read by the
+	// result phase with those shown (shown.go).
+	dropped []variableView
 }
 
 type variablesResult struct {
@@ -161,6 +165,8 @@ type variablesResult struct {
 	VariablesReference int            `json:"variables_reference"`
 	Variables          []variableView `json:"variables"`
 	Truncated          bool           `json:"truncated,omitempty"`
+
+	dropped []variableView // of the container listed by variables_reference, past max_items (shown.go)
 }
 
 // debugpy's pseudo-variables that group members; listed, not expanded.
@@ -221,11 +227,15 @@ func variables(ctx context.Context, ts *Toolset, s *dap.Session, a variablesArgs
 			r.Scope = "locals"
 		}
 	}
-	vars, more, err := expand(cctx, s, r.VariablesReference, a.Depth, a.MaxItems)
+	root, err := expand(cctx, s, r.VariablesReference, a.Depth, a.MaxItems)
 	if err != nil {
 		return variablesResult{}, "", staleHint(err)
 	}
+	vars, more := root.Children, root.Truncated
 	r.Variables, r.Truncated = vars, more
+	if r.Scope == "" {
+		r.dropped = root.dropped // a scope's names are all read by the stop's listing
+	}
 	var sb strings.Builder
 	writeVars(&sb, vars, 0)
 	if more {
@@ -237,26 +247,28 @@ func variables(ctx context.Context, ts *Toolset, s *dap.Session, a variablesArgs
 	return r, strings.TrimRight(sb.String(), "\n"), nil
 }
 
-// expand lists the children of ref to depth levels, at most max a level.
-// A level's containers are asked for all at once (at most maxInFlight
-// requests in flight): a stopped thread answers variables requests on its
-// 10 ms poll, and one poll serves all that are waiting.
-func expand(ctx context.Context, s *dap.Session, ref, depth, max int) ([]variableView, bool, error) {
-	root := &variableView{VariablesReference: ref}
-	level := []*variableView{root}
+// expand lists the children of ref to depth levels, at most max a level,
+// under root, a row of ref. A level's containers are asked for all at once
+// (at most maxInFlight requests in flight): a stopped thread answers
+// variables requests on its 10 ms poll, and one poll serves all that are
+// waiting.
+func expand(ctx context.Context, s *dap.Session, ref, depth, max int) (root variableView, err error) {
+	root = variableView{VariablesReference: ref}
+	level := []*variableView{&root}
 	for d := 0; d < depth && len(level) > 0; d++ {
 		for _, err := range open(ctx, s, level, max) {
 			if err != nil {
-				return nil, false, err
+				return variableView{}, err
 			}
 		}
 		level = containers(level, func(v variableView) bool { return !groups[v.Name] })
 	}
-	return root.Children, root.Truncated, nil
+	return root, nil
 }
 
-// open lists the children of each of level (at most max each), all at
-// once; errs[i] is why level[i]'s could not be.
+// open lists the children of each of level (at most max each, and those
+// past max in dropped), all at once; errs[i] is why level[i]'s could not
+// be.
 func open(ctx context.Context, s *dap.Session, level []*variableView, max int) (errs []error) {
 	errs = make([]error, len(level))
 	sem := make(chan struct{}, maxInFlight)
@@ -281,13 +293,19 @@ func open(ctx context.Context, s *dap.Session, level []*variableView, max int) (
 					members = append(members, c)
 				}
 			}
+			row := func(c godap.Variable) variableView {
+				return variableView{Name: c.Name, Value: c.Value, Type: c.Type, EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference}
+			}
 			if len(members) > max {
+				v.dropped = make([]variableView, 0, len(members)-max)
+				for _, c := range members[max:] {
+					v.dropped = append(v.dropped, row(c))
+				}
 				members, v.Truncated = members[:max], true
 			}
 			v.Children = make([]variableView, 0, len(members)+len(grouped))
 			for _, c := range append(members, grouped...) {
-				v.Children = append(v.Children, variableView{Name: c.Name, Value: c.Value, Type: c.Type,
-					EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
+				v.Children = append(v.Children, row(c))
 			}
 		}()
 	}

@@ -91,6 +91,9 @@ type stopList struct {
 	// open. Each of the agent's reads of a child (zlines[3], zlines[4] ...)
 	// opened the parent again: 7 ms a call (docs/PERFORMANCE.md).
 	parents map[string][]engine.Seen
+	// shown holds what shownSeen opened of each value a result showed cut
+	// short, by path (shown.go).
+	shown map[string][]engine.Seen
 }
 
 // When a call's listings are read (stopsSeen).
@@ -145,12 +148,7 @@ func (g *PolicyGate) stopsSeen(ctx context.Context, call Call, when moment) ([]e
 		}
 		frame := last.FrameID
 		if own {
-			var a struct {
-				FrameID int `json:"frame_id"`
-			}
-			if json.Unmarshal(call.Arguments, &a) == nil && a.FrameID > 0 {
-				frame = a.FrameID // a caller's frame: what the call reads
-			}
+			frame = callFrame(call, s) // a caller's frame: what the call reads
 		}
 		k := listKey{s, frame}
 		l := g.listing(k, last)
@@ -979,8 +977,9 @@ func listScope(ctx context.Context, s *dap.Session, frame int, scope string) (re
 	if ref, err = scopeRef(ctx, s, frame, scope); err != nil {
 		return 0, nil, err
 	}
-	vs, truncated, err := expand(ctx, s, ref, 1, maxListed)
-	if err == nil && truncated {
+	root, err := expand(ctx, s, ref, 1, maxListed)
+	vs = root.Children
+	if err == nil && root.Truncated {
 		err = fmt.Errorf("frame %d's %s hold more than %d variables, too many to read for the secrets they hold", frame, scope, maxListed)
 	}
 	return ref, vs, err

@@ -4263,6 +4263,83 @@ verify(token)
 	noneSeen(t, r.seen.String(), sig[:16], sig[16:32], p[:16], p[16:32])
 }
 
+// Values past what the stop's listing opens (its budget: a program with
+// more values than it), shown in part: a value shown cut short showed the
+// ends of what it held (a tuple (secret, key id) showed 20 and 10
+// characters of an AWS secret key, a list of a key's body lines 30 of
+// each), and a container listed with a low max_items showed its first
+// children without the ones that tell what they are (an object's
+// attributes, the secret before its key id; a key's second line without
+// the first, which begins its DER). Found 2026-12-07. The result phase
+// now reads every child of a container listed in part, and the host opens
+// each value a result shows cut short that no listing of the stop opened.
+func TestAttackValuesShownInPart(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	key := rsaKeyFile(t, filepath.Join(r.dir, "k.pem"), "PEM")
+	key2 := rsaKeyFile(t, filepath.Join(r.dir, "k2.pem"), "PEM")
+	r.stopAtBreak(`import os
+objs = [type("C%d" % i, (), {})() for i in range(80)]
+for i, o in enumerate(objs):
+    globals()["o%02d" % i] = o
+for i in range(70):
+    globals()["l%02d" % i] = ["x"] * 20
+def body(name):
+    with open(os.path.join(os.path.dirname(__file__), name)) as f:
+        return f.read().splitlines()[1:-1]
+class Box:
+    pass
+zpair = ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AKIAIOSFODNN7EXAMPLE")
+zbody = body("k.pem")
+zrows = [["Pb+7sDfHjKl0Qw3ErTy6UiOp9AsDfGhJkL2zXcVb", "AKIAJ7Q2WXEXAMPLE0ID"]]
+zholder = Box()
+zholder.grid = [["aa"], ["Zx9Cv8Bn7Mm6Qa5Ws4Ed3Rf2Tg1Yh0Uj9Ik8Ol7P", "AKIAZ4Y3X2W1EXAMPLE9"]]
+zobj = Box()
+zobj.a, zobj.b = "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "AKIAI44QH8DHBEXAMPLE"
+zkey = Box()
+for i, line in enumerate(body("k2.pem")):
+    setattr(zkey, "l%02d" % i, line)
+zfill = ["filler %d" % i for i in range(30)]
+del i, line
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	refs := map[string]string{}
+	text := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
+	for _, name := range []string{"zobj", "zkey", "zholder"} { // objects: no listing opens them, their rows show nothing
+		m := regexp.MustCompile(`(?m)^` + name + `: .*\[ref (\d+)\]$`).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("no row of %s in %s", name, text)
+		}
+		refs[name] = m[1]
+	}
+	r.call("debugpy_variables", `{"variables_reference":`+refs["zobj"]+`,"max_items":1}`)
+	r.call("debugpy_variables", `{"variables_reference":`+refs["zkey"]+`,"max_items":2}`)
+	r.call("debugpy_variables", `{"variables_reference":`+refs["zkey"]+`,"max_items":3,"depth":2}`)
+	r.call("debugpy_variables", `{"variables_reference":`+refs["zholder"]+`,"max_items":1,"depth":2}`) // grid's value, its first item a row
+	r.call("debugpy_evaluate", `{"expression":"zpair"}`)
+	r.call("debugpy_evaluate", `{"expression":"zbody"}`)
+	r.call("debugpy_evaluate", `{"expression":"zbody + []"}`)
+	r.call("debugpy_evaluate", `{"expression":"zrows"}`) // its items' items shown cut short
+	if text := r.ok("debugpy_evaluate", `{"expression":"zfill"}`); !strings.Contains(text, "'filler 0'") {
+		t.Errorf("the control, a list of no secret shown cut short: %s", text)
+	}
+	if text := r.ok("debugpy_variables", `{"variables_reference":`+refs["zobj"]+`,"max_items":1}`); !strings.Contains(text, "a: str") {
+		t.Errorf("the control, an object's first attribute: %s", text)
+	}
+	parts := []string{"wJalrXUtnFEMI/K7MDEN", "bPxRfiCYEXAMPLEKEY", "je7MtGbClwBF/2Zp9Utk", "Pb+7sDfHjKl0Qw3ErTy6", "hJkL2zXcVb", "Zx9Cv8Bn7Mm6Qa5Ws4Ed", "Uj9Ik8Ol7P"}
+	for _, k := range [][]byte{key, key2} {
+		lines := strings.Split(strings.TrimSpace(string(k)), "\n")
+		for _, l := range lines[2 : len(lines)-1] { // the body's lines but its first, whose DER beginning a mask knows
+			if len(l) > 30 { // what debugpy shows of a line cut short in a container's repr
+				parts = append(parts, l[:20], l[len(l)-10:])
+			}
+		}
+	}
+	noneSeen(t, r.seen.String(), parts...)
+}
+
 // rsaKeyFile writes a new RSA private key of 1024 bits to file, in form
 // (PEM or DER), and returns its bytes.
 func rsaKeyFile(t *testing.T, file, form string) []byte {

@@ -251,6 +251,10 @@ func BenchmarkDebugCalls(b *testing.B) {
 				// reads threading._main_thread and opens it first, and what its
 				// attributes hide below it (openHiding)
 				{"evaluate_unlisted_parent", "debugpy_evaluate", map[string]any{"expression": "threading._main_thread.name"}},
+				// a value shown cut short that the listing did not open (its
+				// threads' reprs, cut as items): opened before it is shown
+				// (tools/shown.go)
+				{"evaluate_cut", "debugpy_evaluate", map[string]any{"expression": "threading._active"}},
 				{"threads_4", "debugpy_threads", map[string]any{"frames": 1}},
 			} {
 				for _, mode := range []string{"repeat", "fresh"} {
@@ -269,6 +273,63 @@ func BenchmarkDebugCalls(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkValuesShownCutShort times debugpy_variables of a scope right
+// after a stop, in a program with more values that hide what they hold
+// than the stop's listing opens (80 objects, and 100 lists of lists whose
+// items debugpy shows cut short): each row shown cut short is opened, and
+// its items cut short, before the result is shown (tools/shown.go).
+// max_items 20 opens 20 rows and their 14 items each shown; 100, the
+// default, 100 rows. "repeat" asks again at the same stop, where what was
+// opened is known.
+func BenchmarkValuesShownCutShort(b *testing.B) {
+	dir := b.TempDir()
+	os.Mkdir(filepath.Join(dir, "run"), 0o700)
+	prog := filepath.Join(dir, "many.py")
+	os.WriteFile(prog, []byte(`objs = [type("C%d" % i, (), {})() for i in range(80)]
+for i, o in enumerate(objs):
+    globals()["o%02d" % i] = o
+for i in range(100):
+    globals()["g%03d" % i] = [["y%d" % j + "x" * 40] * 3 for j in range(20)]
+while True:
+    n = 1  # BREAK
+`), 0o600)
+	ctx := context.Background()
+	c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: testEnv(dir), Prompter: &prompter{answer: mcp.ElicitationResponseActionAccept},
+		Args: []string{"--config", benchConfig(b, dir)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	call := func(tool string, args map[string]any) *mcp.CallToolResult {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tool, args
+		res, err := c.CallTool(ctx, req)
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		return res
+	}
+	call("debugpy_launch", map[string]any{"program": prog})
+	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 7})
+	call("debugpy_continue", nil)
+	for _, items := range []int{20, 100} {
+		for _, mode := range []string{"fresh", "repeat"} {
+			b.Run(fmt.Sprintf("max_items=%d/%s", items, mode), func(b *testing.B) {
+				lat := make([]time.Duration, 0, b.N)
+				for i := 0; i < b.N; i++ {
+					if mode == "fresh" {
+						call("debugpy_continue", nil) // to the next stop
+					}
+					t0 := time.Now()
+					call("debugpy_variables", map[string]any{"scope": "globals", "max_items": items})
+					lat = append(lat, time.Since(t0))
+				}
+				benchstat.Report(b, lat)
+			})
+		}
 	}
 }
 

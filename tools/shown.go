@@ -1,0 +1,274 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/debugpy-guard/debugpy-guard/dap"
+	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/plugins"
+)
+
+// What a result shows of values the stop's listing did not read.
+//
+// The stop's listing (stops.go) reads a frame's names and opens maxOpen of
+// the values below them that hide what they hold. A result can show more:
+// a value past that budget, shown cut short, or a container's children
+// past max_items. Two ways an agent read a secret from them (found
+// 2026-12-07, in a program whose names held more values than the listing
+// opens):
+//
+//   - A container listed with a low max_items showed its first children
+//     without the others that tell what they are: an AWS secret key stored
+//     before its access key id (a tuple's child 0, max_items=1), a private
+//     key's lines without the line that begins its DER (a list's child 1
+//     of a key's body). Each read alone is no shape a mask knows.
+//   - A value shown cut short showed the ends of what it held: a tuple
+//     (secret, key id) as ('wJalrXUtnFEMI/K7MDEN...EXAMPLEKEY', 'AKIA...')
+//     showed 20 and 10 characters of the secret, a list of a key's lines
+//     30 characters of each.
+//
+// So before such a result is shown, the host has the result phase read
+// every child of each container it lists in part (dropped: read by the
+// listing already, no request more), and opens each value it shows cut
+// short that no listing of the stop opened, and the items cut short that
+// value shows in turn (two levels: what debugpy's display shows), as a
+// person expanding them would. What was opened is kept for the stop, by
+// path.
+
+// maxOpenShown bounds the values one result's opening opens (each a round
+// trip to debugpy, ~1 ms: a scope's 100 rows of lists of lists, 1,500
+// values, took 1.5 s the first time, docs/PERFORMANCE.md). A result that
+// shows more values cut short that no listing opened is withheld: asked
+// for less (a lower max_items or depth), it is shown.
+const maxOpenShown = 2048
+
+// How much of a value debugpy shows (pydevd's SafeRepr, maxcollection):
+// its first 14 items, and their first 9 each; a container below them is
+// shown as "...". A value opened for what it shows is opened so far.
+const (
+	shownLevels = 2
+	shownItems  = 14
+)
+
+// shownSeen returns what the result phase reads, before it masks r, of
+// what r shows that the stop's listing did not read (see above).
+func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) ([]engine.Seen, error) {
+	s := call.Debug
+	if r.IsError || s == nil || !g.gate.Learns(listing) {
+		return nil, nil
+	}
+	var shown []variableView // rows shown, to look at
+	var seen []engine.Seen
+	frame := callFrame(call, s)
+	args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
+	// Learned with no holders' names (Values), as a parent pathsSeen
+	// opens: for the secrets of the children. What is opened is kept for
+	// the stop, and learned once (Learned); a container's dropped children
+	// are this result's.
+	learn := func(v variableView, learned *engine.Learned) {
+		for _, part := range parts([]variableView{v}, maxLearn) {
+			seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args,
+				Structured: variablesResult{FrameID: frame, Variables: part}, Learned: learned})
+		}
+	}
+	switch v := r.Structured.(type) {
+	case variablesResult:
+		if v.dropped != nil {
+			learn(variableView{VariablesReference: v.VariablesReference, Children: append(members(v.Variables), v.dropped...)}, nil)
+		}
+		var walk func(vs []variableView)
+		walk = func(vs []variableView) {
+			for _, c := range vs {
+				if c.dropped != nil {
+					w := c
+					w.Children = append(members(c.Children), c.dropped...)
+					learn(w, nil)
+				}
+				walk(c.Children)
+			}
+		}
+		walk(v.Variables)
+		shown = v.Variables
+	case evaluateResult:
+		var expr struct {
+			Expression string `json:"expression"`
+			Name       string `json:"name"`
+		}
+		json.Unmarshal(call.Arguments, &expr) // the canonical arguments: they decode
+		name := ""
+		if call.Tool == "debugpy_evaluate" && plainPath(expr.Expression) {
+			name = expr.Expression // a path names the same value at this stop
+		}
+		shown = []variableView{{Name: expr.Expression + expr.Name, Value: v.Result, Type: v.Type, EvaluateName: name, VariablesReference: v.VariablesReference}}
+	default:
+		return nil, nil
+	}
+	var l *stopList // the stop's listing, when it is this stop's
+	if _, last := s.Stops(); last != nil {
+		g.mu.Lock()
+		if cur := g.lists[listKey{s, frame}]; cur != nil && cur.gen == last.Gen {
+			l = cur
+		}
+		g.mu.Unlock()
+	}
+	var listed []engine.Seen
+	if l != nil {
+		select {
+		case <-l.done:
+			listed = l.seen
+		default: // being listed again: none of it is known
+		}
+	}
+	// The rows to open, by the level debugpy shows them at in the result
+	// (tops[0]: a row's own value; tops[1]: an item of one): each row
+	// shown cut short whose children neither the result nor the stop's
+	// listing shows, nor an earlier opening of the stop. Below a row the
+	// listing opened, the items it shows, in turn.
+	var tops [shownLevels][]*variableView
+	var look func(vs []variableView, level int, asItems bool)
+	look = func(vs []variableView, level int, asItems bool) {
+		if asItems {
+			vs = firstShown(vs)
+		}
+		for i := range vs {
+			c := &vs[i]
+			if c.Children != nil && !asItems { // the result shows them: each its own value
+				look(c.Children, 0, false)
+				// and those past max_items as items of c's value
+				if n := len(firstShown(c.Children)); c.dropped != nil && n < shownItems && plugins.CutShort(c.Value) {
+					look(c.dropped[:min(len(c.dropped), shownItems-n)], 1, true)
+				}
+				continue
+			}
+			if c.VariablesReference <= 0 || !plugins.CutShort(c.Value) {
+				continue
+			}
+			if c.Children != nil { // opened by the listing
+				if level+1 < shownLevels {
+					look(c.Children, level+1, true)
+				}
+				continue
+			}
+			if c.EvaluateName != "" {
+				if row, ok := listedRow(listed, c.EvaluateName); ok && row.Children != nil {
+					if level+1 < shownLevels {
+						look(row.Children, level+1, true)
+					}
+					continue
+				}
+				if l != nil {
+					l.mu.Lock()
+					opened, ok := l.shown[c.EvaluateName]
+					l.mu.Unlock()
+					if ok {
+						seen = append(seen, opened...)
+						continue
+					}
+				}
+			}
+			tops[level] = append(tops[level], c)
+		}
+	}
+	look(shown, 0, false)
+	if len(tops[0])+len(tops[1]) == 0 {
+		return seen, nil
+	}
+	// Opened in copies: the result shown stays as debugpy showed it.
+	rows := make([]variableView, 0, len(tops[0])+len(tops[1]))
+	for _, c := range append(tops[0], tops[1]...) {
+		rows = append(rows, variableView{Name: c.Name, Value: c.Value, Type: c.Type, EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
+	}
+	level := make([]*variableView, len(tops[0]))
+	for i := range level {
+		level[i] = &rows[i]
+	}
+	opened := 0
+	for d := range shownLevels {
+		if d == 1 { // the items the values opened show, and the rows shown as items
+			var next []*variableView
+			for _, v := range level {
+				items := firstShown(v.Children)
+				for i := range items {
+					if c := &items[i]; c.VariablesReference > 0 && plugins.CutShort(c.Value) {
+						next = append(next, c)
+					}
+				}
+			}
+			for i := range tops[1] {
+				next = append(next, &rows[len(tops[0])+i])
+			}
+			level = next
+		}
+		if len(level) == 0 {
+			continue
+		}
+		if opened += len(level); opened > maxOpenShown {
+			return nil, fmt.Errorf("it shows more than %d values cut short that no listing of this stop opened, each opened first to learn the secrets it holds", maxOpenShown)
+		}
+		rctx, cancel := g.ts.rctx(ctx)
+		errs := open(rctx, s, level, 500)
+		cancel()
+		for i, err := range errs {
+			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
+				return nil, fmt.Errorf("opening %s: %w", level[i].Name, err)
+			}
+		}
+	}
+	for _, row := range rows {
+		before := len(seen)
+		learn(row, &engine.Learned{})
+		if l != nil && row.EvaluateName != "" {
+			l.mu.Lock()
+			if l.shown == nil {
+				l.shown = map[string][]engine.Seen{}
+			}
+			l.shown[row.EvaluateName] = seen[before:len(seen):len(seen)]
+			l.mu.Unlock()
+		}
+	}
+	return seen, nil
+}
+
+// firstShown are the items of vs that debugpy shows in their parent's
+// value: the first shownItems, without its group rows.
+func firstShown(vs []variableView) []variableView {
+	n := 0
+	for i, v := range vs {
+		if groups[v.Name] {
+			return vs[:i] // the group rows come last
+		}
+		if n++; n > shownItems {
+			return vs[:i]
+		}
+	}
+	return vs
+}
+
+// members are vs without debugpy's group rows.
+func members(vs []variableView) []variableView {
+	out := make([]variableView, 0, len(vs))
+	for _, v := range vs {
+		if !groups[v.Name] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// callFrame is the frame a call reads: the one its frame_id names (a
+// caller's), or its session's stop's.
+func callFrame(call Call, s *dap.Session) int {
+	var a struct {
+		FrameID int `json:"frame_id"`
+	}
+	if json.Unmarshal(call.Arguments, &a) == nil && a.FrameID > 0 {
+		return a.FrameID
+	}
+	if _, last := s.Stops(); last != nil {
+		return last.FrameID
+	}
+	return 0
+}
