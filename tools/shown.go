@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
@@ -208,13 +207,8 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		if opened += len(level); opened > maxOpenShown {
 			return nil, fmt.Errorf("it shows more than %d values cut short that no listing of this stop opened, each opened first to learn the secrets it holds", maxOpenShown)
 		}
-		rctx, cancel := g.ts.rctx(ctx)
-		errs := open(rctx, s, level, 500)
-		cancel()
-		for i, err := range errs {
-			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
-				return nil, fmt.Errorf("opening %s: %w", level[i].Name, err)
-			}
+		if err := g.openAll(ctx, s, level); err != nil {
+			return nil, err
 		}
 	}
 	for _, row := range rows {

@@ -576,13 +576,8 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 		for i := range parents {
 			level[i] = &parents[i]
 		}
-		rctx, cancel := g.ts.rctx(ctx)
-		errs := open(rctx, s, level, 500)
-		cancel()
-		for i, err := range errs {
-			if err != nil && !errors.As(err, new(*dap.ResponseError)) {
-				return nil, fmt.Errorf("opening %s: %w", parents[i].Name, err)
-			}
+		if err := g.openAll(ctx, s, level); err != nil {
+			return nil, err
 		}
 		// Learned first, and with no holders' names: a parent is opened
 		// for its children's secrets. Named, os.environ, opened for
@@ -603,6 +598,20 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 			Structured: variablesResult{FrameID: frame, Variables: []variableView{v}}, Values: map[string]string{v.Name: v.Value}})
 	}
 	return seen, nil
+}
+
+// openAll opens each of level, all its children, for the result phase to
+// learn: at most 500, all debugpy lists of a container. One debugpy cannot
+// list (an error it answers) is left unopened.
+func (g *PolicyGate) openAll(ctx context.Context, s *dap.Session, level []*variableView) error {
+	rctx, cancel := g.ts.rctx(ctx)
+	defer cancel()
+	for i, err := range open(rctx, s, level, 500) {
+		if err != nil && !errors.As(err, new(*dap.ResponseError)) {
+			return fmt.Errorf("opening %s: %w", level[i].Name, err)
+		}
+	}
+	return nil
 }
 
 // keep keeps what pathsSeen found of the parent at path.

@@ -4150,13 +4150,7 @@ func mustHex(t *testing.T, s string) []byte {
 func TestAttackKeyLinesPastTheListingsBudget(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	key := rsaKeyFile(t, filepath.Join(r.dir, "k.pem"), "PEM")
-	r.stopAtBreak(`import os
-objs = [type("C%d" % i, (), {})() for i in range(80)]
-for i, o in enumerate(objs):
-    globals()["o%02d" % i] = o
-for i in range(70):
-    globals()["l%02d" % i] = ["x" * 40] * 20
-with open(os.path.join(os.path.dirname(__file__), "k.pem")) as f:
+	r.stopAtBreak(pastTheListing + `with open(os.path.join(os.path.dirname(__file__), "k.pem")) as f:
     zlines = f.read().splitlines()
 class Box:
     pass
@@ -4277,13 +4271,7 @@ func TestAttackValuesShownInPart(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	key := rsaKeyFile(t, filepath.Join(r.dir, "k.pem"), "PEM")
 	key2 := rsaKeyFile(t, filepath.Join(r.dir, "k2.pem"), "PEM")
-	r.stopAtBreak(`import os
-objs = [type("C%d" % i, (), {})() for i in range(80)]
-for i, o in enumerate(objs):
-    globals()["o%02d" % i] = o
-for i in range(70):
-    globals()["l%02d" % i] = ["x"] * 20
-def body(name):
+	r.stopAtBreak(pastTheListing + `def body(name):
     with open(os.path.join(os.path.dirname(__file__), name)) as f:
         return f.read().splitlines()[1:-1]
 class Box:
@@ -4339,6 +4327,18 @@ main()
 	}
 	noneSeen(t, r.seen.String(), parts...)
 }
+
+// pastTheListing begins a program whose names hold more values that hide
+// what they hold than the stop's listing opens (its budget, 64): 80
+// objects of their own classes and 70 lists shown cut short. The values a
+// test defines after it are not opened by the listing.
+const pastTheListing = `import os
+objs = [type("C%d" % i, (), {})() for i in range(80)]
+for i, o in enumerate(objs):
+    globals()["o%02d" % i] = o
+for i in range(70):
+    globals()["l%02d" % i] = ["x"] * 20
+`
 
 // rsaKeyFile writes a new RSA private key of 1024 bits to file, in form
 // (PEM or DER), and returns its bytes.

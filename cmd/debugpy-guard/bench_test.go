@@ -211,25 +211,7 @@ func BenchmarkDebugCalls(b *testing.B) {
 	prog, line := benchProgram(b)
 	for _, fix := range []string{"on", "off"} {
 		b.Run("fix="+fix, func(b *testing.B) {
-			dir := b.TempDir()
-			os.Mkdir(filepath.Join(dir, "run"), 0o700)
-			ctx := context.Background()
-			env := append(testEnv(dir), "DEBUGPY_GUARD_NODELAY="+fix)
-			c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: env, Prompter: &prompter{answer: mcp.ElicitationResponseActionAccept},
-				Args: []string{"--config", benchConfig(b, dir)}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			call := func(tool string, args map[string]any) *mcp.CallToolResult {
-				req := mcp.CallToolRequest{}
-				req.Params.Name, req.Params.Arguments = tool, args
-				res, err := c.CallTool(ctx, req)
-				if err != nil || res.IsError {
-					b.Fatalf("%s: %v %+v", tool, err, res)
-				}
-				return res
-			}
+			call := benchClient(b, b.TempDir(), "DEBUGPY_GUARD_NODELAY="+fix)
 			call("debugpy_launch", map[string]any{"program": prog, "args": []string{"bench"}})
 			call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": line})
 			call("debugpy_continue", nil)
@@ -286,7 +268,6 @@ func BenchmarkDebugCalls(b *testing.B) {
 // opened is known.
 func BenchmarkValuesShownCutShort(b *testing.B) {
 	dir := b.TempDir()
-	os.Mkdir(filepath.Join(dir, "run"), 0o700)
 	prog := filepath.Join(dir, "many.py")
 	os.WriteFile(prog, []byte(`objs = [type("C%d" % i, (), {})() for i in range(80)]
 for i, o in enumerate(objs):
@@ -296,22 +277,7 @@ for i in range(100):
 while True:
     n = 1  # BREAK
 `), 0o600)
-	ctx := context.Background()
-	c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: testEnv(dir), Prompter: &prompter{answer: mcp.ElicitationResponseActionAccept},
-		Args: []string{"--config", benchConfig(b, dir)}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	call := func(tool string, args map[string]any) *mcp.CallToolResult {
-		req := mcp.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = tool, args
-		res, err := c.CallTool(ctx, req)
-		if err != nil || res.IsError {
-			b.Fatalf("%s: %v %+v", tool, err, res)
-		}
-		return res
-	}
+	call := benchClient(b, dir)
 	call("debugpy_launch", map[string]any{"program": prog})
 	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 7})
 	call("debugpy_continue", nil)
@@ -330,6 +296,29 @@ while True:
 				benchstat.Report(b, lat)
 			})
 		}
+	}
+}
+
+// benchClient starts serve in dir with the default policy (rate limit
+// raised) and env added, a person answering yes, until b ends; call makes
+// a call that must succeed.
+func benchClient(b *testing.B, dir string, env ...string) (call func(tool string, args map[string]any) *mcp.CallToolResult) {
+	os.Mkdir(filepath.Join(dir, "run"), 0o700)
+	ctx := context.Background()
+	c, _, err := startClient(ctx, clientSpec{Bin: binary, Env: append(testEnv(dir), env...), Prompter: &prompter{answer: mcp.ElicitationResponseActionAccept},
+		Args: []string{"--config", benchConfig(b, dir)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return func(tool string, args map[string]any) *mcp.CallToolResult {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tool, args
+		res, err := c.CallTool(ctx, req)
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		return res
 	}
 }
 
