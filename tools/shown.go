@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 )
 
 // What a result shows of values the stop's listing did not read.
@@ -28,10 +30,17 @@ import (
 //     (secret, key id) as ('wJalrXUtnFEMI/K7MDEN...EXAMPLEKEY', 'AKIA...')
 //     showed 20 and 10 characters of the secret, a list of a key's lines
 //     30 characters of each.
+//   - An object named for a secret (token), listed by its
+//     variables_reference, showed its raw attribute in clear: the listing
+//     learns such an attribute under its object's name, and the result
+//     showed the attributes with no name above them.
 //
 // So before such a result is shown, the host has the result phase read
 // every child of each container it lists in part (dropped: read by the
-// listing already, no request more), and opens each value it shows cut
+// listing already, no request more), and the children of a container
+// listed by its variables_reference under its path (from the names
+// debugpy gives them: token in token.raw) when no opening of the stop
+// read them; and it opens each value it shows cut
 // short that no listing of the stop opened, and the items cut short that
 // value shows in turn (two levels: what debugpy's display shows), as a
 // person expanding them would. What was opened is kept for the stop, by
@@ -73,16 +82,20 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 				Structured: variablesResult{FrameID: frame, Variables: part}, Learned: learned})
 		}
 	}
+	var ref *variableView // the container a variables_reference names, to read whole under its name
 	switch v := r.Structured.(type) {
 	case variablesResult:
-		if v.dropped != nil {
-			learn(variableView{VariablesReference: v.VariablesReference, Children: append(members(v.Variables), v.dropped...)}, nil)
+		if v.Scope == "" { // a container's children, by its variables_reference
+			all := append(members(v.Variables), v.dropped...)
+			path := parentPath(all)
+			ref = &variableView{Name: path, EvaluateName: path, VariablesReference: v.VariablesReference, Children: all}
 		}
 		var walk func(vs []variableView)
 		walk = func(vs []variableView) {
 			for _, c := range vs {
 				if c.dropped != nil {
 					w := c
+					w.Name = cmp.Or(c.EvaluateName, c.Name)
 					w.Children = append(members(c.Children), c.dropped...)
 					learn(w, nil)
 				}
@@ -119,6 +132,15 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		case <-l.done:
 			listed = l.seen
 		default: // being listed again: none of it is known
+		}
+	}
+	if ref != nil && !openedAt(l, listed, ref.EvaluateName) {
+		if ref.EvaluateName == "" || l == nil {
+			learn(*ref, nil)
+		} else { // kept for the stop: read again, learned once
+			before := len(seen)
+			learn(*ref, &engine.Learned{})
+			l.keepShown(ref.EvaluateName, seen[before:len(seen):len(seen)])
 		}
 	}
 	// The rows to open, by the level debugpy shows them at in the result
@@ -177,14 +199,14 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	}
 	// Opened in copies: the result shown stays as debugpy showed it.
 	rows := make([]variableView, 0, len(tops[0])+len(tops[1]))
-	for _, c := range append(tops[0], tops[1]...) {
-		rows = append(rows, variableView{Name: c.Name, Value: c.Value, Type: c.Type, EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
+	for _, c := range append(tops[0], tops[1]...) { // named by their paths, as pathsSeen's parents
+		rows = append(rows, variableView{Name: cmp.Or(c.EvaluateName, c.Name), Value: c.Value, Type: c.Type, EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
 	}
 	level := make([]*variableView, len(tops[0]))
 	for i := range level {
 		level[i] = &rows[i]
 	}
-	opened := 0
+	n := 0 // the values opened
 	for d := range shownLevels {
 		if d == 1 { // the items the values opened show, and the rows shown as items
 			var next []*variableView
@@ -204,7 +226,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		if len(level) == 0 {
 			continue
 		}
-		if opened += len(level); opened > maxOpenShown {
+		if n += len(level); n > maxOpenShown {
 			return nil, fmt.Errorf("it shows more than %d values cut short that no listing of this stop opened, each opened first to learn the secrets it holds", maxOpenShown)
 		}
 		if err := g.openAll(ctx, s, level); err != nil {
@@ -215,15 +237,48 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		before := len(seen)
 		learn(row, &engine.Learned{})
 		if l != nil && row.EvaluateName != "" {
-			l.mu.Lock()
-			if l.shown == nil {
-				l.shown = map[string][]engine.Seen{}
-			}
-			l.shown[row.EvaluateName] = seen[before:len(seen):len(seen)]
-			l.mu.Unlock()
+			l.keepShown(row.EvaluateName, seen[before:len(seen):len(seen)])
 		}
 	}
 	return seen, nil
+}
+
+// keepShown keeps what shownSeen read of the container at path.
+func (l *stopList) keepShown(path string, read []engine.Seen) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.shown == nil {
+		l.shown = map[string][]engine.Seen{}
+	}
+	l.shown[path] = read
+}
+
+// openedAt reports whether the container at path was opened at the stop
+// of l, whose listing is listed: by the listing, by pathsSeen, or by an
+// opening of a value shown cut short.
+func openedAt(l *stopList, listed []engine.Seen, path string) bool {
+	if path == "" || l == nil {
+		return false
+	}
+	if row, ok := listedRow(listed, path); ok && row.Children != nil {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, parent := l.parents[path]
+	_, shown := l.shown[path]
+	return parent && l.parents[path] != nil || shown
+}
+
+// parentPath is the path of the container whose children vs are, from the
+// names debugpy gives them to evaluate (ztoken in ztoken.raw), or "".
+func parentPath(vs []variableView) string {
+	for _, v := range vs {
+		if ps := expressions.Parents(v.EvaluateName); v.EvaluateName != "" && len(ps) == 1 {
+			return ps[0]
+		}
+	}
+	return ""
 }
 
 // firstShown are the items of vs that debugpy shows in their parent's

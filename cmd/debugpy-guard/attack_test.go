@@ -4281,6 +4281,8 @@ zbody = body("k.pem")
 zrows = [["Pb+7sDfHjKl0Qw3ErTy6UiOp9AsDfGhJkL2zXcVb", "AKIAJ7Q2WXEXAMPLE0ID"]]
 zholder = Box()
 zholder.grid = [["aa"], ["Zx9Cv8Bn7Mm6Qa5Ws4Ed3Rf2Tg1Yh0Uj9Ik8Ol7P", "AKIAZ4Y3X2W1EXAMPLE9"]]
+ztoken = Box()
+ztoken.raw = "raw-s3cret-value-99"
 zobj = Box()
 zobj.a, zobj.b = "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "AKIAI44QH8DHBEXAMPLE"
 zkey = Box()
@@ -4295,7 +4297,7 @@ main()
 `)
 	refs := map[string]string{}
 	text := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
-	for _, name := range []string{"zobj", "zkey", "zholder"} { // objects: no listing opens them, their rows show nothing
+	for _, name := range []string{"zobj", "zkey", "zholder", "ztoken"} { // objects: no listing opens them, their rows show nothing
 		m := regexp.MustCompile(`(?m)^` + name + `: .*\[ref (\d+)\]$`).FindStringSubmatch(text)
 		if m == nil {
 			t.Fatalf("no row of %s in %s", name, text)
@@ -4306,6 +4308,7 @@ main()
 	r.call("debugpy_variables", `{"variables_reference":`+refs["zkey"]+`,"max_items":2}`)
 	r.call("debugpy_variables", `{"variables_reference":`+refs["zkey"]+`,"max_items":3,"depth":2}`)
 	r.call("debugpy_variables", `{"variables_reference":`+refs["zholder"]+`,"max_items":1,"depth":2}`) // grid's value, its first item a row
+	r.call("debugpy_variables", `{"variables_reference":`+refs["ztoken"]+`}`)                          // raw, under an object named for a secret
 	r.call("debugpy_evaluate", `{"expression":"zpair"}`)
 	r.call("debugpy_evaluate", `{"expression":"zbody"}`)
 	r.call("debugpy_evaluate", `{"expression":"zbody + []"}`)
@@ -4316,7 +4319,7 @@ main()
 	if text := r.ok("debugpy_variables", `{"variables_reference":`+refs["zobj"]+`,"max_items":1}`); !strings.Contains(text, "a: str") {
 		t.Errorf("the control, an object's first attribute: %s", text)
 	}
-	parts := []string{"wJalrXUtnFEMI/K7MDEN", "bPxRfiCYEXAMPLEKEY", "je7MtGbClwBF/2Zp9Utk", "Pb+7sDfHjKl0Qw3ErTy6", "hJkL2zXcVb", "Zx9Cv8Bn7Mm6Qa5Ws4Ed", "Uj9Ik8Ol7P"}
+	parts := []string{"wJalrXUtnFEMI/K7MDEN", "bPxRfiCYEXAMPLEKEY", "je7MtGbClwBF/2Zp9Utk", "Pb+7sDfHjKl0Qw3ErTy6", "hJkL2zXcVb", "Zx9Cv8Bn7Mm6Qa5Ws4Ed", "Uj9Ik8Ol7P", "raw-s3cret"}
 	for _, k := range [][]byte{key, key2} {
 		lines := strings.Split(strings.TrimSpace(string(k)), "\n")
 		for _, l := range lines[2 : len(lines)-1] { // the body's lines but its first, whose DER beginning a mask knows

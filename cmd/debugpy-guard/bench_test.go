@@ -265,7 +265,7 @@ func BenchmarkDebugCalls(b *testing.B) {
 // its items cut short, before the result is shown (tools/shown.go).
 // max_items 20 opens 20 rows and their 14 items each shown; 100, the
 // default, 100 rows. "repeat" asks again at the same stop, where what was
-// opened is known.
+// opened is known. And an object's attributes, listed by reference.
 func BenchmarkValuesShownCutShort(b *testing.B) {
 	dir := b.TempDir()
 	prog := filepath.Join(dir, "many.py")
@@ -274,13 +274,37 @@ for i, o in enumerate(objs):
     globals()["o%02d" % i] = o
 for i in range(100):
     globals()["g%03d" % i] = [["y%d" % j + "x" * 40] * 3 for j in range(20)]
+zbig = type("Big", (), {})()
+for i in range(100):
+    setattr(zbig, "a%03d" % i, "v%d" % i)
 while True:
     n = 1  # BREAK
 `), 0o600)
 	call := benchClient(b, dir)
 	call("debugpy_launch", map[string]any{"program": prog})
-	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 7})
+	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 10})
 	call("debugpy_continue", nil)
+	// An object's 100 attributes, listed by its variables_reference: read
+	// whole under its name by the result phase, the listing having not
+	// opened it.
+	for _, mode := range []string{"fresh", "repeat"} {
+		b.Run("object_by_reference/"+mode, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			var ref any
+			for i := 0; i < b.N; i++ {
+				if mode == "fresh" || ref == nil {
+					if mode == "fresh" {
+						call("debugpy_continue", nil) // to the next stop
+					}
+					ref = call("debugpy_evaluate", map[string]any{"expression": "zbig"}).StructuredContent.(map[string]any)["variables_reference"]
+				}
+				t0 := time.Now()
+				call("debugpy_variables", map[string]any{"variables_reference": ref})
+				lat = append(lat, time.Since(t0))
+			}
+			benchstat.Report(b, lat)
+		})
+	}
 	for _, items := range []int{20, 100} {
 		for _, mode := range []string{"fresh", "repeat"} {
 			b.Run(fmt.Sprintf("max_items=%d/%s", items, mode), func(b *testing.B) {
