@@ -5,6 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
@@ -118,6 +122,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	default:
 		return nil, nil
 	}
+	codes := codeSources(shown, ref)
 	var l *stopList // the stop's listing, when it is this stop's
 	if _, last := s.Stops(); last != nil {
 		g.mu.Lock()
@@ -133,6 +138,23 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 			listed = l.seen
 		default: // being listed again: none of it is known
 		}
+	}
+	for _, c := range codes {
+		key := fmt.Sprintf("source %s:%d", c.file, c.line)
+		if l != nil {
+			l.mu.Lock()
+			read, ok := l.shown[key]
+			l.mu.Unlock()
+			if ok {
+				seen = append(seen, read...)
+				continue
+			}
+		}
+		read := codeSeen(c)
+		if l != nil {
+			l.keepShown(key, read)
+		}
+		seen = append(seen, read...)
 	}
 	if ref != nil && !openedAt(l, listed, ref.EvaluateName) {
 		if ref.EvaluateName == "" || l == nil {
@@ -180,14 +202,14 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 					}
 					continue
 				}
-				if l != nil {
-					l.mu.Lock()
-					opened, ok := l.shown[c.EvaluateName]
-					l.mu.Unlock()
-					if ok {
-						seen = append(seen, opened...)
-						continue
-					}
+			}
+			if l != nil {
+				l.mu.Lock()
+				opened, ok := l.shown[shownKey(*c)]
+				l.mu.Unlock()
+				if ok {
+					seen = append(seen, opened...)
+					continue
 				}
 			}
 			tops[level] = append(tops[level], c)
@@ -236,11 +258,22 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	for _, row := range rows {
 		before := len(seen)
 		learn(row, &engine.Learned{})
-		if l != nil && row.EvaluateName != "" {
-			l.keepShown(row.EvaluateName, seen[before:len(seen):len(seen)])
+		if l != nil {
+			l.keepShown(shownKey(row), seen[before:len(seen):len(seen)])
 		}
 	}
 	return seen, nil
+}
+
+// shownKey names a value opened for the stop: by its path, or by its
+// variables reference when debugpy gives it no path (a group's rows:
+// special variables), which stays the same at the stop for the same
+// listing (dap's snapshot answers it again).
+func shownKey(v variableView) string {
+	if v.EvaluateName != "" {
+		return v.EvaluateName
+	}
+	return "ref " + strconv.Itoa(v.VariablesReference)
 }
 
 // keepShown keeps what shownSeen read of the container at path.
@@ -251,6 +284,131 @@ func (l *stopList) keepShown(path string, read []engine.Seen) {
 		l.shown = map[string][]engine.Seen{}
 	}
 	l.shown[path] = read
+}
+
+// A code object's constants and a function's defaults are the literals of
+// its source, shown with no name: co_consts showed the password a
+// function's body assigns (password = "..."), __defaults__ the default of
+// its parameter pw (def make(user, pw="...")), in clear, where
+// debugpy_source masks both (found 2026-12-07). So when a result shows a
+// code object (a function's __code__, among its special variables with
+// __defaults__; an item of co_consts) or a code object's co_filename, the
+// result phase reads the function's source first, as debugpy_source shows
+// it, and learns what it masks there.
+
+// codeSource is where a code object's source is: its file, its first line.
+type codeSource struct {
+	file string
+	line int
+}
+
+// maxCodeSources bounds the sources one result has read; maxCodeLines
+// the lines of each, from the function's first (a longer function's later
+// literals are read as any value).
+const (
+	maxCodeSources = 4
+	maxCodeLines   = 500
+)
+
+// codeSources finds the code objects a result shows (shown, and ref's
+// children, those past max_items too): a row of type code, shown as
+// <code object NAME at 0x..., file "PATH", line N>, or a code object's
+// co_filename and co_firstlineno. A file of no path (<string>, <frozen
+// ...>) has no source to read.
+func codeSources(shown []variableView, ref *variableView) []codeSource {
+	var out []codeSource
+	add := func(c codeSource) {
+		if filepath.IsAbs(c.file) && c.line > 0 && len(out) < maxCodeSources && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	var walk func(vs []variableView)
+	walk = func(vs []variableView) {
+		var file string
+		line := 0
+		for _, v := range vs {
+			switch {
+			case v.Type == "code":
+				if c, ok := codeRepr(v.Value); ok {
+					add(c)
+				}
+			case v.Name == "co_filename" && v.Type == "str":
+				file, _ = unrepr(v.Value) // a path's repr; one that cannot be read is left
+			case v.Name == "co_firstlineno" && v.Type == "int":
+				line, _ = strconv.Atoi(v.Value)
+			}
+			walk(v.Children)
+			walk(v.dropped)
+		}
+		if file != "" {
+			add(codeSource{file, line})
+		}
+	}
+	walk(shown)
+	if ref != nil {
+		walk(ref.Children)
+	}
+	return out
+}
+
+// codeRepr reads a code object's repr: <code object NAME at 0x..., file
+// "PATH", line N> (CPython's code_repr, which does not escape the path).
+func codeRepr(shown string) (codeSource, bool) {
+	rest, ok := strings.CutSuffix(shown, ">")
+	i := strings.LastIndex(rest, `", line `)
+	j := strings.Index(rest, `, file "`)
+	if !ok || i < 0 || j < 0 || j+len(`, file "`) > i || !strings.HasPrefix(shown, "<code object ") {
+		return codeSource{}, false
+	}
+	line, err := strconv.Atoi(rest[i+len(`", line `):])
+	return codeSource{rest[j+len(`, file "`) : i], line}, err == nil
+}
+
+// unrepr reads Python's repr of a str (a path's): in single quotes, or in
+// double ones when it holds a single quote. Its escapes are Go's, but for
+// \' and for \xHH, which is a code point in Python and a byte in Go.
+func unrepr(shown string) (string, bool) {
+	if len(shown) < 2 || shown[0] != shown[len(shown)-1] || shown[0] != '\'' && shown[0] != '"' {
+		return "", false
+	}
+	inner := shown[1 : len(shown)-1]
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(inner); i++ {
+		switch c := inner[i]; {
+		case c == '\\' && i+1 < len(inner) && inner[i+1] == '\'':
+			b.WriteByte('\'')
+			i++
+		case c == '\\' && i+1 < len(inner) && inner[i+1] == 'x':
+			b.WriteString(`\u00`)
+			i++
+		case c == '\\' && i+1 < len(inner):
+			b.WriteString(inner[i : i+2])
+			i++
+		case c == '"' && shown[0] == '\'':
+			b.WriteString(`\"`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	s, err := strconv.Unquote(b.String())
+	return s, err == nil
+}
+
+// codeSeen is the source of c as debugpy_source shows it, for the result
+// phase to learn: maxCodeLines from the function's first. None when the
+// file cannot be read as source (gone, not text): its literals are read as
+// any value.
+func codeSeen(c codeSource) []engine.Seen {
+	file := realPath(c.file)
+	lines, _, err := readLines(file, c.line+maxCodeLines/2, maxCodeLines/2)
+	if err != nil {
+		return nil
+	}
+	args, _ := json.Marshal(sourceArgs{File: file})
+	return []engine.Seen{{Tool: "debugpy_source", Category: Read, Arguments: args,
+		Structured: sourceResult{File: file, Lines: lines}, Learned: &engine.Learned{}}}
 }
 
 // openedAt reports whether the container at path was opened at the stop

@@ -4331,6 +4331,47 @@ main()
 	noneSeen(t, r.seen.String(), parts...)
 }
 
+// A function's literals read through its objects: __defaults__ showed the
+// default of its parameter pw, and its code object's co_consts the
+// password its body assigns, in clear, where debugpy_source masks both
+// (found 2026-12-07). A result that shows a code object (or its
+// co_filename) has the function's source read first.
+func TestAttackSecretsInCodeObjects(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`def make(user, pw="dflt-s3cret-value-41"):
+    password = "fn-s3cret-value-42"
+    def inner():
+        api_key = "inr-s3cret-value-43"
+        return api_key
+    return password, inner
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	ref := func(text, name string) string {
+		t.Helper()
+		m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `[: ].*\[ref (\d+)\]$`).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("no row of %s in %s", name, text)
+		}
+		return m[1]
+	}
+	list := func(ref, more string) string {
+		return r.ok("debugpy_variables", `{"variables_reference":`+ref+more+`}`)
+	}
+	fn := list(ref(list(ref(r.ok("debugpy_variables", `{"scope":"globals"}`), "function variables"), ""), "make"), "")
+	special := list(ref(fn, "special variables"), `,"max_items":200`)
+	list(ref(special, "__defaults__"), "")
+	code := list(ref(special, "__code__"), `,"max_items":200`)
+	consts := list(ref(code, "co_consts"), "")
+	list(ref(consts, "2"), `,"max_items":200`) // inner's code object
+	if !strings.Contains(code, "co_varnames: tuple = ('user', 'pw', 'password', 'inner')") {
+		t.Errorf("the control, the code object's names: %s", code)
+	}
+	noneSeen(t, r.seen.String(), "dflt-s3cret", "fn-s3cret", "inr-s3cret")
+}
+
 // pastTheListing begins a program whose names hold more values that hide
 // what they hold than the stop's listing opens (its budget, 64): 80
 // objects of their own classes and 70 lists shown cut short. The values a

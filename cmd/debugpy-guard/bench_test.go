@@ -265,7 +265,8 @@ func BenchmarkDebugCalls(b *testing.B) {
 // its items cut short, before the result is shown (tools/shown.go).
 // max_items 20 opens 20 rows and their 14 items each shown; 100, the
 // default, 100 rows. "repeat" asks again at the same stop, where what was
-// opened is known. And an object's attributes, listed by reference.
+// opened is known. And an object's attributes, listed by reference, and
+// a function's special variables (its code object's source read first).
 func BenchmarkValuesShownCutShort(b *testing.B) {
 	dir := b.TempDir()
 	prog := filepath.Join(dir, "many.py")
@@ -277,12 +278,15 @@ for i in range(100):
 zbig = type("Big", (), {})()
 for i in range(100):
     setattr(zbig, "a%03d" % i, "v%d" % i)
+def make(user, pw="dflt-value"):
+    password = "body-value"
+    return password
 while True:
     n = 1  # BREAK
 `), 0o600)
 	call := benchClient(b, dir)
 	call("debugpy_launch", map[string]any{"program": prog})
-	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 10})
+	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 13})
 	call("debugpy_continue", nil)
 	// An object's 100 attributes, listed by its variables_reference: read
 	// whole under its name by the result phase, the listing having not
@@ -300,6 +304,37 @@ while True:
 				}
 				t0 := time.Now()
 				call("debugpy_variables", map[string]any{"variables_reference": ref})
+				lat = append(lat, time.Since(t0))
+			}
+			benchstat.Report(b, lat)
+		})
+	}
+	// A function's special variables, among them its code object: the
+	// result phase reads the function's source first.
+	specialRef := func() any {
+		fn := call("debugpy_evaluate", map[string]any{"expression": "make"}).StructuredContent.(map[string]any)["variables_reference"]
+		rows := call("debugpy_variables", map[string]any{"variables_reference": fn}).StructuredContent.(map[string]any)["variables"].([]any)
+		for _, r := range rows {
+			if r := r.(map[string]any); r["name"] == "special variables" {
+				return r["variables_reference"]
+			}
+		}
+		b.Fatal("no special variables")
+		return nil
+	}
+	for _, mode := range []string{"fresh", "repeat"} {
+		b.Run("function_special_variables/"+mode, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			var ref any
+			for i := 0; i < b.N; i++ {
+				if mode == "fresh" || ref == nil {
+					if mode == "fresh" {
+						call("debugpy_continue", nil) // to the next stop
+					}
+					ref = specialRef()
+				}
+				t0 := time.Now()
+				call("debugpy_variables", map[string]any{"variables_reference": ref, "max_items": 200})
 				lat = append(lat, time.Since(t0))
 			}
 			benchstat.Report(b, lat)
