@@ -762,12 +762,50 @@ func launchedSeen(call Call) engine.Seen {
 }
 
 // started is how the listing reads what the process was started with, its
-// environment and its command line: the host's own code, run in the frame.
-// Their repr in one string (in the clipboard context, which does not cut
-// a string short), not the mapping, whose repr debugpy cuts after 15 items
-// and whose opening is a round trip more; through builtins, which a name
-// of the program's (a global dict) does not shadow.
-const started = "(lambda b: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)))(__import__('builtins'))"
+// environment and its command line, and what the frame's functions hold
+// (below): the host's own code, run in the frame, in one request. Their
+// reprs in one string, a line each (in the clipboard context, which does
+// not cut a string short), not the mapping, whose repr debugpy cuts after
+// 15 items and whose opening is a round trip more; through builtins, which
+// a name of the program's (a global dict) does not shadow.
+//
+// What the frame's functions hold with no name a listing shows: a
+// closure's free variables (its cells, shown as cell_contents under the
+// function's __closure__) and a functools.partial's positional arguments
+// (shown in its repr), under the name that holds the function, a dot,
+// and the variable's or the parameter's name: {'client.token': '...',
+// 'conn.password': '...'}. A token read from a file into a closure
+// (client = make_client(f.read())), or a password given to a partial
+// (functools.partial(connect, host, pw)), showed in clear (found
+// 2026-12-07). Strings and bytes only, of at most 16 KiB; of the frame's
+// names only (locals over globals), not of the functions in its containers
+// or objects. A cell not yet filled is left out, and a partial of a bound
+// method is named from its second parameter. It reads functions' and
+// cells' attributes, and runs no code of the program's.
+const started = "(lambda b, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + " +
+	"b.repr(b.dict([(k + '.' + n, c.cell_contents) " +
+	"for k, f in ns if b.type(f).__name__ == 'function' and f.__closure__ " +
+	"for n, c in b.zip(f.__code__.co_freevars, f.__closure__) " +
+	"if not b.repr(c).endswith('empty>') and b.isinstance(c.cell_contents, (b.str, b.bytes)) and b.len(c.cell_contents) <= 16384] + " +
+	"[(k + '.' + n, a) " +
+	"for k, f in ns if b.type(f).__name__ == 'partial' and b.hasattr(b.getattr(f.func, '__func__', f.func), '__code__') " +
+	"for n, a in b.zip(b.getattr(f.func, '__func__', f.func).__code__.co_varnames[b.hasattr(f.func, '__func__'):], f.args) " +
+	"if b.isinstance(a, (b.str, b.bytes)) and b.len(a) <= 16384])))" +
+	"(__import__('builtins'), [*{**globals(), **locals()}.items()])"
+
+// startedRows are the rows of what started read: the environment and
+// command line, and what the frame's functions hold, each shown as
+// debugpy shows a str (its repr), as if read alone. A result not read so
+// (an error's text) is one row, as it came.
+func startedRows(shown, typ string) []variableView {
+	l, ok := expressions.ReadLiteral(shown, 0)
+	env, held, two := strings.Cut(l.Value, "\n") // a repr has no raw line end
+	if !ok || !l.Known || l.End != len(shown) || typ != "str" || !two {
+		return []variableView{{Name: "(os.environ, sys.argv)", Value: shown, Type: typ}}
+	}
+	return []variableView{{Name: "(os.environ, sys.argv)", Value: pyrepr.Repr(env), Type: typ},
+		{Name: "(closures, partials)", Value: pyrepr.Repr(held), Type: typ}}
+}
 
 // maxListed bounds the variables of a scope the listing reads. Every one
 // is read, not the first 500 a person would look at: a secret's name past
@@ -833,7 +871,7 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 	}
 	switch env := <-envc; {
 	case env.err == nil:
-		r := variablesResult{FrameID: frame, Variables: []variableView{{Name: "(os.environ, sys.argv)", Value: env.body.Result, Type: env.body.Type}}}
+		r := variablesResult{FrameID: frame, Variables: startedRows(env.body.Result, env.body.Type)}
 		args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
 		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args, Structured: r})
 	case !errors.As(env.err, new(*dap.ResponseError)):

@@ -4372,6 +4372,60 @@ main()
 	noneSeen(t, r.seen.String(), "dflt-s3cret", "fn-s3cret", "inr-s3cret")
 }
 
+// A function's values with no name a listing shows: a closure's free
+// variable (a token read from a file into a client factory's closure,
+// shown as its cell's cell_contents) and a functools.partial's positional
+// arguments (shown in its repr, in the globals' listing itself) were shown
+// in clear (found 2026-12-07). The listing reads them under the names of
+// the variables and parameters they are bound to (bound).
+func TestAttackSecretsHeldByFunctions(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("cls-s3cret-value-51\nprt-s3cret-value-52\nmth-s3cret-value-53\n"), 0o600)
+	r.stopAtBreak(`import functools, os
+def make_client(token):
+    def call():
+        return "GET /" + token
+    return call
+def connect(host, password):
+    return host
+class Account:
+    def login(self, user, pw):
+        return user
+with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
+    lines = iter(f.read().split())
+client = make_client(next(lines))
+conn = functools.partial(connect, "db.example", next(lines))
+login = functools.partial(Account().login, "ada", next(lines))
+del lines, f
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	ref := func(text, name string) string {
+		t.Helper()
+		m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `[: ].*\[ref (\d+)\]$`).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("no row of %s in %s", name, text)
+		}
+		return m[1]
+	}
+	list := func(ref, more string) string {
+		return r.ok("debugpy_variables", `{"variables_reference":`+ref+more+`}`)
+	}
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	list(ref(globals, "conn"), "")
+	list(ref(globals, "login"), "")
+	fn := list(ref(list(ref(globals, "function variables"), ""), "client"), "")
+	closure := list(ref(list(ref(fn, "special variables"), `,"max_items":200`), "__closure__"), "")
+	list(ref(closure, "0"), "")
+	r.call("debugpy_evaluate", `{"expression":"conn.args"}`)
+	if !strings.Contains(globals, "'db.example'") {
+		t.Errorf("the control, the partial's host: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "cls-s3cret", "prt-s3cret", "mth-s3cret")
+}
+
 // pastTheListing begins a program whose names hold more values that hide
 // what they hold than the stop's listing opens (its budget, 64): 80
 // objects of their own classes and 70 lists shown cut short. The values a
