@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 )
 
 // TestParts: a listing is learned in runs of at most max variables,
@@ -156,6 +157,27 @@ func TestListedRow(t *testing.T) {
 		v, shown := listedRow(listed, c.path)
 		if !shown && c.ref >= 0 || shown && (c.ref < 0 || v.VariablesReference != c.ref) {
 			t.Errorf("listedRow(%q) = %+v, %v; want ref %d", c.path, v, shown, c.ref)
+		}
+	}
+}
+
+// startedRows splits what the listing's own read returned, a str of two
+// reprs a line each, into the rows debugpy would have shown for each.
+func TestStartedRows(t *testing.T) {
+	env, held := `({'HOME': '/root', 'Q': "it's"}, ['app.py'])`, `{'client.token': 'cls-s3cret\n'}`
+	got := startedRows(pyrepr.Repr(env+"\n"+held), "str")
+	want := []variableView{{Name: "(os.environ, sys.argv)", Value: pyrepr.Repr(env), Type: "str"},
+		{Name: "(closures, partials)", Value: pyrepr.Repr(held), Type: "str"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("startedRows = %+v, want %+v", got, want)
+	}
+	for _, c := range []struct{ shown, typ string }{
+		{"Traceback (most recent call last): NameError", "str"}, // an error's text
+		{pyrepr.Repr(env), "str"},                               // one line: a read of before
+		{pyrepr.Repr(env + "\n" + held), "dict"},
+	} {
+		if got := startedRows(c.shown, c.typ); len(got) != 1 || got[0].Value != c.shown {
+			t.Errorf("startedRows(%q) = %+v, want it as it came", c.shown, got)
 		}
 	}
 }
