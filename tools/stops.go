@@ -769,27 +769,37 @@ func launchedSeen(call Call) engine.Seen {
 // 15 items and whose opening is a round trip more; through builtins, which
 // a name of the program's (a global dict) does not shadow.
 //
-// What the frame's functions hold with no name a listing shows: a
+// What the frame's functions hold with no name a listing shows, under
+// the name that holds the function, a dot, and the variable's or the
+// parameter's name ({'client.token': '...', 'conn.password': '...'}): a
 // closure's free variables (its cells, shown as cell_contents under the
-// function's __closure__) and a functools.partial's positional arguments
-// (shown in its repr), under the name that holds the function, a dot,
-// and the variable's or the parameter's name: {'client.token': '...',
-// 'conn.password': '...'}. A token read from a file into a closure
-// (client = make_client(f.read())), or a password given to a partial
-// (functools.partial(connect, host, pw)), showed in clear (found
-// 2026-12-07). Strings and bytes only, of at most 16 KiB; of the frame's
-// names only (locals over globals), not of the functions in its containers
-// or objects. A cell not yet filled is left out, and a partial of a bound
-// method is named from its second parameter. It reads functions' and
-// cells' attributes, and runs no code of the program's.
-const started = "(lambda b, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + " +
-	"b.repr(b.dict([(k + '.' + n, c.cell_contents) " +
-	"for k, f in ns if b.type(f).__name__ == 'function' and f.__closure__ " +
-	"for n, c in b.zip(f.__code__.co_freevars, f.__closure__) " +
-	"if not b.repr(c).endswith('empty>') and b.isinstance(c.cell_contents, (b.str, b.bytes)) and b.len(c.cell_contents) <= 16384] + " +
-	"[(k + '.' + n, a) " +
-	"for k, f in ns if b.type(f).__name__ == 'partial' and b.hasattr(b.getattr(f.func, '__func__', f.func), '__code__') " +
-	"for n, a in b.zip(b.getattr(f.func, '__func__', f.func).__code__.co_varnames[b.hasattr(f.func, '__func__'):], f.args) " +
+// function's __closure__), a function's defaults (__defaults__: a lambda's
+// pw=password), and the positional arguments of a functools.partial
+// (shown in its repr) and of a thread's target (its _args), named from
+// the parameters of the function they are for. A token read from a file
+// into a closure (client = make_client(f.read())), or a password given to
+// a partial (functools.partial(connect, host, pw)), showed in clear
+// (found 2026-12-07). Strings and bytes only, of at most 16 KiB; of the
+// frame's names only (locals over globals), not of the functions in its
+// containers or objects. A cell not yet filled is left out, a bound
+// method's first parameter (self) is skipped, and arguments that are not a
+// tuple are not iterated (a generator would be consumed). It reads
+// functions', cells' and threads' attributes, and runs no code of the
+// program's.
+const started = "(lambda b, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + b.repr(b.dict([" +
+	// closures: each free variable's cell
+	"(k + '.' + n, c.cell_contents) for k, f in ns if b.type(f).__name__ == 'function' and f.__closure__ " +
+	"for n, c in b.zip(f.__code__.co_freevars, f.__closure__) if not b.repr(c).endswith('empty>') " +
+	"and b.isinstance(c.cell_contents, (b.str, b.bytes)) and b.len(c.cell_contents) <= 16384] + [" +
+	// defaults: the last parameters before any keyword-only ones
+	"(k + '.' + n, d) for k, f in ns if b.type(f).__name__ == 'function' and f.__defaults__ " +
+	"for n, d in b.zip(f.__code__.co_varnames[f.__code__.co_argcount - b.len(f.__defaults__):f.__code__.co_argcount], f.__defaults__) " +
+	"if b.isinstance(d, (b.str, b.bytes)) and b.len(d) <= 16384] + [" +
+	// a partial's and a thread's positional arguments, by their function's parameters
+	"(k + '.' + n, a) for k, fn, args in [(k, f.func, f.args) for k, f in ns if b.type(f).__name__ == 'partial'] + " +
+	"[(k, f._target, f._args) for k, f in ns if b.type(f).__name__ == 'Thread' and b.isinstance(b.getattr(f, '_args', None), b.tuple)] " +
+	"if b.hasattr(b.getattr(fn, '__func__', fn), '__code__') " +
+	"for n, a in b.zip(b.getattr(fn, '__func__', fn).__code__.co_varnames[b.hasattr(fn, '__func__'):], args) " +
 	"if b.isinstance(a, (b.str, b.bytes)) and b.len(a) <= 16384])))" +
 	"(__import__('builtins'), [*{**globals(), **locals()}.items()])"
 

@@ -4374,14 +4374,17 @@ main()
 
 // A function's values with no name a listing shows: a closure's free
 // variable (a token read from a file into a client factory's closure,
-// shown as its cell's cell_contents) and a functools.partial's positional
-// arguments (shown in its repr, in the globals' listing itself) were shown
-// in clear (found 2026-12-07). The listing reads them under the names of
-// the variables and parameters they are bound to (bound).
+// shown as its cell's cell_contents), a functools.partial's positional
+// arguments (shown in its repr, in the globals' listing itself), a
+// thread's (its _args) and a lambda's default (__defaults__) were shown in
+// clear (found 2026-12-07). The listing reads them under the names of the
+// variables and parameters they are bound to (started).
 func TestAttackSecretsHeldByFunctions(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("cls-s3cret-value-51\nprt-s3cret-value-52\nmth-s3cret-value-53\n"), 0o600)
-	r.stopAtBreak(`import functools, os
+	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("cls-s3cret-value-51\nprt-s3cret-value-52\nmth-s3cret-value-53\nthr-s3cret-value-54\ndfl-s3cret-value-55\n"), 0o600)
+	r.stopAtBreak(`import functools, os, threading
+def send(api_key, n):
+    return n
 def make_client(token):
     def call():
         return "GET /" + token
@@ -4396,6 +4399,8 @@ with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
 client = make_client(next(lines))
 conn = functools.partial(connect, "db.example", next(lines))
 login = functools.partial(Account().login, "ada", next(lines))
+worker = threading.Thread(target=send, args=(next(lines), 3))
+hook = lambda user, pw=next(lines): user
 del lines, f
 def main():
     n = 1  # BREAK
@@ -4420,10 +4425,13 @@ main()
 	closure := list(ref(list(ref(fn, "special variables"), `,"max_items":200`), "__closure__"), "")
 	list(ref(closure, "0"), "")
 	r.call("debugpy_evaluate", `{"expression":"conn.args"}`)
+	r.call("debugpy_evaluate", `{"expression":"hook"}`)
+	list(ref(list(ref(globals, "worker"), ""), "_args"), "")
+	list(ref(list(ref(list(ref(globals, "function variables"), ""), "hook"), ""), "special variables"), `,"max_items":200`) // its __defaults__
 	if !strings.Contains(globals, "'db.example'") {
 		t.Errorf("the control, the partial's host: %s", globals)
 	}
-	noneSeen(t, r.seen.String(), "cls-s3cret", "prt-s3cret", "mth-s3cret")
+	noneSeen(t, r.seen.String(), "cls-s3cret", "prt-s3cret", "mth-s3cret", "thr-s3cret", "dfl-s3cret")
 }
 
 // pastTheListing begins a program whose names hold more values that hide
