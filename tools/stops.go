@@ -783,9 +783,10 @@ func launchedSeen(call Call) engine.Seen {
 // frame's names only (locals over globals), not of the functions in its
 // containers or objects. A cell not yet filled is left out, a bound
 // method's first parameter (self) is skipped, and arguments that are not a
-// tuple are not iterated (a generator would be consumed). It reads
-// functions', cells' and threads' attributes, and runs no code of the
-// program's.
+// tuple are not iterated (a generator would be consumed). It reads the
+// attributes of functions, methods, cells, partials and threads
+// (threading's own class, not a subclass, whose __getattr__ could be the
+// program's): no code of the program's runs.
 const started = "(lambda b, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + b.repr(b.dict([" +
 	// closures: each free variable's cell
 	"(k + '.' + n, c.cell_contents) for k, f in ns if b.type(f).__name__ == 'function' and f.__closure__ " +
@@ -796,9 +797,9 @@ const started = "(lambda b, ns: b.repr((b.dict(b.__import__('os').environ), b.__
 	"for n, d in b.zip(f.__code__.co_varnames[f.__code__.co_argcount - b.len(f.__defaults__):f.__code__.co_argcount], f.__defaults__) " +
 	"if b.isinstance(d, (b.str, b.bytes)) and b.len(d) <= 16384] + [" +
 	// a partial's and a thread's positional arguments, by their function's parameters
-	"(k + '.' + n, a) for k, fn, args in [(k, f.func, f.args) for k, f in ns if b.type(f).__name__ == 'partial'] + " +
-	"[(k, f._target, f._args) for k, f in ns if b.type(f).__name__ == 'Thread' and b.isinstance(b.getattr(f, '_args', None), b.tuple)] " +
-	"if b.hasattr(b.getattr(fn, '__func__', fn), '__code__') " +
+	"(k + '.' + n, a) for k, fn, args in [(k, f.func, f.args) for k, f in ns if b.type(f) is b.__import__('functools').partial] + " +
+	"[(k, f._target, f._args) for k, f in ns if b.type(f).__name__ == 'Thread' and b.type(f).__module__ == 'threading' and b.isinstance(f._args, b.tuple)] " +
+	"if b.type(fn).__name__ in ('function', 'method') " +
 	"for n, a in b.zip(b.getattr(fn, '__func__', fn).__code__.co_varnames[b.hasattr(fn, '__func__'):], args) " +
 	"if b.isinstance(a, (b.str, b.bytes)) and b.len(a) <= 16384])))" +
 	"(__import__('builtins'), [*{**globals(), **locals()}.items()])"
