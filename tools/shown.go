@@ -142,17 +142,14 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	for _, c := range codes {
 		key := fmt.Sprintf("source %s:%d", c.file, c.line)
 		if l != nil {
-			l.mu.Lock()
-			read, ok := l.shown[key]
-			l.mu.Unlock()
-			if ok {
+			if read, ok := l.kept(&l.shown, key); ok {
 				seen = append(seen, read...)
 				continue
 			}
 		}
 		read := codeSeen(c)
 		if l != nil {
-			l.keepShown(key, read)
+			l.keep(&l.shown, key, read)
 		}
 		seen = append(seen, read...)
 	}
@@ -162,7 +159,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		} else { // kept for the stop: read again, learned once
 			before := len(seen)
 			learn(*ref, &engine.Learned{})
-			l.keepShown(ref.EvaluateName, seen[before:len(seen):len(seen)])
+			l.keep(&l.shown, ref.EvaluateName, seen[before:len(seen):len(seen)])
 		}
 	}
 	// The rows to open, by the level debugpy shows them at in the result
@@ -204,10 +201,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 				}
 			}
 			if l != nil {
-				l.mu.Lock()
-				opened, ok := l.shown[shownKey(*c)]
-				l.mu.Unlock()
-				if ok {
+				if opened, ok := l.kept(&l.shown, shownKey(*c)); ok {
 					seen = append(seen, opened...)
 					continue
 				}
@@ -259,7 +253,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		before := len(seen)
 		learn(row, &engine.Learned{})
 		if l != nil {
-			l.keepShown(shownKey(row), seen[before:len(seen):len(seen)])
+			l.keep(&l.shown, shownKey(row), seen[before:len(seen):len(seen)])
 		}
 	}
 	return seen, nil
@@ -274,16 +268,6 @@ func shownKey(v variableView) string {
 		return v.EvaluateName
 	}
 	return "ref " + strconv.Itoa(v.VariablesReference)
-}
-
-// keepShown keeps what shownSeen read of the container at path.
-func (l *stopList) keepShown(path string, read []engine.Seen) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.shown == nil {
-		l.shown = map[string][]engine.Seen{}
-	}
-	l.shown[path] = read
 }
 
 // A code object's constants and a function's defaults are the literals of
@@ -421,11 +405,9 @@ func openedAt(l *stopList, listed []engine.Seen, path string) bool {
 	if row, ok := listedRow(listed, path); ok && row.Children != nil {
 		return true
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, parent := l.parents[path]
-	_, shown := l.shown[path]
-	return parent && l.parents[path] != nil || shown
+	parent, _ := l.kept(&l.parents, path)
+	_, shown := l.kept(&l.shown, path)
+	return parent != nil || shown
 }
 
 // parentPath is the path of the container whose children vs are, from the

@@ -545,10 +545,7 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 				continue
 			}
 			looked[path] = true
-			l.mu.Lock()
-			opened, known := l.parents[path]
-			l.mu.Unlock()
-			if known {
+			if opened, known := l.kept(&l.parents, path); known {
 				seen = append(seen, opened...)
 				continue
 			}
@@ -559,7 +556,7 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 					return nil, err
 				}
 				if r == nil { // debugpy cannot read it: the code fails the same way
-					l.keep(path, nil)
+					l.keep(&l.parents, path, nil)
 					continue
 				}
 				v = *r
@@ -567,7 +564,7 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 			if v.VariablesReference > 0 && v.Children == nil && hides(s, v) { // not shown whole, nor opened
 				parents = append(parents, variableView{Name: path, Value: v.Value, Type: v.Type, EvaluateName: path, VariablesReference: v.VariablesReference})
 			} else {
-				l.keep(path, nil)
+				l.keep(&l.parents, path, nil)
 			}
 		}
 	}
@@ -589,7 +586,7 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 				opened = append(opened, engine.Seen{Tool: listing, Category: Read, Arguments: args,
 					Structured: variablesResult{FrameID: frame, Variables: part}, Learned: &engine.Learned{}})
 			}
-			l.keep(p.Name, opened)
+			l.keep(&l.parents, p.Name, opened)
 			seen = append(seen, opened...)
 		}
 	}
@@ -614,14 +611,22 @@ func (g *PolicyGate) openAll(ctx context.Context, s *dap.Session, level []*varia
 	return nil
 }
 
-// keep keeps what pathsSeen found of the parent at path.
-func (l *stopList) keep(path string, opened []engine.Seen) {
+// kept is what keep kept in m at path, and whether it kept any.
+func (l *stopList) kept(m *map[string][]engine.Seen, path string) ([]engine.Seen, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.parents == nil {
-		l.parents = map[string][]engine.Seen{}
+	read, ok := (*m)[path]
+	return read, ok
+}
+
+// keep keeps in m (l.parents, l.shown) what was read at path for the stop.
+func (l *stopList) keep(m *map[string][]engine.Seen, path string, read []engine.Seen) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if *m == nil {
+		*m = map[string][]engine.Seen{}
 	}
-	l.parents[path] = opened
+	(*m)[path] = read
 }
 
 // listedRow finds the row of path in a stop's listing: a name of its

@@ -269,6 +269,24 @@ func (r *raw) stopAtBreak(src string) {
 	}
 }
 
+// rowRef is the variables reference of the row of name in text, a
+// listing's.
+func (r *raw) rowRef(text, name string) string {
+	r.t.Helper()
+	m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `[: ].*\[ref (\d+)\]$`).FindStringSubmatch(text)
+	if m == nil {
+		r.t.Fatalf("no row of %s in %s", name, text)
+	}
+	return m[1]
+}
+
+// listRef lists the children of the variables reference ref, more
+// arguments after it (`,"max_items":200`).
+func (r *raw) listRef(ref, more string) string {
+	r.t.Helper()
+	return r.ok("debugpy_variables", `{"variables_reference":`+ref+more+`}`)
+}
+
 // approved runs a call that needs a person, approving it with the cli.
 func (r *raw) approved(tool, args string) string {
 	r.t.Helper()
@@ -4298,11 +4316,7 @@ main()
 	refs := map[string]string{}
 	text := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
 	for _, name := range []string{"zobj", "zkey", "zholder", "ztoken"} { // objects: no listing opens them, their rows show nothing
-		m := regexp.MustCompile(`(?m)^` + name + `: .*\[ref (\d+)\]$`).FindStringSubmatch(text)
-		if m == nil {
-			t.Fatalf("no row of %s in %s", name, text)
-		}
-		refs[name] = m[1]
+		refs[name] = r.rowRef(text, name)
 	}
 	r.call("debugpy_variables", `{"variables_reference":`+refs["zobj"]+`,"max_items":1}`)
 	r.call("debugpy_variables", `{"variables_reference":`+refs["zkey"]+`,"max_items":2}`)
@@ -4349,17 +4363,7 @@ def main():
     return n
 main()
 `)
-	ref := func(text, name string) string {
-		t.Helper()
-		m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `[: ].*\[ref (\d+)\]$`).FindStringSubmatch(text)
-		if m == nil {
-			t.Fatalf("no row of %s in %s", name, text)
-		}
-		return m[1]
-	}
-	list := func(ref, more string) string {
-		return r.ok("debugpy_variables", `{"variables_reference":`+ref+more+`}`)
-	}
+	ref, list := r.rowRef, r.listRef
 	fn := list(ref(list(ref(r.ok("debugpy_variables", `{"scope":"globals"}`), "function variables"), ""), "make"), "")
 	special := list(ref(fn, "special variables"), `,"max_items":200`)
 	list(ref(special, "__defaults__"), "")
@@ -4407,17 +4411,7 @@ def main():
     return n
 main()
 `)
-	ref := func(text, name string) string {
-		t.Helper()
-		m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(name) + `[: ].*\[ref (\d+)\]$`).FindStringSubmatch(text)
-		if m == nil {
-			t.Fatalf("no row of %s in %s", name, text)
-		}
-		return m[1]
-	}
-	list := func(ref, more string) string {
-		return r.ok("debugpy_variables", `{"variables_reference":`+ref+more+`}`)
-	}
+	ref, list := r.rowRef, r.listRef
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
 	list(ref(globals, "conn"), "")
 	list(ref(globals, "login"), "")

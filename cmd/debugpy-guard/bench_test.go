@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,24 +292,33 @@ while True:
 	// An object's 100 attributes, listed by its variables_reference: read
 	// whole under its name by the result phase, the listing having not
 	// opened it.
-	for _, mode := range []string{"fresh", "repeat"} {
-		b.Run("object_by_reference/"+mode, func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			var ref any
-			for i := 0; i < b.N; i++ {
-				if mode == "fresh" || ref == nil {
-					if mode == "fresh" {
-						call("debugpy_continue", nil) // to the next stop
+	// byReference times debugpy_variables of the reference refOf finds,
+	// right after a stop (fresh) or at the same stop (repeat).
+	byReference := func(name string, refOf func() any, more map[string]any) {
+		for _, mode := range []string{"fresh", "repeat"} {
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				lat := make([]time.Duration, 0, b.N)
+				var ref any
+				for i := 0; i < b.N; i++ {
+					if mode == "fresh" || ref == nil {
+						if mode == "fresh" {
+							call("debugpy_continue", nil) // to the next stop
+						}
+						ref = refOf()
 					}
-					ref = call("debugpy_evaluate", map[string]any{"expression": "zbig"}).StructuredContent.(map[string]any)["variables_reference"]
+					args := map[string]any{"variables_reference": ref}
+					maps.Copy(args, more)
+					t0 := time.Now()
+					call("debugpy_variables", args)
+					lat = append(lat, time.Since(t0))
 				}
-				t0 := time.Now()
-				call("debugpy_variables", map[string]any{"variables_reference": ref})
-				lat = append(lat, time.Since(t0))
-			}
-			benchstat.Report(b, lat)
-		})
+				benchstat.Report(b, lat)
+			})
+		}
 	}
+	byReference("object_by_reference", func() any {
+		return call("debugpy_evaluate", map[string]any{"expression": "zbig"}).StructuredContent.(map[string]any)["variables_reference"]
+	}, nil)
 	// A function's special variables, among them its code object: the
 	// result phase reads the function's source first.
 	specialRef := func() any {
@@ -322,24 +332,7 @@ while True:
 		b.Fatal("no special variables")
 		return nil
 	}
-	for _, mode := range []string{"fresh", "repeat"} {
-		b.Run("function_special_variables/"+mode, func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			var ref any
-			for i := 0; i < b.N; i++ {
-				if mode == "fresh" || ref == nil {
-					if mode == "fresh" {
-						call("debugpy_continue", nil) // to the next stop
-					}
-					ref = specialRef()
-				}
-				t0 := time.Now()
-				call("debugpy_variables", map[string]any{"variables_reference": ref, "max_items": 200})
-				lat = append(lat, time.Since(t0))
-			}
-			benchstat.Report(b, lat)
-		})
-	}
+	byReference("function_special_variables", specialRef, map[string]any{"max_items": 200})
 	for _, items := range []int{20, 100} {
 		for _, mode := range []string{"fresh", "repeat"} {
 			b.Run(fmt.Sprintf("max_items=%d/%s", items, mode), func(b *testing.B) {
