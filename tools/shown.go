@@ -156,10 +156,10 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	if ref != nil && !openedAt(l, listed, ref.EvaluateName) {
 		if ref.EvaluateName == "" || l == nil {
 			learn(*ref, nil)
-		} else { // kept for the stop: read again, learned once
+		} else { // kept for the stop: read again, learned once. Not an opening: the items it shows are not opened
 			before := len(seen)
 			learn(*ref, &engine.Learned{})
-			l.keep(&l.shown, ref.EvaluateName, seen[before:len(seen):len(seen)])
+			l.keep(&l.shown, "children "+ref.EvaluateName, seen[before:len(seen):len(seen)])
 		}
 	}
 	// The rows to open, by the level debugpy shows them at in the result
@@ -407,7 +407,8 @@ func openedAt(l *stopList, listed []engine.Seen, path string) bool {
 	}
 	parent, _ := l.kept(&l.parents, path)
 	_, shown := l.kept(&l.shown, path)
-	return parent != nil || shown
+	_, children := l.kept(&l.shown, "children "+path)
+	return parent != nil || shown || children
 }
 
 // parentPath is the path of the container whose children vs are, from the

@@ -91,8 +91,11 @@ type stopList struct {
 	// open. Each of the agent's reads of a child (zlines[3], zlines[4] ...)
 	// opened the parent again: 7 ms a call (docs/PERFORMANCE.md).
 	parents map[string][]engine.Seen
-	// shown holds what shownSeen opened of each value a result showed cut
-	// short, by path (shown.go).
+	// shown holds what shownSeen read for the stop (shown.go): each value
+	// a result showed cut short, opened, by path ("ref N" for one with
+	// none); a container's children listed by its reference ("children
+	// PATH"); a function's source ("source FILE:LINE"). A path has no
+	// space after its first name: the keys do not meet.
 	shown map[string][]engine.Seen
 }
 
