@@ -261,8 +261,9 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 
 // shownKey names a value opened for the stop: by its path, or by its
 // variables reference when debugpy gives it no path (a group's rows:
-// special variables), which stays the same at the stop for the same
-// listing (dap's snapshot answers it again).
+// special variables). pydevd makes a reference of the object's id, and
+// keeps every object it listed until the program runs on: at a stop, one
+// reference is one object.
 func shownKey(v variableView) string {
 	if v.EvaluateName != "" {
 		return v.EvaluateName
