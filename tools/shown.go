@@ -349,36 +349,14 @@ func codeRepr(shown string) (codeSource, bool) {
 	return codeSource{rest[j+len(`, file "`) : i], line}, err == nil
 }
 
-// unrepr reads Python's repr of a str (a path's): in single quotes, or in
-// double ones when it holds a single quote. Its escapes are Go's, but for
-// \' and for \xHH, which is a code point in Python and a byte in Go.
+// unrepr reads Python's repr of a str (a path's), as CPython's tokenizer
+// reads the literal (expressions.ReadLiteral): not a bytes' repr.
 func unrepr(shown string) (string, bool) {
-	if len(shown) < 2 || shown[0] != shown[len(shown)-1] || shown[0] != '\'' && shown[0] != '"' {
+	if shown == "" || shown[0] != '\'' && shown[0] != '"' {
 		return "", false
 	}
-	inner := shown[1 : len(shown)-1]
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(inner); i++ {
-		switch c := inner[i]; {
-		case c == '\\' && i+1 < len(inner) && inner[i+1] == '\'':
-			b.WriteByte('\'')
-			i++
-		case c == '\\' && i+1 < len(inner) && inner[i+1] == 'x':
-			b.WriteString(`\u00`)
-			i++
-		case c == '\\' && i+1 < len(inner):
-			b.WriteString(inner[i : i+2])
-			i++
-		case c == '"' && shown[0] == '\'':
-			b.WriteString(`\"`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	s, err := strconv.Unquote(b.String())
-	return s, err == nil
+	l, ok := expressions.ReadLiteral(shown, 0)
+	return l.Value, ok && l.Known && l.End == len(shown)
 }
 
 // codeSeen is the source of c as debugpy_source shows it, for the result
