@@ -48,7 +48,7 @@ import (
 // short that no listing of the stop opened, and the items cut short that
 // value shows in turn (two levels: what debugpy's display shows), as a
 // person expanding them would. What was opened is kept for the stop, by
-// path.
+// variables reference and path (shownKey).
 
 // maxOpenShown bounds the values one result's opening opens (each a round
 // trip to debugpy, ~1 ms: a scope's 100 rows of lists of lists, 1,500
@@ -153,13 +153,13 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		}
 		seen = append(seen, read...)
 	}
-	if ref != nil && !openedAt(l, listed, ref.EvaluateName) {
+	if ref != nil && !openedAt(l, listed, *ref) {
 		if ref.EvaluateName == "" || l == nil {
 			learn(*ref, nil)
 		} else { // kept for the stop: read again, learned once. Not an opening: the items it shows are not opened
 			before := len(seen)
 			learn(*ref, &engine.Learned{})
-			l.keep(&l.shown, "children "+ref.EvaluateName, seen[before:len(seen):len(seen)])
+			l.keep(&l.shown, "children "+shownKey(*ref), seen[before:len(seen):len(seen)])
 		}
 	}
 	// The rows to open, by the level debugpy shows them at in the result
@@ -193,7 +193,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 				continue
 			}
 			if c.EvaluateName != "" {
-				if row, ok := listedRow(listed, c.EvaluateName); ok && row.Children != nil {
+				if row, ok := listedRow(listed, c.EvaluateName); ok && row.Children != nil && row.VariablesReference == c.VariablesReference {
 					if level+1 < shownLevels {
 						look(row.Children, level+1, true)
 					}
@@ -259,16 +259,17 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	return seen, nil
 }
 
-// shownKey names a value opened for the stop: by its path, or by its
-// variables reference when debugpy gives it no path (a group's rows:
-// special variables). pydevd makes a reference of the object's id, and
-// keeps every object it listed until the program runs on: at a stop, one
-// reference is one object.
+// shownKey names a value opened for the stop: by its variables reference
+// and its path (none for a group's rows: special variables). pydevd makes
+// a reference of the object's id, and keeps every object it listed until
+// the program runs on: at a stop, one reference is one object. A path
+// alone is not: a listing by variables reference reads any frame's
+// container, and its rows' paths are that frame's (found 2026-12-07: a
+// caller's token.raw was shown in clear, the stopped frame's token having
+// been opened). The path is kept too: what a value holds is learned under
+// the names it was shown with.
 func shownKey(v variableView) string {
-	if v.EvaluateName != "" {
-		return v.EvaluateName
-	}
-	return "ref " + strconv.Itoa(v.VariablesReference)
+	return "ref " + strconv.Itoa(v.VariablesReference) + " " + v.EvaluateName
 }
 
 // A code object's constants and a function's defaults are the literals of
@@ -374,20 +375,36 @@ func codeSeen(c codeSource) []engine.Seen {
 		Structured: sourceResult{File: file, Lines: lines}, Learned: &engine.Learned{}}}
 }
 
-// openedAt reports whether the container at path was opened at the stop
-// of l, whose listing is listed: by the listing, by pathsSeen, or by an
-// opening of a value shown cut short.
-func openedAt(l *stopList, listed []engine.Seen, path string) bool {
-	if path == "" || l == nil {
+// openedAt reports whether the container v (its path, its variables
+// reference) was opened at the stop of l, whose listing is listed: by the
+// listing, by pathsSeen, or by an opening of a value shown cut short. The
+// same path at the stop is another frame's value unless the reference is
+// the same (shownKey).
+func openedAt(l *stopList, listed []engine.Seen, v variableView) bool {
+	path := v.EvaluateName
+	if path == "" || v.VariablesReference <= 0 || l == nil {
 		return false
 	}
-	if row, ok := listedRow(listed, path); ok && row.Children != nil {
+	if row, ok := listedRow(listed, path); ok && row.Children != nil && row.VariablesReference == v.VariablesReference {
 		return true
 	}
 	parent, _ := l.kept(&l.parents, path)
-	_, shown := l.kept(&l.shown, path)
-	_, children := l.kept(&l.shown, "children "+path)
-	return parent != nil || shown || children
+	_, shown := l.kept(&l.shown, shownKey(v))
+	_, children := l.kept(&l.shown, "children "+shownKey(v))
+	return openedRef(parent) == v.VariablesReference || shown || children
+}
+
+// openedRef is the variables reference of the parent pathsSeen opened,
+// whose opening is read (l.parents), or 0 for none.
+func openedRef(read []engine.Seen) int {
+	if len(read) == 0 {
+		return 0
+	}
+	r, ok := read[0].Structured.(variablesResult)
+	if !ok || len(r.Variables) == 0 {
+		return 0
+	}
+	return r.Variables[0].VariablesReference
 }
 
 // parentPath is the path of the container whose children vs are, from the

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/engine"
 )
 
 func TestCodeRepr(t *testing.T) {
@@ -68,5 +70,39 @@ func TestUnrepr(t *testing.T) {
 		if got, ok := unrepr(bad); ok {
 			t.Errorf("unrepr(%s) = %q, want none", bad, got)
 		}
+	}
+}
+
+// openedAt knows a container by its variables reference and path: the
+// same path at a stop is another frame's value when the reference differs
+// (a caller's, listed by its reference).
+func TestOpenedAt(t *testing.T) {
+	opened := func(path string, ref int) variableView {
+		return variableView{Name: path, EvaluateName: path, VariablesReference: ref, Children: []variableView{{Name: "raw", Value: "'x'"}}}
+	}
+	listed := []engine.Seen{{Structured: variablesResult{Variables: []variableView{opened("token", 7)}}, Values: map[string]string{}}}
+	l := &stopList{}
+	l.keep(&l.parents, "box", []engine.Seen{{Structured: variablesResult{Variables: []variableView{opened("box", 8)}}}})
+	l.keep(&l.parents, "plain", nil) // nothing to open
+	l.keep(&l.shown, shownKey(opened("pair", 9)), nil)
+	l.keep(&l.shown, "children "+shownKey(opened("holder", 10)), nil)
+	for _, c := range []struct {
+		path string
+		ref  int
+		want bool
+	}{
+		{"token", 7, true}, {"token", 17, false}, // by the listing
+		{"box", 8, true}, {"box", 18, false}, // by pathsSeen
+		{"plain", 0, false}, {"plain", 19, false},
+		{"pair", 9, true}, {"pair", 29, false}, // shown cut short, opened
+		{"holder", 10, true}, {"holder", 20, false}, // listed by its reference
+		{"", 9, false}, {"other", 7, false},
+	} {
+		if got := openedAt(l, listed, variableView{EvaluateName: c.path, VariablesReference: c.ref}); got != c.want {
+			t.Errorf("openedAt(%q, ref %d) = %v, want %v", c.path, c.ref, got, c.want)
+		}
+	}
+	if openedAt(nil, listed, variableView{EvaluateName: "token", VariablesReference: 7}) {
+		t.Error("openedAt with no listing of this stop: true")
 	}
 }

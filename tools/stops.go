@@ -92,10 +92,10 @@ type stopList struct {
 	// opened the parent again: 7 ms a call (docs/PERFORMANCE.md).
 	parents map[string][]engine.Seen
 	// shown holds what shownSeen read for the stop (shown.go): each value
-	// a result showed cut short, opened, by path ("ref N" for one with
-	// none); a container's children listed by its reference ("children
-	// PATH"); a function's source ("source FILE:LINE"). A path has no
-	// space after its first name: the keys do not meet.
+	// a result showed cut short, opened, by its variables reference and
+	// path (shownKey: "ref N PATH"); a container's children listed by its
+	// reference ("children ref N PATH"); a function's source ("source
+	// FILE:LINE"). Each kind's word comes first: the keys do not meet.
 	shown map[string][]engine.Seen
 }
 

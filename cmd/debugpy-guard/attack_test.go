@@ -4345,6 +4345,47 @@ main()
 	noneSeen(t, r.seen.String(), parts...)
 }
 
+// A caller's container, listed by its variables reference with no
+// frame_id, has rows whose paths are the caller's: its token and
+// zholder.zpair were taken for the stopped frame's values of the same
+// paths, opened already, and shown in clear and cut short (found
+// 2026-12-07). What was opened is known by reference and path.
+func TestAttackAnotherFramesContainerByReference(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	var past strings.Builder // past the budget of the caller's own listing, and of its stack's
+	for i := range 80 {
+		fmt.Fprintf(&past, "    o%02d = Box()\n", i)
+	}
+	r.stopAtBreak(`class Box:
+    pass
+ztoken = Box()
+ztoken.raw = "innocent words here"
+zholder = Box()
+zholder.zpair = ("a plain tuple item of forty characters.", "and another")
+def main():
+    n = 1  # BREAK
+    return n
+def outer():
+` + past.String() + `    ztoken = Box()
+    ztoken.raw = "raw-s3cret-value-77"
+    zholder = Box()
+    zholder.zpair = ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AKIAIOSFODNN7EXAMPLE")
+    main()
+outer()
+`)
+	m := regexp.MustCompile(`outer at .*\(frame (\d+)\)`).FindStringSubmatch(r.ok("debugpy_stack_trace", `{}`))
+	if m == nil {
+		t.Fatal("no frame of outer")
+	}
+	caller := r.ok("debugpy_variables", `{"frame_id":`+m[1]+`,"scope":"locals"}`)
+	r.listRef(r.rowRef(caller, "ztoken"), "")
+	r.listRef(r.rowRef(caller, "zholder"), "")
+	if text := r.ok("debugpy_evaluate", `{"expression":"zholder.zpair"}`); !strings.Contains(text, "a plain tuple item") {
+		t.Errorf("the control, the stopped frame's value of the same path: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "raw-s3cret", "wJalrXUtnFEMI/K7MDEN", "bPxRfiCYEXAMPLEKEY")
+}
+
 // A function's literals read through its objects: __defaults__ showed the
 // default of its parameter pw, and its code object's co_consts the
 // password its body assigns, in clear, where debugpy_source masks both
