@@ -210,8 +210,13 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		}
 	}
 	look(shown, 0, false)
+	var refChildren []variableView
+	if ref != nil {
+		refChildren = ref.Children
+	}
 	if len(tops[0])+len(tops[1]) == 0 {
-		return seen, nil
+		held, err := g.heldSeen(ctx, s, frame, l, shown, refChildren) // what the functions it shows hold (held.go)
+		return append(seen, held...), err
 	}
 	// Opened in copies: the result shown stays as debugpy showed it.
 	rows := make([]variableView, 0, len(tops[0])+len(tops[1]))
@@ -256,7 +261,8 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 			l.keep(&l.shown, shownKey(row), seen[before:len(seen):len(seen)])
 		}
 	}
-	return seen, nil
+	held, err := g.heldSeen(ctx, s, frame, l, shown, refChildren, rows)
+	return append(seen, held...), err
 }
 
 // shownKey names a value opened for the stop: by its variables reference

@@ -597,7 +597,19 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 		seen = append(seen, engine.Seen{Tool: listing, Category: Read, Arguments: args,
 			Structured: variablesResult{FrameID: frame, Variables: []variableView{v}}, Values: map[string]string{v.Name: v.Value}})
 	}
-	return seen, nil
+	// What the functions among them hold (held.go): a thread the code
+	// reads the arguments of, svc.worker._args[0].
+	var whole []variableView
+	for _, v := range read {
+		if v != nil {
+			whole = append(whole, *v)
+		}
+	}
+	held, err := g.heldSeen(ctx, s, frame, l, whole, parents)
+	if err != nil {
+		return nil, err
+	}
+	return append(seen, held...), nil
 }
 
 // openAll opens each of level, all its children, for the result phase to
@@ -727,7 +739,7 @@ func (g *PolicyGate) listing(k listKey, last *dap.Stop) *stopList {
 	g.lists[k] = l
 	go func() { // bounded by the request timeout (listFrame)
 		defer close(l.done)
-		l.seen, l.err = g.listFrame(context.Background(), k.s, k.frame)
+		l.seen, l.err = g.listFrame(context.Background(), k.s, k.frame, l)
 	}()
 	return l
 }
@@ -771,46 +783,15 @@ func launchedSeen(call Call) engine.Seen {
 
 // started is how the listing reads what the process was started with, its
 // environment and its command line, and what the frame's functions hold
-// (below): the host's own code, run in the frame, in one request. Their
-// reprs in one string, a line each (in the clipboard context, which does
-// not cut a string short), not the mapping, whose repr debugpy cuts after
-// 15 items and whose opening is a round trip more; through builtins, which
-// a name of the program's (a global dict) does not shadow.
-//
-// What the frame's functions hold with no name a listing shows, under
-// the name that holds the function, a dot, and the variable's or the
-// parameter's name ({'client.token': '...', 'conn.password': '...'}): a
-// closure's free variables (its cells, shown as cell_contents under the
-// function's __closure__), a function's defaults (__defaults__: a lambda's
-// pw=password), and the positional arguments of a functools.partial
-// (shown in its repr) and of a thread's target (its _args), named from
-// the parameters of the function they are for. A token read from a file
-// into a closure (client = make_client(f.read())), or a password given to
-// a partial (functools.partial(connect, host, pw)), showed in clear
-// (found 2026-12-07). Strings and bytes only, of at most 16 KiB; of the
-// frame's names only (locals over globals), not of the functions in its
-// containers or objects. A cell not yet filled is left out, a bound
-// method's first parameter (self) is skipped, and arguments that are not a
-// tuple are not iterated (a generator would be consumed). It reads the
-// attributes of functions, methods, cells, partials and threads
-// (threading's own class, not a subclass, whose __getattr__ could be the
-// program's): no code of the program's runs.
-const started = "(lambda b, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + b.repr(b.dict([" +
-	// closures: each free variable's cell
-	"(k + '.' + n, c.cell_contents) for k, f in ns if b.type(f).__name__ == 'function' and f.__closure__ " +
-	"for n, c in b.zip(f.__code__.co_freevars, f.__closure__) if not b.repr(c).endswith('empty>') " +
-	"and b.isinstance(c.cell_contents, (b.str, b.bytes)) and b.len(c.cell_contents) <= 16384] + [" +
-	// defaults: the last parameters before any keyword-only ones
-	"(k + '.' + n, d) for k, f in ns if b.type(f).__name__ == 'function' and f.__defaults__ " +
-	"for n, d in b.zip(f.__code__.co_varnames[f.__code__.co_argcount - b.len(f.__defaults__):f.__code__.co_argcount], f.__defaults__) " +
-	"if b.isinstance(d, (b.str, b.bytes)) and b.len(d) <= 16384] + [" +
-	// a partial's and a thread's positional arguments, by their function's parameters
-	"(k + '.' + n, a) for k, fn, args in [(k, f.func, f.args) for k, f in ns if b.type(f) is b.__import__('functools').partial] + " +
-	"[(k, f._target, f._args) for k, f in ns if b.type(f).__name__ == 'Thread' and b.type(f).__module__ == 'threading' and b.isinstance(f._args, b.tuple)] " +
-	"if b.type(fn).__name__ in ('function', 'method') " +
-	"for n, a in b.zip(b.getattr(fn, '__func__', fn).__code__.co_varnames[b.hasattr(fn, '__func__'):], args) " +
-	"if b.isinstance(a, (b.str, b.bytes)) and b.len(a) <= 16384])))" +
-	"(__import__('builtins'), [*{**globals(), **locals()}.items()])"
+// (held.go: heldBy, of the frame's names, locals over globals): the host's
+// own code, run in the frame, in one request. Their reprs in one string, a
+// line each (in the clipboard context, which does not cut a string short),
+// not the mapping, whose repr debugpy cuts after 15 items and whose
+// opening is a round trip more; through builtins, which a name of the
+// program's (a global dict) does not shadow.
+const started = "(lambda b, H, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + " +
+	"b.repr(b.dict([p for k, f in ns for p in H(k, f)])))" +
+	"(__import__('builtins'), " + heldBy + ", [*{**globals(), **locals()}.items()])"
 
 // startedRows are the rows of what started read: the environment and
 // command line, and what the frame's functions hold, each shown as
@@ -839,7 +820,7 @@ const maxListed = 20000
 // frames of its stack (listStack), and the process's environment and
 // command line, then opens what their values hide (openHiding). The
 // second scopeRef is answered from the session's snapshot.
-func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) ([]engine.Seen, error) {
+func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int, l *stopList) ([]engine.Seen, error) {
 	ctx, cancel := g.ts.rctx(ctx)
 	defer cancel()
 	// The process's environment and command line, where a program's
@@ -956,7 +937,11 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int) (
 				Learned: &engine.Learned{}}) // every call of the stop reads it; it is learned once
 		}
 	}
-	return out, nil
+	held, err := g.heldSeen(ctx, s, frame, l, all, theirs) // what the functions among them hold (held.go)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, held...), nil
 }
 
 // Bounds of listStack: the other frames of a frame's stack it lists,

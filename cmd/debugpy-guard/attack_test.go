@@ -4469,6 +4469,59 @@ main()
 	noneSeen(t, r.seen.String(), "cls-s3cret", "prt-s3cret", "mth-s3cret", "thr-s3cret", "dfl-s3cret")
 }
 
+// What functions hold where no name of the frame holds them (found
+// 2026-12-07): a partial in a list showed its password's end in the
+// globals' listing itself and whole in an evaluate of it; a client
+// factory's closure in a dict, a thread in an object (read through a
+// path), a closure of an object's method (in its group of functions,
+// which has no path) and a lambda's default in a dict each showed theirs
+// in clear. Every function, partial and thread a response shows is read
+// for what it holds, by its variables reference.
+func TestAttackSecretsHeldByFunctionsInContainers(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("prt-s3cret-value-61\ncls-s3cret-value-62\nthr-s3cret-value-63\nobj-s3cret-value-64\ndfl-s3cret-value-65\n"), 0o600)
+	r.stopAtBreak(`import functools, os, threading
+def connect(host, password):
+    return host
+def make_client(token):
+    def call():
+        return "GET /" + token
+    return call
+def send(api_key, n):
+    return n
+class Svc:
+    pass
+with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
+    lines = iter(f.read().split())
+a_hooks = [functools.partial(connect, "db.example", next(lines))]  # opened by the listing
+` + pastTheListing + `zreg = {"client": make_client(next(lines))}
+zsvc = Svc()
+zsvc.worker = threading.Thread(target=send, args=(next(lines), 3))
+zsvc.login = make_client(next(lines))
+zhandlers = {"cb": lambda user, pw=next(lines): user}
+del lines, f, i, o
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	ref, list := r.rowRef, r.listRef
+	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
+	r.call("debugpy_evaluate", `{"expression":"a_hooks[0]"}`)
+	special := func(fn string) string { return list(ref(fn, "special variables"), `,"max_items":200`) }
+	closure := list(ref(special(list(ref(list(ref(globals, "zreg"), ""), "'client'"), "")), "__closure__"), "")
+	list(ref(closure, "0"), "")
+	r.call("debugpy_evaluate", `{"expression":"zsvc.worker._args[0]"}`)
+	login := list(ref(list(ref(list(ref(globals, "zsvc"), ""), "function variables"), ""), "login"), "")
+	list(ref(list(ref(special(login), "__closure__"), ""), "0"), "")
+	r.ok("debugpy_evaluate", `{"expression":"zhandlers"}`)
+	list(ref(special(list(ref(list(ref(globals, "zhandlers"), ""), "'cb'"), "")), "__defaults__"), "")
+	if !strings.Contains(globals, "a_hooks: list = [functools.partial(<f...") {
+		t.Errorf("the control, the partial shown in the list's repr: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "prt-s3cret", "value-61", "cls-s3cret", "thr-s3cret", "obj-s3cret", "dfl-s3cret")
+}
+
 // pastTheListing begins a program whose names hold more values that hide
 // what they hold than the stop's listing opens (its budget, 64): 80
 // objects of their own classes and 70 lists shown cut short. The values a

@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/debugpy-guard/debugpy-guard/dap"
+	"github.com/debugpy-guard/debugpy-guard/engine"
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
+)
+
+// What functions hold. A function keeps values with no name a listing
+// shows: a closure's free variables (its cells, shown as cell_contents
+// under its __closure__), its defaults (__defaults__: a lambda's
+// pw=password), the positional arguments of a functools.partial (shown in
+// its repr) and of a thread's target (its _args). A token read from a file
+// into a client factory's closure, or a password given to a partial,
+// showed in clear (found 2026-12-07). So the host reads them itself, in
+// the program, under the name that holds the function, a dot, and the
+// variable's or the parameter's name ({'client.token': '...',
+// 'conn.password': '...'}), for the result phase to learn:
+//
+//   - the frame's own names, in the listing's read of the environment
+//     (started, stops.go): a module's functions are rows of no listing
+//     (debugpy groups them under "function variables");
+//   - and every function, method, partial or thread a variables or an
+//     evaluate response shows anywhere (heldSeen): in a list of callbacks,
+//     an object's attribute, a dict's value. The stop's listing, the
+//     openings, the paths read and the call's own result are read for them
+//     before its result is shown. A function's closure and defaults are
+//     reached only through a response that showed it, so they are read
+//     before they can be shown; its row, in an object's group of
+//     functions, has no path to read it by (found 2026-12-07: a dict's
+//     client's closure, a list's partial, an object's thread showed their
+//     secrets in clear). It reads the object by its variables reference
+//     as debugpy itself resolves one (pydevd's registry of the values it
+//     showed at the stop), so what it reads is the object shown, whatever
+//     frame's name shows it.
+//
+// Strings and bytes only, of at most 16 KiB. The Python reads the
+// attributes of functions, methods, cells, partials and threads of exact
+// types (threading's own Thread, not a subclass, whose __getattr__ could
+// be the program's; no class of the program's that names itself
+// "function"): no code of the program's runs. A cell not yet filled is
+// left out, a bound method's first parameter (self) is skipped, and
+// arguments that are not a tuple are not iterated (a generator would be
+// consumed).
+
+// heldBy is a Python function of a name and an object: the pairs (name
+// "." variable, value) the object holds, as above; a partial's or a
+// thread's arguments as name ".args." parameter (conn.args.password),
+// apart from the default of the same parameter (conn.password), which
+// the partial does not change. b is builtins.
+const heldBy = `(lambda b, T, F, TH: lambda k, f: [` +
+	`(k + '.' + n, v) for g, args in (` +
+	`[(f, None)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
+	`[(f.func, f.args)] if b.type(f) is F.partial else ` +
+	`[(f._target, f._args)] if b.type(f) is TH.Thread and b.type(f._args) is b.tuple else []) ` +
+	`for g, skip in [(g.__func__, 1) if b.type(g) is T.MethodType else (g, 0)] if b.type(g) is T.FunctionType ` +
+	`for n, v in [(n, c.cell_contents) for n, c in b.zip(g.__code__.co_freevars, g.__closure__ or ()) if not b.repr(c).endswith('empty>')] + ` +
+	`[*b.zip(g.__code__.co_varnames[g.__code__.co_argcount - b.len(g.__defaults__ or ()):g.__code__.co_argcount], g.__defaults__ or ())] + ` +
+	`[*(g.__kwdefaults__ or {}).items()] + [('args.' + n, a) for n, a in b.zip(g.__code__.co_varnames[skip:g.__code__.co_argcount], args or ())] ` +
+	`if b.type(v) in (b.str, b.bytes) and b.len(v) <= 16384])` +
+	`(__import__('builtins'), __import__('types'), __import__('functools'), __import__('threading'))`
+
+// heldTypes are the types (debugpy's names of them) of the values heldSeen
+// reads; heldBy checks each object's exact type itself.
+var heldTypes = map[string]bool{"function": true, "method": true, "partial": true, "Thread": true}
+
+// heldByReference reads what the objects of refs hold (heldBy), each
+// under its name: pydevd's registry resolves a variables reference to the
+// object it showed (BaseSchema's map of references to ids, then the
+// suspended frames' variables). A reference it no longer holds is left
+// out.
+func heldByReference(names []string, refs []int) string {
+	var b strings.Builder
+	b.WriteString(`(lambda b, H, S, M, refs: b.repr(b.dict([p for k, r in refs for o in [S._dap_id_to_obj_id.get(r)] if o is not None ` +
+		`for t in [M._get_tracker_for_variable_reference(o)] if t is not None for p in H(k, b.getattr(t.get_variable(o), 'value', None))])))` +
+		`(__import__('builtins'), ` + heldBy + `, __import__('sys').modules['_pydevd_bundle._debug_adapter.pydevd_base_schema'].BaseSchema, ` +
+		`__import__('sys').modules['pydevd'].get_global_debugger().suspended_frames_manager, [`)
+	for i, name := range names {
+		fmt.Fprintf(&b, "(%s, %d), ", pyrepr.Repr(name), refs[i])
+	}
+	b.WriteString("])")
+	return b.String()
+}
+
+// maxHeld bounds the objects one read of heldSeen reads (one request);
+// more are read in more requests.
+const maxHeld = 256
+
+// heldSeen reads what the functions, methods, partials and threads among
+// trees hold (see above) that l's stop has not read yet, for the result
+// phase to learn; l, when not nil, keeps what was read for the stop, by
+// variables reference. A read debugpy refuses is an error: what they
+// hold would be shown unread (fail closed).
+func (g *PolicyGate) heldSeen(ctx context.Context, s *dap.Session, frame int, l *stopList, trees ...[]variableView) ([]engine.Seen, error) {
+	var names []string
+	var refs []int
+	var seen []engine.Seen
+	had := map[*engine.Learned]bool{} // kept reads, each handed once
+	looked := map[int]bool{}
+	var walk func(vs []variableView)
+	walk = func(vs []variableView) {
+		for _, v := range vs {
+			if heldTypes[v.Type] && v.VariablesReference > 0 && !looked[v.VariablesReference] {
+				looked[v.VariablesReference] = true
+				if read, ok := l.keptHeld(v.VariablesReference); ok {
+					for _, sn := range read {
+						if !had[sn.Learned] {
+							had[sn.Learned] = true
+							seen = append(seen, sn)
+						}
+					}
+				} else {
+					names = append(names, cmp.Or(v.EvaluateName, v.Name))
+					refs = append(refs, v.VariablesReference)
+				}
+			}
+			walk(v.Children)
+			walk(v.dropped)
+		}
+	}
+	for _, t := range trees {
+		walk(t)
+	}
+	args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
+	for len(refs) > 0 {
+		n := min(len(refs), maxHeld)
+		rctx, cancel := g.ts.rctx(ctx)
+		body, err := s.Peek(rctx, heldByReference(names[:n], refs[:n]), frame, "clipboard")
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("reading what %d functions it shows hold: %w", n, err)
+		}
+		var read []engine.Seen
+		if held, ok := unrepr(body.Result); ok && held != "{}" {
+			read = []engine.Seen{{Tool: listing, Category: Read, Arguments: args, Learned: &engine.Learned{},
+				Structured: variablesResult{FrameID: frame, Variables: []variableView{{Name: "(closures, partials)", Value: pyrepr.Repr(held), Type: "str"}}}}}
+		} else if !ok {
+			return nil, fmt.Errorf("reading what %d functions it shows hold: debugpy answered %.100q, not a str", n, body.Result)
+		}
+		for _, r := range refs[:n] {
+			l.keepHeld(r, read)
+		}
+		seen = append(seen, read...)
+		names, refs = names[n:], refs[n:]
+	}
+	return seen, nil
+}
+
+// keptHeld is what heldSeen read of the object of ref at l's stop; false
+// when it was not read (or l is nil: no stop kept).
+func (l *stopList) keptHeld(ref int) ([]engine.Seen, bool) {
+	if l == nil {
+		return nil, false
+	}
+	return l.kept(&l.shown, "held ref "+strconv.Itoa(ref))
+}
+
+// keepHeld keeps what heldSeen read of the object of ref for l's stop.
+func (l *stopList) keepHeld(ref int, read []engine.Seen) {
+	if l != nil {
+		l.keep(&l.shown, "held ref "+strconv.Itoa(ref), read)
+	}
+}

@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// heldBy, run by CPython over what a program's functions hold: the values
+// by the names of their variables and parameters, and nothing of an
+// object of another type, or of a type of the program's that only names
+// itself so, whose attributes are its code (it would exit if it ran); a
+// thread whose arguments are not a tuple (a generator, which a read
+// would consume) is left whole.
+func TestHeldByAgreesWithCPython(t *testing.T) {
+	prog := `import functools, sys, threading
+H = ` + heldBy + `
+def make_client(token, retries=3):
+    def call():
+        return token + str(retries)
+    return call
+def connect(host, password="dflt-pw"):
+    return host
+def kw(a, *, pw="kw-s3cret"):
+    return a
+def star(a, *rest):
+    return a
+class Acct:
+    def login(self, user, pw):
+        return user
+    def m(self, x, secret=b"m-dflt"):
+        return x
+def empty():
+    def inner():
+        return later
+    later = None
+    del later
+    return inner
+class function:
+    def __getattr__(self, n):
+        sys.exit("ran the program's __getattr__ for " + n)
+class Th(threading.Thread):
+    def __getattr__(self, n):
+        sys.exit("ran the program's __getattr__ for " + n)
+big = "x" * 16385
+for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
+             ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
+             ("star", functools.partial(star, "s", "extra")), ("pfn", functools.partial(make_client("in-partial"))),
+             ("worker", threading.Thread(target=connect, args=("h", "thr-s3cret"))),
+             ("gen", threading.Thread(target=connect, args=(x for x in "ab"))), ("big", make_client(big)),
+             ("empty", empty()), ("fake", function()), ("sub", Th(target=connect, args=("h", "sub-s3cret"))),
+             ("n", 3), ("lam", lambda user, pw="lam-s3cret": user), ("builtin", functools.partial(print, "b-s3cret"))]:
+    print(k, H(k, f))
+`
+	out, err := exec.Command("python3", "-c", prog).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3: %v\n%s", err, out)
+	}
+	want := `client [('client.token', 'cls-s3cret')]
+conn [('conn.password', 'dflt-pw'), ('conn.args.host', 'db'), ('conn.args.password', 'prt-s3cret')]
+login [('login.args.user', 'ada'), ('login.args.pw', 'mth-s3cret')]
+kw [('kw.pw', 'kw-s3cret')]
+meth [('meth.secret', b'm-dflt')]
+star [('star.args.a', 's')]
+pfn [('pfn.token', 'in-partial')]
+worker [('worker.password', 'dflt-pw'), ('worker.args.host', 'h'), ('worker.args.password', 'thr-s3cret')]
+gen []
+big []
+empty []
+fake []
+sub []
+n []
+lam [('lam.pw', 'lam-s3cret')]
+builtin []
+`
+	if string(out) != want {
+		t.Errorf("heldBy read\n%s\nwant\n%s", out, want)
+	}
+}
+
+// heldByReference is one Python expression whatever the names debugpy
+// gives the objects (a key's repr, quotes and line ends in it).
+func TestHeldByReferenceCompiles(t *testing.T) {
+	expr := heldByReference([]string{`d['it\'s']`, "x\n\"y\"", "é\x00"}, []int{1, 2, 3})
+	out, err := exec.Command("python3", "-c", "import sys; compile(sys.argv[1], '<held>', 'eval'); print('ok')", expr).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Errorf("python3 cannot compile it: %v\n%s", err, out)
+	}
+}
