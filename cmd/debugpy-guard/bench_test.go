@@ -266,8 +266,9 @@ func BenchmarkDebugCalls(b *testing.B) {
 // its items cut short, before the result is shown (tools/shown.go).
 // max_items 20 opens 20 rows and their 14 items each shown; 100, the
 // default, 100 rows. "repeat" asks again at the same stop, where what was
-// opened is known. And an object's attributes, listed by reference, and
-// a function's special variables (its code object's source read first).
+// opened is known. And an object's attributes, listed by reference, a
+// function's special variables (its code object's source read first), and
+// an evaluate of a dict of closures (what they hold read first).
 func BenchmarkValuesShownCutShort(b *testing.B) {
 	dir := b.TempDir()
 	prog := filepath.Join(dir, "many.py")
@@ -282,12 +283,17 @@ for i in range(100):
 def make(user, pw="dflt-value"):
     password = "body-value"
     return password
+def client(token):
+    def call():
+        return token
+    return call
+zfns = {"f%02d" % i: client("v%d" % i) for i in range(50)}
 while True:
     n = 1  # BREAK
 `), 0o600)
 	call := benchClient(b, dir)
 	call("debugpy_launch", map[string]any{"program": prog})
-	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 13})
+	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 18})
 	call("debugpy_continue", nil)
 	// An object's 100 attributes, listed by its variables_reference: read
 	// whole under its name by the result phase, the listing having not
@@ -333,6 +339,22 @@ while True:
 		return nil
 	}
 	byReference("function_special_variables", specialRef, map[string]any{"max_items": 200})
+	// A dict of 50 closures, evaluated: shown cut short, opened, and what
+	// its closures hold read (tools/held.go), in one request.
+	for _, mode := range []string{"fresh", "repeat"} {
+		b.Run("evaluate_dict_of_closures/"+mode, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for i := 0; i < b.N; i++ {
+				if mode == "fresh" {
+					call("debugpy_continue", nil) // to the next stop
+				}
+				t0 := time.Now()
+				call("debugpy_evaluate", map[string]any{"expression": "zfns"})
+				lat = append(lat, time.Since(t0))
+			}
+			benchstat.Report(b, lat)
+		})
+	}
 	for _, items := range []int{20, 100} {
 		for _, mode := range []string{"fresh", "repeat"} {
 			b.Run(fmt.Sprintf("max_items=%d/%s", items, mode), func(b *testing.B) {
