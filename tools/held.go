@@ -41,7 +41,10 @@ import (
 //     showed at the stop), so what it reads is the object shown, whatever
 //     frame's name shows it.
 //
-// Strings and bytes only, of at most 16 KiB. The Python reads the
+// Strings and bytes of at most 16 KiB, and lists, tuples and dicts of at
+// most 64 of them (and of numbers and None: an auth pair ('ada', '...')
+// in a closure's creds, whose repr runs no code of the program's). The
+// Python reads the
 // attributes of functions, methods, cells, partials and threads of exact
 // types (threading's own Thread, not a subclass, whose __getattr__ could
 // be the program's; no class of the program's that names itself
@@ -55,7 +58,7 @@ import (
 // thread's arguments as name ".args." parameter (conn.args.password),
 // apart from the default of the same parameter (conn.password), which
 // the partial does not change. b is builtins.
-const heldBy = `(lambda b, T, F, TH: lambda k, f: [` +
+const heldBy = `(lambda b, T, F, TH: (lambda s, i: lambda k, f: [` +
 	`(k + '.' + n, v) for g, args in (` +
 	`[(f, None)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
 	`[(f.func, f.args)] if b.type(f) is F.partial else ` +
@@ -64,7 +67,10 @@ const heldBy = `(lambda b, T, F, TH: lambda k, f: [` +
 	`for n, v in [(n, c.cell_contents) for n, c in b.zip(g.__code__.co_freevars, g.__closure__ or ()) if not b.repr(c).endswith('empty>')] + ` +
 	`[*b.zip(g.__code__.co_varnames[g.__code__.co_argcount - b.len(g.__defaults__ or ()):g.__code__.co_argcount], g.__defaults__ or ())] + ` +
 	`[*(g.__kwdefaults__ or {}).items()] + [('args.' + n, a) for n, a in b.zip(g.__code__.co_varnames[skip:g.__code__.co_argcount], args or ())] ` +
-	`if b.type(v) in (b.str, b.bytes) and b.len(v) <= 16384])` +
+	`if s(v) or b.type(v) in (b.tuple, b.list) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
+	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())])` +
+	`(lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384, ` +
+	`lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384 or b.type(x) in (b.int, b.float, b.bool) or x is None))` +
 	`(__import__('builtins'), __import__('types'), __import__('functools'), __import__('threading'))`
 
 // heldTypes are the types (debugpy's names of them) of the values heldSeen

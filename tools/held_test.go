@@ -7,7 +7,9 @@ import (
 )
 
 // heldBy, run by CPython over what a program's functions hold: the values
-// by the names of their variables and parameters, and nothing of an
+// by the names of their variables and parameters (a container of
+// strings, numbers and None, of builtins' own types, one level), and
+// nothing of an
 // object of another type, or of a type of the program's that only names
 // itself so, whose attributes are its code (it would exit if it ran); a
 // thread whose arguments are not a tuple (a generator, which a read
@@ -42,6 +44,13 @@ class function:
 class Th(threading.Thread):
     def __getattr__(self, n):
         sys.exit("ran the program's __getattr__ for " + n)
+def session(creds, opts):
+    def get():
+        return creds, opts
+    return get
+class S(str):
+    def __repr__(self):
+        sys.exit("ran the program's __repr__")
 big = "x" * 16385
 for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
              ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
@@ -49,7 +58,10 @@ for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(c
              ("worker", threading.Thread(target=connect, args=("h", "thr-s3cret"))),
              ("gen", threading.Thread(target=connect, args=(x for x in "ab"))), ("big", make_client(big)),
              ("empty", empty()), ("fake", function()), ("sub", Th(target=connect, args=("h", "sub-s3cret"))),
-             ("n", 3), ("lam", lambda user, pw="lam-s3cret": user), ("builtin", functools.partial(print, "b-s3cret"))]:
+             ("n", 3), ("lam", lambda user, pw="lam-s3cret": user), ("builtin", functools.partial(print, "b-s3cret")),
+             ("pair", session(("ada", "pair-s3cret"), {"password": "dict-s3cret", "port": 5432, "tls": None})),
+             ("mixed", session(["ok", S("sub")], {1: "x"})), ("long", session(tuple("x" * 65), [big])),
+             ("nested", session((("in", "tuple"),), {"a": {"b": "c"}}))]:
     print(k, H(k, f))
 `
 	out, err := exec.Command("python3", "-c", prog).CombinedOutput()
@@ -72,6 +84,10 @@ sub []
 n []
 lam [('lam.pw', 'lam-s3cret')]
 builtin []
+pair [('pair.creds', ('ada', 'pair-s3cret')), ('pair.opts', {'password': 'dict-s3cret', 'port': 5432, 'tls': None})]
+mixed []
+long []
+nested []
 `
 	if string(out) != want {
 		t.Errorf("heldBy read\n%s\nwant\n%s", out, want)
