@@ -41,14 +41,23 @@ import (
 //     showed at the stop), so what it reads is the object shown, whatever
 //     frame's name shows it.
 //
+// And an exception a response shows (a caught one kept in a list of
+// errors) holds the locals of the functions its traceback went through:
+// AuthError(token) showed the token in its repr, with no name (found
+// 2026-12-07); they are read under the name that holds the exception, the
+// function's and the local's (errors[0].login.token), 16 frames, not the
+// module's (its globals, listed already).
+//
 // Strings and bytes of at most 16 KiB, and lists, tuples and dicts of at
 // most 64 of them (and of numbers and None: an auth pair ('ada', '...')
 // in a closure's creds, whose repr runs no code of the program's). The
-// Python reads the
-// attributes of functions, methods, cells, partials and threads of exact
-// types (threading's own Thread, not a subclass, whose __getattr__ could
-// be the program's; no class of the program's that names itself
-// "function"): no code of the program's runs. A cell not yet filled is
+// Python reads the attributes of functions, methods, cells, partials and
+// threads of exact types (threading's own Thread, not a subclass, whose
+// __getattr__ could be the program's; no class of the program's that
+// names itself "function"), and an exception's traceback through
+// BaseException's own attribute (not a property of a subclass's), and
+// frames' and tracebacks' attributes: no code of the program's runs. A
+// cell not yet filled is
 // left out, a bound method's first parameter (self) is skipped, and
 // arguments that are not a tuple are not iterated (a generator would be
 // consumed).
@@ -58,7 +67,8 @@ import (
 // thread's arguments as name ".args." parameter (conn.args.password),
 // apart from the default of the same parameter (conn.password), which
 // the partial does not change. b is builtins.
-const heldBy = `(lambda b, T, F, TH: (lambda s, i: lambda k, f: [` +
+const heldBy = `(lambda b, T, F, TH, TB, IT: (lambda s, i: (lambda ok: lambda k, f: [` +
+	// functions, methods, partials, threads
 	`(k + '.' + n, v) for g, args in (` +
 	`[(f, None)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
 	`[(f.func, f.args)] if b.type(f) is F.partial else ` +
@@ -67,15 +77,40 @@ const heldBy = `(lambda b, T, F, TH: (lambda s, i: lambda k, f: [` +
 	`for n, v in [(n, c.cell_contents) for n, c in b.zip(g.__code__.co_freevars, g.__closure__ or ()) if not b.repr(c).endswith('empty>')] + ` +
 	`[*b.zip(g.__code__.co_varnames[g.__code__.co_argcount - b.len(g.__defaults__ or ()):g.__code__.co_argcount], g.__defaults__ or ())] + ` +
 	`[*(g.__kwdefaults__ or {}).items()] + [('args.' + n, a) for n, a in b.zip(g.__code__.co_varnames[skip:g.__code__.co_argcount], args or ())] ` +
-	`if s(v) or b.type(v) in (b.tuple, b.list) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
-	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())])` +
+	`if ok(v)] + [` +
+	// exceptions: the locals of the functions their traceback went through
+	`(k + '.' + fr.f_code.co_name + '.' + n, v) for fr, _ in (IT.islice(TB.walk_tb(b.BaseException.__traceback__.__get__(f)), 16) ` +
+	`if b.issubclass(b.type(f), b.BaseException) else ()) if fr.f_locals is not fr.f_globals ` +
+	`for n, v in [*fr.f_locals.items()][:256] if ok(v)])` +
+	`(lambda v: s(v) or b.type(v) in (b.tuple, b.list) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
+	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())))` +
 	`(lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384, ` +
 	`lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384 or b.type(x) in (b.int, b.float, b.bool) or x is None))` +
-	`(__import__('builtins'), __import__('types'), __import__('functools'), __import__('threading'))`
+	`(__import__('builtins'), __import__('types'), __import__('functools'), __import__('threading'), __import__('traceback'), __import__('itertools'))`
 
 // heldTypes are the types (debugpy's names of them) of the values heldSeen
-// reads; heldBy checks each object's exact type itself.
+// reads, with exceptions (holdsOf); heldBy checks each object's exact
+// type itself.
 var heldTypes = map[string]bool{"function": true, "method": true, "partial": true, "Thread": true}
+
+// exceptionEnds are how the names of exception classes end, by Python's
+// convention (PEP 8: an error's ends with Error) and its builtins'
+// (SystemExit, KeyboardInterrupt, StopIteration, ExceptionGroup). An
+// exception class named otherwise (Unauthorized) is not read.
+var exceptionEnds = []string{"Error", "Exception", "Warning", "Exit", "Interrupt", "Iteration", "Group"}
+
+// holdsOf reports whether heldSeen reads a value of debugpy's type typ.
+func holdsOf(typ string) bool {
+	if heldTypes[typ] {
+		return true
+	}
+	for _, end := range exceptionEnds {
+		if strings.HasSuffix(typ, end) {
+			return true
+		}
+	}
+	return false
+}
 
 // heldByReference reads what the objects of refs hold (heldBy), each
 // under its name: pydevd's registry resolves a variables reference to the
@@ -113,7 +148,7 @@ func (g *PolicyGate) heldSeen(ctx context.Context, s *dap.Session, frame int, l 
 	var walk func(vs []variableView)
 	walk = func(vs []variableView) {
 		for _, v := range vs {
-			if heldTypes[v.Type] && v.VariablesReference > 0 && !looked[v.VariablesReference] {
+			if holdsOf(v.Type) && v.VariablesReference > 0 && !looked[v.VariablesReference] {
 				looked[v.VariablesReference] = true
 				if read, ok := l.keptHeld(v.VariablesReference); ok {
 					for _, sn := range read {

@@ -8,8 +8,9 @@ import (
 
 // heldBy, run by CPython over what a program's functions hold: the values
 // by the names of their variables and parameters (a container of
-// strings, numbers and None, of builtins' own types, one level), and
-// nothing of an
+// strings, numbers and None, of builtins' own types, one level), the
+// locals of the functions an exception's traceback went through (not the
+// module's: its globals), and nothing of an
 // object of another type, or of a type of the program's that only names
 // itself so, whose attributes are its code (it would exit if it ran); a
 // thread whose arguments are not a tuple (a generator, which a read
@@ -51,6 +52,26 @@ def session(creds, opts):
 class S(str):
     def __repr__(self):
         sys.exit("ran the program's __repr__")
+class AuthError(Exception):
+    pass
+class Evil(Exception):
+    @property
+    def __traceback__(self):
+        sys.exit("ran the program's __traceback__")
+def login(token, n=3):
+    key = ("ada", token)
+    raise AuthError(token)
+def caught(cls=AuthError):
+    try:
+        if cls is AuthError:
+            login("exc-s3cret")
+        raise cls("evil")
+    except Exception as e:
+        return e
+try:
+    raise ValueError("at the module")
+except ValueError as e:
+    module_level = e
 big = "x" * 16385
 for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
              ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
@@ -61,7 +82,8 @@ for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(c
              ("n", 3), ("lam", lambda user, pw="lam-s3cret": user), ("builtin", functools.partial(print, "b-s3cret")),
              ("pair", session(("ada", "pair-s3cret"), {"password": "dict-s3cret", "port": 5432, "tls": None})),
              ("mixed", session(["ok", S("sub")], {1: "x"})), ("long", session(tuple("x" * 65), [big])),
-             ("nested", session((("in", "tuple"),), {"a": {"b": "c"}}))]:
+             ("nested", session((("in", "tuple"),), {"a": {"b": "c"}})),
+             ("exc", caught()), ("evil", caught(Evil)), ("unraised", AuthError("x")), ("module", module_level)]:
     print(k, H(k, f))
 `
 	out, err := exec.Command("python3", "-c", prog).CombinedOutput()
@@ -88,6 +110,10 @@ pair [('pair.creds', ('ada', 'pair-s3cret')), ('pair.opts', {'password': 'dict-s
 mixed []
 long []
 nested []
+exc [('exc.login.token', 'exc-s3cret'), ('exc.login.key', ('ada', 'exc-s3cret'))]
+evil []
+unraised []
+module []
 `
 	if string(out) != want {
 		t.Errorf("heldBy read\n%s\nwant\n%s", out, want)

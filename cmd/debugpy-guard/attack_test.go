@@ -4533,6 +4533,47 @@ main()
 	noneSeen(t, r.seen.String(), "prt-s3cret", "value-61", "cls-s3cret", "thr-s3cret", "obj-s3cret", "dfl-s3cret", "tpl-s3cret")
 }
 
+// A caught exception kept in a list of errors showed the token it was
+// raised with, AuthError('...'), with no name (found 2026-12-07): in the
+// globals' listing (cut short) and in an evaluate (whole), within the
+// listing's budget and past it. An exception a response shows has the
+// locals of the functions its traceback went through read.
+func TestAttackSecretsHeldByExceptions(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("exc-s3cret-value-71\nexc-s3cret-value-72\n"), 0o600)
+	r.stopAtBreak(`import os
+class AuthError(Exception):
+    pass
+def login(token):
+    if not token.startswith("ok"):
+        raise AuthError(token)
+def attempt(token, errors):
+    try:
+        login(token)
+    except AuthError as e:
+        errors.append(e)
+with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
+    tokens = f.read().split()
+a_errors = []  # opened by the listing
+attempt(tokens[0], a_errors)
+` + pastTheListing + `zerrors = []
+attempt(tokens[1], zerrors)
+del f, tokens, i, o
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
+	for _, e := range []string{"a_errors", "a_errors[0]", "a_errors[0].args", "zerrors", "zerrors[0]", "zerrors[0].args"} {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	if !strings.Contains(globals, "a_errors: list = [AuthError(") {
+		t.Errorf("the control, the exception in the list's repr: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "exc-s3cre", "value-71", "value-72")
+}
+
 // pastTheListing begins a program whose names hold more values that hide
 // what they hold than the stop's listing opens (its budget, 64): 80
 // objects of their own classes and 70 lists shown cut short. The values a
