@@ -17,7 +17,9 @@ import (
 // shows: a closure's free variables (its cells, shown as cell_contents
 // under its __closure__), its defaults (__defaults__: a lambda's
 // pw=password), the positional arguments of a functools.partial (shown in
-// its repr) and of a thread's target (its _args). A token read from a file
+// its repr), of a thread's target (its _args), of a timer's function, of a
+// callback asyncio will call (a Handle's, shown in its repr) and of a
+// function queued in a thread pool (heldCallables). A token read from a file
 // into a client factory's closure, or a password given to a partial,
 // showed in clear (found 2026-12-07). So the host reads them itself, in
 // the program, under the name that holds the function, a dot, and the
@@ -27,8 +29,9 @@ import (
 //   - the frame's own names, in the listing's read of the environment
 //     (started, stops.go): a module's functions are rows of no listing
 //     (debugpy groups them under "function variables");
-//   - and every function, method, partial or thread a variables or an
-//     evaluate response shows anywhere (heldSeen): in a list of callbacks,
+//   - and every function, method, partial, thread (and the like) a
+//     variables or an evaluate response shows anywhere (heldSeen): in a
+//     list of callbacks,
 //     an object's attribute, a dict's value. The stop's listing, the
 //     openings, the paths read and the call's own result are read for them
 //     before its result is shown. A function's closure and defaults are
@@ -51,28 +54,26 @@ import (
 // Strings and bytes of at most 16 KiB, and lists, tuples and dicts of at
 // most 64 of them (and of numbers and None: an auth pair ('ada', '...')
 // in a closure's creds, whose repr runs no code of the program's). The
-// Python reads the attributes of functions, methods, cells, partials and
-// threads of exact types (threading's own Thread, not a subclass, whose
-// __getattr__ could be the program's; no class of the program's that
-// names itself "function"), and an exception's traceback through
-// BaseException's own attribute (not a property of a subclass's), and
-// frames' and tracebacks' attributes: no code of the program's runs. A
-// cell not yet filled is
-// left out, a bound method's first parameter (self) is skipped, and
-// arguments that are not a tuple are not iterated (a generator would be
-// consumed).
+// Python reads the attributes of functions, methods, cells and
+// heldCallables' classes, of exact types (threading's own Thread, not a
+// subclass, whose __getattr__ could be the program's; no class of the
+// program's that names itself "function"), an exception's traceback
+// through BaseException's own attribute (not a property of a subclass's),
+// and frames' and tracebacks' attributes: no code of the program's runs.
+// A cell not yet filled is left out, a bound method's first parameter
+// (self) is skipped, and arguments that are not a tuple or a list are not
+// iterated (a generator would be consumed).
 
 // heldBy is a Python function of a name and an object: the pairs (name
 // "." variable, value) the object holds, as above; a partial's or a
 // thread's arguments as name ".args." parameter (conn.args.password),
 // apart from the default of the same parameter (conn.password), which
 // the partial does not change. b is builtins.
-const heldBy = `(lambda b, T, F, TH, TB, IT: (lambda s, i: (lambda ok: lambda k, f: [` +
-	// functions, methods, partials, threads
+const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: lambda k, f: [` +
+	// functions and methods; partials, threads and the like (W)
 	`(k + '.' + n, v) for g, args in (` +
 	`[(f, None)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
-	`[(f.func, f.args)] if b.type(f) is F.partial else ` +
-	`[(f._target, f._args)] if b.type(f) is TH.Thread and b.type(f._args) is b.tuple else []) ` +
+	`[(b.getattr(f, fa), b.getattr(f, aa)) for c, fa, aa in W if b.type(f) is c and b.type(b.getattr(f, aa)) in (b.tuple, b.list)]) ` +
 	`for g, skip in [(g.__func__, 1) if b.type(g) is T.MethodType else (g, 0)] if b.type(g) is T.FunctionType ` +
 	`for n, v in [(n, c.cell_contents) for n, c in b.zip(g.__code__.co_freevars, g.__closure__ or ()) if not b.repr(c).endswith('empty>')] + ` +
 	`[*b.zip(g.__code__.co_varnames[g.__code__.co_argcount - b.len(g.__defaults__ or ()):g.__code__.co_argcount], g.__defaults__ or ())] + ` +
@@ -86,12 +87,24 @@ const heldBy = `(lambda b, T, F, TH, TB, IT: (lambda s, i: (lambda ok: lambda k,
 	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())))` +
 	`(lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384, ` +
 	`lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384 or b.type(x) in (b.int, b.float, b.bool) or x is None))` +
-	`(__import__('builtins'), __import__('types'), __import__('functools'), __import__('threading'), __import__('traceback'), __import__('itertools'))`
+	`(__import__('builtins'), __import__('types'), __import__('traceback'), __import__('itertools'), ` +
+	`[(c, fa, aa) for mn, cn, fa, aa in ` + heldCallables + ` ` +
+	`for c in [__import__('builtins').getattr(__import__('sys').modules.get(mn), '__dict__', {}).get(cn)] if c is not None])`
+
+// heldCallables are the classes, of Python's own modules, whose objects
+// hold a callable and the positional arguments it will be called with:
+// (module, class, the callable's attribute, the arguments'). A module
+// the program has not imported has none; the classes are read from the
+// modules' own dicts (no module __getattr__ of theirs runs).
+const heldCallables = `(('functools', 'partial', 'func', 'args'), ('threading', 'Thread', '_target', '_args'), ` +
+	`('threading', 'Timer', 'function', 'args'), ('asyncio.events', 'Handle', '_callback', '_args'), ` +
+	`('asyncio.events', 'TimerHandle', '_callback', '_args'), ('concurrent.futures.thread', '_WorkItem', 'fn', 'args'))`
 
 // heldTypes are the types (debugpy's names of them) of the values heldSeen
 // reads, with exceptions (holdsOf); heldBy checks each object's exact
 // type itself.
-var heldTypes = map[string]bool{"function": true, "method": true, "partial": true, "Thread": true}
+var heldTypes = map[string]bool{"function": true, "method": true, "partial": true, "Thread": true,
+	"Timer": true, "Handle": true, "TimerHandle": true, "_WorkItem": true}
 
 // exceptionEnds are how the names of exception classes end, by Python's
 // convention (PEP 8: an error's ends with Error) and its builtins'

@@ -16,7 +16,7 @@ import (
 // thread whose arguments are not a tuple (a generator, which a read
 // would consume) is left whole.
 func TestHeldByAgreesWithCPython(t *testing.T) {
-	prog := `import functools, sys, threading
+	prog := `import asyncio, concurrent.futures.thread, functools, sys, threading
 H = ` + heldBy + `
 def make_client(token, retries=3):
     def call():
@@ -72,6 +72,7 @@ try:
     raise ValueError("at the module")
 except ValueError as e:
     module_level = e
+loop = asyncio.new_event_loop()
 big = "x" * 16385
 for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
              ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
@@ -83,7 +84,10 @@ for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(c
              ("pair", session(("ada", "pair-s3cret"), {"password": "dict-s3cret", "port": 5432, "tls": None})),
              ("mixed", session(["ok", S("sub")], {1: "x"})), ("long", session(tuple("x" * 65), [big])),
              ("nested", session((("in", "tuple"),), {"a": {"b": "c"}})),
-             ("exc", caught()), ("evil", caught(Evil)), ("unraised", AuthError("x")), ("module", module_level)]:
+             ("exc", caught()), ("evil", caught(Evil)), ("unraised", AuthError("x")), ("module", module_level),
+             ("timer", threading.Timer(60, connect, args=("h", "tmr-s3cret"))),
+             ("soon", loop.call_soon(connect, "h", "soon-s3cret")), ("later", loop.call_later(60, Acct().login, "ada", "later-s3cret")),
+             ("work", concurrent.futures.thread._WorkItem(concurrent.futures.Future(), connect, ["h", "work-s3cret"], {}))]:
     print(k, H(k, f))
 `
 	out, err := exec.Command("python3", "-c", prog).CombinedOutput()
@@ -114,6 +118,10 @@ exc [('exc.login.token', 'exc-s3cret'), ('exc.login.key', ('ada', 'exc-s3cret'))
 evil []
 unraised []
 module []
+timer [('timer.password', 'dflt-pw'), ('timer.args.host', 'h'), ('timer.args.password', 'tmr-s3cret')]
+soon [('soon.password', 'dflt-pw'), ('soon.args.host', 'h'), ('soon.args.password', 'soon-s3cret')]
+later [('later.args.user', 'ada'), ('later.args.pw', 'later-s3cret')]
+work [('work.password', 'dflt-pw'), ('work.args.host', 'h'), ('work.args.password', 'work-s3cret')]
 `
 	if string(out) != want {
 		t.Errorf("heldBy read\n%s\nwant\n%s", out, want)

@@ -4474,13 +4474,13 @@ main()
 // globals' listing itself and whole in an evaluate of it; a client
 // factory's closure in a dict, a thread in an object (read through a
 // path), a closure of an object's method (in its group of functions,
-// which has no path), a lambda's default in a dict and a closure's auth
-// pair in a list each showed theirs in clear. Every function, partial and
+// which has no path), a lambda's default in a dict, a closure's auth
+// pair and a timer's arguments in a list each showed theirs in clear. Every function, partial and
 // thread a response shows is read for what it holds, by its variables
 // reference.
 func TestAttackSecretsHeldByFunctionsInContainers(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("prt-s3cret-value-61\ncls-s3cret-value-62\nthr-s3cret-value-63\nobj-s3cret-value-64\ndfl-s3cret-value-65\ntpl-s3cret-value-66\n"), 0o600)
+	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("prt-s3cret-value-61\ncls-s3cret-value-62\nthr-s3cret-value-63\nobj-s3cret-value-64\ndfl-s3cret-value-65\ntpl-s3cret-value-66\ntmr-s3cret-value-67\n"), 0o600)
 	r.stopAtBreak(`import functools, os, threading
 def connect(host, password):
     return host
@@ -4505,6 +4505,7 @@ zsvc.worker = threading.Thread(target=send, args=(next(lines), 3))
 zsvc.login = make_client(next(lines))
 zhandlers = {"cb": lambda user, pw=next(lines): user}
 zsessions = [session(("ada", next(lines)))]
+ztimers = [threading.Timer(600, send, args=(next(lines), 3))]
 del lines, f, i, o
 def main():
     n = 1  # BREAK
@@ -4524,13 +4525,15 @@ main()
 	list(ref(special(list(ref(list(ref(globals, "zhandlers"), ""), "'cb'"), "")), "__defaults__"), "")
 	r.ok("debugpy_evaluate", `{"expression":"zsessions"}`)
 	cell := list(ref(list(ref(special(list(ref(list(ref(list(ref(globals, "zsessions"), ""), "function variables"), ""), "0"), "")), "__closure__"), ""), "0"), "")
+	r.ok("debugpy_evaluate", `{"expression":"ztimers"}`)
+	r.ok("debugpy_evaluate", `{"expression":"ztimers[0].args"}`)
 	if !strings.Contains(cell, "cell_contents: tuple = ('") {
 		t.Errorf("the control, the closure's pair: %s", cell)
 	}
 	if !strings.Contains(globals, "a_hooks: list = [functools.partial(<f...") {
 		t.Errorf("the control, the partial shown in the list's repr: %s", globals)
 	}
-	noneSeen(t, r.seen.String(), "prt-s3cret", "value-61", "cls-s3cret", "thr-s3cret", "obj-s3cret", "dfl-s3cret", "tpl-s3cret")
+	noneSeen(t, r.seen.String(), "prt-s3cret", "value-61", "cls-s3cret", "thr-s3cret", "obj-s3cret", "dfl-s3cret", "tpl-s3cret", "tmr-s3cret")
 }
 
 // A caught exception kept in a list of errors showed the token it was
