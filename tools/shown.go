@@ -38,23 +38,27 @@ import (
 //     variables_reference, showed its raw attribute in clear: the listing
 //     learns such an attribute under its object's name, and the result
 //     showed the attributes with no name above them.
+//   - An object whose repr shows what it holds under a secret's name
+//     (<Client tok-...>, its _token), alone or in a list, showed it in
+//     clear: the listing learns it when it opens the object.
 //
 // So before such a result is shown, the host has the result phase read
 // every child of each container it lists in part (dropped: read by the
 // listing already, no request more), and the children of a container
 // listed by its variables_reference under its path (from the names
 // debugpy gives them: token in token.raw) when no opening of the stop
-// read them; and it opens each value it shows cut
-// short that no listing of the stop opened, and the items cut short that
-// value shows in turn (two levels: what debugpy's display shows), as a
-// person expanding them would. What was opened is kept for the stop, by
+// read them; and it opens each value it shows that hides what it holds
+// (hides: cut short, an object, a container that shows an object's repr)
+// that no listing of the stop opened, and the items that hide that value
+// shows in turn (two levels: what debugpy's display shows), as a person
+// expanding them would. What was opened is kept for the stop, by
 // variables reference and path (shownKey).
 
 // maxOpenShown bounds the values one result's opening opens (each a round
 // trip to debugpy, ~1 ms: a scope's 100 rows of lists of lists, 1,500
 // values, took 1.5 s the first time, docs/PERFORMANCE.md). A result that
-// shows more values cut short that no listing opened is withheld: asked
-// for less (a lower max_items or depth), it is shown.
+// shows more values that hide what they hold that no listing opened is
+// withheld: asked for less (a lower max_items or depth), it is shown.
 const maxOpenShown = 2048
 
 // How much of a value debugpy shows (pydevd's SafeRepr, maxcollection):
@@ -164,7 +168,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	}
 	// The rows to open, by the level debugpy shows them at in the result
 	// (tops[0]: a row's own value; tops[1]: an item of one): each row
-	// shown cut short whose children neither the result nor the stop's
+	// that hides what it holds whose children neither the result nor the stop's
 	// listing shows, nor an earlier opening of the stop. Below a row the
 	// listing opened, the items it shows, in turn.
 	var tops [shownLevels][]*variableView
@@ -183,7 +187,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 				}
 				continue
 			}
-			if c.VariablesReference <= 0 || !plugins.CutShort(c.Value) {
+			if c.VariablesReference <= 0 || groups[c.Name] || !hides(s, *c) {
 				continue
 			}
 			if c.Children != nil { // opened by the listing
@@ -234,7 +238,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 			for _, v := range level {
 				items := firstShown(v.Children)
 				for i := range items {
-					if c := &items[i]; c.VariablesReference > 0 && plugins.CutShort(c.Value) {
+					if c := &items[i]; c.VariablesReference > 0 && hides(s, *c) {
 						next = append(next, c)
 					}
 				}
@@ -248,7 +252,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 			continue
 		}
 		if n += len(level); n > maxOpenShown {
-			return nil, fmt.Errorf("it shows more than %d values cut short that no listing of this stop opened, each opened first to learn the secrets it holds", maxOpenShown)
+			return nil, fmt.Errorf("it shows more than %d values that hide what they hold (cut short, objects) that no listing of this stop opened, each opened first to learn the secrets it holds", maxOpenShown)
 		}
 		if err := g.openAll(ctx, s, level); err != nil {
 			return nil, err

@@ -441,11 +441,14 @@ func programClass(s *dap.Session, shown string) bool {
 // hides reports whether v's shown value may hide what v holds: a value
 // cut short; an object, whose class writes its repr as it likes (a
 // dataclass's field(repr=False) is not in it, <Conn db> shows nothing, nor
-// does the default <app.Client object at 0x...>); a module of the
+// does the default <app.Client object at 0x...>); a container whose repr
+// shows such an object's ([<Client tok-...>]: debugpy shows an object's
+// repr of at most 30 characters whole in a container; its token, held in
+// the object's _token, showed in clear, found 2026-12-07); a module of the
 // program's own; a class of its own (programClass: its attributes). And
 // debugpy's rows that group a frame's classes, or an object's _protected
-// attributes. Not a container shown whole, a number or a string, another
-// module, another class.
+// attributes. Not a container shown whole that shows literals only, a
+// number or a string, another module, another class.
 func hides(s *dap.Session, v variableView) bool {
 	switch {
 	case groups[v.Name]: // debugpy's group rows: a frame's classes, an object's _protected attributes
@@ -456,9 +459,67 @@ func hides(s *dap.Session, v variableView) bool {
 		return programModule(s, v.Value)
 	case v.Type == "type":
 		return programClass(s, v.Value) // the program's own class (Settings.SECRET_KEY)
+	case displays[v.Type]:
+		return !literalsOnly(v.Value)
 	}
 	return !shownWhole[v.Type]
 }
+
+// displays are the types of shownWhole whose repr shows their items'.
+var displays = map[string]bool{
+	"list": true, "tuple": true, "dict": true, "set": true, "frozenset": true,
+	"OrderedDict": true, "defaultdict": true, "deque": true, "Counter": true,
+}
+
+// literalWords are the words a repr of literals shows outside its strings:
+// True, False, None, floats' inf and nan (and a number's e and j), and the
+// containers' own names and arguments (deque([...], maxlen=3)).
+var literalWords = map[string]bool{
+	"True": true, "False": true, "None": true, "inf": true, "nan": true, "infj": true, "nanj": true,
+	"e": true, "j": true, "Ellipsis": true, "set": true, "frozenset": true,
+	"OrderedDict": true, "defaultdict": true, "deque": true, "Counter": true, "maxlen": true,
+}
+
+// literalsOnly reports whether shown, a container's repr, shows nothing
+// but strings, bytes, numbers, True, False, None and containers of them
+// (and a builtin class, a defaultdict's factory: <class 'list'>): no
+// object's repr, nor a class of a module's.
+func literalsOnly(shown string) bool {
+	for i := 0; i < len(shown); {
+		c := shown[i]
+		switch {
+		case c == '\'' || c == '"' || isLetter(c):
+			if l, ok := expressions.ReadLiteral(shown, i); ok {
+				i = l.End
+				continue
+			}
+			if c == '\'' || c == '"' {
+				return false
+			}
+			j := i
+			for j < len(shown) && (isLetter(shown[j]) || '0' <= shown[j] && shown[j] <= '9' || shown[j] == '_') {
+				j++
+			}
+			if !literalWords[shown[i:j]] {
+				return false
+			}
+			i = j
+		case '0' <= c && c <= '9' || strings.IndexByte(" \n[](){},:=+-.", c) >= 0:
+			i++
+		case strings.HasPrefix(shown[i:], "<class '"): // a builtin class's; a program's (__main__.Settings) holds its attributes
+			end := strings.Index(shown[i:], "'>")
+			if end < 0 || strings.IndexByte(shown[i:i+end], '.') >= 0 {
+				return false
+			}
+			i += end + 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
 
 // shownWhole are the types whose repr shows all they hold (unless it is
 // cut short), by the names debugpy gives them.

@@ -2,12 +2,14 @@ package tools
 
 import (
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 )
 
 // TestParts: a listing is learned in runs of at most max variables,
@@ -178,6 +180,61 @@ func TestStartedRows(t *testing.T) {
 	} {
 		if got := startedRows(c.shown, c.typ); len(got) != 1 || got[0].Value != c.shown {
 			t.Errorf("startedRows(%q) = %+v, want it as it came", c.shown, got)
+		}
+	}
+}
+
+// literalsOnly holds to CPython: every repr it writes of containers of
+// literals (strings of any character, bytes, numbers, True, False, None,
+// nested, the collections' own) shows literals only; one that shows an
+// object's repr (the default, a class's own, a function's, a date's, a
+// program's class's) does not.
+func TestLiteralsOnlyAgreesWithCPython(t *testing.T) {
+	prog := `import collections, datetime, decimal, random, sys
+random.seed(7)
+def text():
+    return "".join(random.choice("ab'\"\\\n\t é€\x00\U0001f600<>()[]{},:=") for _ in range(random.randrange(8)))
+def literal(depth):
+    k = random.randrange(12 if depth < 3 else 7)
+    if k == 0: return text()
+    if k == 1: return text().encode("utf-8", "surrogatepass")
+    if k == 2: return random.choice([0, -3, 10**30, 1.5, -1e-05, float("inf"), float("-inf"), float("nan"), 2j, complex(1, -2), True, False, None])
+    if k == 3: return random.random() * 10 ** random.randrange(-20, 20)
+    if k in (4, 5, 6): return text()
+    if k == 7: return [literal(depth + 1) for _ in range(random.randrange(4))]
+    if k == 8: return tuple(literal(depth + 1) for _ in range(random.randrange(4)))
+    if k == 9: return {text(): literal(depth + 1) for _ in range(random.randrange(4))}
+    if k == 10: return random.choice([set, frozenset])(text() for _ in range(random.randrange(3)))
+    return random.choice([collections.OrderedDict, lambda d: collections.defaultdict(list, d), collections.Counter])({text(): random.randrange(9) for _ in range(random.randrange(3))})
+class C:
+    pass
+class Conn:
+    def __repr__(self):
+        return "Conn(pw)"
+objects = [C(), Conn(), len, lambda: 0, datetime.date(2020, 1, 2), decimal.Decimal("1.5"), ValueError("x"), C]
+for _ in range(1500):
+    v = [literal(0) for _ in range(random.randrange(1, 4))]
+    v = random.choice([list, tuple, lambda v: collections.deque(v, maxlen=5)])(v)
+    sys.stdout.write("T" + repr(repr(v)) + "\n")
+    v = list(v) + [random.choice(objects)]
+    random.shuffle(v)
+    sys.stdout.write("F" + repr(repr(random.choice([list, tuple])(v))) + "\n")
+`
+	out, err := exec.Command("python3", "-c", prog).Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		l, ok := expressions.ReadLiteral(line, 1)
+		if !ok || !l.Known {
+			t.Fatalf("cannot read %s", line)
+		}
+		if got, want := literalsOnly(l.Value), line[0] == 'T'; got != want {
+			t.Errorf("literalsOnly(%s) = %v, want %v", l.Value, got, want)
+			if n++; n > 10 {
+				t.FailNow()
+			}
 		}
 	}
 }

@@ -4577,6 +4577,72 @@ main()
 	noneSeen(t, r.seen.String(), "exc-s3cre", "value-71", "value-72")
 }
 
+// An object whose repr shows what it holds under a secret's name
+// (<Client tok-...>, its _token) showed it in clear (found 2026-12-07): in
+// a list or a dict, which debugpy shows whole (an object's repr of at most
+// 30 characters), within the listing's budget and past it, and alone past
+// it (not cut short, so not opened), and through an alias of it. A
+// container that shows an object's repr hides what the object holds (the
+// listing opens it), and a result's values that hide what they hold are
+// opened before it is shown.
+func TestAttackSecretsInObjectsReprs(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("s3cret-value-81\ns3cret-value-82\ns3cret-value-83\ns3cret-value-84\ns3cret-value-85\n"), 0o600)
+	r.stopAtBreak(`import os
+class Client:
+    def __init__(self, token):
+        self._token = token
+    def __repr__(self):
+        return "<Client %s>" % self._token
+class Conn:
+    def __init__(self, password):
+        self.password = password
+    def __repr__(self):
+        return "Conn(" + self.password + ")"
+with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
+    lines = iter(f.read().split())
+a_list = [Client(next(lines))]  # opened by the listing
+a_dict = {"c": Client(next(lines))}
+` + pastTheListing + `zclient = Client(next(lines))
+zconn = Conn(next(lines))
+zlist = [Client(next(lines))]
+del i, o, lines, f
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
+	for _, e := range []string{"a_list", "a_dict", "zclient", "zconn", "zlist"} {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	if !strings.Contains(globals, "a_list: list = [<Client ") {
+		t.Errorf("the control, the object's repr in the list's: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "value-81", "value-82", "value-83", "value-84", "value-85")
+
+	// Within the listing's budget, an alias of what the object holds: read
+	// first, alone, it is masked only if the listing learned it.
+	r = startRaw(t, rawOpts{})
+	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("s3cret-value-86\n"), 0o600)
+	r.stopAtBreak(`import os
+class Client:
+    def __init__(self, token):
+        self._token = token
+    def __repr__(self):
+        return "<Client %s>" % self._token
+with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
+    clients = [Client(f.read().strip())]
+alias = clients[0]._token
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	r.ok("debugpy_evaluate", `{"expression":"alias"}`)
+	noneSeen(t, r.seen.String(), "value-86")
+}
+
 // pastTheListing begins a program whose names hold more values that hide
 // what they hold than the stop's listing opens (its budget, 64): 80
 // objects of their own classes and 70 lists shown cut short. The values a
