@@ -288,12 +288,13 @@ def client(token):
         return token
     return call
 zfns = {"f%02d" % i: client("v%d" % i) for i in range(50)}
+zobjs = [type("K", (), {"__repr__": lambda s: "<K>"})() for i in range(14)]
 while True:
     n = 1  # BREAK
 `), 0o600)
 	call := benchClient(b, dir)
 	call("debugpy_launch", map[string]any{"program": prog})
-	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 18})
+	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 20})
 	call("debugpy_continue", nil)
 	// An object's 100 attributes, listed by its variables_reference: read
 	// whole under its name by the result phase, the listing having not
@@ -340,20 +341,24 @@ while True:
 	}
 	byReference("function_special_variables", specialRef, map[string]any{"max_items": 200})
 	// A dict of 50 closures, evaluated: shown cut short, opened, and what
-	// its closures hold read (tools/held.go), in one request.
-	for _, mode := range []string{"fresh", "repeat"} {
-		b.Run("evaluate_dict_of_closures/"+mode, func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			for i := 0; i < b.N; i++ {
-				if mode == "fresh" {
-					call("debugpy_continue", nil) // to the next stop
+	// its closures hold read (tools/held.go), in one request. And a list of
+	// 14 objects whose short reprs debugpy shows whole: opened, and each
+	// object (they hide what they hold).
+	for _, e := range []struct{ name, expr string }{{"evaluate_dict_of_closures", "zfns"}, {"evaluate_list_of_objects", "zobjs"}} {
+		for _, mode := range []string{"fresh", "repeat"} {
+			b.Run(e.name+"/"+mode, func(b *testing.B) {
+				lat := make([]time.Duration, 0, b.N)
+				for i := 0; i < b.N; i++ {
+					if mode == "fresh" {
+						call("debugpy_continue", nil) // to the next stop
+					}
+					t0 := time.Now()
+					call("debugpy_evaluate", map[string]any{"expression": e.expr})
+					lat = append(lat, time.Since(t0))
 				}
-				t0 := time.Now()
-				call("debugpy_evaluate", map[string]any{"expression": "zfns"})
-				lat = append(lat, time.Since(t0))
-			}
-			benchstat.Report(b, lat)
-		})
+				benchstat.Report(b, lat)
+			})
+		}
 	}
 	for _, items := range []int{20, 100} {
 		for _, mode := range []string{"fresh", "repeat"} {
