@@ -64,12 +64,15 @@ import (
 // (self) is skipped, and arguments that are not a tuple or a list are not
 // iterated (a generator would be consumed).
 
-// heldBy is a Python function of a name and an object: the pairs (name
-// "." variable, value) the object holds, as above; a partial's or a
+// heldBy is a Python function of a name, an object and whole: the pairs
+// (name "." variable, value) the object holds, as above; a partial's or a
 // thread's arguments as name ".args." parameter (conn.args.password),
 // apart from the default of the same parameter (conn.password), which
-// the partial does not change. b is builtins.
-const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: lambda k, f: [` +
+// the partial does not change. With whole, the object's attributes too
+// (shownSeen: an object a result shows), name "." attribute, and those of
+// its attributes that are objects, a level more (zclient._token,
+// conf.db.password). b is builtins.
+const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: (lambda A: lambda k, f, whole: [` +
 	// functions and methods; partials, threads and the like (W)
 	`(k + '.' + n, v) for g, args in (` +
 	`[(f, None)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
@@ -82,7 +85,13 @@ const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: lambda k, f: 
 	// exceptions: the locals of the functions their traceback went through
 	`(k + '.' + fr.f_code.co_name + '.' + n, v) for fr, _ in (IT.islice(TB.walk_tb(b.BaseException.__traceback__.__get__(f)), 16) ` +
 	`if b.issubclass(b.type(f), b.BaseException) else ()) if fr.f_locals is not fr.f_globals ` +
-	`for n, v in [*fr.f_locals.items()][:256] if ok(v)])` +
+	`for n, v in [*fr.f_locals.items()][:256] if ok(v)] + (A(A, k, f, 1) if whole else []))` +
+	// an object's attributes (whole), and its attributes' a level more, 256 each, from
+	// its instance dict as the type's own __dict__ descriptor gives it
+	`(lambda A, k, o, depth: [p for d in [b.next((g.__get__(o) for c in b.type.__dict__['__mro__'].__get__(b.type(o)) ` +
+	`for g in [b.type.__dict__['__dict__'].__get__(c).get('__dict__')] if b.type(g) is b.type(b.type.__dict__['__dict__'])), None)] ` +
+	`if d is not None and b.issubclass(b.type(d), b.dict) for n, v in IT.islice(b.dict.items(d), 256) if b.type(n) is b.str ` +
+	`for p in ([(k + '.' + n, v)] if ok(v) else A(A, k + '.' + n, v, depth - 1) if depth > 0 else [])]))` +
 	`(lambda v: s(v) or b.type(v) in (b.tuple, b.list) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
 	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())))` +
 	`(lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384, ` +
@@ -125,100 +134,138 @@ func holdsOf(typ string) bool {
 	return false
 }
 
-// heldByReference reads what the objects of refs hold (heldBy), each
-// under its name: pydevd's registry resolves a variables reference to the
-// object it showed (BaseSchema's map of references to ids, then the
-// suspended frames' variables). A reference it no longer holds is left
-// out.
-func heldByReference(names []string, refs []int) string {
+// heldByReference reads what the objects of reads hold (heldBy), each
+// under its name, and their attributes too for those read whole:
+// pydevd's registry resolves a variables reference to the object it showed
+// (BaseSchema's map of references to ids, then the suspended frames'
+// variables). A reference it no longer holds is left out.
+func heldByReference(reads []heldRead) string {
 	var b strings.Builder
-	b.WriteString(`(lambda b, H, S, M, refs: b.repr(b.dict([p for k, r in refs for o in [S._dap_id_to_obj_id.get(r)] if o is not None ` +
-		`for t in [M._get_tracker_for_variable_reference(o)] if t is not None for p in H(k, b.getattr(t.get_variable(o), 'value', None))])))` +
+	b.WriteString(`(lambda b, H, S, M, refs: b.repr(b.dict([p for k, r, w in refs for o in [S._dap_id_to_obj_id.get(r)] if o is not None ` +
+		`for t in [M._get_tracker_for_variable_reference(o)] if t is not None for p in H(k, b.getattr(t.get_variable(o), 'value', None), w)])))` +
 		`(__import__('builtins'), ` + heldBy + `, __import__('sys').modules['_pydevd_bundle._debug_adapter.pydevd_base_schema'].BaseSchema, ` +
 		`__import__('sys').modules['pydevd'].get_global_debugger().suspended_frames_manager, [`)
-	for i, name := range names {
-		fmt.Fprintf(&b, "(%s, %d), ", pyrepr.Repr(name), refs[i])
+	for _, r := range reads {
+		whole := "False"
+		if r.whole {
+			whole = "True"
+		}
+		fmt.Fprintf(&b, "(%s, %d, %s), ", pyrepr.Repr(r.name), r.ref, whole)
 	}
 	b.WriteString("])")
 	return b.String()
 }
 
-// maxHeld bounds the objects one read of heldSeen reads (one request);
-// more are read in more requests.
-const maxHeld = 256
+// heldRead is an object heldSeen reads: its name, its variables
+// reference, and whether its attributes are read too.
+type heldRead struct {
+	name  string
+	ref   int
+	whole bool
+}
 
-// heldSeen reads what the functions, methods, partials and threads among
-// trees hold (see above) that l's stop has not read yet, for the result
-// phase to learn; l, when not nil, keeps what was read for the stop, by
-// variables reference. A read debugpy refuses is an error: what they
-// hold would be shown unread (fail closed).
-func (g *PolicyGate) heldSeen(ctx context.Context, s *dap.Session, frame int, l *stopList, trees ...[]variableView) ([]engine.Seen, error) {
-	var names []string
-	var refs []int
+// maxHeld bounds the objects one read of heldSeen reads (one request,
+// whose answer holds at most 256 strings of 16 KiB an object and as many
+// of each attribute read whole); more are read in more requests.
+const maxHeld = 64
+
+// heldSeen reads what the functions, methods, partials, threads and
+// exceptions among trees hold (see above), and what the objects of whole
+// hold and their attributes (heldBy), that l's stop has not read yet, for
+// the result phase to learn; l, when not nil, keeps what was read for the
+// stop, by variables reference. A read debugpy refuses is an error: what
+// they hold would be shown unread (fail closed).
+func (g *PolicyGate) heldSeen(ctx context.Context, s *dap.Session, frame int, l *stopList, whole []*variableView, trees ...[]variableView) ([]engine.Seen, error) {
+	var reads []heldRead
 	var seen []engine.Seen
 	had := map[*engine.Learned]bool{} // kept reads, each handed once
 	looked := map[int]bool{}
+	use := func(v *variableView, all bool) {
+		if v.VariablesReference <= 0 || looked[v.VariablesReference] {
+			return
+		}
+		looked[v.VariablesReference] = true
+		read, ok := l.keptHeld(v.VariablesReference, true)
+		if !ok && !all {
+			read, ok = l.keptHeld(v.VariablesReference, false)
+		}
+		if !ok {
+			reads = append(reads, heldRead{cmp.Or(v.EvaluateName, v.Name), v.VariablesReference, all})
+			return
+		}
+		for _, sn := range read {
+			if !had[sn.Learned] {
+				had[sn.Learned] = true
+				seen = append(seen, sn)
+			}
+		}
+	}
+	for _, v := range whole {
+		use(v, true)
+	}
 	var walk func(vs []variableView)
 	walk = func(vs []variableView) {
-		for _, v := range vs {
-			if holdsOf(v.Type) && v.VariablesReference > 0 && !looked[v.VariablesReference] {
-				looked[v.VariablesReference] = true
-				if read, ok := l.keptHeld(v.VariablesReference); ok {
-					for _, sn := range read {
-						if !had[sn.Learned] {
-							had[sn.Learned] = true
-							seen = append(seen, sn)
-						}
-					}
-				} else {
-					names = append(names, cmp.Or(v.EvaluateName, v.Name))
-					refs = append(refs, v.VariablesReference)
-				}
+		for i := range vs {
+			if holdsOf(vs[i].Type) {
+				use(&vs[i], false)
 			}
-			walk(v.Children)
-			walk(v.dropped)
+			walk(vs[i].Children)
+			walk(vs[i].dropped)
 		}
 	}
 	for _, t := range trees {
 		walk(t)
 	}
 	args, _ := json.Marshal(variablesArgs{Target: Target{Session: s.Name()}, FrameID: frame})
-	for len(refs) > 0 {
-		n := min(len(refs), maxHeld)
+	for len(reads) > 0 {
+		n := min(len(reads), maxHeld)
 		rctx, cancel := g.ts.rctx(ctx)
-		body, err := s.Peek(rctx, heldByReference(names[:n], refs[:n]), frame, "clipboard")
+		body, err := s.Peek(rctx, heldByReference(reads[:n]), frame, "clipboard")
 		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("reading what %d functions it shows hold: %w", n, err)
+			return nil, fmt.Errorf("reading what %d of its values hold: %w", n, err)
 		}
 		var read []engine.Seen
 		if held, ok := unrepr(body.Result); ok && held != "{}" {
 			read = []engine.Seen{{Tool: listing, Category: Read, Arguments: args, Learned: &engine.Learned{},
-				Structured: variablesResult{FrameID: frame, Variables: []variableView{{Name: "(closures, partials)", Value: pyrepr.Repr(held), Type: "str"}}}}}
+				Structured: variablesResult{FrameID: frame, Variables: []variableView{{Name: "(closures, partials, attributes)", Value: pyrepr.Repr(held), Type: "str"}}}}}
 		} else if !ok {
-			return nil, fmt.Errorf("reading what %d functions it shows hold: debugpy answered %.100q, not a str", n, body.Result)
+			return nil, fmt.Errorf("reading what %d of its values hold: debugpy answered %.100q, not a str", n, body.Result)
 		}
-		for _, r := range refs[:n] {
-			l.keepHeld(r, read)
+		for _, r := range reads[:n] {
+			l.keepHeld(r.ref, r.whole, read)
 		}
 		seen = append(seen, read...)
-		names, refs = names[n:], refs[n:]
+		reads = reads[n:]
 	}
 	return seen, nil
 }
 
-// keptHeld is what heldSeen read of the object of ref at l's stop; false
-// when it was not read (or l is nil: no stop kept).
-func (l *stopList) keptHeld(ref int) ([]engine.Seen, bool) {
+// keptHeld is what heldSeen read of the object of ref at l's stop, its
+// attributes too when whole; false when it was not read so (or l is nil:
+// no stop kept).
+func (l *stopList) keptHeld(ref int, whole bool) ([]engine.Seen, bool) {
 	if l == nil {
 		return nil, false
 	}
-	return l.kept(&l.shown, "held ref "+strconv.Itoa(ref))
+	return l.kept(&l.shown, heldKey(ref, whole))
 }
 
-// keepHeld keeps what heldSeen read of the object of ref for l's stop.
-func (l *stopList) keepHeld(ref int, read []engine.Seen) {
+// keepHeld keeps what heldSeen read of the object of ref for l's stop; a
+// read of its attributes too is a read of what it holds.
+func (l *stopList) keepHeld(ref int, whole bool, read []engine.Seen) {
 	if l != nil {
-		l.keep(&l.shown, "held ref "+strconv.Itoa(ref), read)
+		l.keep(&l.shown, heldKey(ref, false), read)
+		if whole {
+			l.keep(&l.shown, heldKey(ref, true), read)
+		}
 	}
+}
+
+// heldKey names a read of heldSeen in stopList.shown.
+func heldKey(ref int, whole bool) string {
+	if whole {
+		return "object ref " + strconv.Itoa(ref)
+	}
+	return "held ref " + strconv.Itoa(ref)
 }

@@ -12,7 +12,10 @@ import (
 // locals of the functions an exception's traceback went through (not the
 // module's: its globals), and nothing of an
 // object of another type, or of a type of the program's that only names
-// itself so, whose attributes are its code (it would exit if it ran); a
+// itself so, whose attributes are its code (it would exit if it ran);
+// read whole, an object's attributes and its attributes' (a level more),
+// from its instance dict (not a __dict__ property of its class's, nor a
+// dict subclass's items: neither runs; not its __slots__); a
 // thread whose arguments are not a tuple (a generator, which a read
 // would consume) is left whole.
 func TestHeldByAgreesWithCPython(t *testing.T) {
@@ -88,7 +91,42 @@ for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(c
              ("timer", threading.Timer(60, connect, args=("h", "tmr-s3cret"))),
              ("soon", loop.call_soon(connect, "h", "soon-s3cret")), ("later", loop.call_later(60, Acct().login, "ada", "later-s3cret")),
              ("work", concurrent.futures.thread._WorkItem(concurrent.futures.Future(), connect, ["h", "work-s3cret"], {}))]:
-    print(k, H(k, f))
+    print(k, H(k, f, False))
+class Client:
+    def __init__(self, token):
+        self._token = token
+        self.n = 3
+class DB:
+    def __init__(self, password):
+        self.password = password
+        self.mod = sys
+        self.cls = Client
+class Conf:
+    def __init__(self):
+        self.db = DB("db-s3cret")
+        self.deep = Conf2()
+class Conf2:
+    def __init__(self):
+        self.inner = Conf3()
+class Conf3:
+    def __init__(self):
+        self.too_deep = "not read"
+class Guarded:
+    @property
+    def __dict__(self):
+        sys.exit("ran the program's __dict__")
+class Slots:
+    __slots__ = ("secret",)
+    def __init__(self):
+        self.secret = "slot-s3cret"
+class OwnDict(dict):
+    def items(self):
+        sys.exit("ran the program's items")
+weird = Client("own-dict-s3cret")
+weird.__dict__ = OwnDict(weird.__dict__)
+for k, f in [("client", Client("obj-s3cret")), ("conf", Conf()), ("guarded", Guarded()), ("slots", Slots()), ("weird", weird),
+             ("n", 3), ("mod", sys)]:
+    print(k, "whole", sorted(H(k, f, True)))
 `
 	out, err := exec.Command("python3", "-c", prog).CombinedOutput()
 	if err != nil {
@@ -122,6 +160,13 @@ timer [('timer.password', 'dflt-pw'), ('timer.args.host', 'h'), ('timer.args.pas
 soon [('soon.password', 'dflt-pw'), ('soon.args.host', 'h'), ('soon.args.password', 'soon-s3cret')]
 later [('later.args.user', 'ada'), ('later.args.pw', 'later-s3cret')]
 work [('work.password', 'dflt-pw'), ('work.args.host', 'h'), ('work.args.password', 'work-s3cret')]
+client whole [('client._token', 'obj-s3cret')]
+conf whole [('conf.db.password', 'db-s3cret')]
+guarded whole []
+slots whole []
+weird whole [('weird._token', 'own-dict-s3cret')]
+n whole []
+mod whole []
 `
 	if string(out) != want {
 		t.Errorf("heldBy read\n%s\nwant\n%s", out, want)
@@ -131,7 +176,7 @@ work [('work.password', 'dflt-pw'), ('work.args.host', 'h'), ('work.args.passwor
 // heldByReference is one Python expression whatever the names debugpy
 // gives the objects (a key's repr, quotes and line ends in it).
 func TestHeldByReferenceCompiles(t *testing.T) {
-	expr := heldByReference([]string{`d['it\'s']`, "x\n\"y\"", "é\x00"}, []int{1, 2, 3})
+	expr := heldByReference([]heldRead{{`d['it\'s']`, 1, true}, {"x\n\"y\"", 2, false}, {"é\x00", 3, true}})
 	out, err := exec.Command("python3", "-c", "import sys; compile(sys.argv[1], '<held>', 'eval'); print('ok')", expr).CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "ok" {
 		t.Errorf("python3 cannot compile it: %v\n%s", err, out)

@@ -50,9 +50,12 @@ import (
 // read them; and it opens each value it shows that hides what it holds
 // (hides: cut short, an object, a container that shows an object's repr)
 // that no listing of the stop opened, and the items that hide that value
-// shows in turn (two levels: what debugpy's display shows), as a person
-// expanding them would. What was opened is kept for the stop, by
-// variables reference and path (shownKey).
+// shows in turn (three levels, objects only at the third: what debugpy's
+// display shows, [[<Client tok-...>]]), as a person expanding them would;
+// an object shown whole is read, not opened (readWhole: its attributes
+// and theirs, all of a result's objects in one request, held.go). What
+// was opened is kept for the stop, by variables reference and path
+// (shownKey); what was read, by variables reference.
 
 // maxOpenShown bounds the values one result's opening opens (each a round
 // trip to debugpy, ~1 ms: a scope's 100 rows of lists of lists, 1,500
@@ -62,12 +65,20 @@ import (
 const maxOpenShown = 2048
 
 // How much of a value debugpy shows (pydevd's SafeRepr, maxcollection):
-// its first 14 items, and their first 9 each; a container below them is
-// shown as "...". A value opened for what it shows is opened so far.
+// its first 14 items, their first 9 each, and their items' reprs (an
+// object's, [[<Client tok-...>]]); a container at that third level is
+// shown as "...", nothing of it. A value opened for what it shows is
+// opened so far: at the third level, objects only.
 const (
-	shownLevels = 2
+	shownLevels = 3
 	shownItems  = 14
 )
+
+// opensAt reports whether a value that hides what it holds (hides), shown
+// at level (0: a row's own value), is opened for what it shows.
+func opensAt(level int, v variableView) bool {
+	return level < shownLevels-1 || !displays[v.Type]
+}
 
 // shownSeen returns what the result phase reads, before it masks r, of
 // what r shows that the stop's listing did not read (see above).
@@ -167,42 +178,44 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 		}
 	}
 	// The rows to open, by the level debugpy shows them at in the result
-	// (tops[0]: a row's own value; tops[1]: an item of one): each row
+	// (tops[0]: a row's own value; tops[1]: an item of one; tops[2]: an
+	// item of that, an object): each row
 	// that hides what it holds whose children neither the result nor the stop's
 	// listing shows, nor an earlier opening of the stop. Below a row the
 	// listing opened, the items it shows, in turn.
 	var tops [shownLevels][]*variableView
-	var look func(vs []variableView, level int, asItems bool)
-	look = func(vs []variableView, level int, asItems bool) {
-		if asItems {
-			vs = firstShown(vs)
-		}
-		for i := range vs {
-			c := &vs[i]
+	var objs []*variableView // objects, read whole (readWhole)
+	var look func(vs []*variableView, level int, asItems bool)
+	look = func(vs []*variableView, level int, asItems bool) {
+		for _, c := range vs {
 			if c.Children != nil && !asItems { // the result shows them: each its own value
-				look(c.Children, 0, false)
+				look(ptrs(c.Children), 0, false)
 				// and those past max_items as items of c's value
 				if n := len(firstShown(c.Children)); c.dropped != nil && n < shownItems && plugins.CutShort(c.Value) {
-					look(c.dropped[:min(len(c.dropped), shownItems-n)], 1, true)
+					look(ptrs(c.dropped[:min(len(c.dropped), shownItems-n)]), 1, true)
 				}
 				continue
 			}
-			if c.VariablesReference <= 0 || groups[c.Name] || !hides(s, *c) {
+			if c.VariablesReference <= 0 || groups[c.Name] || !hides(s, *c) || !opensAt(level, *c) {
 				continue
 			}
 			if c.Children != nil { // opened by the listing
 				if level+1 < shownLevels {
-					look(c.Children, level+1, true)
+					look(shownIn(c), level+1, true)
 				}
 				continue
 			}
 			if c.EvaluateName != "" {
 				if row, ok := listedRow(listed, c.EvaluateName); ok && row.Children != nil && row.VariablesReference == c.VariablesReference {
 					if level+1 < shownLevels {
-						look(row.Children, level+1, true)
+						look(shownIn(&row), level+1, true)
 					}
 					continue
 				}
+			}
+			if readWhole(*c) { // read in one request with the others (held.go)
+				objs = append(objs, c)
+				continue
 			}
 			if l != nil {
 				if opened, ok := l.kept(&l.shown, shownKey(*c)); ok {
@@ -213,41 +226,40 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 			tops[level] = append(tops[level], c)
 		}
 	}
-	look(shown, 0, false)
+	look(ptrs(shown), 0, false)
 	var refChildren []variableView
 	if ref != nil {
 		refChildren = ref.Children
 	}
-	if len(tops[0])+len(tops[1]) == 0 {
-		held, err := g.heldSeen(ctx, s, frame, l, shown, refChildren) // what the functions it shows hold (held.go)
+	if len(slices.Concat(tops[:]...)) == 0 {
+		held, err := g.heldSeen(ctx, s, frame, l, objs, shown, refChildren) // what the objects and functions it shows hold (held.go)
 		return append(seen, held...), err
 	}
 	// Opened in copies: the result shown stays as debugpy showed it.
-	rows := make([]variableView, 0, len(tops[0])+len(tops[1]))
-	for _, c := range append(tops[0], tops[1]...) { // named by their paths, as pathsSeen's parents
+	var rows []variableView
+	for _, c := range slices.Concat(tops[:]...) { // named by their paths, as pathsSeen's parents
 		rows = append(rows, variableView{Name: cmp.Or(c.EvaluateName, c.Name), Value: c.Value, Type: c.Type, EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
 	}
-	level := make([]*variableView, len(tops[0]))
-	for i := range level {
-		level[i] = &rows[i]
-	}
-	n := 0 // the values opened
+	var level []*variableView
+	n, at := 0, 0 // the values opened; where tops[d]'s copies begin in rows
 	for d := range shownLevels {
-		if d == 1 { // the items the values opened show, and the rows shown as items
-			var next []*variableView
-			for _, v := range level {
-				items := firstShown(v.Children)
-				for i := range items {
-					if c := &items[i]; c.VariablesReference > 0 && hides(s, *c) {
-						next = append(next, c)
-					}
+		var next []*variableView
+		for _, v := range level { // the items the values opened show
+			for _, c := range shownIn(v) {
+				switch {
+				case c.VariablesReference <= 0 || !hides(s, *c) || !opensAt(d, *c):
+				case readWhole(*c):
+					objs = append(objs, c)
+				default:
+					next = append(next, c)
 				}
 			}
-			for i := range tops[1] {
-				next = append(next, &rows[len(tops[0])+i])
-			}
-			level = next
 		}
+		for i := range tops[d] { // and the rows shown at this level
+			next = append(next, &rows[at+i])
+		}
+		at += len(tops[d])
+		level = next
 		if len(level) == 0 {
 			continue
 		}
@@ -265,7 +277,7 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 			l.keep(&l.shown, shownKey(row), seen[before:len(seen):len(seen)])
 		}
 	}
-	held, err := g.heldSeen(ctx, s, frame, l, shown, refChildren, rows)
+	held, err := g.heldSeen(ctx, s, frame, l, objs, shown, refChildren, rows)
 	return append(seen, held...), err
 }
 
@@ -441,6 +453,42 @@ func firstShown(vs []variableView) []variableView {
 		}
 	}
 	return vs
+}
+
+// readWhole reports whether v, a value that hides what it holds, is an
+// object shown whole (not cut short), whose attributes heldSeen reads in
+// one request with the others', not opened one request each: a dict of a
+// program's 8 threads, opened, took 25-30 ms more (docs/PERFORMANCE.md).
+// A module or a class of the program's is opened as the listing opens it.
+func readWhole(v variableView) bool {
+	return !displays[v.Type] && !plugins.CutShort(v.Value) && v.Type != "module" && v.Type != "type"
+}
+
+// shownIn are the children of v that v's display shows: a container's
+// first items; of an object, those whose repr its own shows
+// (Conf(db=DB(...))), whatever its class writes. A thread's attributes
+// are not in <Thread(worker, started 140...)>: opening them would open
+// what no result shows.
+func shownIn(v *variableView) []*variableView {
+	if displays[v.Type] || plugins.CutShort(v.Value) {
+		return ptrs(firstShown(v.Children))
+	}
+	var out []*variableView
+	for i := range v.Children {
+		if c := &v.Children[i]; !groups[c.Name] && c.Value != "" && strings.Contains(v.Value, c.Value) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ptrs points at each of vs.
+func ptrs(vs []variableView) []*variableView {
+	out := make([]*variableView, len(vs))
+	for i := range vs {
+		out[i] = &vs[i]
+	}
+	return out
 }
 
 // members are vs without debugpy's group rows.

@@ -666,7 +666,7 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 			whole = append(whole, *v)
 		}
 	}
-	held, err := g.heldSeen(ctx, s, frame, l, whole, parents)
+	held, err := g.heldSeen(ctx, s, frame, l, nil, whole, parents)
 	if err != nil {
 		return nil, err
 	}
@@ -851,7 +851,7 @@ func launchedSeen(call Call) engine.Seen {
 // opening is a round trip more; through builtins, which a name of the
 // program's (a global dict) does not shadow.
 const started = "(lambda b, H, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + " +
-	"b.repr(b.dict([p for k, f in ns for p in H(k, f)])))" +
+	"b.repr(b.dict([p for k, f in ns for p in H(k, f, False)])))" +
 	"(__import__('builtins'), " + heldBy + ", [*{**globals(), **locals()}.items()])"
 
 // startedRows are the rows of what started read: the environment and
@@ -998,7 +998,7 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int, l
 				Learned: &engine.Learned{}}) // every call of the stop reads it; it is learned once
 		}
 	}
-	held, err := g.heldSeen(ctx, s, frame, l, all, theirs) // what the functions among them hold (held.go)
+	held, err := g.heldSeen(ctx, s, frame, l, nil, all, theirs) // what the functions among them hold (held.go)
 	if err != nil {
 		return nil, err
 	}

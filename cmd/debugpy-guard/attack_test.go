@@ -4580,14 +4580,15 @@ main()
 // An object whose repr shows what it holds under a secret's name
 // (<Client tok-...>, its _token) showed it in clear (found 2026-12-07): in
 // a list or a dict, which debugpy shows whole (an object's repr of at most
-// 30 characters), within the listing's budget and past it, and alone past
-// it (not cut short, so not opened), and through an alias of it. A
+// 30 characters), within the listing's budget and past it, in a list in a
+// list (the third level debugpy shows), and alone past it (not cut short,
+// so not opened), and through an alias of it. A
 // container that shows an object's repr hides what the object holds (the
 // listing opens it), and a result's values that hide what they hold are
 // opened before it is shown.
 func TestAttackSecretsInObjectsReprs(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("s3cret-value-81\ns3cret-value-82\ns3cret-value-83\ns3cret-value-84\ns3cret-value-85\n"), 0o600)
+	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("s3cret-value-81\ns3cret-value-82\ns3cret-value-83\ns3cret-value-84\ns3cret-value-85\ns3cret-value-87\n"), 0o600)
 	r.stopAtBreak(`import os
 class Client:
     def __init__(self, token):
@@ -4606,6 +4607,7 @@ a_dict = {"c": Client(next(lines))}
 ` + pastTheListing + `zclient = Client(next(lines))
 zconn = Conn(next(lines))
 zlist = [Client(next(lines))]
+znested = [[Client(next(lines))]]
 del i, o, lines, f
 def main():
     n = 1  # BREAK
@@ -4613,13 +4615,13 @@ def main():
 main()
 `)
 	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
-	for _, e := range []string{"a_list", "a_dict", "zclient", "zconn", "zlist"} {
+	for _, e := range []string{"a_list", "a_dict", "zclient", "zconn", "zlist", "znested"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
 	if !strings.Contains(globals, "a_list: list = [<Client ") {
 		t.Errorf("the control, the object's repr in the list's: %s", globals)
 	}
-	noneSeen(t, r.seen.String(), "value-81", "value-82", "value-83", "value-84", "value-85")
+	noneSeen(t, r.seen.String(), "value-81", "value-82", "value-83", "value-84", "value-85", "value-87")
 
 	// Within the listing's budget, an alias of what the object holds: read
 	// first, alone, it is masked only if the listing learned it.
