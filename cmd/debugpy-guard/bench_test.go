@@ -241,18 +241,7 @@ func BenchmarkDebugCalls(b *testing.B) {
 				{"threads_4", "debugpy_threads", map[string]any{"frames": 1}},
 			} {
 				for _, mode := range []string{"repeat", "fresh"} {
-					b.Run(k.name+"/"+mode, func(b *testing.B) {
-						lat := make([]time.Duration, 0, b.N)
-						for i := 0; i < b.N; i++ {
-							if mode == "fresh" {
-								call("debugpy_continue", nil) // to the next stop
-							}
-							t0 := time.Now()
-							call(k.tool, k.args)
-							lat = append(lat, time.Since(t0))
-						}
-						benchstat.Report(b, lat)
-					})
+					b.Run(k.name+"/"+mode, func(b *testing.B) { timedAtStops(b, call, mode, k.tool, k.args) })
 				}
 			}
 		})
@@ -347,35 +336,33 @@ while True:
 	for _, e := range []struct{ name, expr string }{{"evaluate_dict_of_closures", "zfns"}, {"evaluate_list_of_objects", "zobjs"}} {
 		for _, mode := range []string{"fresh", "repeat"} {
 			b.Run(e.name+"/"+mode, func(b *testing.B) {
-				lat := make([]time.Duration, 0, b.N)
-				for i := 0; i < b.N; i++ {
-					if mode == "fresh" {
-						call("debugpy_continue", nil) // to the next stop
-					}
-					t0 := time.Now()
-					call("debugpy_evaluate", map[string]any{"expression": e.expr})
-					lat = append(lat, time.Since(t0))
-				}
-				benchstat.Report(b, lat)
+				timedAtStops(b, call, mode, "debugpy_evaluate", map[string]any{"expression": e.expr})
 			})
 		}
 	}
 	for _, items := range []int{20, 100} {
 		for _, mode := range []string{"fresh", "repeat"} {
 			b.Run(fmt.Sprintf("max_items=%d/%s", items, mode), func(b *testing.B) {
-				lat := make([]time.Duration, 0, b.N)
-				for i := 0; i < b.N; i++ {
-					if mode == "fresh" {
-						call("debugpy_continue", nil) // to the next stop
-					}
-					t0 := time.Now()
-					call("debugpy_variables", map[string]any{"scope": "globals", "max_items": items})
-					lat = append(lat, time.Since(t0))
-				}
-				benchstat.Report(b, lat)
+				timedAtStops(b, call, mode, "debugpy_variables", map[string]any{"scope": "globals", "max_items": items})
 			})
 		}
 	}
+}
+
+// timedAtStops times call(tool, args) b.N times, each right after a stop
+// (mode fresh: a continue to the next stop first) or at the same stop
+// (repeat).
+func timedAtStops(b *testing.B, call func(string, map[string]any) *mcp.CallToolResult, mode, tool string, args map[string]any) {
+	lat := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		if mode == "fresh" {
+			call("debugpy_continue", nil) // to the next stop
+		}
+		t0 := time.Now()
+		call(tool, args)
+		lat = append(lat, time.Since(t0))
+	}
+	benchstat.Report(b, lat)
 }
 
 // benchClient starts serve in dir with the default policy (rate limit
