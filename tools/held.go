@@ -71,7 +71,7 @@ import (
 // the partial does not change. With whole, the object's attributes too
 // (shownSeen: an object a result shows), name "." attribute, and those of
 // its attributes that are objects, a level more (zclient._token,
-// conf.db.password). b is builtins.
+// conf.db.password), 1,024 at most. b is builtins.
 const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: (lambda A: lambda k, f, whole: [` +
 	// functions and methods; partials, threads and the like (W)
 	`(k + '.' + n, v) for g, args in (` +
@@ -85,13 +85,13 @@ const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: (lambda A: la
 	// exceptions: the locals of the functions their traceback went through
 	`(k + '.' + fr.f_code.co_name + '.' + n, v) for fr, _ in (IT.islice(TB.walk_tb(b.BaseException.__traceback__.__get__(f)), 16) ` +
 	`if b.issubclass(b.type(f), b.BaseException) else ()) if fr.f_locals is not fr.f_globals ` +
-	`for n, v in [*fr.f_locals.items()][:256] if ok(v)] + (A(A, k, f, 1) if whole else []))` +
-	// an object's attributes (whole), and its attributes' a level more, 256 each, from
-	// its instance dict as the type's own __dict__ descriptor gives it
-	`(lambda A, k, o, depth: [p for d in [b.next((g.__get__(o) for c in b.type.__dict__['__mro__'].__get__(b.type(o)) ` +
+	`for n, v in [*fr.f_locals.items()][:256] if ok(v)] + ([*IT.islice(A(A, k, f, 1), 1024)] if whole else []))` +
+	// an object's attributes (whole), and its attributes' a level more, 256 each and
+	// 1,024 in all, from its instance dict as the type's own __dict__ descriptor gives it
+	`(lambda A, k, o, depth: (p for d in [b.next((g.__get__(o) for c in b.type.__dict__['__mro__'].__get__(b.type(o)) ` +
 	`for g in [b.type.__dict__['__dict__'].__get__(c).get('__dict__')] if b.type(g) is b.type(b.type.__dict__['__dict__'])), None)] ` +
 	`if d is not None and b.issubclass(b.type(d), b.dict) for n, v in IT.islice(b.dict.items(d), 256) if b.type(n) is b.str ` +
-	`for p in ([(k + '.' + n, v)] if ok(v) else A(A, k + '.' + n, v, depth - 1) if depth > 0 else [])]))` +
+	`for p in ([(k + '.' + n, v)] if ok(v) else A(A, k + '.' + n, v, depth - 1) if depth > 0 else []))))` +
 	`(lambda v: s(v) or b.type(v) in (b.tuple, b.list) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
 	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())))` +
 	`(lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384, ` +
@@ -165,8 +165,8 @@ type heldRead struct {
 }
 
 // maxHeld bounds the objects one read of heldSeen reads (one request,
-// whose answer holds at most 256 strings of 16 KiB an object and as many
-// of each attribute read whole); more are read in more requests.
+// whose answer holds at most 1,024 values of an object read whole, each
+// at most 16 KiB); more are read in more requests.
 const maxHeld = 64
 
 // heldSeen reads what the functions, methods, partials, threads and
