@@ -31,18 +31,17 @@ import (
 //     (debugpy groups them under "function variables");
 //   - and every function, method, partial, thread (and the like) a
 //     variables or an evaluate response shows anywhere (heldSeen): in a
-//     list of callbacks,
-//     an object's attribute, a dict's value. The stop's listing, the
-//     openings, the paths read and the call's own result are read for them
-//     before its result is shown. A function's closure and defaults are
-//     reached only through a response that showed it, so they are read
-//     before they can be shown; its row, in an object's group of
-//     functions, has no path to read it by (found 2026-12-07: a dict's
-//     client's closure, a list's partial, an object's thread showed their
-//     secrets in clear). It reads the object by its variables reference
-//     as debugpy itself resolves one (pydevd's registry of the values it
-//     showed at the stop), so what it reads is the object shown, whatever
-//     frame's name shows it.
+//     list of callbacks, an object's attribute, a dict's value. The stop's
+//     listing, the openings, the paths read and the call's own result are
+//     read for them before its result is shown. A function's closure and
+//     defaults are reached only through a response that showed it, so
+//     they are read before they can be shown; its row, in an object's
+//     group of functions, has no path to read it by (found 2026-12-07: a
+//     dict's client's closure, a list's partial, an object's thread
+//     showed their secrets in clear). It reads the object by its
+//     variables reference as debugpy itself resolves one (pydevd's
+//     registry of the values it showed at the stop), so what it reads is
+//     the object shown, whatever frame's name shows it.
 //
 // And an exception a response shows (a caught one kept in a list of
 // errors) holds the locals of the functions its traceback went through:
@@ -50,6 +49,11 @@ import (
 // 2026-12-07); they are read under the name that holds the exception, the
 // function's and the local's (errors[0].login.token), 16 frames, not the
 // module's (its globals, listed already).
+//
+// And an object a result shows whole (shownSeen's readWhole) has its
+// attributes read, and its attributes' a level more, by name
+// (zclient._token): all of a result's objects in one request, where
+// opening each took one.
 //
 // Strings and bytes of at most 16 KiB, and lists, tuples and dicts of at
 // most 64 of them (and of numbers and None: an auth pair ('ada', '...')
