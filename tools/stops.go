@@ -95,7 +95,9 @@ type stopList struct {
 	// a result showed cut short, opened, by its variables reference and
 	// path (shownKey: "ref N PATH"); a container's children listed by its
 	// reference ("children ref N PATH"); a function's source ("source
-	// FILE:LINE"). Each kind's word comes first: the keys do not meet.
+	// FILE:LINE"); what heldSeen read of an object (held.go: "held ref N",
+	// and "object ref N" for one read whole). Each kind's word comes
+	// first: the keys do not meet.
 	shown map[string][]engine.Seen
 }
 
@@ -660,13 +662,13 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 	}
 	// What the functions among them hold (held.go): a thread the code
 	// reads the arguments of, svc.worker._args[0].
-	var whole []variableView
+	var readRows []variableView
 	for _, v := range read {
 		if v != nil {
-			whole = append(whole, *v)
+			readRows = append(readRows, *v)
 		}
 	}
-	held, err := g.heldSeen(ctx, s, frame, l, nil, whole, parents)
+	held, err := g.heldSeen(ctx, s, frame, l, nil, readRows, parents)
 	if err != nil {
 		return nil, err
 	}
