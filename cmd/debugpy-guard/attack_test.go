@@ -4474,10 +4474,10 @@ main()
 // globals' listing itself and whole in an evaluate of it; a client
 // factory's closure in a dict, a thread in an object (read through a
 // path), a closure of an object's method (in its group of functions,
-// which has no path), a lambda's default in a dict, a closure's auth
-// pair and a timer's arguments in a list each showed theirs in clear. Every function, partial and
-// thread a response shows is read for what it holds, by its variables
-// reference.
+// which has no path), a lambda's default in a dict, a closure's auth pair
+// and a timer's arguments in a list each showed theirs in clear. Every
+// function, partial, thread (and the like) a response shows is read for
+// what it holds, by its variables reference.
 func TestAttackSecretsHeldByFunctionsInContainers(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("prt-s3cret-value-61\ncls-s3cret-value-62\nthr-s3cret-value-63\nobj-s3cret-value-64\ndfl-s3cret-value-65\ntpl-s3cret-value-66\ntmr-s3cret-value-67\n"), 0o600)
@@ -4582,10 +4582,10 @@ main()
 // a list or a dict, which debugpy shows whole (an object's repr of at most
 // 30 characters), within the listing's budget and past it, in a list in a
 // list (the third level debugpy shows), and alone past it (not cut short,
-// so not opened), and through an alias of it. A
-// container that shows an object's repr hides what the object holds (the
-// listing opens it), and a result's values that hide what they hold are
-// opened before it is shown.
+// so not opened), and through an alias of it. A container that shows an
+// object's repr hides what the object holds (the listing opens it), and a
+// result's values that hide what they hold are opened (an object: read)
+// before it is shown.
 func TestAttackSecretsInObjectsReprs(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("s3cret-value-81\ns3cret-value-82\ns3cret-value-83\ns3cret-value-84\ns3cret-value-85\ns3cret-value-87\n"), 0o600)
