@@ -4426,8 +4426,7 @@ main()
 // variables and parameters they are bound to (started).
 func TestAttackSecretsHeldByFunctions(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("cls-s3cret-value-51\nprt-s3cret-value-52\nmth-s3cret-value-53\nthr-s3cret-value-54\ndfl-s3cret-value-55\n"), 0o600)
-	r.stopAtBreak(`import functools, os, threading
+	r.stopAtBreak(r.readsSecrets("cls-s3cret-value-51", "prt-s3cret-value-52", "mth-s3cret-value-53", "thr-s3cret-value-54", "dfl-s3cret-value-55") + `import functools, threading
 def send(api_key, n):
     return n
 def make_client(token):
@@ -4439,14 +4438,12 @@ def connect(host, password):
 class Account:
     def login(self, user, pw):
         return user
-with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
-    lines = iter(f.read().split())
 client = make_client(next(lines))
 conn = functools.partial(connect, "db.example", next(lines))
 login = functools.partial(Account().login, "ada", next(lines))
 worker = threading.Thread(target=send, args=(next(lines), 3))
 hook = lambda user, pw=next(lines): user
-del lines, f
+del lines
 def main():
     n = 1  # BREAK
     return n
@@ -4480,8 +4477,7 @@ main()
 // what it holds, by its variables reference.
 func TestAttackSecretsHeldByFunctionsInContainers(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("prt-s3cret-value-61\ncls-s3cret-value-62\nthr-s3cret-value-63\nobj-s3cret-value-64\ndfl-s3cret-value-65\ntpl-s3cret-value-66\ntmr-s3cret-value-67\n"), 0o600)
-	r.stopAtBreak(`import functools, os, threading
+	r.stopAtBreak(r.readsSecrets("prt-s3cret-value-61", "cls-s3cret-value-62", "thr-s3cret-value-63", "obj-s3cret-value-64", "dfl-s3cret-value-65", "tpl-s3cret-value-66", "tmr-s3cret-value-67") + `import functools, threading
 def connect(host, password):
     return host
 def make_client(token):
@@ -4496,8 +4492,6 @@ def session(creds):
     return get
 class Svc:
     pass
-with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
-    lines = iter(f.read().split())
 a_hooks = [functools.partial(connect, "db.example", next(lines))]  # opened by the listing
 ` + pastTheListing + `zreg = {"client": make_client(next(lines))}
 zsvc = Svc()
@@ -4506,7 +4500,7 @@ zsvc.login = make_client(next(lines))
 zhandlers = {"cb": lambda user, pw=next(lines): user}
 zsessions = [session(("ada", next(lines)))]
 ztimers = [threading.Timer(600, send, args=(next(lines), 3))]
-del lines, f, i, o
+del lines, i, o
 def main():
     n = 1  # BREAK
     return n
@@ -4543,9 +4537,7 @@ main()
 // locals of the functions its traceback went through read.
 func TestAttackSecretsHeldByExceptions(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("exc-s3cret-value-71\nexc-s3cret-value-72\n"), 0o600)
-	r.stopAtBreak(`import os
-class AuthError(Exception):
+	r.stopAtBreak(r.readsSecrets("exc-s3cret-value-71", "exc-s3cret-value-72") + `class AuthError(Exception):
     pass
 def login(token):
     if not token.startswith("ok"):
@@ -4555,13 +4547,11 @@ def attempt(token, errors):
         login(token)
     except AuthError as e:
         errors.append(e)
-with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
-    tokens = f.read().split()
 a_errors = []  # opened by the listing
-attempt(tokens[0], a_errors)
+attempt(next(lines), a_errors)
 ` + pastTheListing + `zerrors = []
-attempt(tokens[1], zerrors)
-del f, tokens, i, o
+attempt(next(lines), zerrors)
+del lines, i, o
 def main():
     n = 1  # BREAK
     return n
@@ -4588,27 +4578,18 @@ main()
 // before it is shown.
 func TestAttackSecretsInObjectsReprs(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("s3cret-value-81\ns3cret-value-82\ns3cret-value-83\ns3cret-value-84\ns3cret-value-85\ns3cret-value-87\n"), 0o600)
-	r.stopAtBreak(`import os
-class Client:
-    def __init__(self, token):
-        self._token = token
-    def __repr__(self):
-        return "<Client %s>" % self._token
-class Conn:
+	r.stopAtBreak(r.readsSecrets("s3cret-value-81", "s3cret-value-82", "s3cret-value-83", "s3cret-value-84", "s3cret-value-85", "s3cret-value-87") + clientClass + `class Conn:
     def __init__(self, password):
         self.password = password
     def __repr__(self):
         return "Conn(" + self.password + ")"
-with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
-    lines = iter(f.read().split())
 a_list = [Client(next(lines))]  # opened by the listing
 a_dict = {"c": Client(next(lines))}
 ` + pastTheListing + `zclient = Client(next(lines))
 zconn = Conn(next(lines))
 zlist = [Client(next(lines))]
 znested = [[Client(next(lines))]]
-del i, o, lines, f
+del i, o, lines
 def main():
     n = 1  # BREAK
     return n
@@ -4626,15 +4607,7 @@ main()
 	// Within the listing's budget, an alias of what the object holds: read
 	// first, alone, it is masked only if the listing learned it.
 	r = startRaw(t, rawOpts{})
-	os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte("s3cret-value-86\n"), 0o600)
-	r.stopAtBreak(`import os
-class Client:
-    def __init__(self, token):
-        self._token = token
-    def __repr__(self):
-        return "<Client %s>" % self._token
-with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
-    clients = [Client(f.read().strip())]
+	r.stopAtBreak(r.readsSecrets("s3cret-value-86") + clientClass + `clients = [Client(next(lines))]
 alias = clients[0]._token
 def main():
     n = 1  # BREAK
@@ -4644,6 +4617,31 @@ main()
 	r.ok("debugpy_evaluate", `{"expression":"alias"}`)
 	noneSeen(t, r.seen.String(), "value-86")
 }
+
+// readsSecrets writes secrets to token.txt in r's directory, a line each,
+// and returns the Python that begins a program reading them: lines, an
+// iterator of them (next(lines) is the next). Values the program reads at
+// run time, which no literal of its source shows to the listing or to
+// debugpy_source.
+func (r *raw) readsSecrets(secrets ...string) string {
+	r.t.Helper()
+	if err := os.WriteFile(filepath.Join(r.dir, "token.txt"), []byte(strings.Join(secrets, "\n")+"\n"), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+	return `import os
+with open(os.path.join(os.path.dirname(__file__), "token.txt")) as f:
+    lines = iter(f.read().split())
+del f
+`
+}
+
+// clientClass is a class whose repr shows the token it holds in _token.
+const clientClass = `class Client:
+    def __init__(self, token):
+        self._token = token
+    def __repr__(self):
+        return "<Client %s>" % self._token
+`
 
 // pastTheListing begins a program whose names hold more values that hide
 // what they hold than the stop's listing opens (its budget, 64): 80
