@@ -1000,7 +1000,13 @@ func (g *PolicyGate) listFrame(ctx context.Context, s *dap.Session, frame int, l
 				Learned: &engine.Learned{}}) // every call of the stop reads it; it is learned once
 		}
 	}
-	held, err := g.heldSeen(ctx, s, frame, l, nil, all, theirs) // what the functions among them hold (held.go)
+	// What the functions among them hold (held.go): below the frame's
+	// names, whose own values started has read, and in the other frames.
+	var below []variableView
+	for _, v := range all {
+		below = append(below, v.Children...)
+	}
+	held, err := g.heldSeen(ctx, s, frame, l, nil, below, theirs)
 	if err != nil {
 		return nil, err
 	}
