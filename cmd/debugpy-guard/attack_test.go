@@ -243,15 +243,20 @@ func (r *raw) refused(tool, args string, want ...string) string {
 // want, and returns it: debugpy's adapter sends what the program printed
 // from the process's pipe, on its own, and a stop (or the program's exit)
 // can come before the output printed before it (a loaded CI run's
-// debugpy_output, right after the stop, had none). It gives up after 30
-// s, returning what it read, for the caller's check to fail on.
+// debugpy_output, right after the stop, had none). A test that checks
+// what the output shows waits for its last line (of each stream it
+// writes to), so that none of its checks passes on output not yet come.
+// It fails the test after 30 s.
 func (r *raw) outputWith(want string) string {
 	r.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for pause := 50 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) { // a few calls: the rate limit counts them
 		text := r.ok("debugpy_output", `{}`)
-		if strings.Contains(text, want) || time.Now().After(deadline) {
+		if strings.Contains(text, want) {
 			return text
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the program's output has no %q after 30 s: %s", want, text)
 		}
 		time.Sleep(pause)
 	}
@@ -1736,7 +1741,7 @@ func TestAttackSecretsInReprs(t *testing.T) {
 	os.WriteFile(conf, []byte("db:\n  password:\n    primary: fiy-s3cret-value\n"), 0o600)
 	r.approved("debugpy_source", `{"file":`+q(conf)+`}`)
 	r.ok("debugpy_source", `{"context_lines":6}`) // the program's own: a dict over lines (its lines above print the others in code)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("GET /v1 Authorization")
 	r.ok("debugpy_variables", `{}`)
 	for _, e := range []string{"cfg", "login", "raw", "ordered", "headers", "api_headers", "[cfg, login]", "keys"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
@@ -1774,7 +1779,7 @@ func TestAttackSecrets(t *testing.T) {
 	r.ok("debugpy_variables", `{"scope":"globals","depth":2}`)
 	r.ok("debugpy_source", `{"context_lines":40}`)
 	r.approved("debugpy_source", `{"file":`+q(filepath.Join(r.dir, ".env"))+`}`) // not source: a person approves, and its values are masked still
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("connecting with")
 	r.ok("debugpy_evaluate", `{"expression":"alias"}`)
 	r.refused("debugpy_evaluate", `{"expression":"alias[::-1]"}`, "denied by policy") // a part, reversed: denied (derived.holders)
 	r.ok("debugpy_evaluate", `{"expression":"settings"}`)
@@ -2101,7 +2106,7 @@ func TestAttackSecretNamesAndConnections(t *testing.T) {
 	for _, e := range []string{"settings", "conn_str", "pg_opts", "jar", "copy", "notify", "mail"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("connecting: Driver=")
 	seen := r.seen.String()
 	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue", "jarCookieSecretValue", "slackHookSecretValue", "smtpAuthSecretValue")
 	if !strings.Contains(seen, "Server=db;UID=sa;PWD=[redacted]") || !strings.Contains(seen, "dbname=orders") || !strings.Contains(seen, "example.org") {
@@ -2767,7 +2772,8 @@ main()
 func TestAttackOutputReadInParts(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(outputProgram)
-	first := r.ok("debugpy_output", `{}`)
+	r.outputWith("id,token") // the first part's last line on stderr, then on stdout
+	first := r.outputWith("  password:")
 	if !strings.Contains(first, "user,password") || !strings.Contains(first, "id,token") || !strings.Contains(first, "ada,[redacted]") {
 		t.Fatalf("the first read: %s", first)
 	}
@@ -2780,6 +2786,8 @@ func TestAttackOutputReadInParts(t *testing.T) {
 	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (breakpoint)") {
 		t.Fatalf("continue: %s", text)
 	}
+	r.outputWith("primary:") // the second part's last lines, on both streams
+	r.outputWith("2,")
 	var pages []string
 	for since := next; ; {
 		text := r.ok("debugpy_output", fmt.Sprintf(`{"since":%d,"max_items":1}`, since))
@@ -2834,7 +2842,7 @@ func TestAttackSecretsInAlignedTables(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(tablesProgram)
 	r.ok("debugpy_variables", `{}`)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("user    token")
 	for _, e := range []string{"users", "first", "users.to_dict()"} {
 		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`)
 	}
@@ -2871,7 +2879,7 @@ main()
 func TestAttackSecretInAMessage(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(messageProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("login failed: invalid password")
 	r.ok("debugpy_variables", `{}`)
 	r.ok("debugpy_evaluate", `{"expression":"last"}`)
 	seen := r.seen.String()
@@ -2919,7 +2927,7 @@ main()
 func TestAttackSecretsInCommandLines(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(commandProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("running: snmpwalk")
 	r.ok("debugpy_variables", `{}`)
 	for _, e := range []string{"cmd", "ora", "line", "err", "[line, err]", "web", "win", "login", "snmp"} {
 		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
@@ -2964,7 +2972,7 @@ main()
 func TestAttackSecretInACallsArguments(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(callProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("PermissionError: 535 5.7.8 authentication failed")
 	r.ok("debugpy_variables", `{}`)
 	r.ok("debugpy_evaluate", `{"expression":"tb"}`)
 	r.ok("debugpy_source", `{"context_lines":20}`)
@@ -2999,7 +3007,7 @@ main()
 func TestAttackSecretInALogLine(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(logProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("the password of carol was reset to")
 	seen := r.seen.String()
 	noneSeen(t, seen, "log1-s3cret", "log2-s3cret", "log3-s3cret")
 	if !strings.Contains(seen, "Generated password: [redacted] for ada") || !strings.Contains(seen, "created user bob with password [redacted]") {
@@ -3029,7 +3037,7 @@ main()
 func TestAttackSecretsInHTMLTables(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(htmlProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("</table>")
 	r.ok("debugpy_evaluate", `{"expression":"page"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "html-s3cret")
@@ -3168,7 +3176,7 @@ main()
 func TestAttackSecretsInHTTPDebugLines(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(httpDebugProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("header: Content-Length: 2")
 	r.ok("debugpy_evaluate", `{"expression":"debug"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "t0ken-h77p", "c00kie-h77p")
@@ -3230,7 +3238,7 @@ main()
 func TestAttackSecretsInPytestReports(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(pytestProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("FAILED (failures=1)")
 	r.ok("debugpy_evaluate", `{"expression":"report"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-assert", "s3cret-where", "s3cret-unit", "s3cret-pair", "s3cret-line")
@@ -3265,7 +3273,7 @@ main()
 func TestAttackSecretsInSQL(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(sqlProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("VALUES ('ada', ")
 	r.ok("debugpy_evaluate", `{"expression":"stmt"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-trace", "s3cret-kept")
@@ -3300,7 +3308,7 @@ main()
 func TestAttackSecretsInColouredOutput(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(colourProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("login")
 	r.ok("debugpy_evaluate", `{"expression":"shown"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-log", "s3cret-jq")
@@ -3332,7 +3340,7 @@ main()
 func TestAttackSecretsInShellQuoting(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(shellProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("API_TOKEN=")
 	r.ok("debugpy_evaluate", `{"expression":"line"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-ctl", "s3cret-esc")
@@ -3363,7 +3371,7 @@ main()
 func TestAttackSecretsInRecords(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(recordsProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("name: DB_PASSWORD")
 	r.ok("debugpy_evaluate", `{"expression":"answer"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-yaml", "s3cret-ssm")
@@ -3393,7 +3401,7 @@ main()
 func TestAttackSecretsInArrowPairs(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(arrowProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("'user' => 'ada'")
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-one", "s3cret-two")
 	if !strings.Contains(seen, `'user' =\u003e 'ada'`) || !strings.Contains(seen, `'password' =\u003e '[redacted]`) { // > as JSON spells it
@@ -3420,7 +3428,7 @@ main()
 func TestAttackSecretsInAccountStatements(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(accountProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("SET PASSWORD FOR 'ada'@'%' = ")
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-create", "s3cret-alter", "s3cret-set")
 	if !strings.Contains(seen, "CREATE USER 'app'@'%' IDENTIFIED BY '[redacted]'") || !strings.Contains(seen, "SET PASSWORD FOR 'ada'@'%' = '[redacted]'") {
@@ -3454,7 +3462,7 @@ main()
 func TestAttackSecretsInHashesAndCookies(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(hashesProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith(":19000:0:99999:7:::")
 	r.ok("debugpy_evaluate", `{"expression":"jar"}`)
 	r.ok("debugpy_evaluate", `{"expression":"shown"}`)
 	seen := r.seen.String()
@@ -3486,7 +3494,7 @@ main()
 func TestAttackLettersOnlyPasswordInLog(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(lettersProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("login failed for bob, password: required")
 	seen := r.seen.String()
 	noneSeen(t, seen, "correcthorse")
 	if !strings.Contains(seen, "password: required") || !strings.Contains(seen, "login ok for ada, password: [redacted]") {
@@ -3511,7 +3519,7 @@ main()
 func TestAttackSecretsNamedInOtherLanguages(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(wordsProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("usuario bob, contrase")
 	r.ok("debugpy_evaluate", `{"expression":"config"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-de", "s3cret-kw", "s3cret-es")
@@ -3565,7 +3573,7 @@ main()
 func TestAttackSecretsInSQLAlchemyEcho(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(echoProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("sqlalchemy.engine.Engine COMMIT")
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-ins", "s3cret-upd")
 	if !strings.Contains(seen, "UPDATE users SET password = ? WHERE name = ?") || !strings.Contains(seen, "'[redacted]', 'ada')") {
@@ -3601,7 +3609,7 @@ main()
 func TestAttackSecretsInMySQLStatements(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(mysqlProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith(`VALUES ('o\'neil', `)
 	kept := r.ok("debugpy_evaluate", `{"expression":"kept"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-ins", "s3cret-upd")
@@ -3647,7 +3655,7 @@ main()
 func TestAttackSecretsInOAuthCallback(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(oauthProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("INFO token request: grant_type=authorization_code")
 	sent := r.ok("debugpy_evaluate", `{"expression":"sent"}`)
 	r.ok("debugpy_evaluate", `{"expression":"args"}`)
 	seen := r.seen.String()
@@ -3687,7 +3695,7 @@ main()
 func TestAttackSecretsPipedToStdin(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(pipedProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("docker login -u ci --password-stdin ghcr.io")
 	last := r.ok("debugpy_evaluate", `{"expression":"last"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-pipe")
@@ -3723,7 +3731,7 @@ main()
 func TestAttackSecretsInFrench(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(frenchProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("compte créé pour ada, mot de passe")
 	note := r.ok("debugpy_evaluate", `{"expression":"note"}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-mdp", "s3cret-msg")
@@ -3764,7 +3772,7 @@ main()
 func TestAttackSecretsInPromptAnswers(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(promptProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("[sudo] password for ada: ")
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-answer")
 	if !strings.Contains(seen, "[sudo] password for ada: [redacted]") {
@@ -3846,7 +3854,7 @@ main()
 func TestAttackSecretsInIMAPLogin(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(imapProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("LOGOUT")
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-login")
 	if !strings.Contains(seen, `LOGIN ada \"[redacted]\"`) {
@@ -3911,7 +3919,7 @@ main()
 func TestAttackSecretsInSMTPAuth(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(smtpProgram)
-	r.ok("debugpy_output", `{}`)
+	r.outputWith("reply: retcode (221); Msg: b'bye'")
 	kept := r.ok("debugpy_evaluate", `{"expression":"kept"}`) // the captured trace's repr: its line ends escaped
 	if !strings.Contains(kept, `send: '[redacted]\\r\\n'`) {
 		t.Errorf("the captured trace's repr: the password's base64 is masked whole: %s", kept) // its last bytes showed
