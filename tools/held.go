@@ -121,21 +121,58 @@ var heldTypes = map[string]bool{"function": true, "method": true, "partial": tru
 
 // exceptionEnds are how the names of exception classes end, by Python's
 // convention (PEP 8: an error's ends with Error) and its builtins'
-// (SystemExit, KeyboardInterrupt, StopIteration, ExceptionGroup). An
-// exception class named otherwise (Unauthorized) is not read.
+// (SystemExit, KeyboardInterrupt, StopIteration, ExceptionGroup).
 var exceptionEnds = []string{"Error", "Exception", "Warning", "Exit", "Interrupt", "Iteration", "Group"}
 
-// holdsOf reports whether heldSeen reads a value of debugpy's type typ.
-func holdsOf(typ string) bool {
-	if heldTypes[typ] {
+// holdsOf reports whether heldSeen reads v: a function, a partial, a
+// thread and the like (heldTypes); an exception, known by its class's
+// name (exceptionEnds) or by its repr, which begins with the class's
+// name, as BaseException writes it (Unauthorized('...')) and as a class
+// may write its own (<Denied ...>): an exception of a class named
+// otherwise, kept in a list, showed the token it was raised with (found
+// 2026-12-07). Not a record's repr (Point(x=1): a dataclass's, a
+// namedtuple's, their fields named, which redact reads by name), nor a
+// value of Python's own whose repr begins so (valueTypes): heldBy tells
+// an exception by its class, and read, they would cost the stop's listing
+// a request for nothing (docs/PERFORMANCE.md). An object of another class
+// whose repr begins with its name is read for nothing.
+func holdsOf(v variableView) bool {
+	if heldTypes[v.Type] {
 		return true
 	}
 	for _, end := range exceptionEnds {
-		if strings.HasSuffix(typ, end) {
+		if strings.HasSuffix(v.Type, end) {
 			return true
 		}
 	}
-	return false
+	if v.Type == "" || shownWhole[v.Type] || valueTypes[v.Type] || v.Type == "type" || v.Type == "module" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(v.Value, "<"), v.Type)
+	if !ok || rest != "" && isNameByte(rest[0]) {
+		return false
+	}
+	args, ok := strings.CutPrefix(rest, "(")
+	if !ok {
+		return true
+	}
+	i := 0 // Point(x=...): a record, its first field named
+	for i < len(args) && isNameByte(args[i]) && args[i] != '.' {
+		i++
+	}
+	return i == 0 || '0' <= args[0] && args[0] <= '9' || !strings.HasPrefix(args[i:], "=") || strings.HasPrefix(args[i:], "==")
+}
+
+// valueTypes are types of Python's own whose repr begins with their name
+// (Decimal('1.5'), PosixPath('/tmp')), that are no exceptions.
+var valueTypes = map[string]bool{"Decimal": true, "Fraction": true, "UUID": true, "PosixPath": true, "PurePosixPath": true,
+	"WindowsPath": true, "PureWindowsPath": true, "IPv4Address": true, "IPv6Address": true, "IPv4Network": true,
+	"IPv6Network": true, "IPv4Interface": true, "IPv6Interface": true, "array": true, "namespace": true}
+
+// isNameByte reports whether c can go on a Python name (ASCII; any byte
+// of a non-ASCII letter's UTF-8 spelling) or a dotted one.
+func isNameByte(c byte) bool {
+	return c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
 
 // heldByReference reads what the objects of reads hold (heldBy), each
@@ -210,7 +247,7 @@ func (g *PolicyGate) heldSeen(ctx context.Context, s *dap.Session, frame int, l 
 	var walk func(vs []variableView)
 	walk = func(vs []variableView) {
 		for i := range vs {
-			if holdsOf(vs[i].Type) {
+			if holdsOf(vs[i]) {
 				use(&vs[i], false)
 			}
 			walk(vs[i].Children)

@@ -182,3 +182,51 @@ func TestHeldByReferenceCompiles(t *testing.T) {
 		t.Errorf("python3 cannot compile it: %v\n%s", err, out)
 	}
 }
+
+// holdsOf reads functions and the like by their type, and exceptions by
+// their class's name or by a repr that begins with it; not an object
+// whose repr names it otherwise, nor a value debugpy shows whole.
+func TestHoldsOf(t *testing.T) {
+	for _, c := range []struct {
+		typ, value string
+		want       bool
+	}{
+		{"function", "<function make.<locals>.call at 0x7f>", true},
+		{"partial", "functools.partial(<function f at 0x7f>, 'x')", true},
+		{"AuthError", "AuthError('x')", true},
+		{"ExceptionGroup", "ExceptionGroup('x', [ValueError()])", true},
+		{"Unauthorized", "Unauthorized('x')", true},
+		{"Unauthorized", "Unauthorized()", true},
+		{"Unauthorized", "Unauthorized('x...", true}, // cut short
+		{"Denied", "<Denied x>", true},
+		{"Denied", "Denied: x", true},
+		{"Denied", "Denied", true},
+		{"Unauthorized", "Unauthorized('x=1')", true},
+		{"Unauthorized", "Unauthorized(x == 1)", true},
+		{"Unauthorized", "Unauthorized(1)", true},
+		{"Unauthorized", "Unauthorized(-1)", true},
+		{"Unauthorized", "Unauthorized(None, 'x')", true},
+		{"Unauthorized", "Unauthorized(b'x')", true},
+		{"Response", "<Response [401]>", true}, // read for nothing
+		{"Point", "Point(x=1, y=2)", false},    // a dataclass: its fields named
+		{"Pair", "Pair(a='x', b=2)", false},
+		{"Café", "Café(é=1)", false},
+		{"Decimal", "Decimal('1.5')", false},
+		{"PosixPath", "PosixPath('/tmp')", false},
+		{"Client", "<__main__.Client object at 0x7f>", false},
+		{"Client", "<app.Client object at 0x7f>", false},
+		{"Unauth", "Unauthorized('x')", false},
+		{"Denied", "Denied_x", false},
+		{"Denied", "Denied.x", false},
+		{"Café", "Caféine()", false},
+		{"tuple", "tuple(...)", false},
+		{"deque", "deque(['x'])", false},
+		{"type", "type(x)", false},
+		{"module", "module(x)", false},
+		{"", "", false},
+	} {
+		if got := holdsOf(variableView{Type: c.typ, Value: c.value}); got != c.want {
+			t.Errorf("holdsOf(%q, %q) = %v, want %v", c.typ, c.value, got, c.want)
+		}
+	}
+}

@@ -4575,6 +4575,47 @@ main()
 	noneSeen(t, r.seen.String(), "exc-s3cre", "value-71", "value-72")
 }
 
+// An exception of a class named otherwise than Python's convention names
+// them, kept in a list, showed the token it was raised with: in its repr
+// as BaseException writes it (Unauthorized('...')) and in one its class
+// writes (<Denied ...>), in the listing and in an evaluate (found
+// 2026-12-07). An exception is known by its repr too, which begins with
+// its class's name. (A program of its own: with an AuthError read, its
+// like, the same spelling, is masked.)
+func TestAttackSecretsHeldByExceptionsNamedOtherwise(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7unauth93kdW", "Zr2xdenied51xmP") + `class Unauthorized(Exception):
+    pass
+class Denied(Exception):
+    def __repr__(self):
+        return "<Denied %s>" % self.args[0]
+def login(token, kind):
+    if not token.startswith("ok"):
+        raise kind(token)
+def attempt(token, errors, kind):
+    try:
+        login(token, kind)
+    except Exception as e:
+        errors.append(e)
+b_errors, c_errors = [], []
+attempt(next(lines), b_errors, Unauthorized)
+attempt(next(lines), c_errors, Denied)
+del lines
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	for _, e := range []string{"b_errors[0]", "b_errors", "c_errors", "c_errors[0]"} {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	if !strings.Contains(globals, "b_errors: list = [Unauthorized(") || !strings.Contains(globals, "c_errors: list = [<Denied ") {
+		t.Errorf("the control, the exceptions in the lists' reprs: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "QvU7", "unauth93", "Zr2x", "denied51")
+}
+
 // An object whose repr shows what it holds under a secret's name
 // (<Client tok-...>, its _token) showed it in clear (found 2026-12-07): in
 // a list or a dict, which debugpy shows whole (an object's repr of at most

@@ -349,6 +349,35 @@ while True:
 	}
 }
 
+// BenchmarkListingOfRecords times the stop's listing of a frame of
+// records, a dataclass's and a namedtuple's, whose reprs begin with their
+// class's name, as an exception's do, and name their fields: heldSeen
+// does not read them for what an exception holds (tools/held.go,
+// holdsOf), which cost the listing a request.
+func BenchmarkListingOfRecords(b *testing.B) {
+	dir := b.TempDir()
+	prog := filepath.Join(dir, "records.py")
+	os.WriteFile(prog, []byte(`import collections, dataclasses
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+Pair = collections.namedtuple("Pair", "a b")
+def main():
+    points = [Point(i, i) for i in range(3)]
+    p0, p1 = Point(0, 1), Point(1, 2)
+    pair = Pair(1, 2)
+    while True:
+        n = 1  # BREAK
+main()
+`), 0o600)
+	call := benchClient(b, dir)
+	call("debugpy_launch", map[string]any{"program": prog})
+	call("debugpy_set_breakpoint", map[string]any{"file": prog, "line": 12})
+	call("debugpy_continue", nil)
+	b.Run("variables/fresh", func(b *testing.B) { timedAtStops(b, call, "fresh", "debugpy_variables", nil) })
+}
+
 // timedAtStops times call(tool, args) b.N times, each right after a stop
 // (mode fresh: a continue to the next stop first) or at the same stop
 // (repeat).
