@@ -53,7 +53,12 @@ import (
 // And an object a result shows whole (shownSeen's readWhole) has its
 // attributes read, and its attributes' a level more, by name
 // (zclient._token): all of a result's objects in one request, where
-// opening each took one.
+// opening each took one. Its instance dict and its slots: an object of a
+// class with __slots__ has no dict, and its <Client tok-...> showed the
+// token its _token slot holds (found 2026-12-07). A slot is read through
+// its class's own member descriptor (a C getter), which raises when the
+// slot is not set: the read's one statement, a try, is a function exec
+// defines once a read.
 //
 // Strings and bytes of at most 16 KiB, and lists, tuples and dicts of at
 // most 64 of them (and of numbers and None: an auth pair ('ada', '...')
@@ -76,7 +81,7 @@ import (
 // (shownSeen: an object a result shows), name "." attribute, and those of
 // its attributes that are objects, a level more (zclient._token,
 // conf.db.password), 1,024 at most. b is builtins.
-const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: (lambda A: lambda k, f, whole: [` +
+const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A: lambda k, f, whole: [` +
 	// functions and methods; partials, threads and the like (W)
 	`(k + '.' + n, v) for g, args in (` +
 	`[(f, None)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
@@ -91,10 +96,13 @@ const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: (lambda A: la
 	`if b.issubclass(b.type(f), b.BaseException) else ()) if fr.f_locals is not fr.f_globals ` +
 	`for n, v in [*fr.f_locals.items()][:256] if ok(v)] + ([*IT.islice(A(A, k, f, 1), 1024)] if whole else []))` +
 	// an object's attributes (whole), and its attributes' a level more, 256 each and
-	// 1,024 in all, from its instance dict as the type's own __dict__ descriptor gives it
-	`(lambda A, k, o, depth: (p for d in [b.next((g.__get__(o) for c in b.type.__dict__['__mro__'].__get__(b.type(o)) ` +
+	// 1,024 in all, from its instance dict as the type's own __dict__ descriptor gives it,
+	`(lambda A, k, o, depth: (p for n, v in IT.islice(IT.chain((nv for d in [b.next((g.__get__(o) for c in b.type.__dict__['__mro__'].__get__(b.type(o)) ` +
 	`for g in [b.type.__dict__['__dict__'].__get__(c).get('__dict__')] if b.type(g) is b.type(b.type.__dict__['__dict__'])), None)] ` +
-	`if d is not None and b.issubclass(b.type(d), b.dict) for n, v in IT.islice(b.dict.items(d), 256) if b.type(n) is b.str ` +
+	`if d is not None and b.issubclass(b.type(d), b.dict) for nv in b.dict.items(d)), ` +
+	// and its slots, through each class's own member descriptors
+	`(nv for c in b.type.__dict__['__mro__'].__get__(b.type(o)) for n, m in b.type.__dict__['__dict__'].__get__(c).items() ` +
+	`if b.type(m) is T.MemberDescriptorType for nv in G(n, m, o))), 256) if b.type(n) is b.str ` +
 	`for p in ([(k + '.' + n, v)] if ok(v) else A(A, k + '.' + n, v, depth - 1) if depth > 0 else []))))` +
 	`(lambda v: s(v) or b.type(v) in (b.tuple, b.list) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
 	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())))` +
@@ -102,7 +110,11 @@ const heldBy = `(lambda b, T, TB, IT, W: (lambda s, i: (lambda ok: (lambda A: la
 	`lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384 or b.type(x) in (b.int, b.float, b.bool) or x is None))` +
 	`(__import__('builtins'), __import__('types'), __import__('traceback'), __import__('itertools'), ` +
 	`[(c, fa, aa) for mn, cn, fa, aa in ` + heldCallables + ` ` +
-	`for c in [__import__('builtins').getattr(__import__('sys').modules.get(mn), '__dict__', {}).get(cn)] if c is not None])`
+	`for c in [__import__('builtins').getattr(__import__('sys').modules.get(mn), '__dict__', {}).get(cn)] if c is not None], ` +
+	// G: a slot's value, none when it is not set (a member descriptor
+	// raises AttributeError then, and TypeError for an object of another
+	// class, when a class holds another's: a lambda cannot catch them)
+	`(lambda ns: exec('def g(n, m, o):\n    try:\n        return [(n, m.__get__(o))]\n    except Exception:\n        return []', ns) or ns['g'])({}))`
 
 // heldCallables are the classes, of Python's own modules, whose objects
 // hold a callable and the positional arguments it will be called with:

@@ -15,7 +15,8 @@ import (
 // itself so, whose attributes are its code (it would exit if it ran);
 // read whole, an object's attributes and its attributes' (a level more),
 // from its instance dict (not a __dict__ property of its class's, nor a
-// dict subclass's items: neither runs; not its __slots__); a
+// dict subclass's items: neither runs) and its slots (a slot not set
+// left out; not through a __getattribute__ of its class's); a
 // thread whose arguments are not a tuple (a generator, which a read
 // would consume) is left whole.
 func TestHeldByAgreesWithCPython(t *testing.T) {
@@ -116,15 +117,26 @@ class Guarded:
     def __dict__(self):
         sys.exit("ran the program's __dict__")
 class Slots:
-    __slots__ = ("secret",)
+    __slots__ = ("secret", "unset", "__token", "db")
     def __init__(self):
         self.secret = "slot-s3cret"
+        self.__token = "mangled-s3cret"
+        self.db = DB("slot-db-s3cret")
+    def __getattribute__(self, n):
+        sys.exit("ran the program's __getattribute__ for " + n)
+class Borrowed:
+    secret = Slots.secret  # another class's slot: it does not apply to this one's objects
+class SubSlots(Slots):
+    __slots__ = ("own",)
+    def __init__(self):
+        Slots.__init__(self)
+        object.__setattr__(self, "own", "sub-s3cret")
 class OwnDict(dict):
     def items(self):
         sys.exit("ran the program's items")
 weird = Client("own-dict-s3cret")
 weird.__dict__ = OwnDict(weird.__dict__)
-for k, f in [("client", Client("obj-s3cret")), ("conf", Conf()), ("guarded", Guarded()), ("slots", Slots()), ("weird", weird),
+for k, f in [("client", Client("obj-s3cret")), ("conf", Conf()), ("guarded", Guarded()), ("slots", Slots()), ("sub_slots", SubSlots()), ("borrowed", Borrowed()), ("weird", weird),
              ("n", 3), ("mod", sys)]:
     print(k, "whole", sorted(H(k, f, True)))
 `
@@ -163,7 +175,9 @@ work [('work.password', 'dflt-pw'), ('work.args.host', 'h'), ('work.args.passwor
 client whole [('client._token', 'obj-s3cret')]
 conf whole [('conf.db.password', 'db-s3cret')]
 guarded whole []
-slots whole []
+slots whole [('slots._Slots__token', 'mangled-s3cret'), ('slots.db.password', 'slot-db-s3cret'), ('slots.secret', 'slot-s3cret')]
+sub_slots whole [('sub_slots._Slots__token', 'mangled-s3cret'), ('sub_slots.db.password', 'slot-db-s3cret'), ('sub_slots.own', 'sub-s3cret'), ('sub_slots.secret', 'slot-s3cret')]
+borrowed whole []
 weird whole [('weird._token', 'own-dict-s3cret')]
 n whole []
 mod whole []

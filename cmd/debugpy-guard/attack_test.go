@@ -4575,6 +4575,43 @@ main()
 	noneSeen(t, r.seen.String(), "exc-s3cre", "value-71", "value-72")
 }
 
+// An object whose repr shows what it holds in a slot (__slots__, no
+// instance dict: <Client ...>, its _token) showed it in clear, in a list
+// and alone, past the listing's budget, and an object of its subclass
+// with a dict of its own (found 2026-12-07): an object a result shows
+// whole was read by its instance dict alone. Its slots are read too.
+func TestAttackSecretsInObjectsSlots(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7slotsa93kdW", "Zr2xslotsb51xmP", "Mk3pslotsc77qrT", "Hy6wslotsd12abV") + `class Client:
+    __slots__ = ("_token", "user")
+    def __init__(self, token):
+        self._token = token
+        self.user = "ada"
+    def __repr__(self):
+        return "<Client %s>" % self._token
+class Sub(Client):
+    __slots__ = ("__dict__",)
+a_clients = [Client(next(lines))]  # opened by the listing
+` + pastTheListing + `zclients = [Client(next(lines))]
+zone = Client(next(lines))
+zsub = Sub(next(lines))
+zsub.extra = 1
+del lines, i, o
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
+	for _, e := range []string{"a_clients", "zclients", "zone", "[zone]", "zsub"} {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	if !strings.Contains(globals, "a_clients: list = [<Client ") || !strings.Contains(globals, "zone: Client = <Client ") {
+		t.Errorf("the control, the objects' reprs: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "slotsa", "slotsb", "slotsc", "slotsd")
+}
+
 // An exception of a class named otherwise than Python's convention names
 // them, kept in a list, showed the token it was raised with: in its repr
 // as BaseException writes it (Unauthorized('...')) and in one its class
