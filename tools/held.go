@@ -18,8 +18,10 @@ import (
 // under its __closure__), its defaults (__defaults__: a lambda's
 // pw=password), the positional arguments of a functools.partial (shown in
 // its repr), of a thread's target (its _args), of a timer's function, of a
-// callback asyncio will call (a Handle's, shown in its repr) and of a
-// function queued in a thread pool (heldCallables). A token read from a file
+// callback asyncio will call (a Handle's, shown in its repr), of a
+// function queued in a thread pool, of a scheduler's event (sched's, its
+// argument shown in its repr) and of a process's target (multiprocessing's:
+// heldCallables). A token read from a file
 // into a client factory's closure, or a password given to a partial,
 // showed in clear (found 2026-12-07). So the host reads them itself, in
 // the program, under the name that holds the function, a dot, and the
@@ -123,13 +125,17 @@ const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A:
 // modules' own dicts (no module __getattr__ of theirs runs).
 const heldCallables = `(('functools', 'partial', 'func', 'args'), ('threading', 'Thread', '_target', '_args'), ` +
 	`('threading', 'Timer', 'function', 'args'), ('asyncio.events', 'Handle', '_callback', '_args'), ` +
-	`('asyncio.events', 'TimerHandle', '_callback', '_args'), ('concurrent.futures.thread', '_WorkItem', 'fn', 'args'))`
+	`('asyncio.events', 'TimerHandle', '_callback', '_args'), ('concurrent.futures.thread', '_WorkItem', 'fn', 'args'), ` +
+	`('sched', 'Event', 'action', 'argument'), ('multiprocessing.context', 'Process', '_target', '_args'), ` +
+	`('multiprocessing.context', 'ForkProcess', '_target', '_args'), ('multiprocessing.context', 'SpawnProcess', '_target', '_args'), ` +
+	`('multiprocessing.context', 'ForkServerProcess', '_target', '_args'))`
 
 // heldTypes are the types (debugpy's names of them) of the values heldSeen
 // reads, with exceptions (holdsOf); heldBy checks each object's exact
 // type itself.
 var heldTypes = map[string]bool{"function": true, "method": true, "partial": true, "Thread": true,
-	"Timer": true, "Handle": true, "TimerHandle": true, "_WorkItem": true}
+	"Timer": true, "Handle": true, "TimerHandle": true, "_WorkItem": true, "Event": true, "Process": true,
+	"ForkProcess": true, "SpawnProcess": true, "ForkServerProcess": true}
 
 // exceptionEnds are how the names of exception classes end, by Python's
 // convention (PEP 8: an error's ends with Error) and its builtins'

@@ -20,7 +20,7 @@ import (
 // thread whose arguments are not a tuple (a generator, which a read
 // would consume) is left whole.
 func TestHeldByAgreesWithCPython(t *testing.T) {
-	prog := `import asyncio, concurrent.futures.thread, functools, sys, threading
+	prog := `import asyncio, concurrent.futures.thread, functools, multiprocessing, sched, sys, threading, time
 H = ` + heldBy + `
 def make_client(token, retries=3):
     def call():
@@ -91,7 +91,10 @@ for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(c
              ("exc", caught()), ("evil", caught(Evil)), ("unraised", AuthError("x")), ("module", module_level),
              ("timer", threading.Timer(60, connect, args=("h", "tmr-s3cret"))),
              ("soon", loop.call_soon(connect, "h", "soon-s3cret")), ("later", loop.call_later(60, Acct().login, "ada", "later-s3cret")),
-             ("work", concurrent.futures.thread._WorkItem(concurrent.futures.Future(), connect, ["h", "work-s3cret"], {}))]:
+             ("work", concurrent.futures.thread._WorkItem(concurrent.futures.Future(), connect, ["h", "work-s3cret"], {})),
+             ("event", sched.scheduler(time.monotonic).enter(60, 1, connect, ("h", "sch-s3cret"))),
+             ("proc", multiprocessing.Process(target=connect, args=("h", "proc-s3cret"))),
+             ("spawned", multiprocessing.get_context("spawn").Process(target=connect, args=("h", "spawn-s3cret")))]:
     print(k, H(k, f, False))
 class Client:
     def __init__(self, token):
@@ -172,6 +175,9 @@ timer [('timer.password', 'dflt-pw'), ('timer.args.host', 'h'), ('timer.args.pas
 soon [('soon.password', 'dflt-pw'), ('soon.args.host', 'h'), ('soon.args.password', 'soon-s3cret')]
 later [('later.args.user', 'ada'), ('later.args.pw', 'later-s3cret')]
 work [('work.password', 'dflt-pw'), ('work.args.host', 'h'), ('work.args.password', 'work-s3cret')]
+event [('event.password', 'dflt-pw'), ('event.args.host', 'h'), ('event.args.password', 'sch-s3cret')]
+proc [('proc.password', 'dflt-pw'), ('proc.args.host', 'h'), ('proc.args.password', 'proc-s3cret')]
+spawned [('spawned.password', 'dflt-pw'), ('spawned.args.host', 'h'), ('spawned.args.password', 'spawn-s3cret')]
 client whole [('client._token', 'obj-s3cret')]
 conf whole [('conf.db.password', 'db-s3cret')]
 guarded whole []

@@ -4575,6 +4575,36 @@ main()
 	noneSeen(t, r.seen.String(), "exc-s3cre", "value-71", "value-72")
 }
 
+// A process not yet started (multiprocessing's) and a scheduler's event
+// (sched's) hold the arguments their function will be called with: the
+// process's showed in clear in its _args, the event's in its repr
+// (found 2026-12-07). They are read as a thread's are, under the
+// function's parameters' names.
+func TestAttackSecretsHeldByProcessesAndEvents(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7procaa93kdW", "Zr2xschedb51xmP") + `import multiprocessing, sched, time
+def send(password, retries):
+    return retries
+zprocs = [multiprocessing.Process(target=send, args=(next(lines), 3))]
+s = sched.scheduler(time.monotonic)
+zevents = [s.enter(600, 1, send, argument=(next(lines), 3))]
+del lines
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	r.ok("debugpy_variables", `{"scope":"globals"}`)
+	for _, e := range []string{"zprocs", "zprocs[0]._args", "zevents", "zevents[0]", "zevents[0].argument"} {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+	seen := r.seen.String()
+	if !strings.Contains(seen, "argument=('[redacted]', 3)") {
+		t.Errorf("the control, the event's repr: %s", seen)
+	}
+	noneSeen(t, seen, "procaa", "schedb")
+}
+
 // An object whose repr shows what it holds in a slot (__slots__, no
 // instance dict: <Client ...>, its _token) showed it in clear, in a list
 // and alone, past the listing's budget, and an object of its subclass
