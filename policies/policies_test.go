@@ -19,6 +19,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/engine/cases"
 	"github.com/debugpy-guard/debugpy-guard/internal/benchstat"
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 	"github.com/debugpy-guard/debugpy-guard/plugins"
 	"github.com/debugpy-guard/debugpy-guard/policies"
 	"github.com/debugpy-guard/debugpy-guard/tools"
@@ -471,5 +472,34 @@ func decider(b *testing.B, e *engine.Engine, call engine.Call, ok func(engine.De
 		if d := e.Decide(context.Background(), call); !ok(d) {
 			b.Fatal(d)
 		}
+	}
+}
+
+// A long line of escaped quotes (a dict's repr of 600 entries inside a
+// str's repr, inside another's: a listing's row as debugpy shows a held
+// read's repr) is read in fuel bounded by its length. Read from each of
+// its quotes, each a literal to the line's end, it ran redact out of the
+// default's 50e9 units, and past its 100 ms deadline (found 2026-12-07);
+// it now takes 4-8e9 (fuel is counted, not timed: the same on any machine).
+func TestRedactReadsALongLineOfQuotesInFuel(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{'mod._OKP.privkey._name': 'privkey', ")
+	for i := range 300 {
+		fmt.Fprintf(&b, "'mod.Name%d._name': 'Name%d', 'mod.Name%d.doc': 'A generic version of collections.abc.Name%d.', ", i, i, i, i)
+	}
+	b.WriteString("'end': 1}")
+	result, _ := json.Marshal(map[string]any{"scope": "locals", "variables_reference": 7,
+		"variables": []map[string]any{{"name": "held", "type": "str", "value": pyrepr.Repr(pyrepr.Repr(b.String()))}}})
+	cfg, err := engine.ParseConfig("default.toml", policies.DefaultConfig(), tools.Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Sandbox.Timeout = "60s"
+	cfg.Sandbox.Fuel = 20_000_000_000
+	e := startEngine(t, cfg, engine.Options{Runtime: testRuntime(t), Builtin: policies.Builtin})
+	d := e.Decide(context.Background(), engine.Call{Phase: engine.PhaseResult, Tool: "debugpy_variables", Category: tools.Read,
+		Arguments: json.RawMessage(`{"scope":"locals"}`), Result: result, MCPSession: "t"})
+	if d.Verdict != engine.Allow {
+		t.Fatalf("%s: %s", d.Verdict, d.Reasons)
 	}
 }

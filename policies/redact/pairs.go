@@ -641,7 +641,8 @@ var endsWord = func() (t [256]bool) {
 // of a single one.
 type scanner struct {
 	s       string
-	opensNo [2]int // for ' and ": 1 + the first quote of the kind that opened no literal (0: none)
+	opensNo [2]int                // for ' and ": 1 + the first quote of the kind that opened no literal (0: none)
+	lits    *expressions.Literals // where its literals end, from the first read on
 }
 
 func (sc *scanner) next(i int) (piece, bool) {
@@ -653,8 +654,11 @@ func (sc *scanner) next(i int) (piece, bool) {
 		return piece{}, false
 	}
 	if q := quoteAt(s, i); q >= 0 && (sc.opensNo[q] == 0 || i < sc.opensNo[q]) {
-		if lit, ok := expressions.ReadLiteral(s, i); ok {
-			return piece{kind: 's', start: i, end: lit.End}, true
+		if sc.lits == nil {
+			sc.lits = expressions.NewLiterals(s, i)
+		}
+		if end, ok := sc.lits.End(i); ok {
+			return piece{kind: 's', start: i, end: end}, true
 		}
 		if j := i + strings.IndexAny(s[i:], "'\""); !strings.HasPrefix(s[j:], s[j:j+1]+s[j:j+1]+s[j:j+1]) &&
 			(sc.opensNo[q] == 0 || j+1 < sc.opensNo[q]) {
@@ -747,7 +751,7 @@ func credential(w string) bool { return len(w) >= 8 && notLettersOnly(w) }
 
 // secretKey: k is a string or a word that is a secret's name.
 func secretKey(s string, k piece, extra map[string]bool) bool {
-	if !secrets.Mentions(s[k.start:k.end], extra) { // most keys: at once
+	if k.end-k.start > maxKey || !secrets.Mentions(s[k.start:k.end], extra) { // most keys: at once
 		return false
 	}
 	switch k.kind {
@@ -762,6 +766,14 @@ func secretKey(s string, k piece, extra map[string]bool) bool {
 	}
 	return false
 }
+
+// maxKey bounds the keys secretKey reads, quotes and escapes included: a
+// name is shorter. A long repr on one line (a dict's repr in a str's repr,
+// its quotes escaped) read from each of its quotes is a literal to the
+// line's end from each: 1,000 quotes of an 18 KB repr took redact 266 ms
+// natively, and ran a debugpy_variables result out of its module's fuel
+// (found 2026-12-07).
+const maxKey = 256
 
 // lone: an '=' that is not part of ==, !=, <=, >=, := (a comparison in
 // code is not a pair).
