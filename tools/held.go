@@ -102,9 +102,10 @@ const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A:
 	`(lambda A, k, o, depth: (p for n, v in IT.islice(IT.chain((nv for d in [b.next((g.__get__(o) for c in b.type.__dict__['__mro__'].__get__(b.type(o)) ` +
 	`for g in [b.type.__dict__['__dict__'].__get__(c).get('__dict__')] if b.type(g) is b.type(b.type.__dict__['__dict__'])), None)] ` +
 	`if d is not None and b.issubclass(b.type(d), b.dict) for nv in b.dict.items(d)), ` +
-	// and its slots, through each class's own member descriptors
+	// and its slots, through each class's own member descriptors, not Python's
+	// own (__doc__, __weakref__: typing's objects hold their docstrings so)
 	`(nv for c in b.type.__dict__['__mro__'].__get__(b.type(o)) for n, m in b.type.__dict__['__dict__'].__get__(c).items() ` +
-	`if b.type(m) is T.MemberDescriptorType for nv in G(n, m, o))), 256) if b.type(n) is b.str ` +
+	`if b.type(m) is T.MemberDescriptorType and not (n.startswith('__') and n.endswith('__')) for nv in G(n, m, o))), 256) if b.type(n) is b.str ` +
 	`for p in ([(k + '.' + n, v)] if ok(v) else A(A, k + '.' + n, v, depth - 1) if depth > 0 else []))))` +
 	`(lambda v: s(v) or b.type(v) in (b.tuple, b.list) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
 	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())))` +

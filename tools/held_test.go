@@ -127,6 +127,11 @@ class Slots:
         self.db = DB("slot-db-s3cret")
     def __getattribute__(self, n):
         sys.exit("ran the program's __getattribute__ for " + n)
+class DocSlot:
+    __slots__ = ("__doc__", "kept")  # as typing's special forms hold their docstrings
+    def __init__(self):
+        self.__doc__ = "a long docstring, not read"
+        self.kept = "kept-s3cret"
 class Borrowed:
     secret = Slots.secret  # another class's slot: it does not apply to this one's objects
 class SubSlots(Slots):
@@ -139,7 +144,7 @@ class OwnDict(dict):
         sys.exit("ran the program's items")
 weird = Client("own-dict-s3cret")
 weird.__dict__ = OwnDict(weird.__dict__)
-for k, f in [("client", Client("obj-s3cret")), ("conf", Conf()), ("guarded", Guarded()), ("slots", Slots()), ("sub_slots", SubSlots()), ("borrowed", Borrowed()), ("weird", weird),
+for k, f in [("client", Client("obj-s3cret")), ("conf", Conf()), ("guarded", Guarded()), ("slots", Slots()), ("sub_slots", SubSlots()), ("borrowed", Borrowed()), ("doc_slot", DocSlot()), ("weird", weird),
              ("n", 3), ("mod", sys)]:
     print(k, "whole", sorted(H(k, f, True)))
 `
@@ -184,6 +189,7 @@ guarded whole []
 slots whole [('slots._Slots__token', 'mangled-s3cret'), ('slots.db.password', 'slot-db-s3cret'), ('slots.secret', 'slot-s3cret')]
 sub_slots whole [('sub_slots._Slots__token', 'mangled-s3cret'), ('sub_slots.db.password', 'slot-db-s3cret'), ('sub_slots.own', 'sub-s3cret'), ('sub_slots.secret', 'slot-s3cret')]
 borrowed whole []
+doc_slot whole [('doc_slot.kept', 'kept-s3cret')]
 weird whole [('weird._token', 'own-dict-s3cret')]
 n whole []
 mod whole []
