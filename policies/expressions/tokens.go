@@ -619,11 +619,8 @@ func (l *Literals) End(i int) (int, bool) {
 	if i < l.from {
 		return LiteralEnd(src, i)
 	}
-	j := i
-	for j < len(src) && j-i < 2 && strings.IndexByte("rRbBuU", src[j]) >= 0 {
-		j++
-	}
-	if j >= len(src) || src[j] != '\'' && src[j] != '"' || j > i && !isPrefix(src[i:j]) {
+	j, ok := literalQuote(src, i)
+	if !ok {
 		return 0, false
 	}
 	qc := src[j]
@@ -682,17 +679,27 @@ func (l *Literals) End(i int) (int, bool) {
 // literalAt reads the literal that starts at src[i], raw: its token, where
 // its quote is (after its prefix) and where it ends.
 func literalAt(src string, i int) (tok token, j, end int, ok bool) {
-	j = i
-	for j < len(src) && j-i < 2 && strings.IndexByte("rRbBuU", src[j]) >= 0 {
-		j++
-	}
-	if j >= len(src) || src[j] != '\'' && src[j] != '"' || j > i && !isPrefix(src[i:j]) {
+	if j, ok = literalQuote(src, i); !ok {
 		return token{}, 0, 0, false
 	}
 	// Where it ends does not depend on the prefix (a backslash keeps the
 	// next character in, raw or not): read it raw, then decode it.
 	tok, end, err := readString(src, i, "r", j)
 	return tok, j, end, err == nil
+}
+
+// literalQuote is where the quote of the literal that starts at src[i] is,
+// after its prefix (r, b, u, in any case and order Python takes); false
+// when no literal starts at i.
+func literalQuote(src string, i int) (int, bool) {
+	j := i
+	for j < len(src) && j-i < 2 && strings.IndexByte("rRbBuU", src[j]) >= 0 {
+		j++
+	}
+	if j >= len(src) || src[j] != '\'' && src[j] != '"' || j > i && !isPrefix(src[i:j]) {
+		return 0, false
+	}
+	return j, true
 }
 
 // Literal is a str or bytes literal read by ReadLiteral.
