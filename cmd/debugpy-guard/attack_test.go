@@ -361,6 +361,14 @@ func noneSeen(t *testing.T, seen string, secrets ...string) {
 	}
 }
 
+// evaluateEach evaluates each expression, each of which must run.
+func (r *raw) evaluateEach(exprs ...string) {
+	r.t.Helper()
+	for _, e := range exprs {
+		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
+	}
+}
+
 // masked evaluates each expression and fails unless its result shows the
 // mask.
 func (r *raw) masked(exprs ...string) {
@@ -1743,9 +1751,7 @@ func TestAttackSecretsInReprs(t *testing.T) {
 	r.ok("debugpy_source", `{"context_lines":6}`) // the program's own: a dict over lines (its lines above print the others in code)
 	r.outputWith("GET /v1 Authorization")
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"cfg", "login", "raw", "ordered", "headers", "api_headers", "[cfg, login]", "keys"} {
-		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
-	}
+	r.evaluateEach("cfg", "login", "raw", "ordered", "headers", "api_headers", "[cfg, login]", "keys")
 	seen := r.seen.String()
 	noneSeen(t, seen, "dc-s3cret", "nt-s3cret", "bytes-s3cret", "od-s3cret", "hdr-s3cret", "out-s3cret", "xak-s3cret", "brr-s3cret", "blk-s3cret", "mld-s3cret", "mlp-s3cret", "mll-s3cret", "yml-s3cret", "ylp-s3cret", "ylf-end-s3cret", "ppr-end-s3cret", "csv-s3cret", "over lines", "fil-s3cret", "fiy-s3cret", "src-s3cret", "ini-s3cret", "not a comment")
 	if !strings.Contains(seen, "Config(user='app'") || !strings.Contains(seen, "5432") || !strings.Contains(seen, "'retries': 3") {
@@ -2103,9 +2109,7 @@ func TestAttackSecretNamesAndConnections(t *testing.T) {
 	r.refused("debugpy_evaluate", `{"expression":"creds[1]"}`, "denied by policy", "secret's name")
 	r.refused("debugpy_evaluate", `{"expression":"cookies"}`, "denied by policy", "secret's name")
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"settings", "conn_str", "pg_opts", "jar", "copy", "notify", "mail"} {
-		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
-	}
+	r.evaluateEach("settings", "conn_str", "pg_opts", "jar", "copy", "notify", "mail")
 	r.outputWith("connecting: Driver=")
 	seen := r.seen.String()
 	noneSeen(t, seen, "dbpass-s3cret", "smtp-s3cret", "odbcSecretValue", "libpqSecretValue", "credsSecretValue", "cookieSecretValue", "jarCookieSecretValue", "slackHookSecretValue", "smtpAuthSecretValue")
@@ -2929,9 +2933,7 @@ func TestAttackSecretsInCommandLines(t *testing.T) {
 	r.stopAtBreak(commandProgram)
 	r.outputWith("running: snmpwalk")
 	r.ok("debugpy_variables", `{}`)
-	for _, e := range []string{"cmd", "ora", "line", "err", "[line, err]", "web", "win", "login", "snmp"} {
-		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
-	}
+	r.evaluateEach("cmd", "ora", "line", "err", "[line, err]", "web", "win", "login", "snmp")
 	seen := r.seen.String()
 	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret", "htp-s3cret", "net-s3cret", "hv-s3cret", "snmp-s3cret", "wifisecretletters")
 	for _, want := range []string{"-p[redacted]", "ada:[redacted]", "X-Api-Key: [redacted]"} {
@@ -4566,9 +4568,7 @@ def main():
 main()
 `)
 	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
-	for _, e := range []string{"a_errors", "a_errors[0]", "a_errors[0].args", "zerrors", "zerrors[0]", "zerrors[0].args"} {
-		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
-	}
+	r.evaluateEach("a_errors", "a_errors[0]", "a_errors[0].args", "zerrors", "zerrors[0]", "zerrors[0].args")
 	if !strings.Contains(globals, "a_errors: list = [AuthError(") {
 		t.Errorf("the control, the exception in the list's repr: %s", globals)
 	}
@@ -4595,9 +4595,7 @@ def main():
 main()
 `)
 	r.ok("debugpy_variables", `{"scope":"globals"}`)
-	for _, e := range []string{"zprocs", "zprocs[0]._args", "zevents", "zevents[0]", "zevents[0].argument"} {
-		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
-	}
+	r.evaluateEach("zprocs", "zprocs[0]._args", "zevents", "zevents[0]", "zevents[0].argument")
 	seen := r.seen.String()
 	if !strings.Contains(seen, "argument=('[redacted]', 3)") {
 		t.Errorf("the control, the event's repr: %s", seen)
@@ -4633,9 +4631,7 @@ def main():
 main()
 `)
 	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
-	for _, e := range []string{"a_clients", "zclients", "zone", "[zone]", "zsub"} {
-		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
-	}
+	r.evaluateEach("a_clients", "zclients", "zone", "[zone]", "zsub")
 	if !strings.Contains(globals, "a_clients: list = [<Client ") || !strings.Contains(globals, "zone: Client = <Client ") {
 		t.Errorf("the control, the objects' reprs: %s", globals)
 	}
@@ -4674,9 +4670,7 @@ def main():
 main()
 `)
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
-	for _, e := range []string{"b_errors[0]", "b_errors", "c_errors", "c_errors[0]"} {
-		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
-	}
+	r.evaluateEach("b_errors[0]", "b_errors", "c_errors", "c_errors[0]")
 	if !strings.Contains(globals, "b_errors: list = [Unauthorized(") || !strings.Contains(globals, "c_errors: list = [<Denied ") {
 		t.Errorf("the control, the exceptions in the lists' reprs: %s", globals)
 	}
@@ -4712,9 +4706,7 @@ def main():
 main()
 `)
 	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
-	for _, e := range []string{"a_list", "a_dict", "zclient", "zconn", "zlist", "znested"} {
-		r.ok("debugpy_evaluate", `{"expression":`+q(e)+`}`)
-	}
+	r.evaluateEach("a_list", "a_dict", "zclient", "zconn", "zlist", "znested")
 	if !strings.Contains(globals, "a_list: list = [<Client ") {
 		t.Errorf("the control, the object's repr in the list's: %s", globals)
 	}
