@@ -17,13 +17,13 @@ import (
 // shows: a closure's free variables (its cells, shown as cell_contents
 // under its __closure__), its defaults (__defaults__: a lambda's
 // pw=password), the positional arguments of a functools.partial (shown in
-// its repr), of a thread's target (its _args), of a timer's function, of a
-// callback asyncio will call (a Handle's, shown in its repr), of a
-// function queued in a thread pool, of a scheduler's event (sched's, its
-// argument shown in its repr) and of a process's target (multiprocessing's:
-// heldCallables). A token read from a file
-// into a client factory's closure, or a password given to a partial,
-// showed in clear (found 2026-12-07). So the host reads them itself, in
+// its repr) and of a partialmethod (after self), of a thread's target (its
+// _args), of a timer's function, of a callback asyncio will call (a
+// Handle's, shown in its repr), of a function queued in a thread pool, of
+// a scheduler's event (sched's, its argument shown in its repr) and of a
+// process's target (multiprocessing's: heldCallables). A token read from
+// a file into a client factory's closure, or a password given to a
+// partial, showed in clear (found 2026-12-07). So the host reads them itself, in
 // the program, under the name that holds the function, a dot, and the
 // variable's or the parameter's name ({'client.token': '...',
 // 'conn.password': '...'}), for the result phase to learn:
@@ -85,10 +85,10 @@ import (
 // conf.db.password), 1,024 at most. b is builtins.
 const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A: lambda k, f, whole: [` +
 	// functions and methods; partials, threads and the like (W)
-	`(k + '.' + n, v) for g, args in (` +
-	`[(f, None)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
-	`[(b.getattr(f, fa), b.getattr(f, aa)) for c, fa, aa in W if b.type(f) is c and b.type(b.getattr(f, aa)) in (b.tuple, b.list)]) ` +
-	`for g, skip in [(g.__func__, 1) if b.type(g) is T.MethodType else (g, 0)] if b.type(g) is T.FunctionType ` +
+	`(k + '.' + n, v) for g, args, sk in (` +
+	`[(f, None, 0)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
+	`[(b.getattr(f, fa), b.getattr(f, aa), sk) for c, fa, aa, sk in W if b.type(f) is c and b.type(b.getattr(f, aa)) in (b.tuple, b.list)]) ` +
+	`for g, skip in [(g.__func__, sk + 1) if b.type(g) is T.MethodType else (g, sk)] if b.type(g) is T.FunctionType ` +
 	`for n, v in [(n, c.cell_contents) for n, c in b.zip(g.__code__.co_freevars, g.__closure__ or ()) if not b.repr(c).endswith('empty>')] + ` +
 	`[*b.zip(g.__code__.co_varnames[g.__code__.co_argcount - b.len(g.__defaults__ or ()):g.__code__.co_argcount], g.__defaults__ or ())] + ` +
 	`[*(g.__kwdefaults__ or {}).items()] + [('args.' + n, a) for n, a in b.zip(g.__code__.co_varnames[skip:g.__code__.co_argcount], args or ())] ` +
@@ -112,7 +112,7 @@ const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A:
 	`(lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384, ` +
 	`lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384 or b.type(x) in (b.int, b.float, b.bool) or x is None))` +
 	`(__import__('builtins'), __import__('types'), __import__('traceback'), __import__('itertools'), ` +
-	`[(c, fa, aa) for mn, cn, fa, aa in ` + heldCallables + ` ` +
+	`[(c, fa, aa, sk) for mn, cn, fa, aa, sk in ` + heldCallables + ` ` +
 	`for c in [__import__('builtins').getattr(__import__('sys').modules.get(mn), '__dict__', {}).get(cn)] if c is not None], ` +
 	// G: a slot's value, none when it is not set (a member descriptor
 	// raises AttributeError then, and TypeError for an object of another
@@ -121,20 +121,22 @@ const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A:
 
 // heldCallables are the classes, of Python's own modules, whose objects
 // hold a callable and the positional arguments it will be called with:
-// (module, class, the callable's attribute, the arguments'). A module
-// the program has not imported has none; the classes are read from the
-// modules' own dicts (no module __getattr__ of theirs runs).
-const heldCallables = `(('functools', 'partial', 'func', 'args'), ('threading', 'Thread', '_target', '_args'), ` +
-	`('threading', 'Timer', 'function', 'args'), ('asyncio.events', 'Handle', '_callback', '_args'), ` +
-	`('asyncio.events', 'TimerHandle', '_callback', '_args'), ('concurrent.futures.thread', '_WorkItem', 'fn', 'args'), ` +
-	`('sched', 'Event', 'action', 'argument'), ('multiprocessing.context', 'Process', '_target', '_args'), ` +
-	`('multiprocessing.context', 'ForkProcess', '_target', '_args'), ('multiprocessing.context', 'SpawnProcess', '_target', '_args'), ` +
-	`('multiprocessing.context', 'ForkServerProcess', '_target', '_args'))`
+// (module, class, the callable's attribute, the arguments', the
+// parameters the call fills before them: a partialmethod's function
+// takes self first). A module the program has not imported has none; the
+// classes are read from the modules' own dicts (no module __getattr__ of
+// theirs runs).
+const heldCallables = `(('functools', 'partial', 'func', 'args', 0), ('functools', 'partialmethod', 'func', 'args', 1), ` +
+	`('threading', 'Thread', '_target', '_args', 0), ('threading', 'Timer', 'function', 'args', 0), ` +
+	`('asyncio.events', 'Handle', '_callback', '_args', 0), ('asyncio.events', 'TimerHandle', '_callback', '_args', 0), ` +
+	`('concurrent.futures.thread', '_WorkItem', 'fn', 'args', 0), ('sched', 'Event', 'action', 'argument', 0), ` +
+	`('multiprocessing.context', 'Process', '_target', '_args', 0), ('multiprocessing.context', 'ForkProcess', '_target', '_args', 0), ` +
+	`('multiprocessing.context', 'SpawnProcess', '_target', '_args', 0), ('multiprocessing.context', 'ForkServerProcess', '_target', '_args', 0))`
 
 // heldTypes are the types (debugpy's names of them) of the values heldSeen
 // reads, with exceptions (holdsOf); heldBy checks each object's exact
 // type itself.
-var heldTypes = map[string]bool{"function": true, "method": true, "partial": true, "Thread": true,
+var heldTypes = map[string]bool{"function": true, "method": true, "partial": true, "partialmethod": true, "Thread": true,
 	"Timer": true, "Handle": true, "TimerHandle": true, "_WorkItem": true, "Event": true, "Process": true,
 	"ForkProcess": true, "SpawnProcess": true, "ForkServerProcess": true}
 

@@ -35,6 +35,7 @@ def star(a, *rest):
 class Acct:
     def login(self, user, pw):
         return user
+    bound_login = functools.partialmethod(login, "ada", "pm-s3cret")
     def m(self, x, secret=b"m-dflt"):
         return x
 def empty():
@@ -94,7 +95,8 @@ for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(c
              ("work", concurrent.futures.thread._WorkItem(concurrent.futures.Future(), connect, ["h", "work-s3cret"], {})),
              ("event", sched.scheduler(time.monotonic).enter(60, 1, connect, ("h", "sch-s3cret"))),
              ("proc", multiprocessing.Process(target=connect, args=("h", "proc-s3cret"))),
-             ("spawned", multiprocessing.get_context("spawn").Process(target=connect, args=("h", "spawn-s3cret")))]:
+             ("spawned", multiprocessing.get_context("spawn").Process(target=connect, args=("h", "spawn-s3cret"))),
+             ("pmeth", Acct.__dict__["bound_login"]), ("pbound", functools.partial(Acct().login, "ada", "pb-s3cret"))]:
     print(k, H(k, f, False))
 class Client:
     def __init__(self, token):
@@ -183,6 +185,8 @@ work [('work.password', 'dflt-pw'), ('work.args.host', 'h'), ('work.args.passwor
 event [('event.password', 'dflt-pw'), ('event.args.host', 'h'), ('event.args.password', 'sch-s3cret')]
 proc [('proc.password', 'dflt-pw'), ('proc.args.host', 'h'), ('proc.args.password', 'proc-s3cret')]
 spawned [('spawned.password', 'dflt-pw'), ('spawned.args.host', 'h'), ('spawned.args.password', 'spawn-s3cret')]
+pmeth [('pmeth.args.user', 'ada'), ('pmeth.args.pw', 'pm-s3cret')]
+pbound [('pbound.args.user', 'ada'), ('pbound.args.pw', 'pb-s3cret')]
 client whole [('client._token', 'obj-s3cret')]
 conf whole [('conf.db.password', 'db-s3cret')]
 guarded whole []

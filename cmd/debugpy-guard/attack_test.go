@@ -4603,6 +4603,35 @@ main()
 	noneSeen(t, seen, "procaa", "schedb")
 }
 
+// A class's partialmethod holds the arguments its method will be called
+// with, after self: read through the class, it is a function that keeps
+// it as its _partialmethod, whose repr showed them in clear, in the
+// function's special variables (its __dict__) and in an evaluate (found
+// 2026-12-07). They are read as a partial's are, under the method's
+// parameters' names, self skipped.
+func TestAttackSecretsHeldByAPartialMethod(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7pmetha93kdW") + `import functools
+class Acct:
+    def login(self, user, password):
+        return user
+    admin_login = functools.partialmethod(login, "admin", next(lines))
+del lines
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	ref, list := r.rowRef, r.listRef
+	acct := list(ref(list(ref(r.ok("debugpy_variables", `{"scope":"globals"}`), "class variables"), ""), "Acct"), "")
+	list(ref(list(ref(list(ref(acct, "function variables"), ""), "admin_login"), ""), "special variables"), `,"max_items":200`)
+	if shown := r.ok("debugpy_evaluate", `{"expression":"Acct.admin_login._partialmethod"}`); !strings.Contains(shown, "functools.partialmethod(") || !strings.Contains(shown, "'admin'") {
+		t.Errorf("the control, the partialmethod's repr: %s", shown)
+	}
+	r.ok("debugpy_evaluate", `{"expression":"Acct.admin_login._partialmethod.args"}`)
+	noneSeen(t, r.seen.String(), "pmetha")
+}
+
 // An object whose repr shows what it holds in a slot (__slots__, no
 // instance dict: <Client ...>, its _token) showed it in clear, in a list
 // and alone, past the listing's budget, and an object of its subclass
