@@ -11,6 +11,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine"
 	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 )
 
 // What functions hold. A function keeps values with no name a listing
@@ -203,8 +204,8 @@ func isNameByte(c byte) bool {
 // variables). A reference it no longer holds is left out.
 func heldByReference(reads []heldRead) string {
 	var b strings.Builder
-	b.WriteString(`(lambda b, H, S, M, refs: b.repr(b.dict([p for k, r, w in refs for o in [S._dap_id_to_obj_id.get(r)] if o is not None ` +
-		`for t in [M._get_tracker_for_variable_reference(o)] if t is not None for p in H(k, b.getattr(t.get_variable(o), 'value', None), w)])))` +
+	b.WriteString(`(lambda b, H, S, M, refs: ` + heldLines + `([p for k, r, w in refs for o in [S._dap_id_to_obj_id.get(r)] if o is not None ` +
+		`for t in [M._get_tracker_for_variable_reference(o)] if t is not None for p in H(k, b.getattr(t.get_variable(o), 'value', None), w)]))` +
 		`(__import__('builtins'), ` + heldBy + `, __import__('sys').modules['_pydevd_bundle._debug_adapter.pydevd_base_schema'].BaseSchema, ` +
 		`__import__('sys').modules['pydevd'].get_global_debugger().suspended_frames_manager, [`)
 	for _, r := range reads {
@@ -216,6 +217,36 @@ func heldByReference(reads []heldRead) string {
 	}
 	b.WriteString("])")
 	return b.String()
+}
+
+// heldLines is a Python function (of b, builtins) of heldBy's pairs: a
+// line each, the name's repr, the value's type and its repr (a repr has
+// no raw line end), each name once. heldRows reads them back as rows, so
+// the result phase judges each name as a row's: one dict's repr of them
+// all was one line of escaped quotes as long as what they hold, which
+// redact read as text (found 2026-12-07: 18 KB, read past its deadline,
+// and a name past 256 bytes would not have been read as one).
+const heldLines = `(lambda ps: '\n'.join(b.repr(k) + ' ' + b.type(v).__name__ + ' ' + b.repr(v) for k, v in b.dict(ps).items()))`
+
+// heldRows are the rows of heldLines' lines: false when a line is not
+// one.
+func heldRows(text string) ([]variableView, bool) {
+	var rows []variableView
+	if text == "" {
+		return nil, true
+	}
+	for line := range strings.SplitSeq(text, "\n") {
+		l, ok := expressions.ReadLiteral(line, 0)
+		if !ok || !l.Known || l.End >= len(line) || line[l.End] != ' ' {
+			return nil, false
+		}
+		typ, value, ok := strings.Cut(line[l.End+1:], " ")
+		if !ok || typ == "" || value == "" {
+			return nil, false
+		}
+		rows = append(rows, variableView{Name: l.Value, Value: value, Type: typ})
+	}
+	return rows, true
 }
 
 // heldRead is an object heldSeen reads: its name, its variables
@@ -288,11 +319,16 @@ func (g *PolicyGate) heldSeen(ctx context.Context, s *dap.Session, frame int, l 
 			return nil, fmt.Errorf("reading what %d of its values hold: %w", n, err)
 		}
 		var read []engine.Seen
-		if held, ok := unrepr(body.Result); ok && held != "{}" {
-			read = []engine.Seen{{Tool: listing, Category: Read, Arguments: args, Learned: &engine.Learned{},
-				Structured: variablesResult{FrameID: frame, Variables: []variableView{{Name: "(closures, partials, attributes)", Value: pyrepr.Repr(held), Type: "str"}}}}}
-		} else if !ok {
+		held, ok := unrepr(body.Result)
+		rows, lines := heldRows(held)
+		switch {
+		case !ok:
 			return nil, fmt.Errorf("reading what %d of its values hold: debugpy answered %.100q, not a str", n, body.Result)
+		case !lines:
+			return nil, fmt.Errorf("reading what %d of its values hold: debugpy answered %.100q, not lines of names and values", n, held)
+		case len(rows) > 0:
+			read = []engine.Seen{{Tool: listing, Category: Read, Arguments: args, Learned: &engine.Learned{},
+				Structured: variablesResult{FrameID: frame, Variables: rows}}}
 		}
 		for _, r := range reads[:n] {
 			l.keepHeld(r.ref, r.whole, read)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -258,5 +259,40 @@ func TestHoldsOf(t *testing.T) {
 		if got := holdsOf(variableView{Type: c.typ, Value: c.value}); got != c.want {
 			t.Errorf("holdsOf(%q, %q) = %v, want %v", c.typ, c.value, got, c.want)
 		}
+	}
+}
+
+// heldRows reads back the rows heldLines writes, whatever the names and
+// values hold (quotes, line ends, spaces, NUL, non-ASCII, every type
+// heldBy reads), as CPython writes them: each name once, the last value.
+func TestHeldRowsAgreeWithCPython(t *testing.T) {
+	prog := `import builtins as b, json
+L = ` + heldLines + `
+ps = [("d['it\\'s'].token", "a 'quoted' \"x\" value\n\r\t\x00"), ('é.pw', b'\xff\x00 b'), ("x y", ('ada', 'p w')),
+      ('n', 3), ('f', 1.5), ('t', True), ('none', None), ('l', ['a', 1]), ('d', {'k': 'v v'}), ('n', 4), ("\\", "\\\\")]
+print(json.dumps({"text": L(ps), "want": [[k, type(v).__name__, repr(v)] for k, v in dict(ps).items()]}))
+`
+	out, err := exec.Command("python3", "-c", prog).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3: %v\n%s", err, out)
+	}
+	var got struct {
+		Text string
+		Want [][3]string
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	rows, ok := heldRows(got.Text)
+	if !ok || len(rows) != len(got.Want) {
+		t.Fatalf("heldRows(%q) = %+v, %v; want %d rows", got.Text, rows, ok, len(got.Want))
+	}
+	for i, w := range got.Want {
+		if r := rows[i]; r.Name != w[0] || r.Type != w[1] || r.Value != w[2] {
+			t.Errorf("row %d = %q %q %q, want %q", i, r.Name, r.Type, r.Value, w)
+		}
+	}
+	if _, ok := heldRows("'a' str"); ok {
+		t.Error("a line with no value read as a row")
 	}
 }

@@ -853,21 +853,21 @@ func launchedSeen(call Call) engine.Seen {
 // opening is a round trip more; through builtins, which a name of the
 // program's (a global dict) does not shadow.
 const started = "(lambda b, H, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + " +
-	"b.repr(b.dict([p for k, f in ns for p in H(k, f, False)])))" +
+	heldLines + "([p for k, f in ns for p in H(k, f, False)]))" +
 	"(__import__('builtins'), " + heldBy + ", [*{**globals(), **locals()}.items()])"
 
 // startedRows are the rows of what started read: the environment and
-// command line, and what the frame's functions hold, each shown as
-// debugpy shows a str (its repr), as if read alone. A result not read so
-// (an error's text) is one row, as it came.
+// command line, as debugpy shows a str (its repr), as if read alone; and
+// what the frame's functions hold, a row each (heldRows). A result not
+// read so (an error's text) is one row, as it came.
 func startedRows(shown, typ string) []variableView {
 	l, ok := expressions.ReadLiteral(shown, 0)
 	env, held, two := strings.Cut(l.Value, "\n") // a repr has no raw line end
-	if !ok || !l.Known || l.End != len(shown) || typ != "str" || !two {
+	rows, lines := heldRows(held)
+	if !ok || !l.Known || l.End != len(shown) || typ != "str" || !two || !lines {
 		return []variableView{{Name: "(os.environ, sys.argv)", Value: shown, Type: typ}}
 	}
-	return []variableView{{Name: "(os.environ, sys.argv)", Value: pyrepr.Repr(env), Type: typ},
-		{Name: "(closures, partials)", Value: pyrepr.Repr(held), Type: typ}}
+	return append([]variableView{{Name: "(os.environ, sys.argv)", Value: pyrepr.Repr(env), Type: typ}}, rows...)
 }
 
 // maxListed bounds the variables of a scope the listing reads. Every one

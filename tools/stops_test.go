@@ -163,20 +163,26 @@ func TestListedRow(t *testing.T) {
 	}
 }
 
-// startedRows splits what the listing's own read returned, a str of two
-// reprs a line each, into the rows debugpy would have shown for each.
+// startedRows splits what the listing's own read returned, a str of the
+// environment's repr and a line for each value the frame's functions hold
+// (heldLines), into the rows debugpy would have shown for each.
 func TestStartedRows(t *testing.T) {
-	env, held := `({'HOME': '/root', 'Q': "it's"}, ['app.py'])`, `{'client.token': 'cls-s3cret\n'}`
+	env := `({'HOME': '/root', 'Q': "it's"}, ['app.py'])`
+	held := `'client.token' str 'cls-s3cret\n'` + "\n" + `"d['it\'s'].pw" tuple ('ada', 'x y')`
 	got := startedRows(pyrepr.Repr(env+"\n"+held), "str")
 	want := []variableView{{Name: "(os.environ, sys.argv)", Value: pyrepr.Repr(env), Type: "str"},
-		{Name: "(closures, partials)", Value: pyrepr.Repr(held), Type: "str"}}
+		{Name: "client.token", Value: `'cls-s3cret\n'`, Type: "str"}, {Name: "d['it's'].pw", Value: "('ada', 'x y')", Type: "tuple"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("startedRows = %+v, want %+v", got, want)
+	}
+	if got := startedRows(pyrepr.Repr(env+"\n"), "str"); len(got) != 1 || got[0].Value != pyrepr.Repr(env) {
+		t.Errorf("startedRows of nothing held = %+v", got)
 	}
 	for _, c := range []struct{ shown, typ string }{
 		{"Traceback (most recent call last): NameError", "str"}, // an error's text
 		{pyrepr.Repr(env), "str"},                               // one line: a read of before
 		{pyrepr.Repr(env + "\n" + held), "dict"},
+		{pyrepr.Repr(env + "\n{'client.token': 'x'}"), "str"}, // not heldLines' lines
 	} {
 		if got := startedRows(c.shown, c.typ); len(got) != 1 || got[0].Value != c.shown {
 			t.Errorf("startedRows(%q) = %+v, want it as it came", c.shown, got)
