@@ -21,12 +21,13 @@ import (
 // its repr) and of a partialmethod (after self), of a thread's target (its
 // _args), of a timer's function, of a callback asyncio will call (a
 // Handle's, shown in its repr), of a function queued in a thread pool, of
-// a scheduler's event (sched's, its argument shown in its repr) and of a
-// process's target (multiprocessing's: heldCallables). A token read from
+// a scheduler's event (sched's, its argument shown in its repr), of a
+// process's target (multiprocessing's: heldCallables) and of a call a
+// closure defers (its cells args and one function). A token read from
 // a file into a client factory's closure, or a password given to a
-// partial, showed in clear (found 2026-12-07). So the host reads them itself, in
-// the program, under the name that holds the function, a dot, and the
-// variable's or the parameter's name ({'client.token': '...',
+// partial, showed in clear (found 2026-12-07). So the host reads them
+// itself, in the program, under the name that holds the function, a dot,
+// and the variable's or the parameter's name ({'client.token': '...',
 // 'conn.password': '...'}), for the result phase to learn:
 //
 //   - the frame's own names, in the listing's read of the environment
@@ -90,9 +91,17 @@ const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A:
 	`[(f, None, 0)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
 	`[(b.getattr(f, fa), b.getattr(f, aa), sk) for c, fa, aa, sk in W if b.type(f) is c and b.type(b.getattr(f, aa)) in (b.tuple, b.list)]) ` +
 	`for g, skip in [(g.__func__, sk + 1) if b.type(g) is T.MethodType else (g, sk)] if b.type(g) is T.FunctionType ` +
-	`for n, v in [(n, c.cell_contents) for n, c in b.zip(g.__code__.co_freevars, g.__closure__ or ()) if not b.repr(c).endswith('empty>')] + ` +
+	`for cs in [{n: c.cell_contents for n, c in b.zip(g.__code__.co_freevars, g.__closure__ or ()) if not b.repr(c).endswith('empty>')}] ` +
+	`for n, v in [*cs.items()] + ` +
 	`[*b.zip(g.__code__.co_varnames[g.__code__.co_argcount - b.len(g.__defaults__ or ()):g.__code__.co_argcount], g.__defaults__ or ())] + ` +
-	`[*(g.__kwdefaults__ or {}).items()] + [('args.' + n, a) for n, a in b.zip(g.__code__.co_varnames[skip:g.__code__.co_argcount], args or ())] ` +
+	`[*(g.__kwdefaults__ or {}).items()] + [('args.' + n, a) for n, a in b.zip(g.__code__.co_varnames[skip:g.__code__.co_argcount], args or ())] + ` +
+	// a call deferred by a closure (ExitStack.callback's, a hand-written
+	// defer(fn, *args)): its cells args and one function, whose parameters
+	// name the arguments
+	`[('args.' + n, a) for fs in [[x for x in cs.values() if b.type(x) in (T.FunctionType, T.MethodType)]] ` +
+	`if args is None and b.type(cs.get('args')) in (b.tuple, b.list) and b.len(fs) == 1 ` +
+	`for h, hs in [(fs[0].__func__, 1) if b.type(fs[0]) is T.MethodType else (fs[0], 0)] if b.type(h) is T.FunctionType ` +
+	`for n, a in b.zip(h.__code__.co_varnames[hs:h.__code__.co_argcount], cs['args'])] ` +
 	`if ok(v)] + [` +
 	// exceptions: the locals of the functions their traceback went through
 	`(k + '.' + fr.f_code.co_name + '.' + n, v) for fr, _ in (IT.islice(TB.walk_tb(b.BaseException.__traceback__.__get__(f)), 16) ` +

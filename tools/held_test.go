@@ -21,7 +21,7 @@ import (
 // thread whose arguments are not a tuple (a generator, which a read
 // would consume) is left whole.
 func TestHeldByAgreesWithCPython(t *testing.T) {
-	prog := `import asyncio, concurrent.futures.thread, functools, multiprocessing, sched, sys, threading, time
+	prog := `import asyncio, concurrent.futures.thread, contextlib, functools, multiprocessing, sched, sys, threading, time
 H = ` + heldBy + `
 def make_client(token, retries=3):
     def call():
@@ -79,6 +79,18 @@ try:
 except ValueError as e:
     module_level = e
 loop = asyncio.new_event_loop()
+exit_stack = contextlib.ExitStack()
+exit_stack.callback(Acct().login, "ada", "ex-s3cret")
+exit_stack = exit_stack._exit_callbacks[0][1]
+def defer(fn, *args):
+    def run():
+        return fn(*args)
+    return run
+def two_fns():
+    f, g, args = connect, kw, ("x",)
+    def run():
+        return f(*args) or g
+    return run
 big = "x" * 16385
 for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
              ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
@@ -97,7 +109,8 @@ for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(c
              ("event", sched.scheduler(time.monotonic).enter(60, 1, connect, ("h", "sch-s3cret"))),
              ("proc", multiprocessing.Process(target=connect, args=("h", "proc-s3cret"))),
              ("spawned", multiprocessing.get_context("spawn").Process(target=connect, args=("h", "spawn-s3cret"))),
-             ("pmeth", Acct.__dict__["bound_login"]), ("pbound", functools.partial(Acct().login, "ada", "pb-s3cret"))]:
+             ("pmeth", Acct.__dict__["bound_login"]), ("pbound", functools.partial(Acct().login, "ada", "pb-s3cret")),
+             ("exit", exit_stack), ("deferred", defer(connect, "h", "dfr-s3cret")), ("two_fns", two_fns())]:
     print(k, H(k, f, False))
 class Client:
     def __init__(self, token):
@@ -188,6 +201,9 @@ proc [('proc.password', 'dflt-pw'), ('proc.args.host', 'h'), ('proc.args.passwor
 spawned [('spawned.password', 'dflt-pw'), ('spawned.args.host', 'h'), ('spawned.args.password', 'spawn-s3cret')]
 pmeth [('pmeth.args.user', 'ada'), ('pmeth.args.pw', 'pm-s3cret')]
 pbound [('pbound.args.user', 'ada'), ('pbound.args.pw', 'pb-s3cret')]
+exit [('exit.args', ('ada', 'ex-s3cret')), ('exit.kwds', {}), ('exit.args.user', 'ada'), ('exit.args.pw', 'ex-s3cret')]
+deferred [('deferred.args', ('h', 'dfr-s3cret')), ('deferred.args.host', 'h'), ('deferred.args.password', 'dfr-s3cret')]
+two_fns [('two_fns.args', ('x',))]
 client whole [('client._token', 'obj-s3cret')]
 conf whole [('conf.db.password', 'db-s3cret')]
 guarded whole []

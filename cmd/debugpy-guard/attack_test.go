@@ -4632,6 +4632,37 @@ main()
 	noneSeen(t, r.seen.String(), "pmetha")
 }
 
+// A call deferred by a closure holds its arguments in a cell named args,
+// beside the function it will call (a hand-written defer(fn, *args);
+// ExitStack.callback's wrapper too, TestHeldByAgreesWithCPython). The
+// cell's tuple showed the password in clear (found 2026-12-07). The
+// arguments are read under that function's parameters' names.
+func TestAttackSecretsHeldByADeferredCall(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7defera93kdW") + `def send(host, password):
+    return host
+def defer(fn, *args):
+    def run():
+        return fn(*args)
+    return run
+zcleanups = [defer(send, "db", next(lines))]
+del lines
+def main():
+    n = 1  # BREAK
+    return n
+main()
+`)
+	ref, list := r.rowRef, r.listRef
+	special := func(fn string) string { return list(ref(fn, "special variables"), `,"max_items":200`) }
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	closure := list(ref(special(list(ref(list(ref(list(ref(globals, "zcleanups"), ""), "function variables"), ""), "0"), "")), "__closure__"), "")
+	cells := list(ref(closure, "0"), "") + list(ref(closure, "1"), "")
+	if !strings.Contains(cells, "cell_contents: tuple = ('db', ") {
+		t.Errorf("the control, the cell of the arguments: %s", cells)
+	}
+	noneSeen(t, r.seen.String(), "defera")
+}
+
 // An object whose repr shows what it holds in a slot (__slots__, no
 // instance dict: <Client ...>, its _token) showed it in clear, in a list
 // and alone, past the listing's budget, and an object of its subclass
