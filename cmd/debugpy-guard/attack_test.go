@@ -4189,11 +4189,7 @@ for i, line in enumerate(zlines):
     setattr(zobj, "l%d" % i, line)
 zkd = {"l%d" % i: line for i, line in enumerate(zlines)}
 zfill = ["filler %d" % i for i in range(30)]
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	for _, e := range []string{"zlines[3]", "zlines[2:5]", "zlines[7], zlines[8]", "zlines[4] < 'N'", "[zlines[9]]", "zlines[3][0]",
 		"zbox.lines[5]", "zobj.l6", "zkd['l10']", "ｚｌｉｎｅｓ[11]"} {
 		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // masked or refused: what came back is checked below
@@ -4251,11 +4247,7 @@ func TestAttackJWTParts(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(jwtProgram + `parts = [h, p, s]
 del h, p, s
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	for _, e := range []string{"parts[2]", "parts[1]", "(parts[0], parts[2])", "parts[2][1:]"} {
 		r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`) // refused or masked: what came back is checked below
 	}
@@ -4318,11 +4310,7 @@ for i, line in enumerate(body("k2.pem")):
     setattr(zkey, "l%02d" % i, line)
 zfill = ["filler %d" % i for i in range(30)]
 del i, line
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	refs := map[string]string{}
 	text := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
 	for _, name := range []string{"zobj", "zkey", "zholder", "ztoken"} { // objects: no listing opens them, their rows show nothing
@@ -4409,11 +4397,7 @@ func TestAttackSecretsInCodeObjects(t *testing.T) {
         api_key = "inr-s3cret-value-43"
         return api_key
     return password, inner
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	ref, list := r.rowRef, r.listRef
 	fn := list(ref(list(ref(r.ok("debugpy_variables", `{"scope":"globals"}`), "function variables"), ""), "make"), "")
 	special := list(ref(fn, "special variables"), `,"max_items":200`)
@@ -4454,11 +4438,7 @@ login = functools.partial(Account().login, "ada", next(lines))
 worker = threading.Thread(target=send, args=(next(lines), 3))
 hook = lambda user, pw=next(lines): user
 del lines
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	ref, list := r.rowRef, r.listRef
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
 	list(ref(globals, "conn"), "")
@@ -4511,11 +4491,7 @@ zhandlers = {"cb": lambda user, pw=next(lines): user}
 zsessions = [session(("ada", next(lines)))]
 ztimers = [threading.Timer(600, send, args=(next(lines), 3))]
 del lines, i, o
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	ref, list := r.rowRef, r.listRef
 	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
 	r.call("debugpy_evaluate", `{"expression":"a_hooks[0]"}`)
@@ -4562,11 +4538,7 @@ attempt(next(lines), a_errors)
 ` + pastTheListing + `zerrors = []
 attempt(next(lines), zerrors)
 del lines, i, o
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
 	r.evaluateEach("a_errors", "a_errors[0]", "a_errors[0].args", "zerrors", "zerrors[0]", "zerrors[0].args")
 	if !strings.Contains(globals, "a_errors: list = [AuthError(") {
@@ -4589,11 +4561,7 @@ zprocs = [multiprocessing.Process(target=send, args=(next(lines), 3))]
 s = sched.scheduler(time.monotonic)
 zevents = [s.enter(600, 1, send, argument=(next(lines), 3))]
 del lines
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	r.ok("debugpy_variables", `{"scope":"globals"}`)
 	r.evaluateEach("zprocs", "zprocs[0]._args", "zevents", "zevents[0]", "zevents[0].argument")
 	seen := r.seen.String()
@@ -4617,11 +4585,7 @@ class Acct:
         return user
     admin_login = functools.partialmethod(login, "admin", next(lines))
 del lines
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	ref, list := r.rowRef, r.listRef
 	acct := list(ref(list(ref(r.ok("debugpy_variables", `{"scope":"globals"}`), "class variables"), ""), "Acct"), "")
 	list(ref(list(ref(list(ref(acct, "function variables"), ""), "admin_login"), ""), "special variables"), `,"max_items":200`)
@@ -4647,11 +4611,7 @@ def defer(fn, *args):
     return run
 zcleanups = [defer(send, "db", next(lines))]
 del lines
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	ref, list := r.rowRef, r.listRef
 	special := func(fn string) string { return list(ref(fn, "special variables"), `,"max_items":200`) }
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
@@ -4685,11 +4645,7 @@ zone = Client(next(lines))
 zsub = Sub(next(lines))
 zsub.extra = 1
 del lines, i, o
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
 	r.evaluateEach("a_clients", "zclients", "zone", "[zone]", "zsub")
 	if !strings.Contains(globals, "a_clients: list = [<Client ") || !strings.Contains(globals, "zone: Client = <Client ") {
@@ -4724,11 +4680,7 @@ b_errors, c_errors = [], []
 attempt(next(lines), b_errors, Unauthorized)
 attempt(next(lines), c_errors, Denied)
 del lines
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
 	r.evaluateEach("b_errors[0]", "b_errors", "c_errors", "c_errors[0]")
 	if !strings.Contains(globals, "b_errors: list = [Unauthorized(") || !strings.Contains(globals, "c_errors: list = [<Denied ") {
@@ -4760,11 +4712,7 @@ zconn = Conn(next(lines))
 zlist = [Client(next(lines))]
 znested = [[Client(next(lines))]]
 del i, o, lines
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals","max_items":400}`)
 	r.evaluateEach("a_list", "a_dict", "zclient", "zconn", "zlist", "znested")
 	if !strings.Contains(globals, "a_list: list = [<Client ") {
@@ -4777,11 +4725,7 @@ main()
 	r = startRaw(t, rawOpts{})
 	r.stopAtBreak(r.readsSecrets("s3cret-value-86") + clientClass + `clients = [Client(next(lines))]
 alias = clients[0]._token
-def main():
-    n = 1  # BREAK
-    return n
-main()
-`)
+` + mainAtBreak)
 	r.ok("debugpy_evaluate", `{"expression":"alias"}`)
 	noneSeen(t, r.seen.String(), "value-86")
 }
@@ -4810,6 +4754,10 @@ const clientClass = `class Client:
     def __repr__(self):
         return "<Client %s>" % self._token
 `
+
+// mainAtBreak ends an attack program: its main stops at the line marked
+// BREAK, the values the module defined above it in its globals.
+const mainAtBreak = "def main():\n    n = 1  # BREAK\n    return n\nmain()\n"
 
 // pastTheListing begins a program whose names hold more values that hide
 // what they hold than the stop's listing opens (its budget, 64): 80
