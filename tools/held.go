@@ -240,10 +240,10 @@ const heldLines = `(lambda ps: '\n'.join(b.repr(k) + ' ' + b.type(v).__name__ + 
 // heldRows are the rows of heldLines' lines: false when a line is not
 // one.
 func heldRows(text string) ([]variableView, bool) {
-	var rows []variableView
 	if text == "" {
 		return nil, true
 	}
+	var rows []variableView
 	for line := range strings.SplitSeq(text, "\n") {
 		l, ok := expressions.ReadLiteral(line, 0)
 		if !ok || !l.Known || l.End >= len(line) || line[l.End] != ' ' {

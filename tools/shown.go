@@ -179,10 +179,10 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	}
 	// The rows to open, by the level debugpy shows them at in the result
 	// (tops[0]: a row's own value; tops[1]: an item of one; tops[2]: an
-	// item of that, an object): each row
-	// that hides what it holds whose children neither the result nor the stop's
-	// listing shows, nor an earlier opening of the stop. Below a row the
-	// listing opened, the items it shows, in turn.
+	// item of that, an object): each row that hides what it holds whose
+	// children neither the result nor the stop's listing shows, nor an
+	// earlier opening of the stop. Below a row the listing opened, the
+	// items it shows, in turn.
 	var tops [shownLevels][]*variableView
 	var objs []*variableView // objects, read whole (readWhole)
 	var look func(vs []*variableView, level int, asItems bool)
@@ -231,13 +231,14 @@ func (g *PolicyGate) shownSeen(ctx context.Context, call Call, r engine.Result) 
 	if ref != nil {
 		refChildren = ref.Children
 	}
-	if len(slices.Concat(tops[:]...)) == 0 {
+	toOpen := slices.Concat(tops[:]...)
+	if len(toOpen) == 0 {
 		held, err := g.heldSeen(ctx, s, frame, l, objs, shown, refChildren) // what the objects and functions it shows hold (held.go)
 		return append(seen, held...), err
 	}
 	// Opened in copies: the result shown stays as debugpy showed it.
 	var rows []variableView
-	for _, c := range slices.Concat(tops[:]...) { // named by their paths, as pathsSeen's parents
+	for _, c := range toOpen { // named by their paths, as pathsSeen's parents
 		rows = append(rows, variableView{Name: cmp.Or(c.EvaluateName, c.Name), Value: c.Value, Type: c.Type, EvaluateName: c.EvaluateName, VariablesReference: c.VariablesReference})
 	}
 	var level []*variableView
