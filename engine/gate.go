@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -898,7 +899,12 @@ func (g *Gate) mask(session string, res Result) (Result, int) {
 		}
 	}
 	if !m.InString(res.Text) && !m.In(raw) {
-		return res, 0
+		if res.Structured == nil || !hasItemRows(raw) {
+			return res, 0
+		}
+		if !itemsSpell(raw, m) {
+			return res, 0
+		}
 	}
 	n := 0
 	masked := func(s string) string {
@@ -916,10 +922,159 @@ func (g *Gate) mask(session string, res Result) (Result, int) {
 			n++
 		} else {
 			res.Structured = maskTree(tree, masked)
+			if k := maskItems(res.Structured, m); k > 0 {
+				// The tool's text shows each item on a row of its own,
+				// where a short value ('Q', 81) cannot be found again:
+				// the masked result is shown as JSON instead.
+				n += k
+				var text strings.Builder
+				enc := json.NewEncoder(&text)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", " ")
+				enc.Encode(res.Structured) // decoded from JSON: it encodes
+				res.Text = "(" + strconv.Itoa(k) + " items of this result spell a secret of the session, masked; the result as JSON)\n" + text.String()
+			}
 		}
 		res.encoded = nil
 	}
 	return res, n
+}
+
+// A listing's rows (a variables result's, plugins/ABI.md) each show one
+// item of a container, named by its index ("0", "07"): list(password)
+// listed by its variables_reference showed the secret a character a row,
+// while its display, ['Q', 'v', ...], was masked. So the rows of the
+// items of each container listed (a result's variables, a row's
+// children) are read together as the container's display
+// (plugins.Masker.Items), cut after the last when the listing was cut
+// (truncated: max_items).
+
+// hasItemRows reports whether raw, a result as JSON, may hold a listing's
+// row of an item: its first item's name, "0" or "00".
+func hasItemRows(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"name":"0`)) || bytes.Contains(raw, []byte(`"name": "0`))
+}
+
+// listed is a listing as itemsSpell reads it: its rows' names and values.
+type listed struct {
+	Truncated bool  `json:"truncated"`
+	Variables []row `json:"variables"`
+}
+
+type row struct {
+	Name      string `json:"name"`
+	Value     string `json:"value"`
+	Truncated bool   `json:"truncated"`
+	Children  []row  `json:"children"`
+}
+
+// itemsSpell reports whether a run of raw's item rows spells a secret
+// (maskItems would mask one): decoded into a listing's shape alone, which
+// takes half the time of the whole result's, and most listings spell none.
+func itemsSpell(raw []byte, m *plugins.Masker) bool {
+	var l listed
+	if json.Unmarshal(raw, &l) != nil {
+		return false // no listing: the result as it is (a secret in it was looked for)
+	}
+	var spell func(rows []row, more bool) bool
+	spell = func(rows []row, more bool) bool {
+		names, values := make([]string, len(rows)), make([]string, len(rows))
+		for i, r := range rows {
+			names[i], values[i] = r.Name, r.Value
+		}
+		if len(spellingItems(names, values, m, more)) > 0 {
+			return true
+		}
+		for _, r := range rows {
+			if len(r.Children) > 0 && spell(r.Children, r.Truncated) {
+				return true
+			}
+		}
+		return false
+	}
+	return spell(l.Variables, l.Truncated)
+}
+
+// maskItems masks, in v (a result decoded), the values of the rows of
+// items that spell a secret read together, and returns how many.
+func maskItems(v any, m *plugins.Masker) int {
+	n := 0
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			n += maskItems(e, m)
+		}
+	case map[string]any:
+		for k, e := range t {
+			if rows, ok := e.([]any); ok && (k == "variables" || k == "children") {
+				n += maskItemRows(rows, m, t["truncated"] == true)
+			}
+			n += maskItems(e, m)
+		}
+	}
+	return n
+}
+
+// maskItemRows masks the values of rows' items that spell a secret
+// (spellingItems), and returns how many.
+func maskItemRows(rows []any, m *plugins.Masker, more bool) int {
+	names, values := make([]string, len(rows)), make([]string, len(rows))
+	for i, r := range rows {
+		row, _ := r.(map[string]any)
+		names[i], _ = row["name"].(string)
+		var ok bool
+		if values[i], ok = row["value"].(string); !ok {
+			names[i] = "" // no item's row
+		}
+	}
+	n := 0
+	for _, i := range spellingItems(names, values, m, more) {
+		if row := rows[i].(map[string]any); row["value"] != plugins.Mask {
+			row["value"] = plugins.Mask
+			n++
+		}
+	}
+	return n
+}
+
+// spellingItems returns the indexes of the rows (their names and values)
+// of items that spell a secret, each run of item rows read as one
+// container's display; more says the container has items past the rows
+// (the last run is cut).
+func spellingItems(names, values []string, m *plugins.Masker, more bool) []int {
+	var runs [][2]int // [from, to) of each run of item rows
+	for i, name := range names {
+		switch {
+		case !itemName(name):
+		case len(runs) > 0 && runs[len(runs)-1][1] == i:
+			runs[len(runs)-1][1]++
+		default:
+			runs = append(runs, [2]int{i, i + 1})
+		}
+	}
+	var out []int
+	for k, r := range runs {
+		for i, in := range m.Items(values[r[0]:r[1]], more && k == len(runs)-1) {
+			if in {
+				out = append(out, r[0]+i)
+			}
+		}
+	}
+	return out
+}
+
+// itemName reports whether name is a container's item's, as debugpy names
+// it: its index, in decimal digits.
+func itemName(name string) bool {
+	if name == "" || len(name) > 20 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func maskTree(v any, m func(string) string) any {

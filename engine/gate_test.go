@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -477,6 +478,59 @@ func TestGateMasksAReprInStructured(t *testing.T) {
 		raw, _ := json.Marshal(res.Structured)
 		if strings.Contains(res.Text+string(raw), "s3cret") {
 			t.Errorf("leaked: %q %s", res.Text, raw)
+		}
+	}
+}
+
+// A container's items, listed a row each, are read together: rows that
+// spell a secret of the session are masked, in the structured result and
+// in the text (the result as JSON), whole and beside a listing's cut;
+// other rows, and rows that spell none, are left as they are.
+func TestGateMasksItemsThatSpellASecret(t *testing.T) {
+	alog := openAudit(t, t.TempDir())
+	secrets := plugins.NewSecrets()
+	secrets.Add("s", "QvU7secret93kdW")
+	g := NewGate(&fakePolicy{cfg: &Config{Audit: AuditConfig{Arguments: "none"}}, call: verdict(Allow, ""), result: verdict(Allow, "")},
+		GateOptions{Audit: alog, Secrets: secrets})
+	rows := func(spelled string, quoted bool) []any {
+		out := []any{map[string]any{"name": "special variables", "value": ""}}
+		for i, r := range spelled {
+			v := strconv.Itoa(int(r))
+			if quoted {
+				v = "'" + string(r) + "'"
+			}
+			out = append(out, map[string]any{"name": fmt.Sprintf("%02d", i), "type": "str", "value": v})
+		}
+		return append(out, map[string]any{"name": "len()", "type": "int", "value": strconv.Itoa(len(spelled))})
+	}
+	list := func(r Result) Result {
+		return g.Guard(context.Background(), ToolCall{Tool: "debugpy_variables", MCPSession: "s", Arguments: json.RawMessage(`{}`)}, nil,
+			func(context.Context) Result { return r })
+	}
+	shown := func(res Result) string {
+		raw, _ := json.Marshal(res.Structured)
+		return res.Text + string(raw)
+	}
+	for name, c := range map[string]map[string]any{
+		"characters": {"variables": rows("QvU7secret93kdW", true)},
+		"numbers":    {"variables": rows("QvU7secret93kdW", false)},
+		"cut":        {"variables": rows("QvU7se", true), "truncated": true},
+		"children":   {"variables": []any{map[string]any{"name": "chars", "value": "[...]", "children": rows("QvU7secret93kdW", true)}}},
+	} {
+		res := list(Result{Text: "00: str = 'Q'", Structured: c})
+		if !strings.Contains(res.Text, "spell a secret") || strings.Contains(shown(res), "'Q'") || strings.Contains(shown(res), `"81"`) {
+			t.Errorf("%s: %s", name, shown(res))
+		}
+		if !strings.Contains(shown(res), `"len()"`) {
+			t.Errorf("%s: other rows lost: %s", name, shown(res))
+		}
+	}
+	for name, c := range map[string]map[string]any{
+		"no secret":       {"variables": rows("Qnother-words", true)},
+		"a piece, no cut": {"variables": rows("QvU7se", true)},
+	} {
+		if res := list(Result{Text: "as the tool wrote it", Structured: c}); res.Text != "as the tool wrote it" || !strings.Contains(shown(res), "'Q'") {
+			t.Errorf("%s: %s", name, shown(res))
 		}
 	}
 }

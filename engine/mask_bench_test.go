@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 // are looked at for a piece of a secret); and with every value a URL with
 // escapes (%20: each is read again decoded, for a secret percent-encoded);
 // and with every value a list of numbers, and of words (each read
-// joined, for a secret spelled as its bytes or in pieces).
+// joined, for a secret spelled as its bytes or in pieces); and a
+// container's 100 items, listed a row each (read together).
 func BenchmarkMask(b *testing.B) {
 	type variable struct{ Name, Value, Type string }
 	vars := make([]variable, 40)
@@ -51,10 +53,24 @@ func BenchmarkMask(b *testing.B) {
 	url := listing("str", "'https://api.example/v1/items?q=value%%20number%%20%d&sort=asc'")
 	num := listing("list", "[%d, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, ...]")
 	word := listing("list", "['alpha %d', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', ...]")
+	// a container's 100 items listed by its variables_reference, a row
+	// each (numbers): read together, as the container's display
+	type item struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+		Type  string `json:"type"`
+	}
+	rows := make([]item, 100)
+	for i := range rows {
+		rows[i] = item{Name: fmt.Sprintf("%02d", i), Value: strconv.Itoa(100 + i), Type: "int"}
+	}
+	items := Result{Text: strings.Repeat("00: int = 100\n", len(rows)), Structured: map[string]any{"variables": rows}}
+	items.encoded, _ = json.Marshal(items.Structured)
 	for _, c := range []struct {
 		name, session string
 		res           Result
-	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}, {"10-secrets-escapes", "s", url}, {"10-secrets-numbers", "s", num}, {"10-secrets-words", "s", word}} {
+	}{{"no-secrets", "t", res}, {"10-secrets", "s", res}, {"10-secrets-one-in-it", "s", hit}, {"10-secrets-cut-short", "s", cut}, {"10-secrets-escapes", "s", url}, {"10-secrets-numbers", "s", num}, {"10-secrets-words", "s", word},
+		{"10-secrets-items", "s", items}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

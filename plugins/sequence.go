@@ -110,6 +110,46 @@ func (m *Masker) InSequence(s string) bool {
 	return found
 }
 
+// Items reports which of items, a container's items as debugpy shows
+// them (each an element's repr, in order: a listing's rows of a list, a
+// tuple, a ctypes array), spell a piece of a value read together as the
+// container's display does (sequenceSpans): [v0, v1, ...], cut after the
+// last when more (the container has more items than shown). Shown a row at
+// a time, list(password)'s characters, a bytes' numbers and a ctypes
+// buffer's bytes showed the secret in clear, one item a row, while the
+// container's own display was masked (found 2026-12-07).
+func (m *Masker) Items(items []string, more bool) []bool {
+	if len(items) < 2 {
+		return nil
+	}
+	var b strings.Builder
+	at := make([]int, len(items)) // where each item begins in the display
+	b.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		at[i] = b.Len()
+		b.WriteString(it)
+	}
+	if more {
+		b.WriteString(", " + cut)
+	}
+	b.WriteByte(']')
+	var out []bool
+	m.sequenceSpans(b.String(), func(from, to int) {
+		if out == nil {
+			out = make([]bool, len(items))
+		}
+		for i, a := range at {
+			if a < to && from < a+len(items[i]) {
+				out[i] = true
+			}
+		}
+	})
+	return out
+}
+
 // elem is one element of a run: where it is in the text, and what it
 // stands for: a number's value, or a string's characters (UTF-8; a bytes
 // literal's bytes).

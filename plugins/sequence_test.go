@@ -2,6 +2,8 @@ package plugins
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,6 +65,55 @@ func TestSequenceSpans(t *testing.T) {
 		`['x', 'Hunter2-S3cret-pass!', 'y']`: false, `['Hunter2-S3cret-pass!'[:10], ...]`: false} {
 		if got := m.InSequence(shown); got != want {
 			t.Errorf("%s: InSequence %v, want %v", shown, got, want)
+		}
+	}
+}
+
+// A container's items, shown a row each, are read as its display: the
+// items that spell a secret, whole or beside the cut of a listing shorter
+// than the container, and no others.
+func TestItems(t *testing.T) {
+	s := NewSecrets()
+	const secret = "Hunter2-S3cret-pass!"
+	if !kept(s.Add("a", secret)) {
+		t.Fatal("not kept")
+	}
+	m := s.Masker("a")
+	reprs := func(f func(r rune) string, rs string) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, f(r))
+		}
+		return out
+	}
+	char := func(r rune) string { return "'" + string(r) + "'" }
+	code := func(r rune) string { return strconv.Itoa(int(r)) }
+	byte1 := func(r rune) string { return "b'" + string(r) + "'" }
+	all := func(n int) []bool { return slices.Repeat([]bool{true}, n) }
+	for _, c := range []struct {
+		name  string
+		items []string
+		more  bool
+		want  []bool
+	}{
+		{"characters", reprs(char, secret), false, all(len(secret))},
+		{"numbers", reprs(code, secret), false, all(len(secret))},
+		{"bytes", reprs(byte1, secret), false, all(len(secret))},
+		{"reversed", reprs(char, "!ssap-terc3S-2retnuH"), false, all(len(secret))},
+		{"among others", append(append([]string{"'x'", "<object>"}, reprs(char, secret)...), "'y'"), false,
+			append(append([]bool{false, false}, all(len(secret))...), false)},
+		// a listing cut by max_items: the secret's beginning, beside the cut
+		{"cut", reprs(char, "Hunt"), true, all(4)},
+		{"cut, numbers", reprs(code, "Hun"), true, all(3)},
+		// two items beside a cut are fewer than a piece (minPiece)
+		{"cut short of a piece", reprs(char, "Hu"), true, nil},
+		{"not cut", reprs(char, "Hunt"), false, nil},
+		{"no secret", reprs(char, "Other-words-here"), false, nil},
+		{"one", []string{"'H'"}, true, nil},
+	} {
+		got := m.Items(c.items, c.more)
+		if !slices.Equal(got, c.want) && !(c.want == nil && !slices.Contains(got, true)) {
+			t.Errorf("%s: %v: %v, want %v", c.name, c.items, got, c.want)
 		}
 	}
 }
