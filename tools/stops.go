@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -308,6 +309,8 @@ func (b *shownByLength) pick(vs []variableView) []*variableView {
 				size := -1
 				if v.Type == "memoryview" && strings.HasPrefix(v.Value, "<memory at ") {
 					size = maxShownByLength // at most: its size is checked in the debuggee
+				} else if n, ok := ctypesText(v.Type); ok && n <= maxShownByLength {
+					size = n
 				} else if n, ok := plugins.ShownByLength(v.Value); ok && n <= maxShownByLength {
 					size = int(n)
 				}
@@ -321,6 +324,22 @@ func (b *shownByLength) pick(vs []variableView) []*variableView {
 	}
 	walk(vs)
 	return rows
+}
+
+// ctypesText reports whether typ is the name ctypes gives an array of
+// characters or bytes (c_char * 16: c_char_Array_16; a buffer of
+// create_string_buffer or create_unicode_buffer), and the bytes it holds at
+// most. Its repr shows none of them (<ctypes.c_char_Array_16 object at
+// 0x...>), its index a byte: buf[0], buf[1] ... showed a secret a byte at
+// a time (found 2026-12-07).
+func ctypesText(typ string) (size int, ok bool) {
+	elem, n, ok := strings.Cut(typ, "_Array_")
+	width := map[string]int{"c_char": 1, "c_byte": 1, "c_ubyte": 1, "c_wchar": 4}[elem]
+	count, err := strconv.Atoi(n)
+	if !ok || width == 0 || err != nil || count < 0 || count > maxShownByLength {
+		return 0, false
+	}
+	return count * width, true
 }
 
 // plainPath reports whether name, an evaluate name debugpy wrote for a row,
@@ -348,8 +367,19 @@ func readBytes(ctx context.Context, s *dap.Session, frame int, rows []*variableV
 		return nil
 	}
 	var expr strings.Builder
-	fmt.Fprintf(&expr, "(lambda b, *vs: b.repr([b.bytes(b.memoryview(v)) if b.isinstance(v, b.bytearray) or "+
-		"b.isinstance(v, b.memoryview) and v.nbytes <= %d else None for v in vs]))(__import__('builtins')", maxShownByLength)
+	// A ctypes array is read when ctypes made its class (c_char * 16): its
+	// metaclass, its one base and its class's names are ctypes' own, so
+	// that its buffer and its slice are C's, no code of the program's (A:
+	// its element type, or False).
+	fmt.Fprintf(&expr, "(lambda b, C, *vs: (lambda A: b.repr([b.bytes(b.memoryview(v)) if b.isinstance(v, b.bytearray) or "+
+		"b.isinstance(v, b.memoryview) and v.nbytes <= %[1]d "+
+		"else v[:] if C is not None and A(v) is C.c_wchar and b.len(v) <= %[1]d "+
+		"else b.bytes(b.memoryview(v)) if C is not None and A(v) in (C.c_char, C.c_byte, C.c_ubyte) and b.len(v) <= %[1]d "+
+		"else None for v in vs]))("+
+		"lambda v: (lambda t: C is not None and b.type(t) is b.type(C.Array) and b.type.__dict__['__bases__'].__get__(t) == (C.Array,) "+
+		"and b.set(b.type.__dict__['__dict__'].__get__(t)) <= {'_length_', '_type_', '__module__', '__dict__', '__weakref__', '__doc__', 'raw', 'value'} "+
+		"and b.type.__dict__['__dict__'].__get__(t)['_type_'])(b.type(v))))"+
+		"(__import__('builtins'), __import__('sys').modules.get('ctypes')", maxShownByLength)
 	for _, v := range rows {
 		expr.WriteString(", (" + v.EvaluateName + ")")
 	}
@@ -564,6 +594,7 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 	}
 	read := map[string]*variableView{} // the paths read, nil for one debugpy could not read
 	reads := 0
+	var bytesRead shownByLength // the call's
 	readWhole := func(c engine.Code, path string) (*variableView, error) {
 		if v, ok := read[path]; ok {
 			return v, nil
@@ -581,7 +612,14 @@ func (g *PolicyGate) pathsSeen(ctx context.Context, s *dap.Session, frame int, d
 		if err != nil {
 			return nil, fmt.Errorf("reading %s whole: %w", path, err)
 		}
-		v := &variableView{Name: path, Value: body.Result, Type: body.Type, EvaluateName: path, VariablesReference: body.VariablesReference}
+		vs := []variableView{{Name: path, Value: body.Result, Type: body.Type, EvaluateName: path, VariablesReference: body.VariablesReference}}
+		v := &vs[0]
+		// A buffer's bytes, as the stop's listing reads its names' (h.mv,
+		// a memoryview under an attribute: h.mv[0], h.mv[1] ... showed a
+		// secret a byte at a time, found 2026-12-07).
+		if err := readBytes(ctx, s, frame, bytesRead.pick(vs)); err != nil {
+			return nil, fmt.Errorf("reading %s whole: %w", path, err)
+		}
 		read[path] = v
 		return v, nil
 	}

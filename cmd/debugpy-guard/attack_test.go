@@ -1400,6 +1400,110 @@ func TestAttackSecretAsASequence(t *testing.T) {
 	}
 }
 
+// A container that spells a secret a character, a byte or a number an
+// item, listed by its variables_reference (or nested, depth 2), showed
+// the secret in clear, an item a row, while its display was masked
+// (found 2026-12-07): list(password), its bytes' numbers, the list
+// reversed, and a ctypes buffer (create_string_buffer, which pydevd lists
+// byte by byte). The rows of a listing's items are read together, as the
+// container's display: masked whole, and beside the cut of a listing
+// max_items made shorter.
+func TestAttackSecretListedAnItemARow(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7itemsa93kdW") + `import ctypes
+password = next(lines)
+chars = list(password)
+codes = tuple(password.encode())
+rev = chars[::-1]
+buf = ctypes.create_string_buffer(password.encode())
+letters = list("abcdefghijklmno")
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	// each name, and a max_items that shows its first 4 items (a ctypes
+	// array's seven attributes come first)
+	for name, cut := range map[string]int{"chars": 4, "codes": 4, "rev": 4, "buf": 11} {
+		ref := r.rowRef(globals, name)
+		for _, more := range []string{"", fmt.Sprintf(`,"max_items":%d`, cut)} {
+			items := itemValues(t, r.listRef(ref, more))
+			if name == "buf" && more == "" && len(items) > 0 && items[len(items)-1] == `b'\x00'` {
+				items = items[:len(items)-1] // create_string_buffer's NUL after the secret
+			}
+			if len(items) < 4 || slices.ContainsFunc(items, func(v string) bool { return v != "[redacted]" }) {
+				t.Errorf("%s%s: its items %q", name, more, items)
+			}
+		}
+	}
+	nested := r.ok("debugpy_variables", `{"scope":"globals","depth":2}`)
+	letters := itemValues(t, r.listRef(r.rowRef(globals, "letters"), ""))
+	if !slices.Equal(letters[:3], []string{"'a'", "'b'", "'c'"}) {
+		t.Errorf("the control, a list that spells no secret: %q", letters)
+	}
+	for _, tell := range []string{"'Q', ", "'v'", "'U'", "b'Q'", ": int = 81", ": str = 'Q'", ": bytes = b'v'"} {
+		noneSeen(t, nested+strings.Join(letters, ""), tell)
+	}
+	noneSeen(t, r.seen.String(), "itemsa", `"'v'"`, `"b'v'"`, `"118"`)
+}
+
+// A buffer whose repr shows none of its bytes, read an index at a time,
+// showed a secret a byte at a time (found 2026-12-07): a ctypes array of
+// characters or bytes (create_string_buffer, create_unicode_buffer,
+// c_ubyte * n), <ctypes.c_char_Array_16 object at 0x...>, as a frame's
+// name; and it, a memoryview and a long bytearray under an attribute
+// (h.mv[0]), which the stop's listing, reading only a frame's names'
+// bytes, did not read. Their bytes are read wherever code reads them in
+// part, so that they are holders of the secret.
+func TestAttackBuffersReadAByteAtATime(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7buffsa93kdW") + `import ctypes
+password = next(lines).encode()
+class H: pass
+h = H()
+h.mv = memoryview(password)
+h.ba = bytearray(password + b"0123456789")
+h.buf = ctypes.create_string_buffer(password)
+h.wbuf = ctypes.create_unicode_buffer(password.decode())
+h.ubuf = (ctypes.c_ubyte * len(password)).from_buffer_copy(password)
+buf, wbuf, ubuf = h.buf, h.wbuf, h.ubuf
+plain = ctypes.create_string_buffer(b"hello world")
+del lines
+` + mainAtBreak)
+	for _, e := range []string{"h.mv[0]", "h.mv[1:3]", "h.ba[0]", "h.buf[0]", "h.wbuf[0]", "h.ubuf[0]", "buf[0]", "wbuf[1]", "ubuf[2]", "buf[:4]"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "holds a secret the session has seen")
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"plain[0]"}`); !strings.Contains(text, "b'h'") {
+		t.Errorf("the control, a buffer of no secret: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "buffsa", "b'Q'", "'Q'", ": 81")
+}
+
+// itemValues are the values of a listing's rows of items (named by their
+// index), read from its text, or from the JSON the host shows when it
+// masked some (engine: the text has a row each).
+func itemValues(t *testing.T, text string) []string {
+	t.Helper()
+	if _, js, ok := strings.Cut(text, "the result as JSON)\n"); ok {
+		var res struct {
+			Variables []struct{ Name, Value string }
+		}
+		if err := json.Unmarshal([]byte(js), &res); err != nil {
+			t.Fatalf("the result as JSON: %v\n%s", err, js)
+		}
+		var out []string
+		for _, v := range res.Variables {
+			if _, err := strconv.Atoi(v.Name); err == nil {
+				out = append(out, v.Value)
+			}
+		}
+		return out
+	}
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*\d+: \S+ = (.*?)(?: \[ref \d+\])?$`).FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
 // A secret's first read may come through an innocent name, before any
 // result has shown it under its own: the program's output, an alias, a
 // reversed alias, an alias of a dict's entry, an exception's text. The gate
