@@ -54,6 +54,14 @@ import (
 // function's and the local's (errors[0].login.token), 16 frames, not the
 // module's (its globals, listed already).
 //
+// And a log record (logging's LogRecord, kept by a handler: a
+// MemoryHandler's buffer, pytest's caplog.records) holds its message's
+// arguments apart from it, in args: log.warning("login with password %s",
+// pw) showed ('...',) in clear as records[0].args (found 2026-12-07).
+// Its message is read as getMessage makes it (msg % args, of plain
+// values only), under the name that holds it and .message, for the result
+// phase to read as it reads a log line.
+//
 // And an object a result shows whole (shownSeen's readWhole) has its
 // attributes read, and its attributes' a level more, by name
 // (zclient._token): all of a result's objects in one request, where
@@ -85,7 +93,7 @@ import (
 // (shownSeen: an object a result shows), name "." attribute, and those of
 // its attributes that are objects, a level more (zclient._token,
 // conf.db.password), 1,024 at most. b is builtins.
-const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A: lambda k, f, whole: [` +
+const heldBy = `(lambda b, T, TB, IT, W, G, L: (lambda s, i: (lambda ok: (lambda A: lambda k, f, whole: [` +
 	// functions and methods; partials, threads and the like (W)
 	`(k + '.' + n, v) for g, args, sk in (` +
 	`[(f, None, 0)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
@@ -106,7 +114,9 @@ const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A:
 	// exceptions: the locals of the functions their traceback went through
 	`(k + '.' + fr.f_code.co_name + '.' + n, v) for fr, _ in (IT.islice(TB.walk_tb(b.BaseException.__traceback__.__get__(f)), 16) ` +
 	`if b.issubclass(b.type(f), b.BaseException) else ()) if fr.f_locals is not fr.f_globals ` +
-	`for n, v in [*fr.f_locals.items()][:256] if ok(v)] + ([*IT.islice(A(A, k, f, 1), 1024)] if whole else []))` +
+	`for n, v in [*fr.f_locals.items()][:256] if ok(v)] + ` +
+	// a log record's message, formatted (L)
+	`[(k + '.message', m) for m in L(f, b)] + ([*IT.islice(A(A, k, f, 1), 1024)] if whole else []))` +
 	// an object's attributes (whole), and its attributes' a level more, 256 each and
 	// 1,024 in all, from its instance dict as the type's own __dict__ descriptor gives it,
 	`(lambda A, k, o, depth: (p for n, v in IT.islice(IT.chain((nv for d in [b.next((g.__get__(o) for c in b.type.__dict__['__mro__'].__get__(b.type(o)) ` +
@@ -127,7 +137,21 @@ const heldBy = `(lambda b, T, TB, IT, W, G: (lambda s, i: (lambda ok: (lambda A:
 	// G: a slot's value, none when it is not set (a member descriptor
 	// raises AttributeError then, and TypeError for an object of another
 	// class, when a class holds another's: a lambda cannot catch them)
-	`(lambda ns: exec('def g(n, m, o):\n    try:\n        return [(n, m.__get__(o))]\n    except Exception:\n        return []', ns) or ns['g'])({}))`
+	`(lambda ns: exec('def g(n, m, o):\n    try:\n        return [(n, m.__get__(o))]\n    except Exception:\n        return []', ns) or ns['g'])({}), ` +
+	// L: a log record's message as getMessage makes it, msg % args, when
+	// it is logging's own LogRecord, its msg a str (no width of five
+	// digits or more, no *) and its args a tuple or dict of at most 64
+	// plain values: str % them runs no code of the program's. None when it
+	// raises.
+	`(lambda ns: exec('def m(o, b):\n' ` +
+	`'    L = b.getattr(__import__("sys").modules.get("logging"), "__dict__", {}).get("LogRecord")\n' ` +
+	`'    if L is None or b.type(o) is not L:\n        return []\n' ` +
+	`'    msg, args = o.__dict__.get("msg"), o.__dict__.get("args")\n' ` +
+	`'    vs = b.list(args.values()) if b.type(args) is b.dict else args if b.type(args) is b.tuple else None\n' ` +
+	`'    if b.type(msg) is not b.str or b.len(msg) > 4096 or "*" in msg or not vs or b.len(vs) > 64:\n        return []\n' ` +
+	`'    if b.any(msg[i:i + 5].isdigit() for i in b.range(b.len(msg))):\n        return []\n' ` +
+	`'    if not b.all(b.type(v) in (b.str, b.bytes, b.int, b.float, b.bool, b.type(None)) and not (b.type(v) in (b.str, b.bytes) and b.len(v) > 16384) for v in vs):\n        return []\n' ` +
+	`'    try:\n        return [msg % args]\n    except Exception:\n        return []', ns) or ns['m'])({}))`
 
 // heldCallables are the classes, of Python's own modules, whose objects
 // hold a callable and the positional arguments it will be called with:
@@ -148,7 +172,7 @@ const heldCallables = `(('functools', 'partial', 'func', 'args', 0), ('functools
 // type itself.
 var heldTypes = map[string]bool{"function": true, "method": true, "partial": true, "partialmethod": true, "Thread": true,
 	"Timer": true, "Handle": true, "TimerHandle": true, "_WorkItem": true, "Event": true, "Process": true,
-	"ForkProcess": true, "SpawnProcess": true, "ForkServerProcess": true}
+	"ForkProcess": true, "SpawnProcess": true, "ForkServerProcess": true, "LogRecord": true}
 
 // exceptionEnds are how the names of exception classes end, by Python's
 // convention (PEP 8: an error's ends with Error) and its builtins'

@@ -21,7 +21,7 @@ import (
 // thread whose arguments are not a tuple (a generator, which a read
 // would consume) is left whole.
 func TestHeldByAgreesWithCPython(t *testing.T) {
-	prog := `import asyncio, concurrent.futures.thread, contextlib, functools, multiprocessing, sched, sys, threading, time
+	prog := `import asyncio, concurrent.futures.thread, contextlib, functools, logging, multiprocessing, sched, sys, threading, time
 H = ` + heldBy + `
 def make_client(token, retries=3):
     def call():
@@ -92,7 +92,16 @@ def two_fns():
         return f(*args) or g
     return run
 big = "x" * 16385
-for k, f in [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
+def rec(msg, *args, cls=logging.LogRecord):
+    return cls("app", 30, "app.py", 1, msg, args, None)
+class SubRecord(logging.LogRecord):  # a class of the program's: its getMessage may be its own
+    pass
+records = [("record", rec("login with password %s", "log-s3cret")), ("record_dict", rec("%(user)s:%(pw)s", {"user": "ada", "pw": "logd-s3cret"})),
+           ("record_num", rec("%d tries, key %r", 3, b"logb-s3cret")), ("record_wide", rec("%099999d %s", 1, "w-s3cret")),
+           ("record_star", rec("%*s", 5, "x")), ("record_short", rec("%s %s", "one")), ("record_obj", rec("%s", Acct())),
+           ("record_sub", rec("%s", "sub", cls=SubRecord)), ("record_strsub", rec(S("%s"), "x")), ("record_none", rec("no args")),
+           ("record_many", rec("%s" * 65, *range(65)))]
+for k, f in records + [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
              ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
              ("star", functools.partial(star, "s", "extra")), ("pfn", functools.partial(make_client("in-partial"))),
              ("worker", threading.Thread(target=connect, args=("h", "thr-s3cret"))),
@@ -168,7 +177,18 @@ for k, f in [("client", Client("obj-s3cret")), ("conf", Conf()), ("guarded", Gua
 	if err != nil {
 		t.Fatalf("python3: %v\n%s", err, out)
 	}
-	want := `client [('client.token', 'cls-s3cret')]
+	want := `record [('record.message', 'login with password log-s3cret')]
+record_dict [('record_dict.message', 'ada:logd-s3cret')]
+record_num [('record_num.message', "3 tries, key b'logb-s3cret'")]
+record_wide []
+record_star []
+record_short []
+record_obj []
+record_sub []
+record_strsub []
+record_none []
+record_many []
+client [('client.token', 'cls-s3cret')]
 conn [('conn.password', 'dflt-pw'), ('conn.args.host', 'db'), ('conn.args.password', 'prt-s3cret')]
 login [('login.args.user', 'ada'), ('login.args.pw', 'mth-s3cret')]
 kw [('kw.pw', 'kw-s3cret')]

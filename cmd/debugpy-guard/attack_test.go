@@ -1477,6 +1477,40 @@ del lines
 	noneSeen(t, r.seen.String(), "buffsa", "b'Q'", "'Q'", ": 81")
 }
 
+// A log record a handler keeps holds its message's arguments apart from
+// the message (found 2026-12-07): log.warning("login with password %s",
+// pw), kept by a handler of the program's or a MemoryHandler's buffer,
+// showed the password in clear as records[0].args. Its message is read
+// formatted, as a log line.
+func TestAttackSecretsHeldByLogRecords(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("Zr2xlogrca51xmP", "Yq7wlogrdb62ynQ") + `import logging, logging.handlers
+records = []
+class Keep(logging.Handler):
+    def emit(self, rec):
+        records.append(rec)
+log = logging.getLogger("app")
+log.addHandler(Keep())
+log.warning("login with password %s", next(lines))
+log.warning("retry %d of %s", 2, "the job")
+buffered = logging.handlers.MemoryHandler(100)
+logging.getLogger("db").addHandler(buffered)
+logging.getLogger("db").warning("connecting with password %s", next(lines))
+del lines
+` + mainAtBreak)
+	r.evaluateEach("records[0].args", "records")
+	// the buffer's record listed, its args a row
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	record := r.listRef(r.rowRef(r.listRef(r.rowRef(r.listRef(r.rowRef(globals, "buffered"), ""), "buffer"), ""), "0"), "")
+	if !strings.Contains(record, "args: tuple = (") {
+		t.Errorf("the control, the record's args: %s", record)
+	}
+	if text := r.ok("debugpy_evaluate", `{"expression":"records[1].args"}`); !strings.Contains(text, "(2, 'the job')") {
+		t.Errorf("the control, a record of no secret: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "logrca", "logrdb")
+}
+
 // itemValues are the values of a listing's rows of items (named by their
 // index), read from its text, or from the JSON the host shows when it
 // masked some (engine: the text has a row each).
