@@ -950,9 +950,26 @@ func (g *Gate) mask(session string, res Result) (Result, int) {
 // (truncated: max_items).
 
 // hasItemRows reports whether raw, a result as JSON, may hold a listing's
-// row of an item: its first item's name, "0" or "00".
+// row of an item: a "name" whose value begins with a digit (spaces
+// around the colon too: a team's module may rewrite a result so), in one
+// pass.
 func hasItemRows(raw []byte) bool {
-	return bytes.Contains(raw, []byte(`"name":"0`)) || bytes.Contains(raw, []byte(`"name": "0`))
+	key := []byte(`"name"`)
+	for i := bytes.Index(raw, key); i >= 0; {
+		j := i + len(key)
+		for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\n' || raw[j] == '\r' || raw[j] == ':') {
+			j++
+		}
+		if j+1 < len(raw) && raw[j] == '"' && '0' <= raw[j+1] && raw[j+1] <= '9' {
+			return true
+		}
+		k := bytes.Index(raw[j:], key)
+		if k < 0 {
+			return false
+		}
+		i = j + k
+	}
+	return false
 }
 
 // listed is a listing as itemsSpell reads it: its rows' names and values.

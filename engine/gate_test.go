@@ -535,6 +535,24 @@ func TestGateMasksItemsThatSpellASecret(t *testing.T) {
 	}
 }
 
+// hasItemRows finds an item's row however a module spaced its JSON, and
+// no other row.
+func TestHasItemRows(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"variables":[{"name":"00","value":"'Q'"}]}`:             true,
+		`{"variables":[{"name" : "7","value":"'Q'"}]}`:            true,
+		"{\"variables\":[{\"name\":\n\t\"12\",\"value\":\"1\"}]}": true,
+		`{"variables":[{"name":"x0","value":"'0'"}]}`:             false,
+		`{"variables":[{"name":"len()","value":"0"}],"name":"a"}`: false,
+		`{"result":"'name': '0'"}`:                                false,
+		`{"name"`:                                                 false,
+	} {
+		if got := hasItemRows([]byte(raw)); got != want {
+			t.Errorf("%s: %v, want %v", raw, got, want)
+		}
+	}
+}
+
 // TestOneEnginePerCall: a reload while a call runs does not change the
 // engine that call is judged by: its result is decided by the config its
 // call was, and the old engine closes only once the call is done.
