@@ -334,9 +334,18 @@ func (b *shownByLength) pick(vs []variableView) []*variableView {
 // a time (found 2026-12-07).
 func ctypesText(typ string) (size int, ok bool) {
 	elem, n, ok := strings.Cut(typ, "_Array_")
-	width := map[string]int{"c_char": 1, "c_byte": 1, "c_ubyte": 1, "c_wchar": 4}[elem]
+	if !ok {
+		return 0, false // most
+	}
+	width := 0
+	switch elem {
+	case "c_char", "c_byte", "c_ubyte":
+		width = 1
+	case "c_wchar":
+		width = 4
+	}
 	count, err := strconv.Atoi(n)
-	if !ok || width == 0 || err != nil || count < 0 || count > maxShownByLength {
+	if width == 0 || err != nil || count < 0 || count > maxShownByLength {
 		return 0, false
 	}
 	return count * width, true
@@ -366,25 +375,11 @@ func readBytes(ctx context.Context, s *dap.Session, frame int, rows []*variableV
 	if len(rows) == 0 {
 		return nil
 	}
-	var expr strings.Builder
-	// A ctypes array is read when ctypes made its class (c_char * 16): its
-	// metaclass, its one base and its class's names are ctypes' own, so
-	// that its buffer and its slice are C's, no code of the program's (A:
-	// its element type, or False).
-	fmt.Fprintf(&expr, "(lambda b, C, *vs: (lambda A: b.repr([b.bytes(b.memoryview(v)) if b.isinstance(v, b.bytearray) or "+
-		"b.isinstance(v, b.memoryview) and v.nbytes <= %[1]d "+
-		"else v[:] if C is not None and A(v) is C.c_wchar and b.len(v) <= %[1]d "+
-		"else b.bytes(b.memoryview(v)) if C is not None and A(v) in (C.c_char, C.c_byte, C.c_ubyte) and b.len(v) <= %[1]d "+
-		"else None for v in vs]))("+
-		"lambda v: (lambda t: C is not None and b.type(t) is b.type(C.Array) and b.type.__dict__['__bases__'].__get__(t) == (C.Array,) "+
-		"and b.set(b.type.__dict__['__dict__'].__get__(t)) <= {'_length_', '_type_', '__module__', '__dict__', '__weakref__', '__doc__', 'raw', 'value'} "+
-		"and b.type.__dict__['__dict__'].__get__(t)['_type_'])(b.type(v))))"+
-		"(__import__('builtins'), __import__('sys').modules.get('ctypes')", maxShownByLength)
-	for _, v := range rows {
-		expr.WriteString(", (" + v.EvaluateName + ")")
+	names := make([]string, len(rows))
+	for i, v := range rows {
+		names[i] = v.EvaluateName
 	}
-	expr.WriteString(")")
-	body, err := s.Peek(ctx, expr.String(), frame, "clipboard")
+	body, err := s.Peek(ctx, bytesExpr(names), frame, "clipboard")
 	if err != nil && !errors.As(err, new(*dap.ResponseError)) {
 		return err
 	}
@@ -419,6 +414,31 @@ func readBytes(ctx context.Context, s *dap.Session, frame int, rows []*variableV
 		}
 	}
 	return nil
+}
+
+// bytesExpr is the Python that readBytes evaluates: the repr of a list of
+// what each of names holds, as bytes (a str for an array of wide
+// characters), or None.
+func bytesExpr(names []string) string {
+	var expr strings.Builder
+	// A ctypes array is read when ctypes made its class (c_char * 16): its
+	// metaclass, its one base and its class's names are ctypes' own, so
+	// that its buffer and its slice are C's, no code of the program's (A:
+	// its element type, or False).
+	fmt.Fprintf(&expr, "(lambda b, C, *vs: (lambda A: b.repr([b.bytes(b.memoryview(v)) if b.isinstance(v, b.bytearray) or "+
+		"b.isinstance(v, b.memoryview) and v.nbytes <= %[1]d "+
+		"else v[:] if C is not None and A(v) is C.c_wchar and b.len(v) <= %[1]d "+
+		"else b.bytes(b.memoryview(v)) if C is not None and (A(v) is C.c_char or A(v) is C.c_byte or A(v) is C.c_ubyte) and b.len(v) <= %[1]d "+
+		"else None for v in vs]))("+
+		"lambda v: (lambda t, n: C is not None and b.type(t) is b.type(C.Array) and (lambda bs: b.len(bs) == 1 and bs[0] is C.Array)(b.type.__dict__['__bases__'].__get__(t)) "+
+		"and b.all(b.type(k) is b.str and k in n for k in b.type.__dict__['__dict__'].__get__(t)) "+
+		"and b.type.__dict__['__dict__'].__get__(t)['_type_'])(b.type(v), {'_length_', '_type_', '__module__', '__dict__', '__weakref__', '__doc__', 'raw', 'value'})))"+
+		"(__import__('builtins'), __import__('sys').modules.get('ctypes')", maxShownByLength)
+	for _, name := range names {
+		expr.WriteString(", (" + name + ")")
+	}
+	expr.WriteString(")")
+	return expr.String()
 }
 
 // maxShownByLength bounds the bytes of a value readBytes reads, and

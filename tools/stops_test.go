@@ -244,3 +244,48 @@ for _ in range(1500):
 		}
 	}
 }
+
+// bytesExpr reads, in CPython, a bytearray, a memoryview and the ctypes
+// arrays of characters and bytes whose class ctypes made as their bytes
+// (a wide one as its str), and no other value: not an array of another
+// element, nor one of a class of the program's (a subclass, a class with
+// a method of its own, an element type whose metaclass compares), whose
+// code does not run.
+func TestBytesExprAgreesWithCPython(t *testing.T) {
+	prog := `import ctypes, sys
+class Exits(type(ctypes.c_char)):
+    def __eq__(self, o):
+        sys.exit("ran the program's __eq__")
+    __hash__ = type.__hash__
+class MyChar(ctypes.c_char, metaclass=Exits):
+    pass
+class Sub(ctypes.c_char * 3):
+    pass
+class Own(ctypes.Array):
+    _type_ = ctypes.c_char
+    _length_ = 3
+    def __getitem__(self, i):
+        sys.exit("ran the program's __getitem__")
+buf = ctypes.create_string_buffer(b"ab")
+wide = ctypes.create_unicode_buffer("xy")
+ubytes = (ctypes.c_ubyte * 3)(1, 2, 255)
+sbytes = (ctypes.c_byte * 2)(1, -1)
+ints = (ctypes.c_int * 2)(1, 2)
+mine = (MyChar * 2)()
+sub = Sub()
+own = Own()
+ba = bytearray(b"ba")
+mv = memoryview(b"mv")
+big = ctypes.create_string_buffer(20000)
+print(eval(sys.argv[1]))
+`
+	names := []string{"buf", "wide", "ubytes", "sbytes", "ints", "mine", "sub", "own", "ba", "mv", "big", "b'x'"}
+	out, err := exec.Command("python3", "-c", prog, bytesExpr(names)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3: %v\n%s", err, out)
+	}
+	want := `[b'ab\x00', 'xy\x00', b'\x01\x02\xff', b'\x01\xff', None, None, None, None, b'ba', b'mv', None, None]` + "\n"
+	if string(out) != want {
+		t.Errorf("read\n%s\nwant\n%s", out, want)
+	}
+}
