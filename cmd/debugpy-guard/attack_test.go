@@ -1445,6 +1445,29 @@ del lines
 	noneSeen(t, r.seen.String(), "itemsa", `"'v'"`, `"b'v'"`, `"118"`)
 }
 
+// A container under a secret's name that spells the secret with its
+// items, and nothing else holding the secret whole: its row was masked,
+// and its items, listed by its variables_reference, showed the secret a
+// character a row (found 2026-12-07): nothing had learned it whole, and
+// a character is no secret alone. What it spells is learned.
+func TestAttackSecretsContainerListedByItsReference(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7chrsa93kdW", "Hy6wcodeb12abV") + `password_chars = list(next(lines))
+secret_codes = [ord(c) for c in next(lines)]
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	for _, name := range []string{"password_chars", "secret_codes"} {
+		for _, more := range []string{"", `,"max_items":5`} {
+			items := itemValues(t, r.listRef(r.rowRef(globals, name), more))
+			if len(items) < 5 || slices.ContainsFunc(items, func(v string) bool { return v != "[redacted]" }) {
+				t.Errorf("%s%s: its items %q", name, more, items)
+			}
+		}
+	}
+	noneSeen(t, r.seen.String(), "chrsa", "codeb", `"'Q'"`, `: str = 'v'`, `: int = 72`, `"121"`)
+}
+
 // A buffer whose repr shows none of its bytes, read an index at a time,
 // showed a secret a byte at a time (found 2026-12-07): a ctypes array of
 // characters or bytes (create_string_buffer, create_unicode_buffer,

@@ -493,6 +493,7 @@ func walkObject(v, name sdk.Value, extra map[string]bool, texts *judgedTexts, n 
 		case secret && (m.Key == "value" || m.Key == "result"):
 			rememberShown(m.Value.Str())
 			learnContainer(m.Value.Str())
+			learnSpelled(displayItems(m.Value.Str()))
 			*n++
 			m.Value, changed = sdk.StringValue(mask), true
 		case secret && m.Key == "children":
@@ -505,6 +506,7 @@ func walkObject(v, name sdk.Value, extra map[string]bool, texts *judgedTexts, n 
 			walk(m.Value, extra, texts, new(int))
 			learnItems(m.Value)
 			learnValues(m.Value)
+			learnSpelled(itemValues(m.Value))
 			keep, changed = false, true
 		case m.Value.Kind() == sdk.String && texts.isSecretName(m.Key, extra):
 			rememberShown(m.Value.Str())
@@ -816,6 +818,103 @@ func learnItems(children sdk.Value) {
 		}
 		learnItems(c.Get("children"))
 	}
+}
+
+// learnSpelled hands the host what a container shown under a secret's
+// name spells with its items, in order: each run of characters (a
+// string of up to three, a number as the character it codes) joined,
+// when it is at least minSpelled characters. learnContainer learns its
+// strings one by one, and a character is no secret alone: password_chars
+// = list(password), listed by its variables_reference, showed the secret
+// a character a row, since nothing had learned it whole (found
+// 2026-12-07). Learned, the host masks the rows that spell it
+// (plugins.Masker.Items) and every form of it.
+func learnSpelled(items []string) {
+	var run strings.Builder
+	end := func() {
+		if utf8.RuneCountInString(run.String()) >= minSpelled {
+			remember(run.String())
+		}
+		run.Reset()
+	}
+	for _, it := range items {
+		if c, ok := spelledBy(it); ok {
+			run.WriteString(c)
+			continue
+		}
+		end()
+	}
+	end()
+}
+
+// minSpelled is the fewest characters learnSpelled learns: the host keeps
+// no secret shorter (plugins.MinSecret).
+const minSpelled = 4
+
+// spelledBy is what an item spells, shown as it: a string literal of up to
+// three characters, or a whole number (decimal, or hex) as the character
+// it codes.
+func spelledBy(item string) (string, bool) {
+	if l, ok := expressions.ReadLiteral(item, 0); ok {
+		if l.End != len(item) || !l.Known || l.Value == "" || utf8.RuneCountInString(l.Value) > 3 {
+			return "", false
+		}
+		return l.Value, true
+	}
+	n, err := strconv.ParseInt(item, 0, 32)
+	if err != nil || n < 0 || n > utf8.MaxRune || strings.HasPrefix(item, "0") && len(item) > 1 && item[1] != 'x' {
+		return "", false
+	}
+	return string(rune(n)), true
+}
+
+// displayItems are the items of a list's or a tuple's display, as shown,
+// up to the first that is no literal nor number (a nested display, an
+// object's repr) or the cut of a long one (...).
+func displayItems(display string) []string {
+	if len(display) < 2 || !(display[0] == '[' && display[len(display)-1] == ']' || display[0] == '(' && display[len(display)-1] == ')') {
+		return nil
+	}
+	var out []string
+	inner := display[1 : len(display)-1]
+	for i := 0; i < len(inner); {
+		for i < len(inner) && inner[i] == ' ' {
+			i++
+		}
+		j := i
+		if l, ok := expressions.ReadLiteral(inner, i); ok {
+			j = l.End
+		} else {
+			for j < len(inner) && inner[j] != ',' && inner[j] != ' ' {
+				j++
+			}
+		}
+		if j == i {
+			break
+		}
+		out = append(out, inner[i:j])
+		for j < len(inner) && inner[j] == ' ' {
+			j++
+		}
+		if j < len(inner) && inner[j] != ',' {
+			break
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// itemValues are the values of a listing's rows of items (named by their
+// index), in order.
+func itemValues(children sdk.Value) []string {
+	var out []string
+	for _, c := range children.Elements() {
+		name := c.Get("name").Str()
+		if name != "" && strings.Trim(name, "0123456789") == "" {
+			out = append(out, c.Get("value").Str())
+		}
+	}
+	return out
 }
 
 // learnValues hands the host the values of the attributes below an

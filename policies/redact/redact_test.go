@@ -78,6 +78,33 @@ func TestHandsOverShownAndDecoded(t *testing.T) {
 	}
 }
 
+// A container under a secret's name that spells its value with its
+// items (characters, numbers, pieces of up to three characters) hands the
+// host what it spells, from its display and from its rows of items; a run
+// of fewer than four characters, and items of other kinds, hand nothing.
+func TestHandsOverWhatASecretsContainerSpells(t *testing.T) {
+	sdk.ResetCounters()
+	sdk.TakeSecrets()
+	res := `{"variables":[{"name":"password_chars","value":"['Q', 'v', \"'\", '7']","type":"list"},` +
+		`{"name":"secret_codes","value":"[72, 0x79, 54, 119, ...]","type":"list"},` +
+		`{"name":"token_parts","value":"('ab', 'cde', b'f', 1.5, 'gh', [1], 'ij')","type":"tuple"},` +
+		`{"name":"api_key_items","value":"<list, len() = 300>","type":"list","children":[` +
+		`{"name":"000","value":"'x'"},{"name":"001","value":"'y'"},{"name":"len()","value":"300"},{"name":"002","value":"'z'"},{"name":"003","value":"'w'"}]},` +
+		`{"name":"user","value":"['a', 'b', 'c', 'd']","type":"list"}]}`
+	policytest.Run(t, Decide, []policytest.Case{{Name: "spelled", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow"}})
+	got := sdk.TakeSecrets()
+	for _, w := range []string{"Qv'7", "Hy6w", "abcdef", "xyzw"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("%q not handed over: %q", w, got)
+		}
+	}
+	for _, w := range []string{"gh", "ghij", "ij", "abcd"} {
+		if slices.Contains(got, w) {
+			t.Errorf("%q handed over: %q", w, got)
+		}
+	}
+}
+
 // The children of a row named for a secret are dropped; those named for a
 // secret, at any depth, are handed over, and the others are not.
 func TestHandsOverTheSecretsUnderASecretsName(t *testing.T) {
