@@ -52,7 +52,10 @@ import (
 // AuthError(token) showed the token in its repr, with no name (found
 // 2026-12-07); they are read under the name that holds the exception, the
 // function's and the local's (errors[0].login.token), 16 frames, not the
-// module's (its globals, listed already).
+// module's (its globals, listed already). One never raised has no
+// traceback: Denied("ada", token), kept in a list, showed the token
+// (found 2026-12-07). Its args are read under the parameters of its
+// class's own __init__ (errors[0].token), when there are as many of each.
 //
 // And a log record (logging's LogRecord, kept by a handler: a
 // MemoryHandler's buffer, pytest's caplog.records) holds its message's
@@ -115,6 +118,13 @@ const heldBy = `(lambda b, T, TB, IT, W, G, L: (lambda s, i: (lambda ok: (lambda
 	`(k + '.' + fr.f_code.co_name + '.' + n, v) for fr, _ in (IT.islice(TB.walk_tb(b.BaseException.__traceback__.__get__(f)), 16) ` +
 	`if b.issubclass(b.type(f), b.BaseException) else ()) if fr.f_locals is not fr.f_globals ` +
 	`for n, v in [*fr.f_locals.items()][:256] if ok(v)] + ` +
+	// and their args, named by the parameters of their class's own
+	// __init__ (a function of the program's) when as many
+	`[(k + '.' + n, a) for c in ([b.type(f)] if b.issubclass(b.type(f), b.BaseException) else []) ` +
+	`for i in [b.next((d['__init__'] for m in b.type.__dict__['__mro__'].__get__(c) for d in [b.type.__dict__['__dict__'].__get__(m)] if '__init__' in d), None)] ` +
+	`if b.type(i) is T.FunctionType for xs in [b.BaseException.__dict__['args'].__get__(f)] ` +
+	`if b.type(xs) is b.tuple and b.len(xs) == i.__code__.co_argcount - 1 ` +
+	`for n, a in b.zip(i.__code__.co_varnames[1:i.__code__.co_argcount], xs) if ok(a)] + ` +
 	// a log record's message, formatted (L)
 	`[(k + '.message', m) for m in L(f, b)] + ([*IT.islice(A(A, k, f, 1), 1024)] if whole else []))` +
 	// an object's attributes (whole), and its attributes' a level more, 256 each and

@@ -92,6 +92,16 @@ def two_fns():
         return f(*args) or g
     return run
 big = "x" * 16385
+class Denied(Exception):
+    def __init__(self, user, token):
+        super().__init__(user, token)
+class Worded(Exception):
+    def __init__(self, token):
+        super().__init__("bad", token)
+class OwnArgs(Denied):
+    @property
+    def args(self):
+        sys.exit("ran the program's args")
 def rec(msg, *args, cls=logging.LogRecord):
     return cls("app", 30, "app.py", 1, msg, args, None)
 class SubRecord(logging.LogRecord):  # a class of the program's: its getMessage may be its own
@@ -100,7 +110,8 @@ records = [("record", rec("login with password %s", "log-s3cret")), ("record_dic
            ("record_num", rec("%d tries, key %r", 3, b"logb-s3cret")), ("record_wide", rec("%099999d %s", 1, "w-s3cret")),
            ("record_star", rec("%*s", 5, "x")), ("record_short", rec("%s %s", "one")), ("record_obj", rec("%s", Acct())),
            ("record_sub", rec("%s", "sub", cls=SubRecord)), ("record_strsub", rec(S("%s"), "x")), ("record_none", rec("no args")),
-           ("record_many", rec("%s" * 65, *range(65)))]
+           ("record_many", rec("%s" * 65, *range(65))), ("denied", Denied("ada", "den-s3cret")), ("worded", Worded("w-s3cret")),
+           ("own_args", OwnArgs("bob", "oa-s3cret"))]
 for k, f in records + [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
              ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
              ("star", functools.partial(star, "s", "extra")), ("pfn", functools.partial(make_client("in-partial"))),
@@ -188,6 +199,9 @@ record_sub []
 record_strsub []
 record_none []
 record_many []
+denied [('denied.user', 'ada'), ('denied.token', 'den-s3cret')]
+worded []
+own_args [('own_args.user', 'bob'), ('own_args.token', 'oa-s3cret')]
 client [('client.token', 'cls-s3cret')]
 conn [('conn.password', 'dflt-pw'), ('conn.args.host', 'db'), ('conn.args.password', 'prt-s3cret')]
 login [('login.args.user', 'ada'), ('login.args.pw', 'mth-s3cret')]

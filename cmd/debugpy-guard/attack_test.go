@@ -1500,6 +1500,29 @@ del lines
 	noneSeen(t, r.seen.String(), "buffsa", "b'Q'", "'Q'", ": 81")
 }
 
+// An exception made and kept, never raised, has no traceback to read the
+// locals of: Denied("ada", token), kept in a list of errors, showed the
+// token in its repr (found 2026-12-07). Its args are read under the
+// parameters of its class's own __init__, when as many.
+func TestAttackSecretsHeldByExceptionsNeverRaised(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7denyda93kdW") + `class Denied(Exception):
+    def __init__(self, user, token):
+        super().__init__(user, token)
+class NotFound(Exception):
+    def __init__(self, path):
+        super().__init__(path)
+errors = [Denied("ada", next(lines)), NotFound("/srv/data.csv")]
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("errors", "errors[0]", "errors[0].args")
+	if !strings.Contains(globals, "NotFound('/srv/data.csv')") {
+		t.Errorf("the control, an exception of no secret: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "denyda")
+}
+
 // A log record a handler keeps holds its message's arguments apart from
 // the message (found 2026-12-07): log.warning("login with password %s",
 // pw), kept by a handler of the program's or a MemoryHandler's buffer,
