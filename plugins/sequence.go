@@ -114,7 +114,8 @@ func (m *Masker) InSequence(s string) bool {
 // them (each an element's repr, in order: a listing's rows of a list, a
 // tuple, a ctypes array), spell a piece of a value read together as the
 // container's display does (sequenceSpans): [v0, v1, ...], cut after the
-// last when more (the container has more items than shown). Shown a row at
+// last when more (the container has more items than shown) and the items
+// there spell MinSecret characters or more (spelledLast). Shown a row at
 // a time, list(password)'s characters, a bytes' numbers and a ctypes
 // buffer's bytes showed the secret in clear, one item a row, while the
 // container's own display was masked (found 2026-12-07).
@@ -132,7 +133,7 @@ func (m *Masker) Items(items []string, more bool) []bool {
 		at[i] = b.Len()
 		b.WriteString(it)
 	}
-	if more {
+	if more && spelledLast(items) >= MinSecret {
 		b.WriteString(", " + cut)
 	}
 	b.WriteByte(']')
@@ -148,6 +149,30 @@ func (m *Masker) Items(items []string, more bool) []bool {
 		}
 	})
 	return out
+}
+
+// spelledLast is how many characters the items at the end of items spell
+// (strings and numbers, elements of a run, up to the first that is not
+// one). A listing's cut is where max_items put it: the agent's. Beside it,
+// a piece of a secret is read from MinSecret characters on, not minPiece:
+// a list the agent writes of three characters and a name ('Q', 'v', 'U',
+// x), listed with max_items 3, would have told whether a secret begins
+// so, where its display of four characters waits for a person
+// (expressions' guesses).
+func spelledLast(items []string) int {
+	n := 0
+	for i := len(items) - 1; i >= 0; i-- {
+		k, e := element(items[i], 0)
+		if k == 0 || e.end != len(items[i]) {
+			break
+		}
+		if k == 'n' || e.r >= 0 {
+			n++
+		} else {
+			n += utf8.RuneCountInString(e.text)
+		}
+	}
+	return n
 }
 
 // elem is one element of a run: where it is in the text, and what it

@@ -104,9 +104,13 @@ func TestItems(t *testing.T) {
 			append(append([]bool{false, false}, all(len(secret))...), false)},
 		// a listing cut by max_items: the secret's beginning, beside the cut
 		{"cut", reprs(char, "Hunt"), true, all(4)},
-		{"cut, numbers", reprs(code, "Hun"), true, all(3)},
-		// two items beside a cut are fewer than a piece (minPiece)
-		{"cut short of a piece", reprs(char, "Hu"), true, nil},
+		{"cut, numbers", reprs(code, "Hunt"), true, all(4)},
+		{"cut, pieces", []string{"'Hu'", "'nte'"}, true, all(2)},
+		// the cut is max_items', the agent's: three items beside it are
+		// fewer than a secret (MinSecret), as a guess of four waits for a
+		// person
+		{"cut short of a secret", reprs(char, "Hun"), true, nil},
+		{"cut after another item", append([]string{"<object>"}, reprs(char, "Hun")...), true, nil},
 		{"not cut", reprs(char, "Hunt"), false, nil},
 		{"no secret", reprs(char, "Other-words-here"), false, nil},
 		{"one", []string{"'H'"}, true, nil},

@@ -1442,7 +1442,25 @@ del lines
 	for _, tell := range []string{"'Q', ", "'v'", "'U'", "b'Q'", ": int = 81", ": str = 'Q'", ": bytes = b'v'"} {
 		noneSeen(t, nested+strings.Join(letters, ""), tell)
 	}
-	noneSeen(t, r.seen.String(), "itemsa", `"'v'"`, `"b'v'"`, `"118"`)
+	// The cut is max_items', the agent's: a list it writes of three
+	// characters and a name (which runs unasked), listed cut after them,
+	// answers alike whether the secret begins so or not.
+	for _, guess := range []string{"zkX", "QvU"} {
+		res := r.request("tools/call", `{"name":"debugpy_evaluate","arguments":{"expression":"['`+guess[:1]+`', '`+guess[1:2]+`', '`+guess[2:]+`', letters]"}}`)
+		var out struct {
+			Structured struct {
+				Ref int `json:"variables_reference"`
+			} `json:"structuredContent"`
+		}
+		if err := json.Unmarshal(res, &out); err != nil || out.Structured.Ref == 0 {
+			t.Fatalf("the guess %s: %v %s", guess, err, res)
+		}
+		items := itemValues(t, r.listRef(strconv.Itoa(out.Structured.Ref), `,"max_items":3`))
+		if want := []string{"'" + guess[:1] + "'", "'" + guess[1:2] + "'", "'" + guess[2:] + "'"}; !slices.Equal(items, want) {
+			t.Errorf("the guess %s: its items %q, want %q as written", guess, items, want)
+		}
+	}
+	noneSeen(t, r.seen.String(), "itemsa", `"b'v'"`, `"118"`)
 }
 
 // A container under a secret's name that spells the secret with its
