@@ -14,12 +14,7 @@ import (
 // pieces is masked where the sequence spells it; other sequences are left
 // as they are.
 func TestSequenceSpans(t *testing.T) {
-	s := NewSecrets()
-	const secret = "Hunter2-S3cret-pass!"
-	if !kept(s.Add("a", secret)) {
-		t.Fatal("not kept")
-	}
-	m := s.Masker("a")
+	m := maskerOf(t, "Hunter2-S3cret-pass!")
 	for _, c := range []struct{ shown, want string }{
 		{`['H', 'u', 'n', 't', 'e', 'r', '2', '-', 'S', '3', 'c', 'r', 'e', 't', '-', 'p', 'a', 's', 's', '!']`, `[[redacted]]`},
 		// debugpy's display of a long list: its first items, then a cut
@@ -69,16 +64,22 @@ func TestSequenceSpans(t *testing.T) {
 	}
 }
 
+// maskerOf is the masker of a session that has seen secret.
+func maskerOf(t *testing.T, secret string) *Masker {
+	t.Helper()
+	s := NewSecrets()
+	if !kept(s.Add("a", secret)) {
+		t.Fatal("not kept")
+	}
+	return s.Masker("a")
+}
+
 // A container's items, shown a row each, are read as its display: the
 // items that spell a secret, whole or beside the cut of a listing shorter
 // than the container, and no others.
 func TestItems(t *testing.T) {
-	s := NewSecrets()
 	const secret = "Hunter2-S3cret-pass!"
-	if !kept(s.Add("a", secret)) {
-		t.Fatal("not kept")
-	}
-	m := s.Masker("a")
+	m := maskerOf(t, secret)
 	reprs := func(f func(r rune) string, rs string) []string {
 		var out []string
 		for _, r := range rs {
