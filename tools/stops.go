@@ -909,9 +909,14 @@ func launchedSeen(call Call) engine.Seen {
 // line each (in the clipboard context, which does not cut a string short),
 // not the mapping, whose repr debugpy cuts after 15 items and whose
 // opening is a round trip more; through builtins, which a name of the
-// program's (a global dict) does not shadow.
+// program's (a global dict) does not shadow. At a stop on an exception,
+// pydevd's __exception__ among the frame's locals, (type, exception,
+// traceback), is read for what the exception holds: AuthError(token),
+// raised with the token and nothing else holding it, showed it in the stop's
+// text and in debugpy_exception_info (found 2026-12-07).
 const started = "(lambda b, H, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + " +
-	heldLines + "([p for k, f in ns for p in H(k, f, False)]))" +
+	heldLines + "([p for k, f in ns for g in ([f[1]] if k == '__exception__' and b.type(f) is b.tuple and b.len(f) == 3 else [f]) " +
+	"for p in H(k, g, False)]))" +
 	"(__import__('builtins'), " + heldBy + ", [*{**globals(), **locals()}.items()])"
 
 // startedRows are the rows of what started read: the environment and

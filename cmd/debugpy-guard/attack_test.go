@@ -1541,6 +1541,36 @@ del lines
 	noneSeen(t, r.seen.String(), "denyda")
 }
 
+// An exception raised with a secret that no name of the stop holds
+// (raise AuthError(read_token())) showed it in the text of the stop on it
+// and in debugpy_exception_info (found 2026-12-07): the stop's listing
+// read the frames' names, and the exception, which pydevd keeps as
+// __exception__ among the frame's locals, is in no group it reads. It is
+// read for what it holds, its args under its __init__'s parameters.
+func TestAttackSecretRaisedInAnException(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	src := r.readsSecrets("QvU7raisea93kdW") + `class AuthError(Exception):
+    def __init__(self, token):
+        super().__init__(token)
+def login():
+    raise AuthError(next(lines))
+login()
+`
+	prog := filepath.Join(r.dir, "raise.py")
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
+	r.ok("debugpy_set_exception_breakpoints", `{"filters":["raised"]}`)
+	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (exception)") || !strings.Contains(text, "AuthError") {
+		t.Fatalf("continue: %s", text)
+	}
+	if text := r.ok("debugpy_exception_info", `{}`); !strings.Contains(text, "raise AuthError(next(lines))") {
+		t.Errorf("the control, the traceback: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "raisea")
+}
+
 // A log record a handler keeps holds its message's arguments apart from
 // the message (found 2026-12-07): log.warning("login with password %s",
 // pw), kept by a handler of the program's or a MemoryHandler's buffer,
