@@ -99,8 +99,8 @@ import (
 const heldBy = `(lambda b, T, TB, IT, W, G, L: (lambda s, i: (lambda ok: (lambda A: lambda k, f, whole: [` +
 	// functions and methods; partials, threads and the like (W)
 	`(k + '.' + n, v) for g, args, sk in (` +
-	`[(f, None, 0)] if b.type(f) in (T.FunctionType, T.MethodType) else ` +
-	`[(b.getattr(f, fa), b.getattr(f, aa), sk) for c, fa, aa, sk in W if b.type(f) is c and b.type(b.getattr(f, aa)) in (b.tuple, b.list)]) ` +
+	`[(f, None, 0)] if b.any(b.type(f) is y for y in (T.FunctionType, T.MethodType)) else ` +
+	`[(b.getattr(f, fa), b.getattr(f, aa), sk) for c, fa, aa, sk in W if b.type(f) is c and b.any(b.type(b.getattr(f, aa)) is y for y in (b.tuple, b.list))]) ` +
 	`for g, skip in [(g.__func__, sk + 1) if b.type(g) is T.MethodType else (g, sk)] if b.type(g) is T.FunctionType ` +
 	`for cs in [{n: c.cell_contents for n, c in b.zip(g.__code__.co_freevars, g.__closure__ or ()) if not b.repr(c).endswith('empty>')}] ` +
 	`for n, v in [*cs.items()] + ` +
@@ -109,8 +109,8 @@ const heldBy = `(lambda b, T, TB, IT, W, G, L: (lambda s, i: (lambda ok: (lambda
 	// a call deferred by a closure (ExitStack.callback's, a hand-written
 	// defer(fn, *args)): its cells args and one function, whose parameters
 	// name the arguments
-	`[('args.' + n, a) for fs in [[x for x in cs.values() if b.type(x) in (T.FunctionType, T.MethodType)]] ` +
-	`if args is None and b.type(cs.get('args')) in (b.tuple, b.list) and b.len(fs) == 1 ` +
+	`[('args.' + n, a) for fs in [[x for x in cs.values() if b.any(b.type(x) is y for y in (T.FunctionType, T.MethodType))]] ` +
+	`if args is None and b.any(b.type(cs.get('args')) is y for y in (b.tuple, b.list)) and b.len(fs) == 1 ` +
 	`for h, hs in [(fs[0].__func__, 1) if b.type(fs[0]) is T.MethodType else (fs[0], 0)] if b.type(h) is T.FunctionType ` +
 	`for n, a in b.zip(h.__code__.co_varnames[hs:h.__code__.co_argcount], cs['args'])] ` +
 	`if ok(v)] + [` +
@@ -137,10 +137,10 @@ const heldBy = `(lambda b, T, TB, IT, W, G, L: (lambda s, i: (lambda ok: (lambda
 	`(nv for c in b.type.__dict__['__mro__'].__get__(b.type(o)) for n, m in b.type.__dict__['__dict__'].__get__(c).items() ` +
 	`if b.type(m) is T.MemberDescriptorType and not (n.startswith('__') and n.endswith('__')) for nv in G(n, m, o))), 256) if b.type(n) is b.str ` +
 	`for p in ([(k + '.' + n, v)] if ok(v) else A(A, k + '.' + n, v, depth - 1) if depth > 0 else []))))` +
-	`(lambda v: s(v) or b.type(v) in (b.tuple, b.list) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
+	`(lambda v: s(v) or b.any(b.type(v) is y for y in (b.tuple, b.list)) and b.len(v) <= 64 and b.all(b.map(i, v)) ` +
 	`or b.type(v) is b.dict and b.len(v) <= 64 and b.all(b.type(x) is b.str and i(y) for x, y in v.items())))` +
-	`(lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384, ` +
-	`lambda x: b.type(x) in (b.str, b.bytes) and b.len(x) <= 16384 or b.type(x) in (b.int, b.float, b.bool) or x is None))` +
+	`(lambda x: b.any(b.type(x) is y for y in (b.str, b.bytes)) and b.len(x) <= 16384, ` +
+	`lambda x: b.any(b.type(x) is y for y in (b.str, b.bytes)) and b.len(x) <= 16384 or b.any(b.type(x) is y for y in (b.int, b.float, b.bool)) or x is None))` +
 	`(__import__('builtins'), __import__('types'), __import__('traceback'), __import__('itertools'), ` +
 	`[(c, fa, aa, sk) for mn, cn, fa, aa, sk in ` + heldCallables + ` ` +
 	`for c in [__import__('builtins').getattr(__import__('sys').modules.get(mn), '__dict__', {}).get(cn)] if c is not None], ` +
@@ -160,7 +160,7 @@ const heldBy = `(lambda b, T, TB, IT, W, G, L: (lambda s, i: (lambda ok: (lambda
 	`'    vs = b.list(args.values()) if b.type(args) is b.dict else args if b.type(args) is b.tuple else None\n' ` +
 	`'    if b.type(msg) is not b.str or b.len(msg) > 4096 or "*" in msg or not vs or b.len(vs) > 64:\n        return []\n' ` +
 	`'    if b.any(msg[i:i + 5].isdigit() for i in b.range(b.len(msg))):\n        return []\n' ` +
-	`'    if not b.all(b.type(v) in (b.str, b.bytes, b.int, b.float, b.bool, b.type(None)) and not (b.type(v) in (b.str, b.bytes) and b.len(v) > 16384) for v in vs):\n        return []\n' ` +
+	`'    if not b.all(b.any(b.type(v) is y for y in (b.str, b.bytes, b.int, b.float, b.bool, b.type(None))) and not (b.any(b.type(v) is y for y in (b.str, b.bytes)) and b.len(v) > 16384) for v in vs):\n        return []\n' ` +
 	`'    try:\n        return [msg % args]\n    except Exception:\n        return []', ns) or ns['m'])({}))`
 
 // heldCallables are the classes, of Python's own modules, whose objects

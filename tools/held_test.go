@@ -102,6 +102,12 @@ class OwnArgs(Denied):
     @property
     def args(self):
         sys.exit("ran the program's args")
+class EqMeta(type):  # a class's type compared by == runs it
+    def __eq__(self, o):
+        sys.exit("ran the program's metaclass __eq__")
+    __hash__ = type.__hash__
+class Odd(metaclass=EqMeta):
+    pass
 def rec(msg, *args, cls=logging.LogRecord):
     return cls("app", 30, "app.py", 1, msg, args, None)
 class SubRecord(logging.LogRecord):  # a class of the program's: its getMessage may be its own
@@ -111,7 +117,8 @@ records = [("record", rec("login with password %s", "log-s3cret")), ("record_dic
            ("record_star", rec("%*s", 5, "x")), ("record_short", rec("%s %s", "one")), ("record_obj", rec("%s", Acct())),
            ("record_sub", rec("%s", "sub", cls=SubRecord)), ("record_strsub", rec(S("%s"), "x")), ("record_none", rec("no args")),
            ("record_many", rec("%s" * 65, *range(65))), ("denied", Denied("ada", "den-s3cret")), ("worded", Worded("w-s3cret")),
-           ("own_args", OwnArgs("bob", "oa-s3cret"))]
+           ("own_args", OwnArgs("bob", "oa-s3cret")), ("odd_closure", make_client(Odd())), ("odd_partial", functools.partial(connect, "h", Odd())),
+           ("odd_record", rec("%s", Odd())), ("odd_exc", Denied("ada", Odd()))]
 for k, f in records + [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
              ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
              ("star", functools.partial(star, "s", "extra")), ("pfn", functools.partial(make_client("in-partial"))),
@@ -180,7 +187,7 @@ class OwnDict(dict):
         sys.exit("ran the program's items")
 weird = Client("own-dict-s3cret")
 weird.__dict__ = OwnDict(weird.__dict__)
-for k, f in [("client", Client("obj-s3cret")), ("conf", Conf()), ("guarded", Guarded()), ("slots", Slots()), ("sub_slots", SubSlots()), ("borrowed", Borrowed()), ("doc_slot", DocSlot()), ("weird", weird),
+for k, f in [("odd_obj", Client(Odd())), ("client", Client("obj-s3cret")), ("conf", Conf()), ("guarded", Guarded()), ("slots", Slots()), ("sub_slots", SubSlots()), ("borrowed", Borrowed()), ("doc_slot", DocSlot()), ("weird", weird),
              ("n", 3), ("mod", sys)]:
     print(k, "whole", sorted(H(k, f, True)))
 `
@@ -202,6 +209,10 @@ record_many []
 denied [('denied.user', 'ada'), ('denied.token', 'den-s3cret')]
 worded []
 own_args [('own_args.user', 'bob'), ('own_args.token', 'oa-s3cret')]
+odd_closure []
+odd_partial [('odd_partial.password', 'dflt-pw'), ('odd_partial.args.host', 'h')]
+odd_record []
+odd_exc [('odd_exc.user', 'ada')]
 client [('client.token', 'cls-s3cret')]
 conn [('conn.password', 'dflt-pw'), ('conn.args.host', 'db'), ('conn.args.password', 'prt-s3cret')]
 login [('login.args.user', 'ada'), ('login.args.pw', 'mth-s3cret')]
@@ -238,6 +249,7 @@ pbound [('pbound.args.user', 'ada'), ('pbound.args.pw', 'pb-s3cret')]
 exit [('exit.args', ('ada', 'ex-s3cret')), ('exit.kwds', {}), ('exit.args.user', 'ada'), ('exit.args.pw', 'ex-s3cret')]
 deferred [('deferred.args', ('h', 'dfr-s3cret')), ('deferred.args.host', 'h'), ('deferred.args.password', 'dfr-s3cret')]
 two_fns [('two_fns.args', ('x',))]
+odd_obj whole []
 client whole [('client._token', 'obj-s3cret')]
 conf whole [('conf.db.password', 'db-s3cret')]
 guarded whole []

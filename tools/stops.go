@@ -425,8 +425,13 @@ func bytesExpr(names []string) string {
 	// metaclass, its one base and its class's names are ctypes' own, so
 	// that its buffer and its slice are C's, no code of the program's (A:
 	// its element type, or False).
-	fmt.Fprintf(&expr, "(lambda b, C, *vs: (lambda A: b.repr([b.bytes(b.memoryview(v)) if b.isinstance(v, b.bytearray) or "+
-		"b.isinstance(v, b.memoryview) and v.nbytes <= %[1]d "+
+	// A bytearray's class, a subclass too, is read by identity and by its
+	// mro, not isinstance (which looks __class__ up on the object), and
+	// its buffer is bytearray's own when no class before it defines
+	// __buffer__ (Python 3.12 lets a class write its own).
+	fmt.Fprintf(&expr, "(lambda b, C, *vs: (lambda A: b.repr([b.bytes(b.memoryview(v)) if b.issubclass(b.type(v), b.bytearray) "+
+		"and b.next((m for m in b.type.__dict__['__mro__'].__get__(b.type(v)) if '__buffer__' in b.type.__dict__['__dict__'].__get__(m)), b.bytearray) is b.bytearray "+
+		"and b.bytearray.__len__(v) <= %[1]d or b.type(v) is b.memoryview and v.nbytes <= %[1]d "+
 		"else v[:] if C is not None and A(v) is C.c_wchar and b.len(v) <= %[1]d "+
 		"else b.bytes(b.memoryview(v)) if C is not None and (A(v) is C.c_char or A(v) is C.c_byte or A(v) is C.c_ubyte) and b.len(v) <= %[1]d "+
 		"else None for v in vs]))("+

@@ -245,12 +245,13 @@ for _ in range(1500):
 	}
 }
 
-// bytesExpr reads, in CPython, a bytearray, a memoryview and the ctypes
-// arrays of characters and bytes whose class ctypes made as their bytes
-// (a wide one as its str), and no other value: not an array of another
-// element, nor one of a class of the program's (a subclass, a class with
-// a method of its own, an element type whose metaclass compares), whose
-// code does not run.
+// bytesExpr reads, in CPython, a bytearray (a subclass's too), a
+// memoryview and the ctypes arrays of characters and bytes whose class
+// ctypes made as their bytes (a wide one as its str), and no other value:
+// not an array of another element, nor one of a class of the program's (a
+// subclass, a class with a method of its own, an element type whose
+// metaclass compares), nor a bytearray whose class writes its own buffer;
+// no code of the program's runs (a __class__, a __len__ of its own).
 func TestBytesExprAgreesWithCPython(t *testing.T) {
 	prog := `import ctypes, sys
 class Exits(type(ctypes.c_char)):
@@ -274,17 +275,28 @@ ints = (ctypes.c_int * 2)(1, 2)
 mine = (MyChar * 2)()
 sub = Sub()
 own = Own()
+class BA(bytearray):
+    @property
+    def __class__(self):
+        sys.exit("ran the program's __class__")
+    def __len__(self):
+        sys.exit("ran the program's __len__")
+class BB(bytearray):
+    def __buffer__(self, flags):
+        sys.exit("ran the program's __buffer__")
 ba = bytearray(b"ba")
+sub_ba = BA(b"sub")
+own_buffer = BB(b"own")
 mv = memoryview(b"mv")
 big = ctypes.create_string_buffer(20000)
 print(eval(sys.argv[1]))
 `
-	names := []string{"buf", "wide", "ubytes", "sbytes", "ints", "mine", "sub", "own", "ba", "mv", "big", "b'x'"}
+	names := []string{"buf", "wide", "ubytes", "sbytes", "ints", "mine", "sub", "own", "ba", "mv", "big", "b'x'", "sub_ba", "own_buffer"}
 	out, err := exec.Command("python3", "-c", prog, bytesExpr(names)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("python3: %v\n%s", err, out)
 	}
-	want := `[b'ab\x00', 'xy\x00', b'\x01\x02\xff', b'\x01\xff', None, None, None, None, b'ba', b'mv', None, None]` + "\n"
+	want := `[b'ab\x00', 'xy\x00', b'\x01\x02\xff', b'\x01\xff', None, None, None, None, b'ba', b'mv', None, None, b'sub', None]` + "\n"
 	if string(out) != want {
 		t.Errorf("read\n%s\nwant\n%s", out, want)
 	}
