@@ -150,14 +150,14 @@ const heldBy = `(lambda b, T, TB, IT, W, G, L: (lambda s, i: (lambda ok: (lambda
 	`(lambda ns: exec('def g(n, m, o):\n    try:\n        return [(n, m.__get__(o))]\n    except Exception:\n        return []', ns) or ns['g'])({}), ` +
 	// L: a log record's message as getMessage makes it, msg % args, when
 	// it is logging's own LogRecord, its msg a str (no width of five
-	// digits or more, no *) and its args a tuple or dict of at most 64
-	// plain values: str % them runs no code of the program's. None when it
-	// raises.
+	// digits or more, no *) and its args a tuple, or a dict keyed by str,
+	// of at most 64 plain values: str % them runs no code of the
+	// program's. None when it raises.
 	`(lambda ns: exec('def m(o, b):\n' ` +
 	`'    L = b.getattr(__import__("sys").modules.get("logging"), "__dict__", {}).get("LogRecord")\n' ` +
 	`'    if L is None or b.type(o) is not L:\n        return []\n' ` +
 	`'    msg, args = o.__dict__.get("msg"), o.__dict__.get("args")\n' ` +
-	`'    vs = b.list(args.values()) if b.type(args) is b.dict else args if b.type(args) is b.tuple else None\n' ` +
+	`'    vs = b.list(args.values()) if b.type(args) is b.dict and b.all(b.type(k) is b.str for k in args) else args if b.type(args) is b.tuple else None\n' ` +
 	`'    if b.type(msg) is not b.str or b.len(msg) > 4096 or "*" in msg or not vs or b.len(vs) > 64:\n        return []\n' ` +
 	`'    if b.any(msg[i:i + 5].isdigit() for i in b.range(b.len(msg))):\n        return []\n' ` +
 	`'    if not b.all(b.any(b.type(v) is y for y in (b.str, b.bytes, b.int, b.float, b.bool, b.type(None))) and not (b.any(b.type(v) is y for y in (b.str, b.bytes)) and b.len(v) > 16384) for v in vs):\n        return []\n' ` +

@@ -118,7 +118,7 @@ records = [("record", rec("login with password %s", "log-s3cret")), ("record_dic
            ("record_sub", rec("%s", "sub", cls=SubRecord)), ("record_strsub", rec(S("%s"), "x")), ("record_none", rec("no args")),
            ("record_many", rec("%s" * 65, *range(65))), ("denied", Denied("ada", "den-s3cret")), ("worded", Worded("w-s3cret")),
            ("own_args", OwnArgs("bob", "oa-s3cret")), ("odd_closure", make_client(Odd())), ("odd_partial", functools.partial(connect, "h", Odd())),
-           ("odd_record", rec("%s", Odd())), ("odd_exc", Denied("ada", Odd()))]
+           ("odd_record", rec("%s", Odd())), ("odd_exc", Denied("ada", Odd())), ("odd_keys", rec("%(a)s", {"a": "x", Odd(): "y"}))]
 for k, f in records + [("client", make_client("cls-s3cret")), ("conn", functools.partial(connect, "db", "prt-s3cret")),
              ("login", functools.partial(Acct().login, "ada", "mth-s3cret")), ("kw", kw), ("meth", Acct().m),
              ("star", functools.partial(star, "s", "extra")), ("pfn", functools.partial(make_client("in-partial"))),
@@ -213,6 +213,7 @@ odd_closure []
 odd_partial [('odd_partial.password', 'dflt-pw'), ('odd_partial.args.host', 'h')]
 odd_record []
 odd_exc [('odd_exc.user', 'ada')]
+odd_keys []
 client [('client.token', 'cls-s3cret')]
 conn [('conn.password', 'dflt-pw'), ('conn.args.host', 'db'), ('conn.args.password', 'prt-s3cret')]
 login [('login.args.user', 'ada'), ('login.args.pw', 'mth-s3cret')]
