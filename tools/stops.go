@@ -916,12 +916,14 @@ func launchedSeen(call Call) engine.Seen {
 // opening is a round trip more; through builtins, which a name of the
 // program's (a global dict) does not shadow. At a stop on an exception,
 // pydevd's __exception__ among the frame's locals, (type, exception,
-// traceback), is read for what the exception holds: AuthError(token),
-// raised with the token and nothing else holding it, showed it in the stop's
-// text and in debugpy_exception_info (found 2026-12-07).
+// traceback), is read for what the exception holds, its attributes too
+// (read whole): AuthError(token), raised with the token and nothing else
+// holding it, showed it in the stop's text and in debugpy_exception_info,
+// from its args or from its self.token through its __str__ (found
+// 2026-12-07).
 const started = "(lambda b, H, ns: b.repr((b.dict(b.__import__('os').environ), b.__import__('sys').argv)) + '\\n' + " +
 	heldLines + "([p for k, f in ns for g in ([f[1]] if k == '__exception__' and b.type(f) is b.tuple and b.len(f) == 3 else [f]) " +
-	"for p in H(k, g, False)]))" +
+	"for p in H(k, g, g is not f)]))" +
 	"(__import__('builtins'), " + heldBy + ", [*{**globals(), **locals()}.items()])"
 
 // startedRows are the rows of what started read: the environment and

@@ -304,25 +304,32 @@ print(eval(sys.argv[1]))
 
 // started reads, at a stop on an exception, the exception pydevd keeps
 // among the frame's locals (__exception__: type, exception, traceback)
-// for what it holds; a local of that name that is no such tuple is read
-// as any value.
+// for what it holds, its attributes too; a local of that name that is no
+// such tuple is read as any value, and so is an exception that is a
+// local (its attributes not read).
 func TestStartedReadsTheException(t *testing.T) {
 	prog := `import sys
 class AuthError(Exception):
     def __init__(self, token):
         super().__init__(token)
+class Kept(Exception):
+    def __init__(self, *, key):
+        super().__init__()
+        self.key = key
 try:
     raise AuthError("rz-s3cret")
 except AuthError as e:
     info = (AuthError, e, e.__traceback__)
-for l in [{"__exception__": info}, {"__exception__": (1, 2)}, {"n": 1}]:
+kept = Kept(key="kept-s3cret")
+for l in [{"__exception__": info}, {"__exception__": (Kept, kept, None)}, {"__exception__": (1, 2)}, {"n": 1}, {"kept": kept}]:
     print(eval(sys.argv[1], {}, l).split("\n", 1)[1])
 `
 	out, err := exec.Command("python3", "-c", prog, started).CombinedOutput()
 	if err != nil {
 		t.Fatalf("python3: %v\n%s", err, out)
 	}
-	if want := "'__exception__.token' str 'rz-s3cret'\n\n\n"; string(out) != want {
+	// the attributes of the exception only (read whole), not of a local
+	if want := "'__exception__.token' str 'rz-s3cret'\n'__exception__.key' str 'kept-s3cret'\n\n\n\n"; string(out) != want {
 		t.Errorf("read\n%q\nwant\n%q", out, want)
 	}
 }

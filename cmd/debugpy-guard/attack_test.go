@@ -1546,15 +1546,29 @@ del lines
 // and in debugpy_exception_info (found 2026-12-07): the stop's listing
 // read the frames' names, and the exception, which pydevd keeps as
 // __exception__ among the frame's locals, is in no group it reads. It is
-// read for what it holds, its args under its __init__'s parameters.
+// read for what it holds: its args under its __init__'s parameters, and
+// its attributes (Expired keeps its token as self.token, which its
+// __str__ shows).
 func TestAttackSecretRaisedInAnException(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	src := r.readsSecrets("QvU7raisea93kdW") + `class AuthError(Exception):
+	src := r.readsSecrets("QvU7raisea93kdW", "Zr2xraiseb51xmP") + `class AuthError(Exception):
     def __init__(self, token):
         super().__init__(token)
+class Expired(Exception):
+    def __init__(self, *, token):
+        super().__init__()
+        self.token = token
+    def __str__(self):
+        return "expired: " + self.token
 def login():
     raise AuthError(next(lines))
-login()
+def renew():
+    raise Expired(token=next(lines))
+try:
+    login()
+except AuthError:
+    pass
+renew()
 `
 	prog := filepath.Join(r.dir, "raise.py")
 	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
@@ -1562,13 +1576,18 @@ login()
 	}
 	r.approved("debugpy_launch", `{"program":`+q(prog)+`}`)
 	r.ok("debugpy_set_exception_breakpoints", `{"filters":["raised"]}`)
-	if text := r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (exception)") || !strings.Contains(text, "AuthError") {
-		t.Fatalf("continue: %s", text)
+	for _, class := range []string{"AuthError", "Expired"} {
+		text := ""
+		for i := 0; i < 3 && !strings.Contains(text, class+":"); i++ { // a stop in each frame it goes through
+			if text = r.ok("debugpy_continue", `{}`); !strings.Contains(text, "stopped (exception)") {
+				t.Fatalf("continue: %s", text)
+			}
+		}
+		if info := r.ok("debugpy_exception_info", `{}`); !strings.Contains(info, class+":") || !strings.Contains(info, "raise "+class+"(") {
+			t.Errorf("the control, the exception and its traceback: %s", info)
+		}
 	}
-	if text := r.ok("debugpy_exception_info", `{}`); !strings.Contains(text, "raise AuthError(next(lines))") {
-		t.Errorf("the control, the traceback: %s", text)
-	}
-	noneSeen(t, r.seen.String(), "raisea")
+	noneSeen(t, r.seen.String(), "raisea", "raiseb")
 }
 
 // A log record a handler keeps holds its message's arguments apart from
