@@ -86,6 +86,9 @@ func (m *Masker) InString(s string) bool {
 	if !found {
 		found = m.InSequence(s)
 	}
+	if !found {
+		m.seriesSpans(s, func(int, int) { found = true })
+	}
 	return found
 }
 
@@ -98,6 +101,7 @@ func (m *Masker) Replace(s string) string {
 	m.percentSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	m.unwrappedSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	m.sequenceSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
+	m.seriesSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	if spans == nil {
 		return s
 	}

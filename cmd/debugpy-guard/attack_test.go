@@ -1486,6 +1486,28 @@ del lines
 	noneSeen(t, r.seen.String(), "chrsa", "codeb", `"'Q'"`, `: str = 'v'`, `: int = 72`, `"121"`)
 }
 
+// A pandas Series of a secret's characters or of its bytes shows it a
+// character a line in its repr, which the listing shows whole (found
+// 2026-12-07): no form matched it, and no display's reading read it. Its
+// lines are read together, as a sequence's items.
+func TestAttackSecretDownASeries(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7seriesa93kdW") + `import pandas as pd
+password = next(lines)
+chars = pd.Series(list(password))
+codes = pd.Series(list(password.encode()), name="key")
+long = pd.Series(list(password + "z" * 60))
+letters = pd.Series(list("abcdefghij"))
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("chars", "codes", "long")
+	if !strings.Contains(globals, "letters: Series = 0    a\n1    b\n") {
+		t.Errorf("the control, a Series of no secret: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "seriesa", `0     Q\n1     v`, `0     Q\\n1     v`, `0     81\n1    118`, `0     81\\n1    118`)
+}
+
 // A buffer whose repr shows none of its bytes, read an index at a time,
 // showed a secret a byte at a time (found 2026-12-07): a ctypes array of
 // characters or bytes (create_string_buffer, create_unicode_buffer,
