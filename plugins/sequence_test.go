@@ -65,7 +65,7 @@ func TestSequenceSpans(t *testing.T) {
 }
 
 // maskerOf is the masker of a session that has seen secret.
-func maskerOf(t *testing.T, secret string) *Masker {
+func maskerOf(t testing.TB, secret string) *Masker {
 	t.Helper()
 	s := NewSecrets()
 	if !kept(s.Add("a", secret)) {

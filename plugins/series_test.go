@@ -59,3 +59,26 @@ func seriesValues(text string) string {
 	}
 	return b.String()
 }
+
+// FuzzSeriesSpans: any text, a Series' repr or not, is read without a
+// fault; a span is inside the text, and a text seriesSpans finds a value
+// in is changed by Replace.
+func FuzzSeriesSpans(f *testing.F) {
+	for _, s := range []string{"0     s\n1     3\n2     c\n3     r\n4     e\n5     t\ndtype: object", "0    115\n1     51\n2     99\nName: k, dtype: int64",
+		"x = 0     s\n1  3\n     ..\n8  r\n9  e\nLength: 10, dtype: object [ref 8]", "dtype: ", "  \n  ..\ndtype: int", "0  \U0001F600\n1  x\ndtype: object"} {
+		f.Add(s)
+	}
+	m := maskerOf(f, "s3cret")
+	f.Fuzz(func(t *testing.T, text string) {
+		found := false
+		m.seriesSpans(text, func(from, to int) {
+			if from < 0 || to > len(text) || from >= to {
+				t.Fatalf("span %d:%d of %d bytes", from, to, len(text))
+			}
+			found = true
+		})
+		if found && m.Replace(text) == text {
+			t.Fatalf("%q: found, not masked", text)
+		}
+	})
+}
