@@ -904,13 +904,12 @@ func displayItems(display string) []string {
 	return out
 }
 
-// itemValues are the values of a listing's rows of items (named by their
-// index), in order.
+// itemValues are the values of a listing's rows of items (itemName: named
+// by their index), in order.
 func itemValues(children sdk.Value) []string {
 	var out []string
 	for _, c := range children.Elements() {
-		name := c.Get("name").Str()
-		if name != "" && strings.Trim(name, "0123456789") == "" {
+		if itemName(c.Get("name")) {
 			out = append(out, c.Get("value").Str())
 		}
 	}
