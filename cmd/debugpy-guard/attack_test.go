@@ -1646,6 +1646,35 @@ del lines
 	noneSeen(t, r.seen.String(), "logrca", "logrdb")
 }
 
+// A cookie of http.cookies showed its value in clear (found 2026-12-08):
+// a SimpleCookie's repr, <SimpleCookie: sid='VALUE'>, was read as a log's
+// "Cookie: VALUE" line, which masked its "sid=" and left the value; a
+// Morsel's, <Morsel: sid=VALUE>, names no secret; and a Set-Cookie
+// header with its value quoted (sid="a/b==", as http.cookies writes one
+// with a / or an =, and some servers do), in http.client's debug lines,
+// was masked to the quote. A cookie's value is a credential, as
+// http.cookiejar's are.
+func TestAttackSecretInACookie(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7cookaa93kdW", "Zr2xcookb51xmP", "Yq7wcookc62ynQ") + `import http.cookies
+jar = http.cookies.SimpleCookie()
+jar["sid"] = next(lines)
+jar["sid"]["path"] = "/"
+jar["remember"] = next(lines) + "/x=="
+morsel = jar["remember"]
+print('header: Set-Cookie: remember_me="' + next(lines) + '=="; Path=/; HttpOnly', flush=True)
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("jar", "morsel", "jar['sid']", "morsel.value")
+	r.listRef(r.rowRef(globals, "jar"), "")
+	r.outputWith("header: Set-Cookie: ")
+	if !strings.Contains(globals, "<SimpleCookie: remember='[redacted]' sid='[redacted]'>") || !strings.Contains(globals, "<Morsel: remember=[redacted]>") {
+		t.Errorf("the control, the cookies' names: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "cookaa", "cookb5", "cookc6")
+}
+
 // itemValues are the values of a listing's rows of items (named by their
 // index), read from its text, or from the JSON the host shows when it
 // masked some (engine: the text has a row each).

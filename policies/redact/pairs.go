@@ -107,6 +107,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					continue
 				}
 				sep, ok := sc.next(k.end)
+				if ok && sep.kind == ':' && k.kind == 'w' && k.start > 0 && s[k.start-1] == '<' && strings.HasSuffix(s[k.start:k.end], "Cookie") {
+					continue // <SimpleCookie: sid='VALUE'>, a repr: not a log's line; records.go's cookieReprs reads it
+				}
 				if ok && sep.kind == '=' && sep.end < end && s[sep.end] == '>' { // Ruby's, Perl's and PHP's 'password' => 'VALUE'
 					if v, ok := sc.next(sep.end + 1); ok && v.kind == 'q' {
 						// a string over lines (Data::Dumper's 'a\nb' as
@@ -157,13 +160,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						(&scanner{s: s}).run(v, hide, found)
 					} else if ok && v.kind == 'w' && sep.kind == ':' && strings.EqualFold(s[k.start:k.end], "cookie") {
 						// header: Set-Cookie: sid=VALUE; Path=/ (http.client's
-						// debug lines): its pairs, to a quote, an escape or
-						// the line's end.
-						e := v.start
-						for e < end && s[e] != '\'' && s[e] != '"' && s[e] != '\\' {
-							e++
-						}
-						hide(v.start, e)
+						// debug lines): its pairs, to the line's end or the
+						// repr's.
+						hide(v.start, cookieHeaderEnd(s[:end], v.start))
 					} else if ok && v.kind == 'w' && sep.kind == ':' {
 						// INFO Generated password: VALUE for ada (a log's
 						// line; at a line's start maskKeyValues reads it).
@@ -243,6 +242,34 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	// Spans found from different starts may nest or repeat: writeSpans
 	// merges them.
 	return writeSpans(s, spans, found), true
+}
+
+// cookieHeaderEnd is where a Cookie or Set-Cookie header's pairs that
+// start at s[i] end: at the line's end, at a repr's (its \r\n), or at the
+// quote that closes the string they are in (openQuote). A quote inside, in a value as a server may write
+// it (sid=ab'cd) or quoted (sid="a/b==", as http.cookies writes one),
+// does not end it (records.go's cookieValueEnd): the mask stopped there
+// and showed the rest of the value (found 2026-12-08).
+func cookieHeaderEnd(s string, i int) int {
+	q := openQuote(s, i)
+	for e := i; e < len(s); e++ {
+		switch c := s[e]; c {
+		case '"', '\'':
+			if c == '"' && e > i && s[e-1] == '=' {
+				e = cookieValueEnd(s, e) - 1
+			} else if c == q && endsRepr(s, e+1, afterQuote) {
+				return e
+			}
+		case '\\':
+			if e+1 < len(s) && (s[e+1] == 'r' || s[e+1] == 'n') {
+				return e // a repr's line end
+			}
+			e++ // a repr's escape (of a quote), or a backslash of the value's
+		case '\r', '\n':
+			return e
+		}
+	}
+	return len(s)
 }
 
 // hideHeader masks the value of a string that is a header's line whose

@@ -3,6 +3,7 @@ package redact
 import (
 	"strings"
 
+	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
 
@@ -21,13 +22,15 @@ import (
 // /prod/db_password), or the record's Type is SecureString, the value
 // field's (value, ParameterValue, OptionValue, ...) value is masked and
 // handed to found. So is a cookie's value (http.cookiejar's Cookie(...,
-// name=..., value=...) and <Cookie NAME=VALUE for DOMAIN>), whatever its
+// name=..., value=...) and <Cookie NAME=VALUE for DOMAIN>, http.cookies'
+// <SimpleCookie: NAME='VALUE'> and <Morsel: NAME=VALUE>), whatever its
 // name.
 func maskRecords(s string, extra map[string]bool, found func(string)) (string, bool) {
-	if !strings.Contains(s, "alue") && !strings.Contains(s, "<Cookie ") { // value, Value, ParameterValue, OptionValue
+	cookies := strings.Contains(s, "<Cookie ") || strings.Contains(s, "Cookie: ") || strings.Contains(s, "<Morsel: ")
+	if !strings.Contains(s, "alue") && !cookies { // value, Value, ParameterValue, OptionValue
 		return s, false
 	}
-	if !strings.Contains(s, "ame") && !strings.Contains(s, "ey") && !strings.Contains(s, "ariable") && !strings.Contains(s, "SecureString") && !strings.Contains(s, "<Cookie ") {
+	if !strings.Contains(s, "ame") && !strings.Contains(s, "ey") && !strings.Contains(s, "ariable") && !strings.Contains(s, "SecureString") && !cookies {
 		return s, false // no name field: name, Name, key, Key, ParameterName, variable
 	}
 	var spans [][2]int
@@ -40,6 +43,7 @@ func maskRecords(s string, extra map[string]bool, found func(string)) (string, b
 	objectRecords(s, extra, hide)
 	yamlRecords(s, extra, hide)
 	cookieStrings(s, hide)
+	cookieReprs(s, hide)
 	if len(spans) == 0 {
 		return s, false
 	}
@@ -66,6 +70,161 @@ func cookieStrings(s string, hide func(from, to int)) {
 		}
 		from = i + e
 	}
+}
+
+// cookieReprs hides the values of http.cookies' cookies as repr writes
+// them (found 2026-12-08: shown in clear, and a SimpleCookie's name was
+// read as a log line's "Cookie:" and its pair's key masked instead):
+//
+//   - a SimpleCookie's <SimpleCookie: sid='VALUE' theme="dark">, each
+//     value's repr after its key (BaseCookie's __repr__, which a subclass
+//     whose name ends in Cookie keeps);
+//   - a Morsel's <Morsel: sid=VALUE; Path=/>, its value as a header codes
+//     it (cookieValueEnd), its attributes after it shown.
+//
+// A cookie's value is a credential whatever its name, as http.cookiejar's
+// are (objectRecords).
+func cookieReprs(s string, hide func(from, to int)) {
+	for from := 0; ; {
+		c := strings.Index(s[from:], "Cookie: ")
+		if c < 0 {
+			break
+		}
+		c += from
+		from = c + len("Cookie: ")
+		start := c
+		for start > 0 && isWordByte(s[start-1]) {
+			start--
+		}
+		if start == 0 || s[start-1] != '<' {
+			continue // a header's Set-Cookie: (pairs.go reads it)
+		}
+		for i := from; ; {
+			eq := strings.IndexAny(s[i:], "= >\n")
+			if eq <= 0 || s[i+eq] != '=' {
+				break
+			}
+			v := i + eq + 1
+			l, ok := expressions.ReadLiteral(s, v)
+			if !ok { // cut short: to the line's end
+				hide(v, lineEnd(s, v))
+				break
+			}
+			if l.BodyEnd > l.BodyStart {
+				hide(l.BodyStart, l.BodyEnd)
+			}
+			if i = l.End; i >= len(s) || s[i] != ' ' {
+				break
+			}
+			i++
+		}
+	}
+	for from := 0; ; {
+		m := strings.Index(s[from:], "<Morsel: ")
+		if m < 0 {
+			return
+		}
+		from = m + from + len("<Morsel: ")
+		if eq := strings.IndexAny(s[from:], "= >\n"); eq > 0 && s[from+eq] == '=' {
+			v := from + eq + 1
+			if e := cookieValueEnd(s, v); e > v {
+				hide(v, e)
+			}
+		}
+	}
+}
+
+// cookieValueEnd is where a cookie's value that starts at s[i] ends, as a
+// header writes it (a Morsel's repr, Set-Cookie: ..., a server's line in
+// http.client's debug output), bare or inside a repr:
+//
+//   - quoted, as http.cookies codes a value of other than its legal
+//     characters, with its " and \ escaped: to the quote that closes it.
+//     Inside a repr its escapes are escaped again (\\"), so the closing
+//     quote is also one followed by what follows a value (; ' > a line's
+//     end, a repr's \r\n): a quote inside is read as the value's.
+//   - bare: to a line's end, a "; " and an attribute (Path, HttpOnly ...),
+//     or a > that ends a repr (one followed by what follows one). A bare
+//     value may hold a quote (a server's sid=ab'cd; a BaseCookie's any
+//     character), a > and a blank. A header's line ends at its string's
+//     quote too (pairs.go's cookieHeaderEnd).
+func cookieValueEnd(s string, i int) int {
+	if i < len(s) && s[i] == '"' {
+		for j := i + 1; j < len(s); j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case '\r', '\n':
+				return j
+			case '"':
+				if n := j + 1; n == len(s) || strings.IndexByte(";'>,)]}\r\n", s[n]) >= 0 || s[n] == '\\' && n+1 < len(s) && (s[n+1] == 'r' || s[n+1] == 'n') {
+					return n
+				}
+			}
+		}
+		return len(s)
+	}
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '\r', '\n':
+			return j
+		case ';':
+			if strings.HasPrefix(s[j:], "; ") && cookieAttribute(s[j+2:]) {
+				return j
+			}
+		case '>':
+			if endsRepr(s, j+1, afterBracket) {
+				return j
+			}
+		case '\\':
+			if j+1 < len(s) && (s[j+1] == 'r' || s[j+1] == 'n') {
+				return j // a repr's line end
+			}
+			j++ // a repr's escape: of a quote, of a backslash
+		}
+	}
+	return len(s)
+}
+
+// endsRepr: s[j:] is what follows a repr's end (its closing > or quote):
+// the text's end, a line's end (a repr's \r\n too), or a byte of after.
+func endsRepr(s string, j int, after string) bool {
+	return j == len(s) || s[j] == '\r' || s[j] == '\n' || strings.IndexByte(after, s[j]) >= 0 ||
+		s[j] == '\\' && j+1 < len(s) && (s[j+1] == 'r' || s[j+1] == 'n')
+}
+
+// openQuote is the quote that opened the string literal s[i] is inside,
+// read from the start of its line, or 0 when it is inside none.
+func openQuote(s string, i int) byte {
+	var q byte
+	for k := strings.LastIndexAny(s[:i], "\r\n") + 1; k < i; k++ {
+		switch c := s[k]; {
+		case q != 0 && c == '\\':
+			k++
+		case q == 0 && (c == '\'' || c == '"'):
+			q = c
+		case c == q:
+			q = 0
+		}
+	}
+	return q
+}
+
+// What follows an object's repr, <Morsel: ...>, and a string's.
+const (
+	afterBracket = ",;)]}>'\" \t"
+	afterQuote   = ",;:)]}"
+)
+
+// cookieAttribute: s starts with an attribute of a Set-Cookie header, as
+// http.cookies writes one or a server does (any case): Path=/, HttpOnly.
+func cookieAttribute(s string) bool {
+	for _, a := range []string{"expires", "path", "comment", "domain", "max-age", "secure", "httponly", "version", "samesite", "partitioned", "priority"} {
+		if len(s) >= len(a) && strings.EqualFold(s[:len(a)], a) && (len(s) == len(a) || strings.IndexByte("=;>'\"\\\r\n ", s[len(a)]) >= 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // nameFields and valueFields are the fields of a record, in lower case.

@@ -23,6 +23,9 @@ func TestMaskRecords(t *testing.T) {
 		// a cookie's value, whatever its name
 		{"Cookie(version=0, name='lang', value='S3cret-c', port=None)", "Cookie(version=0, name='lang', value='[redacted]', port=None)", "S3cret-c"},
 		{"<CookieJar[<Cookie sid=S3cret-s for .example.org/>]>", "<CookieJar[<Cookie sid=[redacted] for .example.org/>]>", "S3cret-s"},
+		{`<SimpleCookie: sid='S3cret-k' theme="it's">`, `<SimpleCookie: sid='[redacted]' theme="[redacted]">`, "S3cret-k,it's"},
+		{`{'sid': <Morsel: sid="S3c\073ret-m"; HttpOnly; Path=/>}`, `{'sid': <Morsel: sid=[redacted]; HttpOnly; Path=/>}`, `"S3c\073ret-m"`},
+		{`<Morsel: sid=S3cret-b>`, `<Morsel: sid=[redacted]>`, "S3cret-b"},
 	} {
 		var found []string
 		got, _ := maskRecords(c.in, nil, func(v string) { found = append(found, v) })
@@ -100,7 +103,7 @@ for line in sys.stdin:
 
 // FuzzMaskRecords: no text makes it fail, and it keeps a text's lines.
 func FuzzMaskRecords(f *testing.F) {
-	for _, s := range []string{"- name: DB_PASSWORD\n  value: |\n    x\n", "[{'name': 'token', 'value': 'x", "{name: api_key, value: 'a\n\n  b'}", "Parameter(Name='api_key', Value=x)", "{'Type': 'SecureString', 'Value': \"a\\\""} {
+	for _, s := range []string{"- name: DB_PASSWORD\n  value: |\n    x\n", "[{'name': 'token', 'value': 'x", "{name: api_key, value: 'a\n\n  b'}", "Parameter(Name='api_key', Value=x)", "{'Type': 'SecureString', 'Value': \"a\\\"", "<SimpleCookie: a='x' b=\"it's\"", "<Morsel: a=\"x\\\"\\", "<Morsel: a=b>]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -110,3 +113,69 @@ func FuzzMaskRecords(f *testing.F) {
 		}
 	})
 }
+
+// TestCookiesAgreeWithPython: http.cookies' cookies, as repr, str and
+// http.client's debug lines show them, with values of any character
+// (quoted and escaped as a header codes them; a quote, a backslash, a
+// semicolon, a blank, a line's end; a BaseCookie's as it is, of the
+// characters a server may send, RFC 6265's, but >): no 8 bytes of a value left, as it
+// is, as coded or as a repr writes either, and each cookie's name shown
+// where the value is read apart from it.
+func TestCookiesAgreeWithPython(t *testing.T) {
+	againstPython(t, cookiesDocs, cookiesCheck, 600, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const cookiesDocs = `
+import http.cookies, json, random, sys
+rng = random.Random(int(sys.argv[1]))
+ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" * 3 + "-_./+=!#$%&'*^|~:\"; ,\\\\()<>?@[]{}" + "\n\té"
+class AppCookie(http.cookies.SimpleCookie):
+    pass
+for n in range(int(sys.argv[2])):
+    sc = rng.choice([http.cookies.SimpleCookie, http.cookies.BaseCookie, AppCookie])()
+    values, names = [], []
+    for k in range(rng.randint(1, 3)):
+        name = "ctrl%dx%d" % (n, k)
+        value = "S" + "".join(rng.choice(ALPHABET) for _ in range(rng.randint(9, 20)))
+        if type(sc) is http.cookies.BaseCookie:
+            # a value as it is: as a server may send one (RFC 6265's
+            # cookie-octets), but for a > (a Morsel's repr ends at a >
+            # that a bracket follows: S>]x would show ]x)
+            value = "".join(c for c in value if c not in '"\\,; \t\n>')
+        sc[name] = value
+        if rng.random() < 0.5:
+            sc[name]["path"] = "/"
+            sc[name]["httponly"] = True
+        m = sc[name]
+        values += [m.value, m.coded_value]
+        names.append(name)
+    form = rng.choice(["repr", "morsel", "dict", "str", "repr-str", "debug", "headers", "js"])
+    if form == "repr":
+        out = repr(sc)
+    elif form == "morsel":
+        out = "\n".join(repr(m) for m in sc.values())
+    elif form == "dict":
+        out = repr(dict(sc))
+    elif form == "str":
+        out, names = str(sc), []
+    elif form == "repr-str":
+        out, names = repr(str(sc)), []
+    elif form == "debug":  # http.client's: header: Set-Cookie: ...
+        out, names = "\n".join("header: Set-Cookie: " + m.OutputString() for m in sc.values()), []
+    elif form == "headers":
+        out, names = repr([("Set-Cookie", m.OutputString()) for m in sc.values()]), []
+    else:
+        out, names = sc.js_output(), []
+    print(json.dumps([out, json.dumps(values), json.dumps(names)]))
+`
+
+const cookiesCheck = `
+import json, sys
+def windows(s):
+    return {s[i:i + 8] for i in range(len(s) - 7)}
+for line in sys.stdin:
+    text, masked, values, names = json.loads(line)
+    bad = [v for v in json.loads(values) if any(w in masked for w in windows(v) | windows(repr(v)[1:-1]) | windows(json.dumps(v)[1:-1]))]
+    lost = [c for c in json.loads(names) if c not in masked]
+    print(json.dumps("left %r" % bad if bad else "names masked %r" % lost if lost else ""))
+`

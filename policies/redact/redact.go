@@ -995,7 +995,7 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 		if strings.Contains(s, "FAILED ") {
 			s, summary = maskAssertions(s, extra, found) // pytest's summary, read without the blocks it sums up
 		}
-		if strings.Contains(s, "SecureString") || strings.Contains(s, "Cookie") {
+		if strings.Contains(s, "SecureString") || strings.Contains(s, "Cookie") || strings.Contains(s, "<Morsel: ") {
 			s, secure = maskRecords(s, extra, found) // a parameter store's record, a cookie: under any name
 		}
 		named = summary || secure
