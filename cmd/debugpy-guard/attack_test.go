@@ -1675,6 +1675,40 @@ del lines
 	noneSeen(t, r.seen.String(), "cookaa", "cookb5", "cookc6")
 }
 
+// A record names its secret in one field and holds it in another, and
+// some of its forms were read by no reading (found 2026-12-08): an
+// ElementTree element of <password>, whose repr shows its tag (root[1].text,
+// and its text row when it is listed); an XML config's <add key="ApiKey"
+// value="..."/> and <property name="password" value="..."/>; and
+// xmlrpc.client's ServerProxy, whose repr shows its URL's password without
+// the scheme (<ServerProxy for ada:PW@host/RPC2>), a password with an @ in
+// it too. (An object of the program's with a name and a value attribute,
+// listed, was masked before: it stays so.)
+func TestAttackSecretsInRecordsOfOtherForms(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7xmlaa93kdW", "Zr2x@rpcbb51xmP", "Yq7wcfgcc62ynQ", "Wb5mrecdd83pLx", "Kp3zsprng71wQq") + `import xml.etree.ElementTree as ET, xmlrpc.client
+root = ET.fromstring("<config><user>ada</user><password>" + next(lines) + "</password></config>")
+node = root[1]
+rpc = xmlrpc.client.ServerProxy("https://ada:" + next(lines) + "@example.com/RPC2")
+appconfig = '<appSettings><add key="Theme" value="dark" /><add key="ApiKey" value="' + next(lines) + '" /></appSettings>'
+class Setting:
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+setting = Setting("db_password", next(lines))
+beans = '<bean id="ds"><property name="user" value="ada"/><property name="password" value="' + next(lines) + '"/></bean>'
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("root[1].text", "node.text", "rpc", "appconfig", "setting.value", "beans")
+	for _, name := range []string{"node", "setting", "rpc"} {
+		r.listRef(r.rowRef(globals, name), "")
+	}
+	if !strings.Contains(globals, `<add key="Theme" value="dark" />`) || !strings.Contains(globals, `<property name="user" value="ada"/>`) {
+		t.Errorf("the control, a record of no secret: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "xmlaa9", "rpcbb5", "cfgcc6", "recdd8", "sprng7")
+}
+
 // itemValues are the values of a listing's rows of items (named by their
 // index), read from its text, or from the JSON the host shows when it
 // masked some (engine: the text has a row each).

@@ -1166,25 +1166,42 @@ func urlPassword(s string, from int) (start, end int, ok bool) {
 			return 0, 0, false
 		}
 		u := from + i + 3
-		// userinfo ends at '@', before any '/', space or quote
-		j := u
-		for j < len(s) && s[j] != '@' && s[j] != '/' && s[j] != ' ' && s[j] != '\n' && s[j] != '\'' && s[j] != '"' {
-			j++
-		}
-		if j < len(s) && s[j] == '@' {
-			if c := strings.IndexByte(s[u:j], ':'); c >= 0 && u+c+1 < j {
-				return u + c + 1, j, true
-			}
+		if start, end, ok := userinfoPassword(s, u, "/?# \n'\""); ok {
+			return start, end, true
 		}
 		from = u
 	}
 	return 0, 0, false
 }
 
+// userinfoPassword finds the password of the network location that starts
+// at s[u] and ends at a byte of stop: after the first ':' of what comes
+// before its last '@', as urllib.parse reads it (a password may hold an
+// @: ada:p@ss@db is p@ss, and to the first @ showed ss, found
+// 2026-12-08).
+func userinfoPassword(s string, u int, stop string) (start, end int, ok bool) {
+	j := u
+	for j < len(s) && strings.IndexByte(stop, s[j]) < 0 {
+		j++
+	}
+	at := strings.LastIndexByte(s[u:j], '@')
+	if at < 0 {
+		return 0, 0, false
+	}
+	if c := strings.IndexByte(s[u:u+at], ':'); c >= 0 && c+1 < at {
+		return u + c + 1, u + at, true
+	}
+	return 0, 0, false
+}
+
 // netlocPassword finds the password of a URL's network location without
 // its scheme, as urllib.parse's results show it: ParseResult(scheme='postgres',
-// netloc='app:PASSWORD@db:5432', ...), {'netloc': 'app:PASSWORD@db'}.
+// netloc='app:PASSWORD@db:5432', ...), {'netloc': 'app:PASSWORD@db'}; and
+// as xmlrpc.client's ServerProxy shows its URL's (proxyPassword).
 func netlocPassword(s string, from int) (start, end int, ok bool) {
+	if start, end, ok := proxyPassword(s, from); ok {
+		return start, end, true
+	}
 	for from < len(s) {
 		i := strings.Index(s[from:], "netloc")
 		if i < 0 {
@@ -1204,16 +1221,33 @@ func netlocPassword(s string, from int) (start, end int, ok bool) {
 		if u >= len(s) || s[u] != '\'' && s[u] != '"' {
 			continue
 		}
-		q := s[u]
-		u++
-		j := u
-		for j < len(s) && s[j] != '@' && s[j] != q && s[j] != '/' && s[j] != '\n' {
-			j++
+		stop := "/\n'"
+		if s[u] == '"' {
+			stop = "/\n\""
 		}
-		if j < len(s) && s[j] == '@' {
-			if c := strings.IndexByte(s[u:j], ':'); c >= 0 && u+c+1 < j {
-				return u + c + 1, j, true
-			}
+		if start, end, ok := userinfoPassword(s, u+1, stop); ok {
+			return start, end, true
+		}
+	}
+	return 0, 0, false
+}
+
+// proxyPassword finds the password of the URL an xmlrpc.client
+// ServerProxy was made with, which its repr shows without the scheme:
+// <ServerProxy for ada:PASSWORD@example.com/RPC2> (found 2026-12-08,
+// shown in clear; its __host row, 'ada:PASSWORD@example.com', is learned
+// from it).
+func proxyPassword(s string, from int) (start, end int, ok bool) {
+	const at = "ServerProxy for "
+	for from < len(s) {
+		i := strings.Index(s[from:], at)
+		if i < 0 {
+			return 0, 0, false
+		}
+		u := from + i + len(at)
+		from = u
+		if start, end, ok := userinfoPassword(s, u, "/> \t\r\n'\"\\"); ok {
+			return start, end, true
 		}
 	}
 	return 0, 0, false

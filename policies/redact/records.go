@@ -3,6 +3,7 @@ package redact
 import (
 	"strings"
 
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
 	"github.com/debugpy-guard/debugpy-guard/policies/expressions"
 	"github.com/debugpy-guard/debugpy-guard/policies/secrets"
 )
@@ -27,7 +28,8 @@ import (
 // name.
 func maskRecords(s string, extra map[string]bool, found func(string)) (string, bool) {
 	cookies := strings.Contains(s, "<Cookie ") || strings.Contains(s, "Cookie: ") || strings.Contains(s, "<Morsel: ")
-	if !strings.Contains(s, "alue") && !cookies { // value, Value, ParameterValue, OptionValue
+	xml := strings.Contains(s, "</")                      // an element's text: <entry key="db.password">...</entry>
+	if !strings.Contains(s, "alue") && !cookies && !xml { // value, Value, ParameterValue, OptionValue
 		return s, false
 	}
 	if !strings.Contains(s, "ame") && !strings.Contains(s, "ey") && !strings.Contains(s, "ariable") && !strings.Contains(s, "SecureString") && !cookies {
@@ -227,6 +229,99 @@ func cookieAttribute(s string) bool {
 	return false
 }
 
+// elementText hides the text of the XML element tag, whose start tag
+// ends at s[i]: what is not a tag up to its end tag (<value>...</value>
+// inside it, as Spring writes a property's), or to the next tag when none
+// ends it.
+func elementText(s, tag string, i int, hide func(from, to int)) {
+	end := strings.Index(s[i:], "</"+tag+">")
+	if end < 0 {
+		end = strings.IndexByte(s[i:], '<')
+	}
+	if end < 0 {
+		end = len(s) - i
+	}
+	for from := i; from < i+end; {
+		lt := strings.IndexByte(s[from:i+end], '<')
+		if lt < 0 {
+			lt = i + end - from
+		}
+		if trimBlank(s[from:from+lt]) != "" {
+			hide(from, from+lt)
+		}
+		gt := strings.IndexByte(s[from+lt:i+end], '>')
+		if gt < 0 {
+			return
+		}
+		from += lt + gt + 1
+	}
+}
+
+// A record listed a row a field: an object's attributes or a dict's items
+// (name and value, key and value, an ElementTree element's tag and text).
+// Its display was masked (objectRecords), and its value row, listed by its
+// variables_reference, showed the secret: root[1] of <config><password>...
+// listed its text (found 2026-12-08). The fields' kinds, a bit each:
+const (
+	recordValue uint8 = 1 << iota // value, ParameterValue ...: beside a name field (nameFields)
+	recordText                    // text: beside an element's tag
+)
+
+// valueRow returns the kind of value field a row's name (a listing's:
+// value, 'value', "Value") is, or 0.
+func valueRow(name sdk.Value) uint8 {
+	n := rowField(name)
+	switch {
+	case n == "text":
+		return recordText
+	case valueFields[n]:
+		return recordValue
+	}
+	return 0
+}
+
+// recordRows returns the kinds of value rows that rows' name rows make
+// secret: a name field (or an element's tag) holding a string that names
+// a secret, or a Type that is SecureString.
+func recordRows(rows sdk.Value, extra map[string]bool) uint8 {
+	var kinds uint8
+	for _, r := range rows.AllElements() {
+		if r.Kind() != sdk.Object {
+			continue
+		}
+		n := rowField(r.Get("name"))
+		if !nameFields[n] && n != "tag" && n != "type" {
+			continue
+		}
+		shown := r.Get("value").Str()
+		l, ok := expressions.ReadLiteral(shown, 0)
+		if !ok || l.End != len(shown) || !l.Known {
+			continue
+		}
+		switch {
+		case n == "tag" && namesSecretPath(l.Value, extra):
+			kinds |= recordText
+		case n == "type" && l.Value == "SecureString", n != "tag" && n != "type" && namesSecretPath(l.Value, extra):
+			kinds |= recordValue
+		}
+	}
+	return kinds
+}
+
+// rowField is a row's name as a field's, in lower case: an attribute's
+// (value), a dict's key's ('value'), or "" when it is no field's (longer
+// than any).
+func rowField(name sdk.Value) string {
+	n := name.Str()
+	if len(n) > 2 && (n[0] == '\'' || n[0] == '"') && n[len(n)-1] == n[0] {
+		n = n[1 : len(n)-1]
+	}
+	if len(n) > len("parametervalue") {
+		return ""
+	}
+	return strings.ToLower(n)
+}
+
 // nameFields and valueFields are the fields of a record, in lower case.
 var (
 	nameFields  = map[string]bool{"name": true, "key": true, "parametername": true, "optionname": true, "variable": true, "secretname": true, "envname": true}
@@ -251,6 +346,7 @@ func objectRecords(s string, extra map[string]bool, hide func(from, to int)) {
 	type frame struct {
 		secret bool
 		values []piece
+		tag    string // an XML element's name: <add key="ApiKey" value="..."/>
 	}
 	sc := &scanner{s: s}
 	var stack []frame
@@ -271,6 +367,23 @@ func objectRecords(s string, extra map[string]bool, hide func(from, to int)) {
 		before := prev
 		prev = p
 		switch p.kind {
+		case '<':
+			if t, ok := sc.next(p.end); ok && t.kind == 'w' && t.start == p.end && isWordByte(s[t.start]) {
+				stack = append(stack, frame{tag: s[t.start:t.end]})
+				prev = t
+				p = t
+			}
+			continue
+		case '>':
+			if n := len(stack); n > 0 && stack[n-1].tag != "" {
+				f := stack[n-1]
+				stack = stack[:n-1]
+				flush(f)
+				if f.secret && len(f.values) == 0 && s[p.start-1] != '/' {
+					elementText(s, f.tag, p.end, hide)
+				}
+			}
+			continue
 		case '{', '(', '[':
 			// http.cookiejar's Cookie(version=0, name='sessionid',
 			// value='...'): a cookie's value is a credential, whatever

@@ -1,8 +1,12 @@
 package redact
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
 )
 
 func TestMaskRecords(t *testing.T) {
@@ -26,6 +30,15 @@ func TestMaskRecords(t *testing.T) {
 		{`<SimpleCookie: sid='S3cret-k' theme="it's">`, `<SimpleCookie: sid='[redacted]' theme="[redacted]">`, "S3cret-k,it's"},
 		{`{'sid': <Morsel: sid="S3c\073ret-m"; HttpOnly; Path=/>}`, `{'sid': <Morsel: sid=[redacted]; HttpOnly; Path=/>}`, `"S3c\073ret-m"`},
 		{`<Morsel: sid=S3cret-b>`, `<Morsel: sid=[redacted]>`, "S3cret-b"},
+		// XML's records: an element's attributes, its text, a value element in it
+		{`<appSettings><add key="Theme" value="dark"/><add key="ApiKey" value="S3cret-x"/></appSettings>`,
+			`<appSettings><add key="Theme" value="dark"/><add key="ApiKey" value="[redacted]"/></appSettings>`, "S3cret-x"},
+		{"<entry key=\"db.password\">S3cret-e</entry>\n<entry key=\"db.user\">ada</entry>", "<entry key=\"db.password\">[redacted]</entry>\n<entry key=\"db.user\">ada</entry>", "S3cret-e"},
+		{"<property name=\"password\">\n  <value>S3cret-v</value>\n</property><property name=\"user\"><value>ada</value></property>",
+			"<property name=\"password\">\n  <value>[redacted]</value>\n</property><property name=\"user\"><value>ada</value></property>", "S3cret-v"},
+		{`<param name="token">S3cret-p</param>`, `<param name="token">[redacted]</param>`, "S3cret-p"},
+		{`x <y and {'name': 'password', 'value': 'S3cret-d'}`, `x <y and {'name': 'password', 'value': '[redacted]'}`, "S3cret-d"},
+		{`<Element 'password' at 0x7f00>`, `<Element 'password' at 0x7f00>`, ""},
 	} {
 		var found []string
 		got, _ := maskRecords(c.in, nil, func(v string) { found = append(found, v) })
@@ -35,19 +48,64 @@ func TestMaskRecords(t *testing.T) {
 	}
 }
 
+// A record listed a row a field: its value row is masked beside a name
+// row that names a secret (an object's name and value, a dict's 'Name' and
+// 'Value', an ElementTree element's tag and text), and not beside one that
+// names none, nor a text row beside a name row.
+func TestRecordRowsMasked(t *testing.T) {
+	const secret = "Wx7bZgQm3yJ0o9nN2vTq"
+	listing := func(rows ...[2]string) string {
+		var out []map[string]any
+		for _, r := range rows {
+			out = append(out, map[string]any{"name": r[0], "value": r[1], "type": "str"})
+		}
+		res, _ := json.Marshal(map[string]any{"variables_reference": 9, "variables": out})
+		return string(res)
+	}
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	v := "'" + secret + "'"
+	for _, rows := range [][][2]string{
+		{{"name", "'db_password'"}, {"value", v}},
+		{{"'Name'", "'/prod/api_key'"}, {"'Value'", v}},
+		{{"attrib", "{}"}, {"tag", "'password'"}, {"tail", "None"}, {"text", v}},
+		{{"Type", "'SecureString'"}, {"Name", "'/prod/endpoint'"}, {"Value", v}},
+	} {
+		out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(rows...)})
+		if strings.Contains(out, secret[:12]) {
+			t.Errorf("%v: %s", rows, out)
+		}
+	}
+	for _, rows := range [][][2]string{
+		{{"name", "'db_host'"}, {"value", v}},
+		{{"tag", "'user'"}, {"text", v}},
+		{{"name", "'password'"}, {"text", v}},
+		{{"tag", "'password'"}, {"value", v}},
+	} {
+		out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(rows...)}.Request())
+		sdk.TakeSecrets()
+		if !strings.Contains(string(out), "nothing to redact") {
+			t.Errorf("%v: a value masked beside a name of no secret: %s", rows, out)
+		}
+	}
+}
+
 // TestRecordsAgreeWithYAMLAndJSON: records that name a secret in one field
 // and hold it in another, as PyYAML dumps a container's environment (block
 // and flow styles, a multi-line value as a block scalar), json.dumps an
 // ECS task's (indented or not), and Python's repr shows boto3's SSM
 // answers (a SecureString under any name) and a call's keywords, and
-// http.cookiejar's cookies (repr and str: every value): no 8 bytes of a
-// secret left, the other records' values shown.
+// http.cookiejar's cookies (repr and str: every value), and XML's
+// records as ElementTree and minidom write them (an element's key and
+// value attributes, its text, a value element in it; as a repr too): no 8
+// bytes of a secret left, the other records' values shown.
 func TestRecordsAgreeWithYAMLAndJSON(t *testing.T) {
 	againstPython(t, recordsDocs, recordsCheck, 600, func(s string) string { out, _ := maskText(s, nil); return out })
 }
 
 const recordsDocs = `
-import http.cookiejar, json, random, string, sys, yaml
+import http.cookiejar, json, random, string, sys, xml.dom.minidom, yaml
+import xml.etree.ElementTree as ET
 rng = random.Random(int(sys.argv[1]))
 SECRET = ["DB_PASSWORD", "API_TOKEN", "client_secret", "/prod/db/password", "app.api_key", "SECRET_KEY", "AUTH_TOKEN"]
 OTHER = ["HOST", "USER_NAME", "/prod/db/host", "REGION", "app.port"]
@@ -66,7 +124,7 @@ for n in range(int(sys.argv[2])):
             name, value = rng.choice(OTHER), "ctrl%dx%d" % (n, k)
             controls.append(value)
         recs.append((name, value))
-    kind = rng.choice(["yaml", "yaml", "json", "ssm", "call", "cookie"])
+    kind = rng.choice(["yaml", "yaml", "json", "ssm", "call", "cookie", "xml"])
     if kind == "yaml":
         doc = {"containers": [{"name": "app", "env": [{"name": a, "value": b} for a, b in recs]}]}
         out = yaml.dump(doc, default_flow_style=rng.choice([False, False, None]), sort_keys=rng.random() < 0.5)
@@ -80,6 +138,25 @@ for n in range(int(sys.argv[2])):
         out = repr({"Parameters": params, "InvalidParameters": []})
     elif kind == "call":
         out = "\n".join("Parameter(Name=%r, Value=%r)" % r for r in recs)
+    elif kind == "xml":  # .NET's appSettings, Java's properties, Spring's beans, as ElementTree and minidom write them
+        secrets = [b.replace("\n", "") for b in secrets]
+        recs = [(a, b.replace("\n", "")) for a, b in recs]
+        style = rng.choice(["add", "entry", "property", "nested"])
+        root = ET.Element(rng.choice(["appSettings", "properties", "beans"]))
+        for a, b in recs:
+            if style == "add":
+                ET.SubElement(root, "add", {"key": a, "value": b})
+            elif style == "entry":
+                ET.SubElement(root, "entry", {"key": a}).text = b
+            elif style == "property":
+                ET.SubElement(root, "property", {"name": a, "value": b})
+            else:
+                ET.SubElement(ET.SubElement(root, "property", {"name": a}), "value").text = b
+        out = ET.tostring(root, encoding="unicode")
+        if rng.random() < 0.5:
+            out = xml.dom.minidom.parseString(out).toprettyxml(indent=rng.choice(["  ", "\t"]))
+        if rng.random() < 0.3:
+            out = repr(out)
     else:  # http.cookiejar's: every cookie's value is a credential, its domain shown
         jar, domain = http.cookiejar.CookieJar(), "ctrl%d.example.org" % n
         secrets = [b.replace("\n", "") for _, b in recs]

@@ -427,17 +427,24 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, k
 	pieces := kind != values
 	ps := childPieces{joined: kind == children}
 	besides := -1 // the groups of privateRows whose beside row v holds (besideRows), read at the first row that needs them
+	record := -1  // the value rows of v that its name rows make secret (recordRows), read at the first value row
 	for i, e := range v.AllElements() {
 		var shown sdk.Value // a child's display
 		var changed bool
 		if e.Kind() == sdk.Object {
 			name := e.Get("name")
-			secret := false // a private key's row (privateRows)
+			secret := false // a private key's row (privateRows), a record's value (recordRows)
 			if groups := privateRow(name); groups != 0 {
 				if besides < 0 {
 					besides = int(besideRows(v))
 				}
 				secret = groups&uint8(besides) != 0
+			}
+			if field := valueRow(name); field != 0 {
+				if record < 0 {
+					record = int(recordRows(v, extra))
+				}
+				secret = secret || field&uint8(record) != 0
 			}
 			shownTo := &shown
 			if !pieces {
