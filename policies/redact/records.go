@@ -28,8 +28,8 @@ import (
 // name.
 func maskRecords(s string, extra map[string]bool, found func(string)) (string, bool) {
 	cookies := strings.Contains(s, "<Cookie ") || strings.Contains(s, "Cookie: ") || strings.Contains(s, "<Morsel: ")
-	xml := strings.Contains(s, "</")                      // an element's text: <entry key="db.password">...</entry>
-	if !strings.Contains(s, "alue") && !cookies && !xml { // value, Value, ParameterValue, OptionValue
+	xml := strings.Contains(s, "</") || strings.Contains(s, "#text") // an element's text: <entry key="db.password">...</entry>, xmltodict's
+	if !strings.Contains(s, "alue") && !cookies && !xml {            // value, Value, ParameterValue, OptionValue
 		return s, false
 	}
 	if !strings.Contains(s, "ame") && !strings.Contains(s, "ey") && !strings.Contains(s, "ariable") && !strings.Contains(s, "SecureString") && !cookies {
@@ -314,7 +314,7 @@ func recordRows(rows sdk.Value, extra map[string]bool) uint8 {
 func rowField(name sdk.Value) string {
 	n := name.Str()
 	if len(n) > 2 && (n[0] == '\'' || n[0] == '"') && n[len(n)-1] == n[0] {
-		n = n[1 : len(n)-1]
+		n = strings.TrimPrefix(n[1:len(n)-1], "@")
 	}
 	if len(n) > len("parametervalue") {
 		return ""
@@ -325,7 +325,8 @@ func rowField(name sdk.Value) string {
 // nameFields and valueFields are the fields of a record, in lower case.
 var (
 	nameFields  = map[string]bool{"name": true, "key": true, "parametername": true, "optionname": true, "variable": true, "secretname": true, "envname": true}
-	valueFields = map[string]bool{"value": true, "parametervalue": true, "optionvalue": true, "secretvalue": true, "envvalue": true}
+	valueFields = map[string]bool{"value": true, "parametervalue": true, "optionvalue": true, "secretvalue": true, "envvalue": true,
+		"#text": true} // xmltodict's element's text beside its attributes: {'@name': 'token', '#text': ...}
 )
 
 // namesSecretPath: v, a name field's value, names a secret, whole or by its
@@ -411,7 +412,7 @@ func objectRecords(s string, extra map[string]bool, hide func(from, to int)) {
 		if !ok || v.kind != 's' && v.kind != 'w' && v.kind != 'q' {
 			continue
 		}
-		key := strings.ToLower(keyName(s, p))
+		key := strings.TrimPrefix(strings.ToLower(keyName(s, p)), "@") // xmltodict's attribute: {'@key': 'ApiKey', '@value': ...}
 		f := &stack[len(stack)-1]
 		switch {
 		case nameFields[key] && namesSecretPath(keyName(s, v), extra),

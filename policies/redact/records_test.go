@@ -39,6 +39,9 @@ func TestMaskRecords(t *testing.T) {
 		{`<param name="token">S3cret-p</param>`, `<param name="token">[redacted]</param>`, "S3cret-p"},
 		{`x <y and {'name': 'password', 'value': 'S3cret-d'}`, `x <y and {'name': 'password', 'value': '[redacted]'}`, "S3cret-d"},
 		{`<Element 'password' at 0x7f00>`, `<Element 'password' at 0x7f00>`, ""},
+		// as xmltodict reads them: attributes under @, an element's text under #text
+		{`{'add': [{'@key': 'ApiKey', '@value': 'S3cret-a'}, {'@key': 'Theme', '@value': 'dark'}]}`, `{'add': [{'@key': 'ApiKey', '@value': '[redacted]'}, {'@key': 'Theme', '@value': 'dark'}]}`, "S3cret-a"},
+		{`{'param': {'@name': 'token', '#text': 'S3cret-t'}}`, `{'param': {'@name': 'token', '#text': '[redacted]'}}`, "S3cret-t"},
 	} {
 		var found []string
 		got, _ := maskRecords(c.in, nil, func(v string) { found = append(found, v) })
@@ -97,14 +100,15 @@ func TestRecordRowsMasked(t *testing.T) {
 // answers (a SecureString under any name) and a call's keywords, and
 // http.cookiejar's cookies (repr and str: every value), and XML's
 // records as ElementTree and minidom write them (an element's key and
-// value attributes, its text, a value element in it; as a repr too): no 8
+// value attributes, its text, a value element in it; as a repr too, and
+// as xmltodict reads them): no 8
 // bytes of a secret left, the other records' values shown.
 func TestRecordsAgreeWithYAMLAndJSON(t *testing.T) {
 	againstPython(t, recordsDocs, recordsCheck, 600, func(s string) string { out, _ := maskText(s, nil); return out })
 }
 
 const recordsDocs = `
-import http.cookiejar, json, random, string, sys, xml.dom.minidom, yaml
+import http.cookiejar, json, random, string, sys, xml.dom.minidom, xmltodict, yaml
 import xml.etree.ElementTree as ET
 rng = random.Random(int(sys.argv[1]))
 SECRET = ["DB_PASSWORD", "API_TOKEN", "client_secret", "/prod/db/password", "app.api_key", "SECRET_KEY", "AUTH_TOKEN"]
@@ -157,6 +161,8 @@ for n in range(int(sys.argv[2])):
             out = xml.dom.minidom.parseString(out).toprettyxml(indent=rng.choice(["  ", "\t"]))
         if rng.random() < 0.3:
             out = repr(out)
+        elif rng.random() < 0.3:
+            out = repr(xmltodict.parse(ET.tostring(root, encoding="unicode")))
     else:  # http.cookiejar's: every cookie's value is a credential, its domain shown
         jar, domain = http.cookiejar.CookieJar(), "ctrl%d.example.org" % n
         secrets = [b.replace("\n", "") for _, b in recs]
