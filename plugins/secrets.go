@@ -181,6 +181,13 @@ func (m *Masker) cutPieces(s string, each func(from, to int)) {
 		}
 		if n := m.before(s, prev, i); n > 0 {
 			each(i-n, i)
+		} else if i > 0 && (s[i-1] == '\'' || s[i-1] == '"') {
+			// a repr of a value's first characters, cut after its
+			// closing quote: minidom's <DOM Text node "'QvU7domaa9'...">
+			// (found 2026-12-08)
+			if n := m.before(s, prev, i-1); n > 0 {
+				each(i-1-n, i-1)
+			}
 		}
 		end := len(s)
 		if next >= 0 {
@@ -188,9 +195,29 @@ func (m *Masker) cutPieces(s string, each func(from, to int)) {
 		}
 		if n := m.after(s, i+len(cut), end); n > 0 {
 			each(i+len(cut), i+len(cut)+n)
+		} else if n := m.middle(s, i+len(cut)); n > 0 {
+			each(i+len(cut), i+len(cut)+n)
 		}
 		prev, i = i, next
 	}
+}
+
+// middle is the length of the text at s[j:], just after a cut, up to a
+// quote that a cut follows, when it is a part (minPiece bytes or more) of a
+// form, or 0: pydevd's cut, inside a container, of a repr of a value's
+// first characters that is cut after its quote (minidom's, [<DOM Text node
+// "'QvU...maa9'...">], showed maa9).
+func (m *Masker) middle(s string, j int) int {
+	e := strings.Index(s[j:min(len(s), j+256)], cut) - 1 // the quote before the next cut
+	if e < minPiece || s[j+e] != '\'' && s[j+e] != '"' {
+		return 0
+	}
+	for _, f := range m.forms {
+		if strings.Contains(f, s[j:j+e]) {
+			return e
+		}
+	}
+	return 0
 }
 
 // before is the length of the longest end of s[:i] that begins a form

@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
 	"github.com/debugpy-guard/debugpy-guard/internal/percent"
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 )
 
 // TestFormsAgreeWithCPython holds the JSON forms a secret is masked in to
@@ -773,5 +775,51 @@ json.dump(out, sys.stdout)
 	}
 	if tops < 40 || nested < 80 {
 		t.Fatalf("too few values shown by length: %d whole, %d inside another", tops, nested)
+	}
+}
+
+// TestCutReprsAgreeWithMinidom: minidom shows a text node (a comment, a
+// CDATA section) by the repr of its first ten characters, then "...":
+// <DOM Text node "'QvU7domaa9'...">. Random secrets held by such nodes,
+// shown by CPython's minidom alone, in a list, and in a NodeList as
+// pydevd's SafeRepr shows it (which cuts that repr again, inside a
+// container: [<DOM Text node "'QvU...maa9'...">]), come back with no piece
+// of minPiece+1 bytes of the secret's start; a node whose text is no
+// secret's comes back as it was.
+func TestCutReprsAgreeWithMinidom(t *testing.T) {
+	cases := shownByPydevd(t, `
+import json, random, string, xml.dom.minidom
+from _pydevd_bundle.pydevd_safe_repr import SafeRepr
+rng = random.Random(7)
+doc = xml.dom.minidom.Document()
+out = []
+for n in range(400):
+    secret = "".join(rng.choice(string.ascii_letters + string.digits + "-_!'\"\\") for _ in range(rng.randint(11, 30)))
+    node = rng.choice([doc.createTextNode, doc.createComment, doc.createCDATASection])(secret)
+    el = doc.createElement("x")
+    el.appendChild(node)
+    shown = rng.choice([repr(node), repr(el.childNodes), repr([node, node])])
+    if rng.random() < 0.3:  # inside a container, as pydevd cuts a repr past 30 characters
+        shown = SafeRepr()(el.childNodes)
+    out.append({"Secret": secret, "Shown": shown})
+print(json.dumps(out))
+`)
+	for _, c := range cases {
+		head := pyrepr.Repr(c.Secret[:10])
+		body := head[1 : len(head)-1]
+		if !strings.Contains(c.Shown, head+"...") && !strings.Contains(c.Shown, "...") {
+			t.Fatalf("minidom showed %q as %s, not by its first ten characters' repr %s", c.Secret, c.Shown, head)
+		}
+		got := maskerOf(t, c.Secret).Replace(c.Shown)
+		const around = `[<DOM Text node "', <DOM Comment node "', <DOM CDATASection node "'...">]` // what minidom and pydevd write
+		for i := 0; i+minPiece+1 <= len(body); i++ {
+			if w := body[i : i+minPiece+1]; strings.Contains(got, w) && !strings.Contains(around, w) {
+				t.Errorf("secret %q shown as %s: masked to %s", c.Secret, c.Shown, got)
+				break
+			}
+		}
+		if other := maskerOf(t, fmt.Sprintf("%x", sha256.Sum256([]byte(c.Secret)))); other.Replace(c.Shown) != c.Shown { // another secret
+			t.Errorf("no secret's %s masked: %s", c.Shown, other.Replace(c.Shown))
+		}
 	}
 }

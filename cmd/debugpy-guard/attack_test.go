@@ -1678,7 +1678,9 @@ del lines
 // A record names its secret in one field and holds it in another, and
 // some of its forms were read by no reading (found 2026-12-08): an
 // ElementTree element of <password>, whose repr shows its tag (root[1].text,
-// and its text row when it is listed); an XML config's <add key="ApiKey"
+// and its text row when it is listed), and minidom's (its text node's
+// repr shows its first ten characters, <DOM Text node "'Jn8ydomee4'...">,
+// and its data row all of it); an XML config's <add key="ApiKey"
 // value="..."/> and <property name="password" value="..."/>; and
 // xmlrpc.client's ServerProxy, whose repr shows its URL's password without
 // the scheme (<ServerProxy for ada:PW@host/RPC2>), a password with an @ in
@@ -1686,7 +1688,7 @@ del lines
 // listed, was masked before: it stays so.)
 func TestAttackSecretsInRecordsOfOtherForms(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	r.stopAtBreak(r.readsSecrets("QvU7xmlaa93kdW", "Zr2x@rpcbb51xmP", "Yq7wcfgcc62ynQ", "Wb5mrecdd83pLx", "Kp3zsprng71wQq") + `import xml.etree.ElementTree as ET, xmlrpc.client
+	r.stopAtBreak(r.readsSecrets("QvU7xmlaa93kdW", "Zr2x@rpcbb51xmP", "Yq7wcfgcc62ynQ", "Wb5mrecdd83pLx", "Kp3zsprng71wQq", "Jn8ydomee42vRt") + `import xml.etree.ElementTree as ET, xml.dom.minidom, xmlrpc.client
 root = ET.fromstring("<config><user>ada</user><password>" + next(lines) + "</password></config>")
 node = root[1]
 rpc = xmlrpc.client.ServerProxy("https://ada:" + next(lines) + "@example.com/RPC2")
@@ -1696,17 +1698,20 @@ class Setting:
         self.name, self.value = name, value
 setting = Setting("db_password", next(lines))
 beans = '<bean id="ds"><property name="user" value="ada"/><property name="password" value="' + next(lines) + '"/></bean>'
+doc = xml.dom.minidom.parseString("<config><user>ada</user><password>" + next(lines) + "</password></config>")
+element = doc.documentElement.childNodes[1]
+text = element.firstChild
 del lines
 ` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
-	r.evaluateEach("root[1].text", "node.text", "rpc", "appconfig", "setting.value", "beans")
-	for _, name := range []string{"node", "setting", "rpc"} {
+	r.evaluateEach("root[1].text", "node.text", "rpc", "appconfig", "setting.value", "beans", "element.childNodes", "text.data")
+	for _, name := range []string{"node", "setting", "rpc", "element", "text"} {
 		r.listRef(r.rowRef(globals, name), "")
 	}
 	if !strings.Contains(globals, `<add key="Theme" value="dark" />`) || !strings.Contains(globals, `<property name="user" value="ada"/>`) {
 		t.Errorf("the control, a record of no secret: %s", globals)
 	}
-	noneSeen(t, r.seen.String(), "xmlaa9", "rpcbb5", "cfgcc6", "recdd8", "sprng7")
+	noneSeen(t, r.seen.String(), "xmlaa9", "rpcbb5", "cfgcc6", "recdd8", "sprng7", "Jn8y", "domee", "mee4")
 }
 
 // itemValues are the values of a listing's rows of items (named by their

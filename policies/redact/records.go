@@ -258,31 +258,38 @@ func elementText(s, tag string, i int, hide func(from, to int)) {
 }
 
 // A record listed a row a field: an object's attributes or a dict's items
-// (name and value, key and value, an ElementTree element's tag and text).
-// Its display was masked (objectRecords), and its value row, listed by its
+// (name and value, key and value, an XML element's tag and text). Its
+// display was masked (objectRecords), and its value row, listed by its
 // variables_reference, showed the secret: root[1] of <config><password>...
-// listed its text (found 2026-12-08). The fields' kinds, a bit each:
+// listed its text (found 2026-12-08), as did minidom's element (its
+// first child's display shows its text's first ten characters) and its
+// text node (data, beside a parentNode shown as <DOM Element: password
+// at 0x...>). The value rows' kinds, a bit each:
 const (
 	recordValue uint8 = 1 << iota // value, ParameterValue ...: beside a name field (nameFields)
-	recordText                    // text: beside an element's tag
+	recordText                    // an element's text (ElementTree's), its children (minidom's): beside its tag
+	recordData                    // a minidom text node's data: beside its parent element
 )
 
-// valueRow returns the kind of value field a row's name (a listing's:
-// value, 'value', "Value") is, or 0.
+// valueRow returns the kind of value row a row's name (a listing's:
+// value, 'value', "Value") makes it, or 0.
 func valueRow(name sdk.Value) uint8 {
-	n := rowField(name)
-	switch {
-	case n == "text":
-		return recordText
+	switch n := rowField(name); {
 	case valueFields[n]:
 		return recordValue
+	case n == "text" || n == "firstchild" || n == "lastchild" || n == "childnodes":
+		return recordText
+	case n == "data" || n == "nodevalue" || n == "wholetext" || n == "_data":
+		return recordData
 	}
 	return 0
 }
 
 // recordRows returns the kinds of value rows that rows' name rows make
-// secret: a name field (or an element's tag) holding a string that names
-// a secret, or a Type that is SecureString.
+// secret: a name field holding a string that names a secret, or a Type
+// that is SecureString; an element's tag (ElementTree's tag, minidom's
+// tagName, nodeName, localName) that names one; a text node's parent
+// element whose tag names one.
 func recordRows(rows sdk.Value, extra map[string]bool) uint8 {
 	var kinds uint8
 	for _, r := range rows.AllElements() {
@@ -290,18 +297,32 @@ func recordRows(rows sdk.Value, extra map[string]bool) uint8 {
 			continue
 		}
 		n := rowField(r.Get("name"))
-		if !nameFields[n] && n != "tag" && n != "type" {
+		shown := r.Get("value").Str()
+		if n == "parentnode" {
+			const dom = "<DOM Element: "
+			if tag, _, ok := strings.Cut(strings.TrimPrefix(shown, dom), " at 0x"); ok && len(tag) < len(shown)-len(dom) && namesSecretPath(tag, extra) {
+				kinds |= recordData
+			}
 			continue
 		}
-		shown := r.Get("value").Str()
+		tag := n == "tag" || n == "tagname" || n == "nodename" || n == "localname"
+		if !nameFields[n] && !tag && n != "type" {
+			continue
+		}
 		l, ok := expressions.ReadLiteral(shown, 0)
 		if !ok || l.End != len(shown) || !l.Known {
 			continue
 		}
 		switch {
-		case n == "tag" && namesSecretPath(l.Value, extra):
-			kinds |= recordText
-		case n == "type" && l.Value == "SecureString", n != "tag" && n != "type" && namesSecretPath(l.Value, extra):
+		case tag:
+			if namesSecretPath(l.Value, extra) {
+				kinds |= recordText
+			}
+		case n == "type":
+			if l.Value == "SecureString" {
+				kinds |= recordValue
+			}
+		case namesSecretPath(l.Value, extra):
 			kinds |= recordValue
 		}
 	}
