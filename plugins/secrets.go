@@ -686,7 +686,7 @@ func (s *Secrets) Masker(session string) *Masker {
 	}
 	if set.masker == nil {
 		m := &Masker{}
-		var pairs []string
+		var pairs, whole []string
 		for v := range set.values {
 			m.values = append(m.values, v)
 			m.spaced = m.spaced || strings.Contains(v, " ")
@@ -695,9 +695,13 @@ func (s *Secrets) Masker(session string) *Masker {
 				m.forms = append(m.forms, f)
 				m.triples.add(f)
 			}
+			for _, f := range copies(v) {
+				pairs = append(pairs, f, Mask)
+				whole = append(whole, f)
+			}
 		}
 		m.replacer = strings.NewReplacer(pairs...)
-		m.formsAt = newIndex(m.forms)
+		m.formsAt = newIndex(append(slices.Clip(m.forms), whole...))
 		set.masker = m
 	}
 	return set.masker
@@ -719,21 +723,7 @@ func forms(v string) []string {
 			out = append(out, f)
 		}
 	}
-	for _, q := range []byte{'\'', '"'} {
-		body := pyrepr.Body(v, q)
-		add(body)
-		// A repr inside a result's JSON: the structured result as the
-		// host scans it before decoding it (a backslash doubled twice).
-		add(jsonInner(body, false))
-		// The value encoded, as a bytes repr writes it: past ASCII,
-		// escaped byte by byte (pw.encode() shows b'p\xc3\xa4ss').
-		if bytesBody := pyrepr.BytesBody(v, q); bytesBody != body {
-			add(bytesBody)
-			add(jsonInner(bytesBody, false))
-		}
-	}
-	add(jsonInner(v, false))
-	add(jsonInner(v, true))
+	spellings(v, add)
 	for _, f := range slices.Clone(out) {
 		add(reverse(f))
 	}
@@ -755,6 +745,73 @@ func forms(v string) []string {
 		add(strings.ToUpper(h)) // binascii.hexlify(...).upper(), '%02X' a byte, Java's and .NET's
 	}
 	return out
+}
+
+// spellings hands add v's spellings as a result shows it (forms): inside
+// a repr's quotes, as a str and as its UTF-8 bytes, and inside a JSON
+// string, each of those too.
+func spellings(v string, add func(string)) {
+	for _, q := range []byte{'\'', '"'} {
+		body := pyrepr.Body(v, q)
+		add(body)
+		// A repr inside a result's JSON: the structured result as the
+		// host scans it before decoding it (a backslash doubled twice).
+		add(jsonInner(body, false))
+		// The value encoded, as a bytes repr writes it: past ASCII,
+		// escaped byte by byte (pw.encode() shows b'p\xc3\xa4ss').
+		if bytesBody := pyrepr.BytesBody(v, q); bytesBody != body {
+			add(bytesBody)
+			add(jsonInner(bytesBody, false))
+		}
+	}
+	add(jsonInner(v, false))
+	add(jsonInner(v, true))
+}
+
+// copies are the spellings of a copy a program makes of a value of
+// minEncoded bytes or more, to compare it or to hand it to Windows: its
+// case folded (key.lower(), a hex key's upper()), and its UTF-16's bytes
+// (NTLM's, a wide string's), as a bytes repr writes them: Q\x00v\x00. Each
+// showed in clear under another name (found 2026-12-08). They are masked
+// whole only, not as pieces beside a cut: three bytes of a value in lower
+// case begin much of any text.
+func copies(v string) []string {
+	if len(v) < minEncoded {
+		return nil
+	}
+	var out []string
+	add := func(f string) {
+		if utf8.RuneCountInString(f) >= MinSecret && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for _, c := range []string{strings.ToLower(v), strings.ToUpper(v)} {
+		if c != v {
+			add(c)
+			spellings(c, add)
+		}
+	}
+	if u := utf16le(v); u != "" {
+		for _, q := range []byte{'\'', '"'} {
+			body := pyrepr.BytesBody(u, q)
+			add(body)
+			add(jsonInner(body, false))
+		}
+	}
+	return out
+}
+
+// utf16le is v's UTF-16 (little-endian) bytes, or "" when v is not ASCII
+// (its other characters' forms are left to their UTF-8 reprs).
+func utf16le(v string) string {
+	b := make([]byte, 0, 2*len(v))
+	for i := 0; i < len(v); i++ {
+		if v[i] >= 0x80 {
+			return ""
+		}
+		b = append(b, v[i], 0)
+	}
+	return string(b)
 }
 
 // minEncoded is the shortest value whose encodings are forms: shorter

@@ -823,3 +823,40 @@ print(json.dumps(out))
 		}
 	}
 }
+
+// TestCopiesAgreeWithCPython: a copy a program makes of a secret (its
+// case folded, its UTF-16's bytes), shown by CPython's repr, alone, in a
+// list and in a dict, comes back masked; and a copy is masked whole only:
+// a piece of it beside a cut is left (three bytes of a value in lower case
+// would begin much of any text).
+func TestCopiesAgreeWithCPython(t *testing.T) {
+	cases := shownByPydevd(t, `
+import json, random, string
+rng = random.Random(11)
+out = []
+for n in range(300):
+    secret = "".join(rng.choice(string.ascii_letters + string.digits + "-_!'\"\\") for _ in range(rng.randint(6, 30)))
+    copy = rng.choice([secret.lower(), secret.upper(), secret.encode("utf-16-le")])
+    out.append({"Secret": secret, "Shown": rng.choice([repr(copy), repr([copy, 1]), repr({"k": copy})])})
+print(json.dumps(out))
+`)
+	masked := 0
+	for _, c := range cases {
+		got := maskerOf(t, c.Secret).Replace(c.Shown)
+		if got == c.Shown && (strings.ToLower(c.Secret) != c.Secret || strings.ToUpper(c.Secret) != c.Secret || strings.Contains(c.Shown, `\x00`)) {
+			t.Errorf("secret %q's copy shown as %s, not masked", c.Secret, c.Shown)
+		}
+		if got != c.Shown {
+			masked++
+		}
+	}
+	if masked < 250 {
+		t.Errorf("%d of %d copies masked", masked, len(cases))
+	}
+	m := maskerOf(t, "QvU7pass93kdW")
+	for _, shown := range []string{"'qvu7xxxxxxxxxxxxxxxxxxxxxxxxxxx...'", "'xxxxxxxxxxxxxxxxxxxxxxxxxxxx...3kdw'"} {
+		if got := m.Replace(shown); got != shown {
+			t.Errorf("%s: a copy's piece beside a cut masked: %s", shown, got)
+		}
+	}
+}

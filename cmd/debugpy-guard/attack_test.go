@@ -1714,6 +1714,26 @@ del lines
 	noneSeen(t, r.seen.String(), "xmlaa9", "rpcbb5", "cfgcc6", "recdd8", "sprng7", "Jn8y", "domee", "mee4")
 }
 
+// A copy a program makes of a secret, to compare it or to hand it to
+// Windows, under a name of no secret, showed in clear (found 2026-12-08):
+// its case folded (password.lower(), a hex key's upper()) and its UTF-16's
+// bytes (an NTLM hash's input), b'Q\x00v\x00...'.
+func TestAttackCopiesOfASecret(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7copyA93kdW") + `password = next(lines)
+folded = password.lower()
+shouted = password.upper()
+wide = password.encode("utf-16-le")
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("folded", "shouted", "wide", "[folded, shouted]")
+	if !strings.Contains(globals, "password: str = [redacted]") {
+		t.Errorf("the control, the secret under its name: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "qvu7copya", "QVU7COPYA", `Q\\x00v\\x00U\\x007`, "copya93", "COPYA93") // what the agent got is JSON: a backslash doubled
+}
+
 // itemValues are the values of a listing's rows of items (named by their
 // index), read from its text, or from the JSON the host shows when it
 // masked some (engine: the text has a row each).
