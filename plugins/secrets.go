@@ -202,13 +202,19 @@ func (m *Masker) cutPieces(s string, each func(from, to int)) {
 	}
 }
 
+// maxMiddle bounds the text middle reads after a cut: pydevd shows a
+// repr inside a container as its first 20 characters and its last 10, so a
+// middle is at most 10 characters (escaped, 40 bytes); and a read of every
+// cut's next 256 bytes cost a listing of cut strings 10% (docs/PERFORMANCE.md).
+const maxMiddle = 48
+
 // middle is the length of the text at s[j:], just after a cut, up to a
 // quote that a cut follows, when it is a part (minPiece bytes or more) of a
 // form, or 0: pydevd's cut, inside a container, of a repr of a value's
 // first characters that is cut after its quote (minidom's, [<DOM Text node
 // "'QvU...maa9'...">], showed maa9).
 func (m *Masker) middle(s string, j int) int {
-	e := strings.Index(s[j:min(len(s), j+256)], cut) - 1 // the quote before the next cut
+	e := strings.Index(s[j:min(len(s), j+maxMiddle)], cut) - 1 // the quote before the next cut
 	if e < minPiece || s[j+e] != '\'' && s[j+e] != '"' {
 		return 0
 	}
