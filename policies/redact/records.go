@@ -272,17 +272,10 @@ const (
 )
 
 // valueRow returns the kind of value row a row's name (a listing's:
-// value, 'value', "Value") makes it, or 0.
+// value, 'value', "Value", '@value') makes it, or 0.
 func valueRow(name sdk.Value) uint8 {
-	switch n := rowField(name); {
-	case valueFields[n]:
-		return recordValue
-	case n == "text" || n == "firstchild" || n == "lastchild" || n == "childnodes":
-		return recordText
-	case n == "data" || n == "nodevalue" || n == "wholetext" || n == "_data":
-		return recordData
-	}
-	return 0
+	kind, _ := sdk.Lookup(valueRows, name)
+	return kind
 }
 
 // recordRows returns the kinds of value rows that rows' name rows make
@@ -296,17 +289,16 @@ func recordRows(rows sdk.Value, extra map[string]bool) uint8 {
 		if r.Kind() != sdk.Object {
 			continue
 		}
-		n := rowField(r.Get("name"))
+		field, ok := sdk.Lookup(nameRows, r.Get("name"))
+		if !ok {
+			continue
+		}
 		shown := r.Get("value").Str()
-		if n == "parentnode" {
+		if field == parentField {
 			const dom = "<DOM Element: "
 			if tag, _, ok := strings.Cut(strings.TrimPrefix(shown, dom), " at 0x"); ok && len(tag) < len(shown)-len(dom) && namesSecretPath(tag, extra) {
 				kinds |= recordData
 			}
-			continue
-		}
-		tag := n == "tag" || n == "tagname" || n == "nodename" || n == "localname"
-		if !nameFields[n] && !tag && n != "type" {
 			continue
 		}
 		l, ok := expressions.ReadLiteral(shown, 0)
@@ -314,34 +306,64 @@ func recordRows(rows sdk.Value, extra map[string]bool) uint8 {
 			continue
 		}
 		switch {
-		case tag:
-			if namesSecretPath(l.Value, extra) {
-				kinds |= recordText
-			}
-		case n == "type":
+		case field == typeField:
 			if l.Value == "SecureString" {
 				kinds |= recordValue
 			}
-		case namesSecretPath(l.Value, extra):
+		case !namesSecretPath(l.Value, extra):
+		case field == tagField:
+			kinds |= recordText
+		default:
 			kinds |= recordValue
 		}
 	}
 	return kinds
 }
 
-// rowField is a row's name as a field's, in lower case: an attribute's
-// (value), a dict's key's ('value'), or "" when it is no field's (longer
-// than any).
-func rowField(name sdk.Value) string {
-	n := name.Str()
-	if len(n) > 2 && (n[0] == '\'' || n[0] == '"') && n[len(n)-1] == n[0] {
-		n = strings.TrimPrefix(n[1:len(n)-1], "@")
-	}
-	if len(n) > len("parametervalue") {
-		return ""
-	}
-	return strings.ToLower(n)
+// mayHoldText: a value row's display may show a record's value, a text: a
+// string or bytes literal, a minidom node or its list of them. Other rows
+// of those names (a pandas object's _data, a BlockManager) do not make
+// walkArray read their rows' names (recordRows) again.
+func mayHoldText(shown string) bool {
+	shown = strings.TrimPrefix(strings.TrimPrefix(shown, "["), "b")
+	return strings.HasPrefix(shown, "'") || strings.HasPrefix(shown, `"`) || strings.HasPrefix(shown, "<DOM ")
 }
+
+// The name rows of a record (recordRows).
+const (
+	nameField   uint8 = iota + 1 // name, key ... (nameFields)
+	tagField                     // an element's tag
+	typeField                    // a parameter's Type
+	parentField                  // a minidom node's parentNode
+)
+
+// valueRows and nameRows are the rows of records by the names debugpy
+// gives them, looked up without a copy of each row's name (a listing's
+// rows are many): an attribute's (value), a dict's key's repr ('value',
+// "Value"; xmltodict's '@value'), as a program spells the field (value,
+// Value, VALUE, ParameterValue).
+var valueRows, nameRows = func() (values, names map[string]uint8) {
+	values, names = map[string]uint8{}, map[string]uint8{}
+	spell := func(m map[string]uint8, kind uint8, fields ...string) {
+		for _, f := range fields {
+			for _, c := range []string{f, strings.ToLower(f), strings.ToUpper(f), strings.ToUpper(f[:1]) + f[1:]} {
+				m[c] = kind
+				for _, q := range []string{"'", `"`} {
+					m[q+c+q] = kind
+					m[q+"@"+c+q] = kind
+				}
+			}
+		}
+	}
+	spell(values, recordValue, "value", "ParameterValue", "OptionValue", "SecretValue", "EnvValue", "#text")
+	spell(values, recordText, "text", "firstChild", "lastChild", "childNodes")
+	spell(values, recordData, "data", "nodeValue", "wholeText", "_data")
+	spell(names, nameField, "name", "key", "ParameterName", "OptionName", "variable", "SecretName", "EnvName")
+	spell(names, tagField, "tag", "tagName", "nodeName", "localName")
+	spell(names, typeField, "type")
+	spell(names, parentField, "parentNode")
+	return values, names
+}()
 
 // nameFields and valueFields are the fields of a record, in lower case.
 var (

@@ -440,7 +440,7 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, k
 				}
 				secret = groups&uint8(besides) != 0
 			}
-			if field := valueRow(name); field != 0 {
+			if field := valueRow(name); field != 0 && mayHoldText(e.Get("value").Str()) {
 				if record < 0 {
 					record = int(recordRows(v, extra))
 				}
