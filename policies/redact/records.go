@@ -43,6 +43,9 @@ func maskRecords(s string, extra map[string]bool, found func(string)) (string, b
 		}
 	}
 	objectRecords(s, extra, hide)
+	if xml {
+		elementPairs(s, extra, hide)
+	}
 	yamlRecords(s, extra, hide)
 	cookieStrings(s, hide)
 	cookieReprs(s, hide)
@@ -355,21 +358,81 @@ var valueRows, nameRows = func() (values, names map[string]uint8) {
 			}
 		}
 	}
-	spell(values, recordValue, "value", "ParameterValue", "OptionValue", "SecretValue", "EnvValue", "#text")
+	spell(values, recordValue, "value", "ParameterValue", "OptionValue", "SecretValue", "EnvValue", "#text", "param-value", "env-entry-value")
 	spell(values, recordText, "text", "firstChild", "lastChild", "childNodes")
 	spell(values, recordData, "data", "nodeValue", "wholeText", "_data")
-	spell(names, nameField, "name", "key", "ParameterName", "OptionName", "variable", "SecretName", "EnvName")
+	spell(names, nameField, "name", "key", "ParameterName", "OptionName", "variable", "SecretName", "EnvName", "param-name", "env-entry-name")
 	spell(names, tagField, "tag", "tagName", "nodeName", "localName")
 	spell(names, typeField, "type")
 	spell(names, parentField, "parentNode")
 	return values, names
 }()
 
-// nameFields and valueFields are the fields of a record, in lower case.
+// elementPairs hides the text of a value element that follows a name
+// element whose text names a secret: a record in two elements, as
+// web.xml writes a context's parameter and an environment entry
+// (<param-name>db.password</param-name><param-value>...</param-value>,
+// <env-entry-name>, <env-entry-type>, then <env-entry-value>), and as
+// <key>, <name> then <value> do. The value element is the next one whose
+// name ends in value, within 256 bytes.
+func elementPairs(s string, extra map[string]bool, hide func(from, to int)) {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "</")
+		if i < 0 {
+			return
+		}
+		i += from
+		from = i + 2
+		gt := strings.IndexByte(s[from:min(len(s), from+64)], '>')
+		if gt < 0 {
+			continue
+		}
+		tag := s[from : from+gt]
+		if l := strings.ToLower(tag); l != "key" && !strings.HasSuffix(l, "name") {
+			continue
+		}
+		open := strings.LastIndex(s[:i], "<"+tag+">")
+		if open < 0 || !namesSecretPath(trimBlank(s[open+len(tag)+2:i]), extra) {
+			continue
+		}
+		after := from + gt + 1
+		window := s[after:min(len(s), after+256)]
+		for j := 0; ; {
+			lt := strings.IndexByte(window[j:], '<')
+			if lt < 0 {
+				break
+			}
+			j += lt + 1
+			e := strings.IndexByte(window[j:], '>')
+			if e < 0 {
+				break
+			}
+			name := window[j : j+e]
+			if strings.HasPrefix(name, "/") || !strings.HasSuffix(strings.ToLower(name), "value") {
+				continue
+			}
+			start := after + j + e + 1
+			end := strings.Index(s[start:], "</"+name+">")
+			if end < 0 {
+				end = lineEnd(s, start) - start
+			}
+			if trimBlank(s[start:start+end]) != "" {
+				hide(start, start+end)
+			}
+			break
+		}
+	}
+}
+
+// nameFields and valueFields are the fields of a record, in lower case;
+// with web.xml's (param-name, env-entry-value: as xmltodict reads its
+// elements), and xmltodict's element's text beside its attributes
+// ({'@name': 'token', '#text': ...}).
 var (
-	nameFields  = map[string]bool{"name": true, "key": true, "parametername": true, "optionname": true, "variable": true, "secretname": true, "envname": true}
+	nameFields = map[string]bool{"name": true, "key": true, "parametername": true, "optionname": true, "variable": true, "secretname": true, "envname": true,
+		"param-name": true, "env-entry-name": true}
 	valueFields = map[string]bool{"value": true, "parametervalue": true, "optionvalue": true, "secretvalue": true, "envvalue": true,
-		"#text": true} // xmltodict's element's text beside its attributes: {'@name': 'token', '#text': ...}
+		"param-value": true, "env-entry-value": true, "#text": true}
 )
 
 // namesSecretPath: v, a name field's value, names a secret, whole or by its

@@ -39,6 +39,11 @@ func TestMaskRecords(t *testing.T) {
 		{`<param name="token">S3cret-p</param>`, `<param name="token">[redacted]</param>`, "S3cret-p"},
 		{`x <y and {'name': 'password', 'value': 'S3cret-d'}`, `x <y and {'name': 'password', 'value': '[redacted]'}`, "S3cret-d"},
 		{`<Element 'password' at 0x7f00>`, `<Element 'password' at 0x7f00>`, ""},
+		// web.xml's: a name element, then a value element
+		{"<context-param>\n  <param-name>db.password</param-name>\n  <param-value>S3cret-w</param-value>\n</context-param>\n<context-param><param-name>db.user</param-name><param-value>ada</param-value></context-param>",
+			"<context-param>\n  <param-name>db.password</param-name>\n  <param-value>[redacted]</param-value>\n</context-param>\n<context-param><param-name>db.user</param-name><param-value>ada</param-value></context-param>", "S3cret-w"},
+		{"<env-entry><env-entry-name>apiToken</env-entry-name><env-entry-type>java.lang.String</env-entry-type><env-entry-value>S3cret-n</env-entry-value></env-entry>",
+			"<env-entry><env-entry-name>apiToken</env-entry-name><env-entry-type>java.lang.String</env-entry-type><env-entry-value>[redacted]</env-entry-value></env-entry>", "S3cret-n"},
 		// as xmltodict reads them: attributes under @, an element's text under #text
 		{`{'add': [{'@key': 'ApiKey', '@value': 'S3cret-a'}, {'@key': 'Theme', '@value': 'dark'}]}`, `{'add': [{'@key': 'ApiKey', '@value': '[redacted]'}, {'@key': 'Theme', '@value': 'dark'}]}`, "S3cret-a"},
 		{`{'param': {'@name': 'token', '#text': 'S3cret-t'}}`, `{'param': {'@name': 'token', '#text': '[redacted]'}}`, "S3cret-t"},
@@ -100,8 +105,8 @@ func TestRecordRowsMasked(t *testing.T) {
 // answers (a SecureString under any name) and a call's keywords, and
 // http.cookiejar's cookies (repr and str: every value), and XML's
 // records as ElementTree and minidom write them (an element's key and
-// value attributes, its text, a value element in it; as a repr too, and
-// as xmltodict reads them): no 8
+// value attributes, its text, a value element in it, web.xml's name and
+// value elements; as a repr too, and as xmltodict reads them): no 8
 // bytes of a secret left, the other records' values shown.
 func TestRecordsAgreeWithYAMLAndJSON(t *testing.T) {
 	againstPython(t, recordsDocs, recordsCheck, 600, func(s string) string { out, _ := maskText(s, nil); return out })
@@ -145,7 +150,7 @@ for n in range(int(sys.argv[2])):
     elif kind == "xml":  # .NET's appSettings, Java's properties, Spring's beans, as ElementTree and minidom write them
         secrets = [b.replace("\n", "") for b in secrets]
         recs = [(a, b.replace("\n", "")) for a, b in recs]
-        style = rng.choice(["add", "entry", "property", "nested"])
+        style = rng.choice(["add", "entry", "property", "nested", "webxml"])
         root = ET.Element(rng.choice(["appSettings", "properties", "beans"]))
         for a, b in recs:
             if style == "add":
@@ -154,8 +159,12 @@ for n in range(int(sys.argv[2])):
                 ET.SubElement(root, "entry", {"key": a}).text = b
             elif style == "property":
                 ET.SubElement(root, "property", {"name": a, "value": b})
-            else:
+            elif style == "nested":
                 ET.SubElement(ET.SubElement(root, "property", {"name": a}), "value").text = b
+            else:
+                param = ET.SubElement(root, "context-param")
+                ET.SubElement(param, "param-name").text = a
+                ET.SubElement(param, "param-value").text = b
         out = ET.tostring(root, encoding="unicode")
         if rng.random() < 0.5:
             out = xml.dom.minidom.parseString(out).toprettyxml(indent=rng.choice(["  ", "\t"]))
