@@ -1734,6 +1734,32 @@ del lines
 	noneSeen(t, r.seen.String(), "qvu7copya", "QVU7COPYA", `Q\\x00v\\x00U\\x007`, "copya93", "COPYA93") // what the agent got is JSON: a backslash doubled
 }
 
+// A secret under a name in another language: a program written in
+// Turkish, Vietnamese, Thai or Hebrew names its password so, and a JSON
+// answer in German keys its secret so. These showed in clear (found
+// 2026-12-08): no name was a secret's, and Thai's and Hindi's words were
+// split at their vowel marks. A read of one is denied as a read of
+// password is, and an alias of one is masked.
+func TestAttackSecretsUnderNamesInOtherLanguages(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7sifreA93kd", "Zr2xmatkhB51xm", "Yq7wthaiC62ynQ", "Wb5mgehD83pLxx") + `şifre = next(lines)
+mật_khẩu = next(lines)
+รหัสผ่าน = next(lines)
+antwort = {"benutzer": "ada", "geheimnis": next(lines)}
+kopie = [şifre, mật_khẩu, รหัสผ่าน]
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("kopie", "antwort")
+	for _, e := range []string{"şifre", "mật_khẩu", "รหัสผ่าน", "antwort['geheimnis']"} {
+		r.refused("debugpy_evaluate", `{"expression":`+q(e)+`}`, "secret")
+	}
+	if !strings.Contains(globals, "'benutzer': 'ada'") {
+		t.Errorf("the control, a value of no secret beside them: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "sifreA", "matkhB", "thaiC6", "gehD83")
+}
+
 // itemValues are the values of a listing's rows of items (named by their
 // index), read from its text, or from the JSON the host shows when it
 // masked some (engine: the text has a row each).

@@ -37,7 +37,19 @@ var words = joinedToo([]string{"password", "passwd", "passphrase", "passcode", "
 	// a password in other languages: German, Portuguese, Spanish, French,
 	// Dutch, Swedish, Polish, Russian, Chinese, Japanese, Korean
 	"passwort", "kennwort", "senha", "contraseña", "contrasena", "motdepasse", "mot_de_passe", "wachtwoord", "lösenord",
-	"losenord", "hasło", "haslo", "пароль", "密码", "口令", "パスワード", "비밀번호"})
+	"losenord", "hasło", "haslo", "пароль", "密码", "口令", "パスワード", "비밀번호",
+	// and Turkish, Czech and Slovak, Hungarian, Finnish, Danish and
+	// Norwegian, Romanian, Greek, Hebrew, Arabic, Vietnamese, Thai,
+	// Indonesian, Malay, Hindi (found 2026-12-08: a program's
+	// {"şifre": ...} or mật_khẩu showed its value); a secret in German,
+	// Italian and Russian, a token in Russian, credentials in German,
+	// Spanish and Portuguese. Not the words that also name other things:
+	// Italian's and Turkish's parola (a word), Spanish's clave (a key),
+	// Indonesian's sandi (a code), French's jeton (a game's token).
+	"şifre", "sifre", "heslo", "jelszó", "jelszo", "salasana", "adgangskode", "kodeord", "passord", "parolă",
+	"κωδικός_πρόσβασης", "συνθηματικό", "סיסמה", "סיסמא", "كلمة_المرور", "كلمة_السر", "mật_khẩu", "mat_khau",
+	"รหัสผ่าน", "kata_sandi", "kata_laluan", "पासवर्ड",
+	"geheim", "segreto", "секрет", "токен", "zugangsdaten", "credencial"})
 
 // joinedToo is ws and, after them, each of ws that holds an underscore
 // written without it, when it is not one of ws already: signingkey, and
@@ -103,7 +115,7 @@ func HoldsValue(name string) bool {
 }
 
 // joinedParts is name's parts, lower-cased, joined by _: split at every
-// character that is not a letter (an underscore, a digit, a dash, a dot:
+// character that is not of a word (wordRune: an underscore, a digit, a dash, a dot:
 // X-Api-Key is x_api_key) and where a lower case letter meets an upper
 // case one. A name already so (db_password) is returned as it is.
 func joinedParts(name string) string {
@@ -121,7 +133,7 @@ func joinedParts(name string) string {
 	start := 0
 	rs := []rune(name)
 	for i := 0; i <= len(rs); i++ {
-		split := i == len(rs) || !unicode.IsLetter(rs[i]) ||
+		split := i == len(rs) || !wordRune(rs[i]) ||
 			i > 0 && unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
 		if split {
 			if i > start {
@@ -131,12 +143,18 @@ func joinedParts(name string) string {
 				b.WriteString(strings.ToLower(string(rs[start:i])))
 			}
 			start = i
-			if i < len(rs) && !unicode.IsLetter(rs[i]) {
+			if i < len(rs) && !wordRune(rs[i]) {
 				start = i + 1
 			}
 		}
 	}
 	return b.String()
+}
+
+// wordRune: r is of a word: a letter, or a mark that goes with one (Thai's
+// and Hindi's vowels: รหัสผ่าน, पासवर्ड split at each were no word).
+func wordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc)
 }
 
 // isSecrets reports whether a name of joined parts (joinedParts) is a

@@ -88,6 +88,9 @@ func TestIsName(t *testing.T) {
 		"authentication_string", "ntlm_hash", "NTLMHash", "nthash", "user_nthash",
 		// a password in other languages
 		"Passwort", "db_kennwort", "senha", "contraseña", "CONTRASENA", "mot_de_passe", "пароль", "密码", "パスワード", "wachtwoord",
+		"şifre", "db_sifre", "heslo", "jelszó", "salasana", "adgangskode", "passord", "parolă", "κωδικός_πρόσβασης", "סיסמה",
+		"كلمة_المرور", "mật_khẩu", "mat_khau", "รหัสผ่าน", "kata_sandi", "katasandi", "पासवर्ड", "geheimnis", "Geheimnis", "segreto",
+		"секрет", "токен", "zugangsdaten", "credenciales",
 		// a secret's word before a part of facts, then a credential; or
 		// after one; or followed by what holds it
 		"auth_token", "password_reset_token", "SECRET_KEY", "SECRET_KEY_FALLBACKS", "password_hash",
@@ -115,6 +118,7 @@ func TestIsName(t *testing.T) {
 		"secretary", "Secretaries", "secretariat", "secretion", "passwordless", "passwordless_login",
 		// words that hold another language's (senha, haslo) but are none
 		"chosen_hash", "has_loaded", "hasLoaded", "mot", "passe",
+		"the_slot", "theSlot", "parola", "clave", "sandi", "jeton",
 		// what backup, seed, mnemonic and session name alone
 		"backup", "backup_dir", "seed", "random_seed", "mnemonic", "opcode_mnemonic", "session_id", "sessions"} {
 		if IsName(n, nil) {
