@@ -1760,6 +1760,38 @@ del lines
 	noneSeen(t, r.seen.String(), "sifreA", "matkhB", "thaiC6", "gehD83")
 }
 
+// A table held as rows, its header first, names a column and holds its
+// values apart from the name (found 2026-12-08): csv.reader's rows, a
+// list of tuples with its column names first, and a NumPy structured
+// array, whose dtype names its fields after its rows; each showed its
+// passwords in clear, as its display, as a row, and listed a row a
+// child. (The array's dtype was masked instead: ('password', '<U20')
+// read as a pair, and <U20 learned.)
+func TestAttackSecretsInTables(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7csvaaa93kd", "Zr2xnumpyb51xm", "Wb5mcsvdd83pLx") + `import csv, io, numpy as np
+rows = list(csv.reader(io.StringIO("user,password\nada," + next(lines) + "\nbob,x\n")))
+arr = np.array([("ada", next(lines))], dtype=[("user", "U10"), ("password", "U20")])
+table = [("user", "api_key"), ("ada", next(lines))]
+names = np.array(["ada", "bob"], dtype="<U20")
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("rows", "arr", "table", "names")
+	for _, name := range []string{"rows", "table"} {
+		r.listRef(r.rowRef(globals, name), "")
+	}
+	for _, e := range []string{"rows[1]", "rows[1][1]", "table[1]", "arr[0]"} {
+		if text, isErr := r.call("debugpy_evaluate", `{"expression":`+q(e)+`}`); !isErr && !strings.Contains(text, "[redacted]") {
+			t.Errorf("%s: %s", e, text)
+		}
+	}
+	if !strings.Contains(globals, "['ada', '[redacted]']") || !strings.Contains(globals, "('password', '<U20')") || !strings.Contains(globals, "dtype='<U20'") {
+		t.Errorf("the control, the tables' other cells and their dtypes: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "csvaaa", "numpyb", "csvdd8")
+}
+
 // itemValues are the values of a listing's rows of items (named by their
 // index), read from its text, or from the JSON the host shows when it
 // masked some (engine: the text has a row each).

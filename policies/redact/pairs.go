@@ -72,7 +72,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				if comma, ok := over.nextOver(k.end); ok && comma.kind == ',' {
 					if v, ok := over.nextOver(comma.end); ok && v.kind == 's' {
 						last := over.run(v, nil, nil)
-						if close, ok := over.nextOver(last); ok && close.kind == ')' {
+						if close, ok := over.nextOver(last); ok && close.kind == ')' && !dtypeField(s, i, literalValue(s, v)) {
 							(&scanner{s: s}).run(v, hide, found)
 						}
 					}
@@ -242,6 +242,37 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	// Spans found from different starts may nest or repeat: writeSpans
 	// merges them.
 	return writeSpans(s, spans, found), true
+}
+
+// dtypeField: the tuple at s[i] whose second string is v is a field of a
+// NumPy dtype, ('password', '<U20'), not a pair: v is a type's code
+// (dtypeCode) and the tuple is in a dtype=[...] (an array's repr) or a
+// dtype([...]) (its own).
+func dtypeField(s string, i int, v string) bool {
+	d := max(strings.LastIndex(s[:i], "dtype=["), strings.LastIndex(s[:i], "dtype(["))
+	return d >= 0 && strings.IndexByte(s[d:i], ']') < 0 && dtypeCode(v)
+}
+
+// dtypeCode: v is a NumPy type's code, as its dtype writes it beside a
+// field's name: a byte order, a kind, a size, a unit (<U20, |S8,
+// <M8[ns]). A dtype's fields are listed without their dtype too (descr:
+// [('password', '<U20')], fields: {'password': (dtype('<U20'), 40)}), and
+// under a field's name a code was masked and learned, and masked in every
+// array of strings after (found 2026-12-08): no reading masks or learns
+// one (the field's values are in the array's rows, tables.go).
+func dtypeCode(v string) bool {
+	if len(v) < 3 || len(v) > 16 || strings.IndexByte("<>|=", v[0]) < 0 {
+		return false
+	}
+	v = v[1:]
+	if !strings.ContainsRune("?bBhHiIlLqQpPefdgFDGSUVOMmacu", rune(v[0])) {
+		return false
+	}
+	v = v[1:]
+	if u := strings.IndexByte(v, '['); u >= 0 && strings.HasSuffix(v, "]") {
+		v = v[:u]
+	}
+	return v != "" && strings.Trim(v, "0123456789") == ""
 }
 
 // cookieHeaderEnd is where a Cookie or Set-Cookie header's pairs that

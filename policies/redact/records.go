@@ -27,14 +27,6 @@ import (
 // <SimpleCookie: NAME='VALUE'> and <Morsel: NAME=VALUE>), whatever its
 // name.
 func maskRecords(s string, extra map[string]bool, found func(string)) (string, bool) {
-	cookies := strings.Contains(s, "<Cookie ") || strings.Contains(s, "Cookie: ") || strings.Contains(s, "<Morsel: ")
-	xml := strings.Contains(s, "</") || strings.Contains(s, "#text") // an element's text: <entry key="db.password">...</entry>, xmltodict's
-	if !strings.Contains(s, "alue") && !cookies && !xml {            // value, Value, ParameterValue, OptionValue
-		return s, false
-	}
-	if !strings.Contains(s, "ame") && !strings.Contains(s, "ey") && !strings.Contains(s, "ariable") && !strings.Contains(s, "SecureString") && !cookies {
-		return s, false // no name field: name, Name, key, Key, ParameterName, variable
-	}
 	var spans [][2]int
 	hide := func(from, to int) {
 		spans = append(spans, [2]int{from, to})
@@ -42,13 +34,21 @@ func maskRecords(s string, extra map[string]bool, found func(string)) (string, b
 			found(s[from:to])
 		}
 	}
-	objectRecords(s, extra, hide)
-	if xml {
-		elementPairs(s, extra, hide)
+	cookies := strings.Contains(s, "<Cookie ") || strings.Contains(s, "Cookie: ") || strings.Contains(s, "<Morsel: ")
+	xml := strings.Contains(s, "</") || strings.Contains(s, "#text") // an element's text: <entry key="db.password">...</entry>, xmltodict's
+	switch {
+	case !strings.Contains(s, "alue") && !cookies && !xml: // value, Value, ParameterValue, OptionValue
+	case !strings.Contains(s, "ame") && !strings.Contains(s, "ey") && !strings.Contains(s, "ariable") && !strings.Contains(s, "SecureString") && !cookies:
+		// no name field: name, Name, key, Key, ParameterName, variable
+	default:
+		objectRecords(s, extra, hide)
+		if xml {
+			elementPairs(s, extra, hide)
+		}
+		yamlRecords(s, extra, hide)
+		cookieStrings(s, hide)
+		cookieReprs(s, hide)
 	}
-	yamlRecords(s, extra, hide)
-	cookieStrings(s, hide)
-	cookieReprs(s, hide)
 	if len(spans) == 0 {
 		return s, false
 	}

@@ -288,7 +288,7 @@ func writeSpans(s string, spans [][2]int, found func(string)) string {
 	var b strings.Builder
 	last := 0
 	for _, sp := range spans {
-		if sp[1] <= last {
+		if sp[1] <= last || dtypeCode(s[sp[0]:sp[1]]) {
 			continue
 		}
 		from := max(sp[0], last)
@@ -356,7 +356,13 @@ func isSecretName(name string, extra map[string]bool) bool { return secrets.IsNa
 
 // remember hands a masked value to the host, which masks it in every
 // result of the session from then on (sdk.Secret).
-func remember(v string) { remembered.Add(1); sdk.Secret(v) }
+func remember(v string) {
+	if dtypeCode(v) { // a field's type beside its name (pairs.go)
+		return
+	}
+	remembered.Add(1)
+	sdk.Secret(v)
+}
 
 // remembered counts the values handed to the host (judgedTexts).
 var remembered atomic.Int64
@@ -426,8 +432,9 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, k
 	var out []sdk.Value // made at the first change, as an object's members below
 	pieces := kind != values
 	ps := childPieces{joined: kind == children}
-	besides := -1 // the groups of privateRows whose beside row v holds (besideRows), read at the first row that needs them
-	record := -1  // the value rows of v that its name rows make secret (recordRows), read at the first value row
+	besides := -1      // the groups of privateRows whose beside row v holds (besideRows), read at the first row that needs them
+	record := -1       // the value rows of v that its name rows make secret (recordRows), read at the first value row
+	var columns []bool // a table's secret columns, from its header, its item 0 (tables.go)
 	for i, e := range v.AllElements() {
 		var shown sdk.Value // a child's display
 		var changed bool
@@ -451,6 +458,15 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, k
 				shownTo = nil
 			}
 			e, changed = walkObject(e, name, extra, texts, n, shownTo, secret)
+			if _, first := sdk.Lookup(firstItem, name); first && pieces {
+				columns = headerCells(e.Get("value").Str(), extra)
+			} else if columns != nil && itemName(name) {
+				if cells, ok := rowCells(e.Get("value").Str(), columns); ok {
+					e.Set("value", sdk.StringValue(cells))
+					changed = true
+					*n++
+				}
+			}
 		} else {
 			e, changed = walk(e, extra, texts, n)
 		}
@@ -1095,6 +1111,7 @@ func maskWords(s string, values []string, found func(string)) (string, bool) {
 // maskNamedAt is maskNamed for a text depth strings deep (maskNested).
 func maskNamedAt(s string, extra map[string]bool, found func(string), depth int) (string, bool) {
 	s, aligned := maskAligned(s, extra, found) // first: another mask may take a header's cell for a value
+	s, rows := maskTableRows(s, extra, found)  // and a row's cell: a value with pw= in it is a pair's to maskPairs
 	s, nested := maskNested(s, extra, found, depth)
 	s, pairs := maskPairs(s, extra, found)
 	s, listed := maskKeyValues(s, extra, found)
@@ -1104,7 +1121,7 @@ func maskNamedAt(s string, extra map[string]bool, found func(string), depth int)
 	s, asserted := maskAssertions(s, extra, found)
 	s, inserted := maskSQL(s, extra, found)
 	s, records := maskRecords(s, extra, found)
-	return s, aligned || nested || pairs || listed || assigned || tables || htmlTables || asserted || inserted || records
+	return s, aligned || rows || nested || pairs || listed || assigned || tables || htmlTables || asserted || inserted || records
 }
 
 // lastName is the last identifier of an expression such as user.password.

@@ -1,0 +1,89 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/debugpy-guard/debugpy-guard/plugins/sdk"
+	"github.com/debugpy-guard/debugpy-guard/policies/internal/policytest"
+)
+
+// TestTablesAgreeWithPython: tables held as rows, their header first, as
+// Python shows them (csv.reader's rows, a list of tuples, printed, by
+// pprint over lines, as JSON) and NumPy's structured arrays: no 8 bytes of
+// a value under a secret's column left, the other columns' values shown.
+func TestTablesAgreeWithPython(t *testing.T) {
+	againstPython(t, tablesDocs, tablesCheck, 600, func(s string) string { out, _ := maskText(s, nil); return out })
+}
+
+const tablesDocs = `
+import csv, io, json, pprint, random, string, sys
+import numpy as np
+rng = random.Random(int(sys.argv[1]))
+SECRET = ["password", "api_key", "token", "client_secret", "DB_PASSWORD", "secret"]
+OTHER = ["user", "host", "email", "port", "name", "region"]
+def secret():
+    return "S" + "".join(rng.choice(string.ascii_letters + string.digits + "-_./+=!") for _ in range(rng.randint(9, 20)))
+for n in range(int(sys.argv[2])):
+    ncols = rng.randint(2, 5)
+    cols = rng.sample(OTHER, ncols)
+    for k in rng.sample(range(ncols), rng.randint(1, max(1, ncols - 1))):
+        cols[k] = rng.choice(SECRET)
+    if ncols == 2 and cols[0] in SECRET and cols[1] not in SECRET:
+        cols.reverse()  # a pair's shape: read as a pair (pairs.go), not a table
+    secrets, controls, rows = [], [], []
+    for r in range(rng.randint(1, 8)):
+        row = []
+        for k, c in enumerate(cols):
+            if c in SECRET:
+                v = secret()
+                secrets.append(v)
+            else:
+                v = "ctrl%dx%dx%d" % (n, r, k)
+                controls.append(v)
+            row.append(v)
+        rows.append(row)
+    form = rng.choice(["csv", "tuples", "pprint", "json", "numpy"])
+    if form == "csv":
+        buf = io.StringIO()
+        csv.writer(buf).writerows([cols] + rows)
+        out = repr(list(csv.reader(io.StringIO(buf.getvalue()))))
+    elif form == "tuples":
+        out = repr([tuple(cols)] + [tuple(r) for r in rows])
+    elif form == "pprint":
+        out = pprint.pformat([cols] + rows, width=rng.choice([40, 80]))
+    elif form == "json":
+        out = json.dumps([cols] + rows, indent=rng.choice([None, None, 2]))
+    else:
+        names = [c + str(k) if cols.index(c) != k else c for k, c in enumerate(cols)]  # a dtype's fields are apart
+        dt = [(c, "U24") for c in names]
+        out = repr(np.array([tuple(r) for r in rows], dtype=dt))
+    print(json.dumps([out, json.dumps(secrets), json.dumps(controls)]))
+`
+
+const tablesCheck = `
+import json, sys
+def windows(s):
+    return {s[i:i + 8] for i in range(len(s) - 7)}
+for line in sys.stdin:
+    text, masked, secrets, controls = json.loads(line)
+    bad = [s for s in json.loads(secrets) if any(w in masked for w in windows(s) | windows(repr(s)[1:-1]) | windows(json.dumps(s)[1:-1]))]
+    lost = [c for c in json.loads(controls) if c not in masked]
+    print(json.dumps("left %r" % bad if bad else "controls masked %r" % lost if lost else ""))
+`
+
+// A table listed a row a child: item 0 its header, each row's cells under
+// a secret's column masked, and the other cells and rows shown.
+func TestTableRowsMasked(t *testing.T) {
+	sdk.HandlePrepared(Prepare)
+	defer sdk.Handle(nil)
+	res := `{"variables_reference":9,"variables":[` +
+		`{"name":"0","value":"['user', 'password']","type":"list"},` +
+		`{"name":"1","value":"['ada', 'S3cret-row1']","type":"list"},` +
+		`{"name":"2","value":"['bob', 'S3cret-row2']","type":"list"},` +
+		`{"name":"len()","value":"3","type":"int"}]}`
+	out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: res})
+	if strings.Contains(out, "S3cret") || !strings.Contains(out, "'ada'") || !strings.Contains(out, "'bob'") {
+		t.Errorf("%s", out)
+	}
+}
