@@ -1684,11 +1684,12 @@ del lines
 // value="..."/> and <property name="password" value="..."/>; and
 // xmlrpc.client's ServerProxy, whose repr shows its URL's password without
 // the scheme (<ServerProxy for ada:PW@host/RPC2>), a password with an @ in
-// it too. (An object of the program's with a name and a value attribute,
-// listed, was masked before: it stays so.)
+// it too; and a dict keyed by tuples, {('db', 'password'): ...}. (An
+// object of the program's with a name and a value attribute, listed, was
+// masked before: it stays so.)
 func TestAttackSecretsInRecordsOfOtherForms(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	r.stopAtBreak(r.readsSecrets("QvU7xmlaa93kdW", "Zr2x@rpcbb51xmP", "Yq7wcfgcc62ynQ", "Wb5mrecdd83pLx", "Kp3zsprng71wQq", "Jn8ydomee42vRt") + `import xml.etree.ElementTree as ET, xml.dom.minidom, xmlrpc.client
+	r.stopAtBreak(r.readsSecrets("QvU7xmlaa93kdW", "Zr2x@rpcbb51xmP", "Yq7wcfgcc62ynQ", "Wb5mrecdd83pLx", "Kp3zsprng71wQq", "Jn8ydomee42vRt", "Hm4tupff55sZu") + `import xml.etree.ElementTree as ET, xml.dom.minidom, xmlrpc.client
 root = ET.fromstring("<config><user>ada</user><password>" + next(lines) + "</password></config>")
 node = root[1]
 rpc = xmlrpc.client.ServerProxy("https://ada:" + next(lines) + "@example.com/RPC2")
@@ -1701,17 +1702,18 @@ beans = '<bean id="ds"><property name="user" value="ada"/><property name="passwo
 doc = xml.dom.minidom.parseString("<config><user>ada</user><password>" + next(lines) + "</password></config>")
 element = doc.documentElement.childNodes[1]
 text = element.firstChild
+options = {("db", "user"): "ada", ("db", "password"): next(lines)}
 del lines
 ` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
-	r.evaluateEach("root[1].text", "node.text", "rpc", "appconfig", "setting.value", "beans", "element.childNodes", "text.data")
-	for _, name := range []string{"node", "setting", "rpc", "element", "text"} {
+	r.evaluateEach("root[1].text", "node.text", "rpc", "appconfig", "setting.value", "beans", "element.childNodes", "text.data", "options")
+	for _, name := range []string{"node", "setting", "rpc", "element", "text", "options"} {
 		r.listRef(r.rowRef(globals, name), "")
 	}
 	if !strings.Contains(globals, `<add key="Theme" value="dark" />`) || !strings.Contains(globals, `<property name="user" value="ada"/>`) {
 		t.Errorf("the control, a record of no secret: %s", globals)
 	}
-	noneSeen(t, r.seen.String(), "xmlaa9", "rpcbb5", "cfgcc6", "recdd8", "sprng7", "Jn8y", "domee", "mee4")
+	noneSeen(t, r.seen.String(), "xmlaa9", "rpcbb5", "cfgcc6", "recdd8", "sprng7", "Jn8y", "domee", "mee4", "tupff5")
 }
 
 // A copy a program makes of a secret, to compare it or to hand it to

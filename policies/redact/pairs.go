@@ -63,7 +63,11 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 			switch {
 			case c == '(': // ('password', 'value')
 				k, ok := sc.next(i + 1)
-				if !ok || k.kind != 's' || !secretKey(s, k, extra) {
+				if !ok || k.kind != 's' {
+					continue
+				}
+				if !secretKey(s, k, extra) {
+					tupleKey(s[:end], &sc, k, extra, hide, found)
 					continue
 				}
 				// The value may be on the next line, and in pieces over
@@ -242,6 +246,44 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	// Spans found from different starts may nest or repeat: writeSpans
 	// merges them.
 	return writeSpans(s, spans, found), true
+}
+
+// tupleKey masks the value of a dict's key that is a tuple of strings,
+// the last of which names a secret: {('db', 'password'): '...'}, as a
+// program keys its options by section (found 2026-12-08: shown in clear).
+// k is the tuple's first string.
+func tupleKey(s string, sc *scanner, k piece, extra map[string]bool, hide func(from, to int), found func(string)) {
+	last := k
+	for {
+		p, ok := sc.next(last.end)
+		if !ok {
+			return
+		}
+		switch p.kind {
+		case ',':
+			n, ok := sc.next(p.end)
+			if ok && n.kind == 's' {
+				last = n
+				continue
+			}
+			if !ok || n.kind != ')' {
+				return
+			}
+			p = n // a trailing comma
+		case ')':
+		default:
+			return
+		}
+		if last == k || !secretKey(s, last, extra) {
+			return
+		}
+		if colon, ok := sc.next(p.end); ok && colon.kind == ':' {
+			if v, ok := sc.next(colon.end); ok {
+				sc.hideValue(v, hide, found)
+			}
+		}
+		return
+	}
 }
 
 // dtypeField: the tuple at s[i] whose second string is v is a field of a

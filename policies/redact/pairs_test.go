@@ -35,6 +35,8 @@ func TestMaskPairs(t *testing.T) {
 		{`{'password': "it's"}`, `{'password': "[redacted]"}`, "it's"},
 		{"{'pass\\x77ord': 'x1'}", "{'pass\\x77ord': '[redacted]'}", "x1"},
 		{"{'pin_password': 12345678}", "{'pin_password': [redacted]}", "12345678"},
+		// a key that is a tuple, its last string a secret's name
+		{"{('db', 'password'): 'S3cret-tk', ('db', 'user'): 'ada'}", "{('db', 'password'): '[redacted]', ('db', 'user'): 'ada'}", "S3cret-tk"},
 		{"<Conn AccountKey=Ab12Cd34==;x=1>", "<Conn AccountKey=[redacted];x=1>", "Ab12Cd34"}, // base64's padding with it; handed over with and without
 		{"<Conn token=Ab12Cd34==x>", "<Conn token=[redacted]==x>", "Ab12Cd34"},
 		// http.client's and smtplib's debug lines
