@@ -47,6 +47,19 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 	// on lines of their own. covered is where the last one read ended (the
 	// strings of a container inside it were hidden with it).
 	full, covered := scanner{s: s}, 0
+	// over reads a value past its line: one for the text, so that its
+	// literals' ends are found once (a scanner a pair read them again, a
+	// text's length a pair: 10,000 pairs on a line took seconds), its
+	// record of quotes that open none forgotten at each use (that is a
+	// line's, and a use may start on any line).
+	var overText scanner
+	over := func() *scanner {
+		if overText.s == "" {
+			overText.s = s
+		}
+		overText.opensNo = [2]int{}
+		return &overText
+	}
 	unclosed := map[string]bool{} // elements with no end tag (hideElement)
 	for line := 0; line < len(s); {
 		end := line + strings.IndexAny(s[line:], "\n\r")
@@ -72,12 +85,13 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				}
 				// The value may be on the next line, and in pieces over
 				// lines, as pprint writes a long one: [('password',\n  'a '\n  'b')].
-				over := &scanner{s: s}
+				over := over()
 				if comma, ok := over.nextOver(k.end); ok && comma.kind == ',' {
 					if v, ok := over.nextOver(comma.end); ok && v.kind == 's' {
 						last := over.run(v, nil, nil)
 						if close, ok := over.nextOver(last); ok && close.kind == ')' && !dtypeField(s, i, literalValue(s, v)) {
-							(&scanner{s: s}).run(v, hide, found)
+							over.opensNo = [2]int{}
+							over.run(v, hide, found)
 						}
 					}
 				}
@@ -135,7 +149,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
 					v, ok := sc.next(sep.end)
 					if !ok && sep.kind == ':' { // its value on the next line: {'password':\n 'x'}, as a hand or black writes a long one
-						v, ok = (&scanner{s: s}).nextOver(sep.end)
+						v, ok = over().nextOver(sep.end)
 						ok = ok && (v.kind == 's' || v.kind == '{' || (v.kind == '[' || v.kind == '(') && credentialSequence(keyName(s, k)))
 					}
 					if ok {
@@ -144,7 +158,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 								covered = full.hideStrings(v, hide, found)
 							}
 						} else if v.kind == 's' { // with its pieces over the lines below
-							(&scanner{s: s}).run(v, hide, found)
+							over().run(v, hide, found)
 						} else {
 							sc.hideValue(v, hide, found)
 						}
@@ -161,7 +175,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						v, ok = sc.next(sep.end)
 					}
 					if ok && v.kind == 's' {
-						(&scanner{s: s}).run(v, hide, found)
+						over().run(v, hide, found)
 					} else if ok && v.kind == 'w' && sep.kind == ':' && strings.EqualFold(s[k.start:k.end], "cookie") {
 						// header: Set-Cookie: sid=VALUE; Path=/ (http.client's
 						// debug lines): its pairs, to the line's end or the
@@ -213,7 +227,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						v = next
 					}
 					if v.kind == 's' && verbs > 0 {
-						(&scanner{s: s}).run(v, hide, found)
+						over().run(v, hide, found)
 					} else if v.kind == 'w' {
 						hideWord(s, v, credential, hide)
 					}
@@ -291,9 +305,17 @@ func tupleKey(s string, sc *scanner, k piece, extra map[string]bool, hide func(f
 // (dtypeCode) and the tuple is in a dtype=[...] (an array's repr) or a
 // dtype([...]) (its own).
 func dtypeField(s string, i int, v string) bool {
-	d := max(strings.LastIndex(s[:i], "dtype=["), strings.LastIndex(s[:i], "dtype(["))
-	return d >= 0 && strings.IndexByte(s[d:i], ']') < 0 && dtypeCode(v)
+	if !dtypeCode(v) {
+		return false
+	}
+	before := s[max(0, i-maxDtype):i] // bounded: a text of many pairs is read once, not once a pair
+	d := max(strings.LastIndex(before, "dtype=["), strings.LastIndex(before, "dtype(["))
+	return d >= 0 && strings.IndexByte(before[d:], ']') < 0
 }
+
+// maxDtype bounds how far back dtypeField looks for its dtype's start:
+// a dtype of a hundred fields.
+const maxDtype = 4096
 
 // dtypeCode: v is a NumPy type's code, as its dtype writes it beside a
 // field's name: a byte order, a kind, a size, a unit (<U20, |S8,
@@ -324,6 +346,7 @@ func dtypeCode(v string) bool {
 // does not end it (records.go's cookieValueEnd): the mask stopped there
 // and showed the rest of the value (found 2026-12-08).
 func cookieHeaderEnd(s string, i int) int {
+	s = s[:min(len(s), i+maxElement)] // a header of a few KB: a line of many is read in time in proportion to it
 	q := openQuote(s, i)
 	for e := i; e < len(s); e++ {
 		switch c := s[e]; c {

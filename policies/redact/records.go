@@ -112,7 +112,7 @@ func cookieReprs(s string, hide func(from, to int)) {
 			v := i + eq + 1
 			l, ok := expressions.ReadLiteral(s, v)
 			if !ok { // cut short: to the line's end
-				hide(v, lineEnd(s, v))
+				hide(v, lineEnd(s[:min(len(s), v+maxElement)], v))
 				break
 			}
 			if l.BodyEnd > l.BodyStart {
@@ -124,16 +124,20 @@ func cookieReprs(s string, hide func(from, to int)) {
 			i++
 		}
 	}
-	for from := 0; ; {
+	for from, covered := 0, 0; ; {
 		m := strings.Index(s[from:], "<Morsel: ")
 		if m < 0 {
 			return
 		}
 		from = m + from + len("<Morsel: ")
-		if eq := strings.IndexAny(s[from:], "= >\n"); eq > 0 && s[from+eq] == '=' {
+		if from < covered {
+			continue // inside the value hidden before: a text of many is read once
+		}
+		if eq := strings.IndexAny(s[from:min(len(s), from+maxElement)], "= >\n"); eq > 0 && s[from+eq] == '=' {
 			v := from + eq + 1
 			if e := cookieValueEnd(s, v); e > v {
 				hide(v, e)
+				covered = e
 			}
 		}
 	}
@@ -154,6 +158,7 @@ func cookieReprs(s string, hide func(from, to int)) {
 //     character), a > and a blank. A header's line ends at its string's
 //     quote too (pairs.go's cookieHeaderEnd).
 func cookieValueEnd(s string, i int) int {
+	s = s[:min(len(s), i+maxElement)] // a cookie is at most 4 KB: a text of many is read in time in proportion to it
 	if i < len(s) && s[i] == '"' {
 		for j := i + 1; j < len(s); j++ {
 			switch s[j] {
@@ -199,10 +204,17 @@ func endsRepr(s string, j int, after string) bool {
 }
 
 // openQuote is the quote that opened the string literal s[i] is inside,
-// read from the start of its line, or 0 when it is inside none.
+// read from the start of its line, or 0 when it is inside none, or when
+// its line starts more than maxElement bytes before it (a line of many
+// headers is read in time in proportion to it: each is then masked to
+// its line's end).
 func openQuote(s string, i int) byte {
+	start := strings.LastIndexAny(s[max(0, i-maxElement):i], "\r\n")
+	if start < 0 && i > maxElement {
+		return 0
+	}
 	var q byte
-	for k := strings.LastIndexAny(s[:i], "\r\n") + 1; k < i; k++ {
+	for k := max(0, i-maxElement) + start + 1; k < i; k++ {
 		switch c := s[k]; {
 		case q != 0 && c == '\\':
 			k++
@@ -235,11 +247,14 @@ func cookieAttribute(s string) bool {
 // elementText hides the text of the XML element tag, whose start tag
 // ends at s[i]: what is not a tag up to its end tag (<value>...</value>
 // inside it, as Spring writes a property's), or to the next tag when none
-// ends it.
+// ends it within maxElement bytes.
 func elementText(s, tag string, i int, hide func(from, to int)) {
-	end := strings.Index(s[i:], "</"+tag+">")
+	end := strings.Index(s[i:min(len(s), i+maxElement)], "</"+tag+">")
 	if end < 0 {
-		end = strings.IndexByte(s[i:], '<')
+		end = strings.IndexByte(s[i:min(len(s), i+maxElement)], '<')
+	}
+	if end < 0 && len(s)-i > maxElement {
+		end = maxElement
 	}
 	if end < 0 {
 		end = len(s) - i
@@ -368,6 +383,12 @@ var valueRows, nameRows = func() (values, names map[string]uint8) {
 	return values, names
 }()
 
+// maxElement bounds how far an element's reading looks for its other
+// tag: each search is of a bounded window, so that a text of many
+// elements is read in time in proportion to it (an element's text is
+// masked to its next tag when its end tag is further).
+const maxElement = 4096
+
 // elementPairs hides the text of a value element that follows a name
 // element whose text names a secret: a record in two elements, as
 // web.xml writes a context's parameter and an environment entry
@@ -376,13 +397,16 @@ var valueRows, nameRows = func() (values, names map[string]uint8) {
 // <key>, <name> then <value> do. The value element is the next one whose
 // name ends in value, within 256 bytes.
 func elementPairs(s string, extra map[string]bool, hide func(from, to int)) {
-	for from := 0; ; {
+	for from, covered := 0, 0; ; {
 		i := strings.Index(s[from:], "</")
 		if i < 0 {
 			return
 		}
 		i += from
 		from = i + 2
+		if i < covered {
+			continue // inside the text hidden before: a text of many is read once
+		}
 		gt := strings.IndexByte(s[from:min(len(s), from+64)], '>')
 		if gt < 0 {
 			continue
@@ -391,7 +415,10 @@ func elementPairs(s string, extra map[string]bool, hide func(from, to int)) {
 		if l := strings.ToLower(tag); l != "key" && !strings.HasSuffix(l, "name") {
 			continue
 		}
-		open := strings.LastIndex(s[:i], "<"+tag+">")
+		open := strings.LastIndex(s[max(0, i-maxElement):i], "<"+tag+">")
+		if open >= 0 {
+			open += max(0, i-maxElement)
+		}
 		if open < 0 || !namesSecretPath(trimBlank(s[open+len(tag)+2:i]), extra) {
 			continue
 		}
@@ -412,12 +439,13 @@ func elementPairs(s string, extra map[string]bool, hide func(from, to int)) {
 				continue
 			}
 			start := after + j + e + 1
-			end := strings.Index(s[start:], "</"+name+">")
+			end := strings.Index(s[start:min(len(s), start+maxElement)], "</"+name+">")
 			if end < 0 {
-				end = lineEnd(s, start) - start
+				end = lineEnd(s[:min(len(s), start+maxElement)], start) - start
 			}
 			if trimBlank(s[start:start+end]) != "" {
 				hide(start, start+end)
+				covered = start + end
 			}
 			break
 		}

@@ -149,6 +149,7 @@ func closesRow(open, p piece) bool {
 // array's rows in s: array([('ada', '...'), ...], dtype=[('user',
 // '<U10'), ('password', '<U20')]), its rows before its dtype.
 func structuredArrays(s string, sc *scanner, extra map[string]bool, hide func(from, to int)) {
+	d := -1 // the next dtype=[ after the array read, found again only past it: a text of many arrays is read once
 	for from := 0; ; {
 		a := strings.Index(s[from:], "array([")
 		if a < 0 {
@@ -156,11 +157,12 @@ func structuredArrays(s string, sc *scanner, extra map[string]bool, hide func(fr
 		}
 		a += from
 		from = a + len("array([")
-		d := strings.Index(s[from:], "dtype=[")
-		if d < 0 {
-			return
+		if d < from {
+			if d = strings.Index(s[from:], "dtype=["); d < 0 {
+				return
+			}
+			d += from
 		}
-		d += from
 		var cols []bool
 		secret := false
 		for p := (piece{end: d + len("dtype=[")}); ; {

@@ -1,0 +1,30 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// BenchmarkMaskLongTexts is maskText on texts of ~200 KB made of one
+// shape repeated, each a reading's worst case: a reading that searched
+// from each occurrence to the text's end, or made a scanner a pair, took
+// time in the square of the text (docs/PERFORMANCE.md).
+func BenchmarkMaskLongTexts(b *testing.B) {
+	for _, c := range []struct{ name, text string }{
+		{"pairs", strings.Repeat("('password', '<U20'), ", 10000)},
+		{"cookie-headers", "x = '" + strings.Repeat("Set-Cookie: a=b ", 12000) + "'"},
+		{"morsels", strings.Repeat("<Morsel: a=b", 20000)},
+		{"element-pairs", strings.Repeat("<name>password</name><value>x", 8000)},
+		{"elements", strings.Repeat("<password>", 20000)},
+		{"tables", "[" + strings.Repeat("['user', 'password'], ", 10000) + "]"},
+		{"arrays", strings.Repeat("array([(1, 2)], ", 10000) + "dtype=[('password', '<U20')])"},
+		{"tuple-keys", "{" + strings.Repeat("('a', 'b', 'c', ", 10000) + "}"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.text)))
+			for b.Loop() {
+				maskText(c.text, nil)
+			}
+		})
+	}
+}
