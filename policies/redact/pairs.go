@@ -61,6 +61,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 		return &overText
 	}
 	unclosed := map[string]bool{} // elements with no end tag (hideElement)
+	headers := 0                  // where the last cookie header hidden ended
 	for line := 0; line < len(s); {
 		end := line + strings.IndexAny(s[line:], "\n\r")
 		if end < line {
@@ -180,7 +181,10 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						// header: Set-Cookie: sid=VALUE; Path=/ (http.client's
 						// debug lines): its pairs, to the line's end or the
 						// repr's.
-						hide(v.start, cookieHeaderEnd(s[:end], v.start))
+						if v.start >= headers { // not inside the header hidden before: a line of many is read once
+							headers = cookieHeaderEnd(s[:end], v.start)
+							hide(v.start, headers)
+						}
 					} else if ok && v.kind == 'w' && sep.kind == ':' {
 						// INFO Generated password: VALUE for ada (a log's
 						// line; at a line's start maskKeyValues reads it).
@@ -339,6 +343,10 @@ func dtypeCode(v string) bool {
 	return v != "" && strings.Trim(v, "0123456789") == ""
 }
 
+// maxHeader bounds a cookie header's pairs read: 64 KB, past any server's
+// limit on a header's line.
+const maxHeader = 65536
+
 // cookieHeaderEnd is where a Cookie or Set-Cookie header's pairs that
 // start at s[i] end: at the line's end, at a repr's (its \r\n), or at the
 // quote that closes the string they are in (openQuote). A quote inside, in a value as a server may write
@@ -346,7 +354,7 @@ func dtypeCode(v string) bool {
 // does not end it (records.go's cookieValueEnd): the mask stopped there
 // and showed the rest of the value (found 2026-12-08).
 func cookieHeaderEnd(s string, i int) int {
-	s = s[:min(len(s), i+maxElement)] // a header of a few KB: a line of many is read in time in proportion to it
+	s = s[:min(len(s), i+maxHeader)]
 	q := openQuote(s, i)
 	for e := i; e < len(s); e++ {
 		switch c := s[e]; c {
