@@ -348,11 +348,12 @@ func dtypeCode(v string) bool {
 const maxHeader = 65536
 
 // cookieHeaderEnd is where a Cookie or Set-Cookie header's pairs that
-// start at s[i] end: at the line's end, at a repr's (its \r\n), or at the
-// quote that closes the string they are in (openQuote). A quote inside, in a value as a server may write
-// it (sid=ab'cd) or quoted (sid="a/b==", as http.cookies writes one),
-// does not end it (records.go's cookieValueEnd): the mask stopped there
-// and showed the rest of the value (found 2026-12-08).
+// start at s[i] end: at the line's end, at a repr's (its \r\n), at the
+// quote that closes the string they are in (openQuote), or maxHeader
+// bytes on. A quote inside, in a value as a server may write it
+// (sid=ab'cd) or quoted (sid="a/b==", as http.cookies writes one), does
+// not end it (records.go's cookieValueEnd): the mask stopped there and
+// showed the rest of the value (found 2026-12-08).
 func cookieHeaderEnd(s string, i int) int {
 	s = s[:min(len(s), i+maxHeader)]
 	q := openQuote(s, i)
