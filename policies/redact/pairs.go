@@ -326,8 +326,9 @@ const maxDtype = 4096
 // <M8[ns]). A dtype's fields are listed without their dtype too (descr:
 // [('password', '<U20')], fields: {'password': (dtype('<U20'), 40)}), and
 // under a field's name a code was masked and learned, and masked in every
-// array of strings after (found 2026-12-08): no reading masks or learns
-// one (the field's values are in the array's rows, tables.go).
+// array of strings after (found 2026-12-08): none is learned (remember),
+// and a dtype's own repr masks none (dtypeField). The field's values are
+// in the array's rows (tables.go).
 func dtypeCode(v string) bool {
 	if len(v) < 3 || len(v) > 16 || strings.IndexByte("<>|=", v[0]) < 0 {
 		return false

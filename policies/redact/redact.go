@@ -288,7 +288,7 @@ func writeSpans(s string, spans [][2]int, found func(string)) string {
 	var b strings.Builder
 	last := 0
 	for _, sp := range spans {
-		if sp[1] <= last || dtypeCode(s[sp[0]:sp[1]]) {
+		if sp[1] <= last {
 			continue
 		}
 		from := max(sp[0], last)
@@ -357,7 +357,10 @@ func isSecretName(name string, extra map[string]bool) bool { return secrets.IsNa
 // remember hands a masked value to the host, which masks it in every
 // result of the session from then on (sdk.Secret).
 func remember(v string) {
-	if dtypeCode(v) { // a field's type beside its name (pairs.go)
+	if dtypeCode(v) {
+		// a field's type beside its name (pairs.go): a listing of a
+		// dtype's fields (descr: [('password', '<U20')]) masks it, but
+		// learned, every array of strings showed its dtype masked
 		return
 	}
 	remembered.Add(1)
