@@ -41,6 +41,7 @@ func tableRows(s string, extra map[string]bool, hide func(from, to int)) {
 		if s[i] != '[' && s[i] != '(' {
 			continue
 		}
+		sc.opensNo = [2]int{} // a line's record, and i may be on another line than the last read (pairs.go's over)
 		first, ok := sc.nextOver(i + 1)
 		if !ok || first.kind != '[' && first.kind != '(' {
 			continue
@@ -165,6 +166,7 @@ func structuredArrays(s string, sc *scanner, extra map[string]bool, hide func(fr
 		}
 		var cols []bool
 		secret := false
+		sc.opensNo = [2]int{}
 		for p := (piece{end: d + len("dtype=[")}); ; {
 			open, ok := sc.nextOver(p.end)
 			if !ok || open.kind != '(' {
@@ -188,6 +190,7 @@ func structuredArrays(s string, sc *scanner, extra map[string]bool, hide func(fr
 		if !secret {
 			continue
 		}
+		sc.opensNo = [2]int{}
 		p := piece{end: a + len("array([")}
 		for {
 			open, ok := sc.nextOver(p.end)
