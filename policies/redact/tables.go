@@ -59,11 +59,13 @@ func tableRows(s string, extra map[string]bool, hide func(from, to int)) {
 			if !ok || open.kind != '[' && open.kind != '(' {
 				break
 			}
-			if end, ok = row(sc, open, cols, hide); !ok {
+			e, ok := row(sc, open, cols, hide)
+			if !ok { // a row of other than plain cells: the table is read to there
 				break
 			}
+			end = e
 		}
-		i = end - 1
+		i = max(i, end-1) // on past the rows read (a row that failed once sent i back to the text's start, for ever)
 	}
 	structuredArrays(s, sc, extra, hide)
 }

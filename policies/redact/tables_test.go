@@ -76,3 +76,34 @@ func TestTableRowsMasked(t *testing.T) {
 		t.Errorf("%s", out)
 	}
 }
+
+// A table whose rows stop being plain (a nested container, a row cut
+// short) is read to there: its rows before are masked, and the reading
+// goes on past them (it went back to the text's start, for ever, found
+// in review 2026-12-08).
+func TestTableRowsNotPlain(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"[['user', 'password'], ['ada', 'S3cret-t1'], ['bob', ['nested']]]", "[['user', 'password'], ['ada', '[redacted]'], ['bob', ['nested']]]"},
+		{"[['user', 'password'], ['ada', ['S3cret-t2']]]", "[['user', 'password'], ['ada', ['S3cret-t2']]]"},
+		{"[('user', 'token'), ('ada', 'S3cret-t3'), ('bob', 'S3cr...", "[('user', 'token'), ('ada', '[redacted]'), ('bob', 'S3cr..."},
+	} {
+		if got, _ := maskTableRows(c.in, nil, nil); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzMaskTableRows: no text makes it fail or read for ever, and it keeps
+// a text's lines.
+func FuzzMaskTableRows(f *testing.F) {
+	for _, s := range []string{"[['user', 'password'], ['ada', ['x']]]", "[('a', 'token'), ('b', 'c'), (", "array([('a', 'b')], dtype=[('user', '<U1'), ('password', '<U1')])",
+		"[['password'],\n ['x'],\n [", "((('", "[[\"it's\", 1]]\n[['user', 'password'], ['ada', 'x']]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, _ := maskTableRows(s, nil, nil)
+		if strings.Count(got, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("%q: lines changed: %q", s, got)
+		}
+	})
+}
