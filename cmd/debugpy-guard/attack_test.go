@@ -5254,3 +5254,39 @@ parse(private_key_pem)
 	lines := strings.Split(string(key), "\n")
 	noneSeen(t, r.seen.String(), lines[2][:24], lines[3][:24])
 }
+
+// XML's elements named for a secret, as programs hold them: a SOAP
+// request's WS-Security password (a namespace's prefix, a Type
+// attribute), a Maven settings.xml's password on a line of its own, CDATA,
+// and a property list's <key>Password</key><string>; and texts cut short
+// inside a secret, as a program's log of payload[:n] holds them: an XML
+// element's, a URL's userinfo and an INSERT's string. Each showed its
+// secret in clear (found 2026-12-08).
+func TestAttackSecretsInElements(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7soapA93kdW", "Zr2xmvnB51xmPq", "Yq7wcdatC62ynQ", "Wb5mplstD83pLx", "Kp3zcutxE71wQq", "Jn8yurlxF42vRt", "Hm4tsqlxG55sZu") + `import plistlib
+soap = ('<soap:Envelope><soap:Header><wsse:Security><wsse:UsernameToken><wsse:Username>ada</wsse:Username>'
+        '<wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">'
+        + next(lines) + '</wsse:Password></wsse:UsernameToken></wsse:Security></soap:Header></soap:Envelope>')
+settings = '<settings>\n  <servers>\n    <server>\n      <id>repo</id>\n      <password>\n        ' + next(lines) + '\n      </password>\n    </server>\n  </servers>\n</settings>'
+cdata = '<config><password><![CDATA[' + next(lines) + ']]></password></config>'
+plist = plistlib.dumps({"User": "ada", "Password": next(lines)}).decode()
+head = '<login><user>ada</user><password>'
+sent = (head + next(lines) + '</password></login>')[:len(head) + 10]
+head = 'https://ada:'
+url = (head + next(lines) + '@db.example.org/app')[:len(head) + 10]
+head = "INSERT INTO users (name, password) VALUES ('ada', '"
+statement = (head + next(lines) + "')")[:len(head) + 10]
+logged = ['sent ' + sent + '... (truncated)', url, statement]
+del lines, head
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("soap", "settings", "cdata", "plist", "sent", "url", "statement", "logged")
+	if !strings.Contains(globals, "<wsse:Username>ada</wsse:Username>") && !strings.Contains(globals, "<wsse:Username>[redacted]</wsse:Username>") {
+		t.Errorf("the control, the SOAP request shown: %s", globals)
+	}
+	if !strings.Contains(globals, "<id>repo</id>") {
+		t.Errorf("the control, an element of no secret: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "soapA9", "mvnB51", "cdatC6", "plstD8", "cutxE7", "urlxF4", "sqlxG5")
+}

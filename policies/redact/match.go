@@ -1186,12 +1186,37 @@ func userinfoPassword(s string, u int, stop string) (start, end int, ok bool) {
 	}
 	at := strings.LastIndexByte(s[u:j], '@')
 	if at < 0 {
-		return 0, 0, false
+		return cutUserinfo(s, u, j)
 	}
 	if c := strings.IndexByte(s[u:u+at], ':'); c >= 0 && c+1 < at {
 		return u + c + 1, u + at, true
 	}
 	return 0, 0, false
+}
+
+// cutUserinfo finds the password of the network location s[u:j] that
+// holds no '@' because it was cut short before it: a log's url[:40], a
+// slice, a repr the debugger cut (https://ada:PASSWO, https://ada:PASS...
+// (truncated)). What follows its first ':' (to a cut's "...") is no port,
+// a port's digits or a list of hosts' (h1:27017,h2:27017), and so is taken
+// for the password when it has a digit or a symbol: a placeholder's word
+// (host:port) and a template's ({host}:{port}, $HOST:$PORT, %s:%d) are
+// left. Shown in clear until 2026-12-08.
+func cutUserinfo(s string, u, j int) (start, end int, ok bool) {
+	loc := s[u:j]
+	if cut := strings.Index(loc, "..."); cut >= 0 {
+		loc = loc[:cut]
+	}
+	c := strings.IndexByte(loc, ':')
+	if c < 0 || loc[0] == '[' { // an IPv6 address's colons
+		return 0, 0, false
+	}
+	v := loc[c+1:]
+	port := strings.TrimLeft(strings.TrimRight(v, ".,;:!?"), "0123456789")
+	if port == "" || port[0] == ',' || strings.ContainsAny(v, "{}$%<>") || !notLettersOnly(v) {
+		return 0, 0, false
+	}
+	return u + c + 1, u + len(loc), true
 }
 
 // netlocPassword finds the password of a URL's network location without

@@ -36,6 +36,14 @@ func TestMaskShapes(t *testing.T) {
 		{"Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIHx\nPrivate-Lines: 2\nAAAAIGs3cr3t\nAAAAIGmore\nPrivate-MAC: 0123\n",
 			"Public-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIHx\nPrivate-Lines: 2\n[redacted]\n[redacted]\nPrivate-MAC: 0123\n"},
 		{`'Private-Lines: 2\nAAAAIGs3cr3t\nAAAAIGmore\nPrivate-MAC: 0123\n'`, `'Private-Lines: 2\n[redacted]\nPrivate-MAC: 0123\n'`}, // in a repr
+		// a URL's password cut short before its '@' (found 2026-12-08): a
+		// log's url[:40], a slice, pydevd's cut; not a port, a list of
+		// hosts' ports, a placeholder or a template
+		{"https://ada:S3cr3t-", "https://ada:[redacted]"},
+		{"['https://ada:S3cr3t-', 'x'] sent https://ada:pW0rd... (truncated)", "['https://ada:[redacted]', 'x'] sent https://ada:[redacted]... (truncated)"},
+		{"'postgres://app:p4ss...example.org/app'", "'postgres://app:[redacted]...example.org/app'"},
+		{"mongodb://h1:27017,h2:27017/db https://example.com:443. ws://host:port http://{host}:{port} http://%s:%d http://[::1]:8080 http://localhost:${PORT}",
+			"mongodb://h1:27017,h2:27017/db https://example.com:443. ws://host:port http://{host}:{port} http://%s:%d http://[::1]:8080 http://localhost:${PORT}"},
 		// HTTP Basic credentials, named or not: base64 of user:password
 		{"sending Basic dXNlcjpwYXNz to host", "sending Basic [redacted] to host"},
 		{"auth=basic  YWRhOmh1bnRlcjI=, x", "auth=basic  [redacted], x"},

@@ -60,8 +60,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 		overText.opensNo = [2]int{}
 		return &overText
 	}
-	unclosed := map[string]bool{} // elements with no end tag (hideElement)
-	headers := 0                  // where the last cookie header hidden ended
+	headers := 0 // where the last cookie header hidden ended
 	for line := 0; line < len(s); {
 		end := line + strings.IndexAny(s[line:], "\n\r")
 		if end < line {
@@ -240,12 +239,6 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						if v, ok := sc.next(eq.end); ok {
 							sc.hideValue(v, hide, found)
 						}
-					}
-				case sep.kind == '>' && k.kind == 'w' && k.start > 0 && s[k.start-1] == '<': // <password>VALUE</password>
-					if e := strings.IndexByte(s[sep.end:end], '<'); e > 0 && trimBlank(s[sep.end:sep.end+e]) != "" {
-						hide(sep.end, sep.end+e)
-					} else if sep.end >= covered {
-						covered = hideElement(s, k, sep.end, unclosed, hide)
 					}
 				case k.kind == 'w' && k.start > 0 && s[k.start-1] == '-' && sep.start > k.end && (sep.kind == 'w' || sep.kind == 's'): // --token VALUE
 					sc.hideValue(sep, hide, found)
@@ -544,41 +537,6 @@ func notLettersOnly(w string) bool {
 		}
 	}
 	return false
-}
-
-// hideElement masks the text of every element inside the element named
-// k whose start tag ends at from, to its end tag (</password>) over lines:
-// <password><primary>VALUE</primary></password>, as an XML config nests
-// them. It returns where the end tag starts (from, when there is none:
-// nothing is masked, and unclosed remembers the name, so that a text of
-// many such tags is read once).
-func hideElement(s string, k piece, from int, unclosed map[string]bool, hide func(from, to int)) int {
-	name := s[k.start:k.end]
-	if unclosed[name] {
-		return from
-	}
-	close := strings.Index(s[from:], "</"+name+">")
-	if close < 0 {
-		unclosed[name] = true
-		return from
-	}
-	close += from
-	for i := from; i < close; {
-		gt := strings.IndexByte(s[i:close], '>')
-		if gt < 0 {
-			break
-		}
-		ts, te := i+gt+1, close // a text node: from a tag's end to the next tag
-		if lt := strings.IndexByte(s[ts:close], '<'); lt >= 0 {
-			te = ts + lt
-		}
-		if v := trimBlank(s[ts:te]); v != "" {
-			vs := ts + strings.Index(s[ts:te], v)
-			hide(vs, vs+len(v))
-		}
-		i = te
-	}
-	return close
 }
 
 // trimBlank is v without the blanks and line ends at its ends, as

@@ -66,7 +66,6 @@ func TestMaskPairs(t *testing.T) {
 		{`curl -H "X-Auth-Token:  k3y\"v" url`, `curl -H "X-Auth-Token:  [redacted]" url`, `k3y"v`},
 		{"{'headers': ['Accept: json', 'Api-Key: key']}", "{'headers': ['Accept: json', 'Api-Key: [redacted]']}", "key"},
 		{"'Api-Key: ' + key", "'Api-Key: ' + key", ""}, // no value in the string
-		{"  <password>hunter2 x</password>", "  <password>[redacted]</password>", "hunter2 x"},
 		{"mysql --password=hunter2 -h db", "mysql --password=[redacted] -h db", "hunter2"},
 		{"app --token hunter2 --verbose", "app --token [redacted] --verbose", "hunter2"},
 		{"app --api-key 'k3y'", "app --api-key '[redacted]'", "k3y"},
@@ -96,10 +95,6 @@ func TestMaskPairs(t *testing.T) {
 		{"'host=db password=libpqSecretValue dbname=orders'", "'host=db password=libpqSecretValue dbname=orders'", ""}, // (maskKeyValues reads it)
 		{"auth ok for token dXNlcjpwYXNz==", "auth ok for token [redacted]", "dXNlcjpwYXNz=="},
 		// An element's elements, over lines, to its end tag.
-		{"<password>\n  <primary>x1y2</primary>\n  <replica> z3w4 </replica>\n</password>\n<user>ada</user>",
-			"<password>\n  <primary>[redacted]</primary>\n  <replica> [redacted] </replica>\n</password>\n<user>ada</user>", "z3w4"},
-		{"<secrets><db>x1y2</db></secrets><host>db</host>", "<secrets><db>[redacted]</db></secrets><host>db</host>", "x1y2"},
-		{"<token>\n<token>\n<user>ada</user>", "<token>\n<token>\n<user>ada</user>", ""}, // no end tag: nothing
 		{"b'\u00e9' b'é' {'password': 'x1y2'}", "b'\u00e9' b'é' {'password': '[redacted]'}", "x1y2"},
 		// Not pairs: kept.
 		{"{'user': 'ada', 'tags': ['a']}", "{'user': 'ada', 'tags': ['a']}", ""},

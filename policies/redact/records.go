@@ -35,7 +35,9 @@ func maskRecords(s string, extra map[string]bool, found func(string)) (string, b
 		}
 	}
 	cookies := strings.Contains(s, "<Cookie ") || strings.Contains(s, "Cookie: ") || strings.Contains(s, "<Morsel: ")
-	xml := strings.Contains(s, "</") || strings.Contains(s, "#text") // an element's text: <entry key="db.password">...</entry>, xmltodict's
+	// an element's text: <entry key="db.password">...</entry>, and cut
+	// short before its end tag (elementText); xmltodict's
+	xml := strings.Contains(s, "</") || strings.Contains(s, "#text") || strings.Contains(s, "\">") || strings.Contains(s, "'>")
 	switch {
 	case !strings.Contains(s, "alue") && !cookies && !xml: // value, Value, ParameterValue, OptionValue
 	case !strings.Contains(s, "ame") && !strings.Contains(s, "ey") && !strings.Contains(s, "ariable") && !strings.Contains(s, "SecureString") && !cookies:
@@ -244,37 +246,6 @@ func cookieAttribute(s string) bool {
 	return false
 }
 
-// elementText hides the text of the XML element tag, whose start tag
-// ends at s[i]: what is not a tag up to its end tag (<value>...</value>
-// inside it, as Spring writes a property's), or to the next tag when none
-// ends it within maxElement bytes.
-func elementText(s, tag string, i int, hide func(from, to int)) {
-	end := strings.Index(s[i:min(len(s), i+maxElement)], "</"+tag+">")
-	if end < 0 {
-		end = strings.IndexByte(s[i:min(len(s), i+maxElement)], '<')
-	}
-	if end < 0 && len(s)-i > maxElement {
-		end = maxElement
-	}
-	if end < 0 {
-		end = len(s) - i
-	}
-	for from := i; from < i+end; {
-		lt := strings.IndexByte(s[from:i+end], '<')
-		if lt < 0 {
-			lt = i + end - from
-		}
-		if trimBlank(s[from:from+lt]) != "" {
-			hide(from, from+lt)
-		}
-		gt := strings.IndexByte(s[from+lt:i+end], '>')
-		if gt < 0 {
-			return
-		}
-		from += lt + gt + 1
-	}
-}
-
 // A record listed a row a field: an object's attributes or a dict's items
 // (name and value, key and value, an XML element's tag and text). Its
 // display was masked (objectRecords), and its value row, listed by its
@@ -395,8 +366,12 @@ const maxElement = 4096
 // (<param-name>db.password</param-name><param-value>...</param-value>,
 // <env-entry-name>, <env-entry-type>, then <env-entry-value>), and as
 // <key>, <name> then <value> do. The value element is the next one whose
-// name ends in value, within 256 bytes.
+// name ends in value, within 256 bytes; after a <key>, the next element
+// whatever its name: a property list's (macOS's plist, plistlib's
+// <key>Password</key><string>...</string>: shown in clear until
+// 2026-12-08).
 func elementPairs(s string, extra map[string]bool, hide func(from, to int)) {
+	var unclosed map[string]bool // elementText's
 	for from, covered := 0, 0; ; {
 		i := strings.Index(s[from:], "</")
 		if i < 0 {
@@ -412,7 +387,8 @@ func elementPairs(s string, extra map[string]bool, hide func(from, to int)) {
 			continue
 		}
 		tag := s[from : from+gt]
-		if l := strings.ToLower(tag); l != "key" && !strings.HasSuffix(l, "name") {
+		l := strings.ToLower(tag)
+		if l != "key" && !strings.HasSuffix(l, "name") {
 			continue
 		}
 		open := strings.LastIndex(s[max(0, i-maxElement):i], "<"+tag+">")
@@ -435,18 +411,13 @@ func elementPairs(s string, extra map[string]bool, hide func(from, to int)) {
 				break
 			}
 			name := window[j : j+e]
-			if strings.HasPrefix(name, "/") || !strings.HasSuffix(strings.ToLower(name), "value") {
+			if strings.HasPrefix(name, "/") || !strings.HasSuffix(strings.ToLower(name), "value") && l != "key" {
 				continue
 			}
-			start := after + j + e + 1
-			end := strings.Index(s[start:min(len(s), start+maxElement)], "</"+name+">")
-			if end < 0 {
-				end = lineEnd(s[:min(len(s), start+maxElement)], start) - start
+			if unclosed == nil {
+				unclosed = map[string]bool{}
 			}
-			if trimBlank(s[start:start+end]) != "" {
-				hide(start, start+end)
-				covered = start + end
-			}
+			covered = elementText(s, name, after+j+e+1, true, unclosed, hide)
 			break
 		}
 	}
@@ -485,6 +456,7 @@ func objectRecords(s string, extra map[string]bool, hide func(from, to int)) {
 	}
 	sc := &scanner{s: s}
 	var stack []frame
+	var unclosed map[string]bool // elementText's, made at the first element it reads
 	flush := func(f frame) {
 		if f.secret {
 			for _, v := range f.values {
@@ -515,7 +487,10 @@ func objectRecords(s string, extra map[string]bool, hide func(from, to int)) {
 				stack = stack[:n-1]
 				flush(f)
 				if f.secret && len(f.values) == 0 && s[p.start-1] != '/' {
-					elementText(s, f.tag, p.end, hide)
+					if unclosed == nil {
+						unclosed = map[string]bool{}
+					}
+					elementText(s, f.tag, p.end, true, unclosed, hide)
 				}
 			}
 			continue

@@ -1116,6 +1116,7 @@ func maskNamedAt(s string, extra map[string]bool, found func(string), depth int)
 	s, aligned := maskAligned(s, extra, found) // first: another mask may take a header's cell for a value
 	s, rows := maskTableRows(s, extra, found)  // and a row's cell: a value with pw= in it is a pair's to maskPairs
 	s, nested := maskNested(s, extra, found, depth)
+	s, elements := maskElements(s, extra, found) // before the pairs: <password ...> is no pair's key
 	s, pairs := maskPairs(s, extra, found)
 	s, listed := maskKeyValues(s, extra, found)
 	s, assigned := maskAssignments(s, found)
@@ -1124,7 +1125,7 @@ func maskNamedAt(s string, extra map[string]bool, found func(string), depth int)
 	s, asserted := maskAssertions(s, extra, found)
 	s, inserted := maskSQL(s, extra, found)
 	s, records := maskRecords(s, extra, found)
-	return s, aligned || rows || nested || pairs || listed || assigned || tables || htmlTables || asserted || inserted || records
+	return s, aligned || rows || nested || elements || pairs || listed || assigned || tables || htmlTables || asserted || inserted || records
 }
 
 // lastName is the last identifier of an expression such as user.password.

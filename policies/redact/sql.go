@@ -245,6 +245,11 @@ func secretValues(s string, row []sqlValue, secret []int, spans [][2]int, found 
 			}
 		case 'n':
 			spans = append(spans, [2]int{v.from, v.to})
+		case 'c': // cut short: its piece, learned (a container's item shows it beside pydevd's cut: 'INSERT INTO users (n...PIECE')
+			spans = append(spans, [2]int{v.from + 1, v.to})
+			if found != nil {
+				found(sqlStringValue(s[v.from+1:v.to], v.mysql))
+			}
 		case '?':
 			placeholders = true
 		}
@@ -333,6 +338,9 @@ func readInsert(s string, i int, mysql bool) (cols []string, rows [][]sqlValue, 
 			break
 		}
 		rows = append(rows, row)
+		if j == len(s) && s[j-1] != ')' { // a row cut short (cutRow): the text ends in it
+			return cols, rows, j, true
+		}
 		i = j + run(s, j, isBlank)
 		if i < len(s) && s[i] == ',' {
 			i++
@@ -388,7 +396,8 @@ func sqlStringValue(body string, mysql bool) string {
 	return b.String()
 }
 
-// readRow reads a row of values from its '(' to its ')'.
+// readRow reads a row of values from its '(' to its ')'; or, when the
+// text ends in it, to the text's end (cutRow).
 func readRow(s string, i int, mysql bool) ([]sqlValue, int, bool) {
 	var row []sqlValue
 	start, depth := i+1, 0
@@ -396,7 +405,7 @@ func readRow(s string, i int, mysql bool) ([]sqlValue, int, bool) {
 		switch c := s[j]; {
 		case c == '\'': // 'it''s'
 			if j = sqlStringEnd(s, j, mysql); j >= len(s) {
-				return nil, 0, false
+				return cutRow(s, row, start, mysql)
 			}
 		case c == '(':
 			depth++
@@ -414,7 +423,24 @@ func readRow(s string, i int, mysql bool) ([]sqlValue, int, bool) {
 			return nil, 0, false
 		}
 	}
-	return nil, 0, false
+	return cutRow(s, row, start, mysql)
+}
+
+// cutRow is a row the text ends in: a statement cut short (a log's
+// sql[:80], a slice, a repr the debugger cut), its last value a string
+// with no closing quote, kind 'c', to the text's end. Its values before
+// are read as a whole row's, so that a secret's column among them is
+// masked (until 2026-12-08 a row cut in its password's string showed
+// it), and a cut value there is learned as the piece it is.
+// A row is never whole (readInsertRows): it has fewer values than
+// columns, or its last is cut.
+func cutRow(s string, row []sqlValue, start int, mysql bool) ([]sqlValue, int, bool) {
+	v := sqlValueOf(s, start, len(s))
+	if v.to > v.from && s[v.from] == '\'' && v.kind != 's' {
+		v.kind, v.to = 'c', literalEnd(s, v.from+1, v.to)
+	}
+	v.mysql = mysql
+	return append(row, v), len(s), true
 }
 
 // wellFormed: v is one value (a string literal whole, a number, a

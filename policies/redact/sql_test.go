@@ -25,6 +25,12 @@ func TestMaskSQL(t *testing.T) {
 		{`UPDATE users SET password = 'x\'y\\z\nS3cr3t', name = 'o\'neil' WHERE id = 1`, `UPDATE users SET password = '[redacted]', name = 'o\'neil' WHERE id = 1`, "x'y\\z\nS3cr3t"},
 		{`INSERT INTO t (name, token) VALUES ('a\\', 'T0k-x')`, `INSERT INTO t (name, token) VALUES ('a\\', '[redacted]')`, "T0k-x,T0k-x"}, // both readings agree
 		{"INSERT INTO t (name, token) VALUES ('a', 'T0k\nen-x')", "INSERT INTO t (name, token) VALUES ('a', '[redacted]\n[redacted]')", "T0k\nen-x"},
+		// Cut short inside a row (found 2026-12-08: a log's sql[:80] showed the piece)
+		{"INSERT INTO users (name, password) VALUES ('ada', 'S3cr3t-", "INSERT INTO users (name, password) VALUES ('ada', '[redacted]", "S3cr3t-"},
+		{`"INSERT INTO users (name, password) VALUES ('ada', 'S3cr3t-"`, `"INSERT INTO users (name, password) VALUES ('ada', '[redacted]"`, "S3cr3t-"},
+		{`["INSERT INTO users (name, password) VALUES ('bob', 'k2'), ('ada', 'S3cr3t-", 'x']`, `["INSERT INTO users (name, password) VALUES ('bob', '[redacted]'), ('ada', '[redacted]", 'x']`, "k2,S3cr3t-"},
+		{"INSERT INTO users (name, password) VALUES ('ad", "INSERT INTO users (name, password) VALUES ('ad", ""}, // cut before it
+		{"INSERT INTO users (password, name) VALUES ('S3cr3t', 'ad", "INSERT INTO users (password, name) VALUES ('[redacted]', 'ad", "S3cr3t"},
 	} {
 		var found []string
 		got, _ := maskSQL(c.in, nil, func(v string) { found = append(found, v) })
