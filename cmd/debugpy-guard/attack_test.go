@@ -5258,13 +5258,14 @@ parse(private_key_pem)
 // XML's elements named for a secret, as programs hold them: a SOAP
 // request's WS-Security password (a namespace's prefix, a Type
 // attribute), a Maven settings.xml's password on a line of its own, CDATA,
-// and a property list's <key>Password</key><string>; and texts cut short
+// and a property list's <key>Password</key><string>; texts cut short
 // inside a secret, as a program's log of payload[:n] holds them: an XML
-// element's, a URL's userinfo and an INSERT's string. Each showed its
-// secret in clear (found 2026-12-08).
+// element's, a URL's userinfo and an INSERT's string; and a page's value
+// after its label (<dt>API key</dt><dd>...) and a meta element's content.
+// Each showed its secret in clear (found 2026-12-08).
 func TestAttackSecretsInElements(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	r.stopAtBreak(r.readsSecrets("QvU7soapA93kdW", "Zr2xmvnB51xmPq", "Yq7wcdatC62ynQ", "Wb5mplstD83pLx", "Kp3zcutxE71wQq", "Jn8yurlxF42vRt", "Hm4tsqlxG55sZu") + `import plistlib
+	r.stopAtBreak(r.readsSecrets("QvU7soapA93kdW", "Zr2xmvnB51xmPq", "Yq7wcdatC62ynQ", "Wb5mplstD83pLx", "Kp3zcutxE71wQq", "Jn8yurlxF42vRt", "Hm4tsqlxG55sZu", "Gc6vpageH28kYw", "Fd9umetaJ37nXv") + `import plistlib
 soap = ('<soap:Envelope><soap:Header><wsse:Security><wsse:UsernameToken><wsse:Username>ada</wsse:Username>'
         '<wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">'
         + next(lines) + '</wsse:Password></wsse:UsernameToken></wsse:Security></soap:Header></soap:Envelope>')
@@ -5278,15 +5279,17 @@ url = (head + next(lines) + '@db.example.org/app')[:len(head) + 10]
 head = "INSERT INTO users (name, password) VALUES ('ada', '"
 statement = (head + next(lines) + "')")[:len(head) + 10]
 logged = ['sent ' + sent + '... (truncated)', url, statement]
+page = '<dl>\n  <dt>API key</dt>\n  <dd><code>' + next(lines) + '</code></dd>\n  <dt>Plan</dt>\n  <dd>pro</dd>\n</dl>'
+meta = '<meta name="csrf-token" content="' + next(lines) + '">'
 del lines, head
 ` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
-	r.evaluateEach("soap", "settings", "cdata", "plist", "sent", "url", "statement", "logged")
+	r.evaluateEach("soap", "settings", "cdata", "plist", "sent", "url", "statement", "logged", "page", "meta")
 	if !strings.Contains(globals, "<wsse:Username>ada</wsse:Username>") && !strings.Contains(globals, "<wsse:Username>[redacted]</wsse:Username>") {
 		t.Errorf("the control, the SOAP request shown: %s", globals)
 	}
 	if !strings.Contains(globals, "<id>repo</id>") {
 		t.Errorf("the control, an element of no secret: %s", globals)
 	}
-	noneSeen(t, r.seen.String(), "soapA9", "mvnB51", "cdatC6", "plstD8", "cutxE7", "urlxF4", "sqlxG5")
+	noneSeen(t, r.seen.String(), "soapA9", "mvnB51", "cdatC6", "plstD8", "cutxE7", "urlxF4", "sqlxG5", "pageH2", "metaJ3")
 }

@@ -54,10 +54,67 @@ func maskElements(s string, extra map[string]bool, found func(string)) (string, 
 		}
 		covered = max(covered, elementText(s, name, end, false, unclosed, hide))
 	}
+	labelValues(s, extra, hide)
 	if len(spans) == 0 {
 		return s, false
 	}
 	return writeSpans(s, spans, found), true
+}
+
+// labelValues hides the values a page shows after a label that names a
+// secret, as a program's HTML does (a settings page, a rendered
+// template): <dt>API key</dt><dd>VALUE</dd>, <td>Password</td><td>VALUE</td>,
+// <label>Token</label><span>VALUE</span>, <b>API key:</b> VALUE (shown in
+// clear until 2026-12-08). A label is an element's whole text (a colon
+// after it dropped); its value the next text, after tags alone, within
+// 256 bytes: one word of 4 bytes or more with a digit or a symbol, so that
+// a page's prose (<h2>Password</h2><p>Choose a strong one</p>) is left;
+// and none in a header's cell, a table's next column's name
+// (<th>Password</th><th>last_login</th>).
+func labelValues(s string, extra map[string]bool, hide func(from, to int)) {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "</")
+		if i < 0 {
+			return
+		}
+		i += from
+		from = i + 2
+		gt := strings.LastIndexByte(s[max(0, i-64):i], '>')
+		if gt < 0 {
+			continue
+		}
+		gt += max(0, i-64)
+		label := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s[gt+1:i]), ":"))
+		if label == "" || !plainName(label) || !secrets.IsName(underscored.Replace(label), extra) {
+			continue
+		}
+		j, lim := i, min(len(s), i+256) // the next text, after tags alone
+		header := false                 // in a header's cell: a table's next column's name
+		for j < lim && s[j] == '<' {
+			e := strings.IndexAny(s[j+1:lim], "<>")
+			if e < 0 || s[j+1+e] != '>' {
+				j = lim
+				break
+			}
+			header = strings.HasPrefix(s[j+1:], "th>") || strings.HasPrefix(s[j+1:], "th ")
+			j += 1 + e + 1
+			j += blanks(s[j:lim])
+		}
+		if header {
+			continue
+		}
+		e := j
+		for e < lim && s[e] != '<' && blanks(s[e:min(lim, e+2)]) == 0 {
+			e++
+		}
+		if k := e + blanks(s[e:lim]); k < len(s) && (k >= lim || s[k] != '<') {
+			continue // not one word before the next tag
+		}
+		if v := s[j:e]; len(v) >= 4 && notLettersOnly(v) {
+			hide(j, e)
+			from = e
+		}
+	}
 }
 
 // startTag reads the start tag that opens at s[i] ('<'): its qualified

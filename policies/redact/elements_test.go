@@ -68,6 +68,26 @@ func TestMaskPropertyLists(t *testing.T) {
 	}
 }
 
+// A page's label and the value after it, and HTML's meta element (found
+// 2026-12-08: each showed its value); a page's prose and a header row's
+// next name are left.
+func TestMaskLabels(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"<dl><dt>API key</dt>\n  <dd>sk-4f9Q2x</dd><dt>Plan</dt><dd>pro-2</dd></dl>", "<dl><dt>API key</dt>\n  <dd>[redacted]</dd><dt>Plan</dt><dd>pro-2</dd></dl>"},
+		{"<tr><td>Password</td><td><code>hunter2!</code></td></tr>", "<tr><td>Password</td><td><code>[redacted]</code></td></tr>"},
+		{"<li><b>Token:</b> ghx-1234</li>", "<li><b>Token:</b> [redacted]</li>"},
+		{`<meta name="api-key" content="k3y-9Zq">`, `<meta name="api-key" content="[redacted]">`},
+		{"<h2>Password</h2><p>Choose a strong one.</p>", "<h2>Password</h2><p>Choose a strong one.</p>"},
+		{"<tr><th>Password</th><th>User2</th></tr>", "<tr><th>Password</th><th>User2</th></tr>"},
+		{"<td>Token</td><td>expires 2024-01-01</td>", "<td>Token</td><td>expires 2024-01-01</td>"},
+		{"<span>Password</span><span>12%</span>", "<span>Password</span><span>12%</span>"},
+	} {
+		if got, _ := maskText(c.in, nil); got != c.want {
+			t.Errorf("maskText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 // TestElementsAgreeWithElementTree: XML documents as ElementTree, minidom
 // and plistlib write them, with elements named for a secret under a
 // namespace's prefix, with attributes, holding CDATA or other elements,

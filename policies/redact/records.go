@@ -425,13 +425,14 @@ func elementPairs(s string, extra map[string]bool, hide func(from, to int)) {
 
 // nameFields and valueFields are the fields of a record, in lower case;
 // with web.xml's (param-name, env-entry-value: as xmltodict reads its
-// elements), and xmltodict's element's text beside its attributes
-// ({'@name': 'token', '#text': ...}).
+// elements), xmltodict's element's text beside its attributes
+// ({'@name': 'token', '#text': ...}), and HTML's meta element's content
+// (<meta name="api-key" content="...">: shown in clear until 2026-12-08).
 var (
 	nameFields = map[string]bool{"name": true, "key": true, "parametername": true, "optionname": true, "variable": true, "secretname": true, "envname": true,
 		"param-name": true, "env-entry-name": true}
 	valueFields = map[string]bool{"value": true, "parametervalue": true, "optionvalue": true, "secretvalue": true, "envvalue": true,
-		"param-value": true, "env-entry-value": true, "#text": true}
+		"param-value": true, "env-entry-value": true, "#text": true, "content": true}
 )
 
 // namesSecretPath: v, a name field's value, names a secret, whole or by its
