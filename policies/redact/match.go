@@ -1213,8 +1213,8 @@ func cutUserinfo(s string, u, j int) (start, end int, ok bool) {
 	}
 	v := loc[c+1:]
 	port := strings.TrimLeft(strings.TrimRight(v, ".,;:!?"), "0123456789")
-	if port == "" || port[0] == ',' || strings.ContainsAny(v, "{}$%<>") || !notLettersOnly(v) {
-		return 0, 0, false
+	if port == "" || port[0] == ',' || strings.ContainsAny(v, "{}$%<>\\") || !notLettersOnly(v) || strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return 0, 0, false // a terminal's escape after a port (http://127.0.0.1:5000\x1b[0m) is no password
 	}
 	return u + c + 1, u + len(loc), true
 }

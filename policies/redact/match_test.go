@@ -42,6 +42,7 @@ func TestMaskShapes(t *testing.T) {
 		{"https://ada:S3cr3t-", "https://ada:[redacted]"},
 		{"['https://ada:S3cr3t-', 'x'] sent https://ada:pW0rd... (truncated)", "['https://ada:[redacted]', 'x'] sent https://ada:[redacted]... (truncated)"},
 		{"'postgres://app:p4ss...example.org/app'", "'postgres://app:[redacted]...example.org/app'"},
+		{" * Running on http://127.0.0.1:5000\x1b[0m 'http://127.0.0.1:5000\\x1b[0m'", " * Running on http://127.0.0.1:5000\x1b[0m 'http://127.0.0.1:5000\\x1b[0m'"},
 		{"mongodb://h1:27017,h2:27017/db https://example.com:443. ws://host:port http://{host}:{port} http://%s:%d http://[::1]:8080 http://localhost:${PORT}",
 			"mongodb://h1:27017,h2:27017/db https://example.com:443. ws://host:port http://{host}:{port} http://%s:%d http://[::1]:8080 http://localhost:${PORT}"},
 		// HTTP Basic credentials, named or not: base64 of user:password
