@@ -54,13 +54,8 @@ const maxCallPieces = 64
 // program's value). TestCallsAgreeWithPython reads the masked source back
 // with CPython's ast.
 func maskCalls(s string, found func(string)) (string, bool) {
-	var spans [][2]int
-	hide := func(from, to int) {
-		spans = append(spans, [2]int{from, to})
-		if found != nil {
-			found(s[from:to])
-		}
-	}
+	h := hidden{s: s, found: found}
+	hide := h.hide
 	for i := 0; i < len(s); i++ {
 		k := strings.IndexByte(s[i:], '(')
 		if k < 0 {
@@ -81,10 +76,7 @@ func maskCalls(s string, found func(string)) (string, bool) {
 			}
 		}
 	}
-	if len(spans) == 0 {
-		return s, false
-	}
-	return writeSpans(s, spans, found), true
+	return h.masked()
 }
 
 // callArgument is the first string of the call's positional argument at

@@ -757,7 +757,7 @@ func maskSMTPAuth(s string, found func(string)) (string, bool) {
 
 // smtpAuthLines is maskSMTPAuth on s's lines.
 func smtpAuthLines(s string, found func(string)) (string, bool) {
-	var spans [][2]int
+	h := hidden{s: s, found: found}
 	auth := false
 	for line := 0; line < len(s); {
 		end := lineEnd(s, line)
@@ -772,10 +772,7 @@ func smtpAuthLines(s string, found func(string)) (string, bool) {
 				from := end - len(body) + q + 1 // after the quote, to the \r\n and the quote that end it
 				to := from + len(strings.TrimSuffix(strings.TrimSuffix(strings.TrimRight(body[q+1:], " \t"), body[q:q+1]), `\r\n`))
 				if to > from {
-					spans = append(spans, [2]int{from, to})
-					if found != nil {
-						found(s[from:to])
-					}
+					h.hide(from, to)
 				}
 			}
 		case strings.HasPrefix(t, "reply: retcode (") && !strings.HasPrefix(t, "reply: retcode (334)"):
@@ -786,8 +783,5 @@ func smtpAuthLines(s string, found func(string)) (string, bool) {
 		}
 		line = next(s, end)
 	}
-	if len(spans) == 0 {
-		return s, false
-	}
-	return writeSpans(s, spans, found), true
+	return h.masked()
 }

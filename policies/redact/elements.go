@@ -26,13 +26,8 @@ import (
 // value on the next line and a text cut before its end tag each showed the
 // value (TestAttackSecretsInElements, TestElementsAgreeWithElementTree).
 func maskElements(s string, extra map[string]bool, found func(string)) (string, bool) {
-	var spans [][2]int
-	hide := func(from, to int) {
-		spans = append(spans, [2]int{from, to})
-		if found != nil {
-			found(s[from:to])
-		}
-	}
+	h := hidden{s: s, found: found}
+	hide := h.hide
 	var unclosed map[string]bool // made at the first element named for a secret
 	covered := 0                 // where the last element's text hidden ends: a text of many is read once
 	for from := 0; ; {
@@ -55,10 +50,7 @@ func maskElements(s string, extra map[string]bool, found func(string)) (string, 
 		covered = max(covered, elementText(s, name, end, false, unclosed, hide))
 	}
 	labelValues(s, extra, hide)
-	if len(spans) == 0 {
-		return s, false
-	}
-	return writeSpans(s, spans, found), true
+	return h.masked()
 }
 
 // labelValues hides the values a page shows after a label that names a

@@ -35,13 +35,8 @@ import (
 // shift the reading off the pair. TestMaskReprs checks it against the
 // reprs CPython writes, FuzzMaskPairs against any text before a pair.
 func maskPairs(s string, extra map[string]bool, found func(string)) (string, bool) {
-	var spans [][2]int // to mask
-	hide := func(from, to int) {
-		spans = append(spans, [2]int{from, to})
-		if found != nil {
-			found(s[from:to])
-		}
-	}
+	h := hidden{s: s, found: found} // what to mask
+	hide := h.hide
 	// A container under a secret's name is read to its closing bracket,
 	// past its key's line: json.dumps(indent=2) and pprint put its values
 	// on lines of their own. covered is where the last one read ended (the
@@ -192,7 +187,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						// state (required, None, KeyError).
 						hideWord(s, v, loggedValue, hide)
 						if holdsWord(s[k.start:k.end]) {
-							hideWord(s, v, lettersValue, func(from, to int) { spans = append(spans, [2]int{from, to}) })
+							hideWord(s, v, lettersValue, func(from, to int) { h.spans = append(h.spans, [2]int{from, to}) })
 						}
 					}
 				case k.kind == 'w' && sep.kind == 'w' && sep.start > k.end && (k.start == line || isBlank(s[k.start-1]) || strings.IndexByte(":([{'\"", s[k.start-1]) >= 0):
@@ -207,7 +202,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						// what was typed, as pexpect's log shows them): to the
 						// line's end; learned when it reads as a credential.
 						if to > from {
-							spans = append(spans, [2]int{from, to})
+							h.spans = append(h.spans, [2]int{from, to})
 							if found != nil && credential(s[from:to]) {
 								found(s[from:to])
 							}
@@ -251,12 +246,8 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 		}
 		line = end + 1
 	}
-	if len(spans) == 0 {
-		return s, false
-	}
-	// Spans found from different starts may nest or repeat: writeSpans
-	// merges them.
-	return writeSpans(s, spans, found), true
+	// Spans found from different starts may nest or repeat: masked merges them.
+	return h.masked()
 }
 
 // tupleKey masks the value of a dict's key that is a tuple of strings,

@@ -27,13 +27,8 @@ import (
 // <SimpleCookie: NAME='VALUE'> and <Morsel: NAME=VALUE>), whatever its
 // name.
 func maskRecords(s string, extra map[string]bool, found func(string)) (string, bool) {
-	var spans [][2]int
-	hide := func(from, to int) {
-		spans = append(spans, [2]int{from, to})
-		if found != nil {
-			found(s[from:to])
-		}
-	}
+	h := hidden{s: s, found: found}
+	hide := h.hide
 	cookies := strings.Contains(s, "<Cookie ") || strings.Contains(s, "Cookie: ") || strings.Contains(s, "<Morsel: ")
 	// an element's text: <entry key="db.password">...</entry>, and cut
 	// short before its end tag (elementText); xmltodict's
@@ -51,10 +46,7 @@ func maskRecords(s string, extra map[string]bool, found func(string)) (string, b
 		cookieStrings(s, hide)
 		cookieReprs(s, hide)
 	}
-	if len(spans) == 0 {
-		return s, false
-	}
-	return writeSpans(s, spans, found), true
+	return h.masked()
 }
 
 // cookieStrings hides the values of http.cookiejar's cookies as str

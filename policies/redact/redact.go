@@ -278,6 +278,31 @@ func writeMaskedFrom(b *strings.Builder, v string, first bool) {
 	}
 }
 
+// hidden is what a reading of s hides: the spans it hides, each handed to
+// found when it is hidden, and at the end written masked (masked).
+type hidden struct {
+	s     string
+	spans [][2]int
+	found func(string)
+}
+
+// hide hides s[from:to] and hands it to found.
+func (h *hidden) hide(from, to int) {
+	h.spans = append(h.spans, [2]int{from, to})
+	if h.found != nil {
+		h.found(h.s[from:to])
+	}
+}
+
+// masked is s with what was hidden masked (writeSpans, which merges spans
+// that nest or repeat), and whether anything was.
+func (h *hidden) masked() (string, bool) {
+	if len(h.spans) == 0 {
+		return h.s, false
+	}
+	return writeSpans(h.s, h.spans, h.found), true
+}
+
 // writeSpans writes s with each span masked, each line's mask once: spans
 // may come in any order, and nest or overlap (found from different
 // starts). A span that cuts a credential of a well-known shape short is

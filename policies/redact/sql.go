@@ -604,7 +604,7 @@ func maskIdentified(s string, found func(string)) (string, bool) {
 	if !strings.Contains(s, "DENTIFIED") && !strings.Contains(s, "dentified") && !strings.Contains(s, "ASSWORD") && !strings.Contains(s, "assword") {
 		return s, false
 	}
-	var spans [][2]int
+	h := hidden{s: s, found: found}
 	for i := 0; i < len(s); i++ {
 		if c := s[i] | 0x20; c != 'i' && c != 's' || i > 0 && isWordByte(s[i-1]) {
 			continue // most bytes: no word of the two starts there
@@ -656,17 +656,11 @@ func maskIdentified(s string, found func(string)) (string, bool) {
 			to = at + run(s, at, func(c byte) bool { return !isSpace(c) && c != ';' && c != ')' })
 		}
 		if to > from {
-			spans = append(spans, [2]int{from, to})
-			if found != nil {
-				found(s[from:to])
-			}
+			h.hide(from, to)
 		}
 		i = to
 	}
-	if len(spans) == 0 {
-		return s, false
-	}
-	return writeSpans(s, spans, found), true
+	return h.masked()
 }
 
 // statementStart is where the statement that holds s[i] starts: after

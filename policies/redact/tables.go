@@ -19,17 +19,9 @@ func maskTableRows(s string, extra map[string]bool, found func(string)) (string,
 	if !strings.ContainsAny(s, "[(") {
 		return s, false
 	}
-	var spans [][2]int
-	tableRows(s, extra, func(from, to int) {
-		spans = append(spans, [2]int{from, to})
-		if found != nil {
-			found(s[from:to])
-		}
-	})
-	if len(spans) == 0 {
-		return s, false
-	}
-	return writeSpans(s, spans, found), true
+	h := hidden{s: s, found: found}
+	tableRows(s, extra, h.hide)
+	return h.masked()
 }
 
 // tableRows hides the cells under a secret's column of each sequence of
