@@ -90,6 +90,18 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 						}
 					}
 				}
+			case c == ',': // a call's last two arguments: parser.set('db', 'password', 'value'), r.hset(key, 'password', 'value')
+				k, ok := sc.next(i + 1)
+				if !ok || k.kind != 's' || !secretKey(s, k, extra) {
+					continue
+				}
+				if comma, ok := sc.next(k.end); ok && comma.kind == ',' {
+					if v, ok := sc.next(comma.end); ok && v.kind == 's' {
+						if close, ok := sc.next(v.end); ok && close.kind == ')' && notNameOnly(literalValue(s, v)) {
+							sc.hideValue(v, hide, found)
+						}
+					}
+				}
 			case c == '\'' || c == '"' || isWordByte(c) && (i == line || !isWordByte(s[i-1])):
 				k, ok := sc.next(i)
 				if !ok || k.kind != 's' && k.kind != 'w' {
@@ -517,6 +529,13 @@ var stateWords = map[string]bool{
 	"deleted": true, "removed": true, "ignored": true, "skipped": true, "pending": true, "ok": true, "yes": true, "not": true, "too": true,
 	"must": true, "should": true, "cannot": true, "does": true, "needs": true, "mismatch": true, "short": true, "long": true, "weak": true,
 	"strong": true, "nil": true, "undefined": true, "default": true, "same": true, "new": true, "old": true, "current": true, "none.": true,
+}
+
+// notNameOnly: v has a digit or a symbol other than '_': no column's
+// name, as a tuple of them holds a secret's beside others ('id',
+// 'password', 'email_address').
+func notNameOnly(v string) bool {
+	return notLettersOnly(strings.ReplaceAll(v, "_", ""))
 }
 
 // notLettersOnly: w has a digit or a symbol (a byte of a letter that is

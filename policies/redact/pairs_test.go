@@ -133,6 +133,12 @@ func TestMaskPairs(t *testing.T) {
 		{"Jar(creds=[('ada', 'pw-1'), ('bob', 'pw\\'2')], n=3)", "Jar(creds=[('[redacted]', '[redacted]'), ('[redacted]', '[redacted]')], n=3)", "pw'2"},
 		{"{'API_SECRETS': ('k1x', ['k2x'])}", "{'API_SECRETS': ('[redacted]', ['[redacted]'])}", "k2x"},
 		{"xpassword'abc'", "xpassword'abc'", ""},
+		// A call's last two arguments, a secret's name then its value
+		// (found 2026-12-08: configparser's set, redis' hset, setattr).
+		{"parser.set('database', 'password', 'S3cr3t-x')", "parser.set('database', 'password', '[redacted]')", "S3cr3t-x"},
+		{`r.hset(f"user:{uid}", "api_token", "tok-9Zq")`, `r.hset(f"user:{uid}", "api_token", "[redacted]")`, "tok-9Zq"},
+		{"cols = ('id', 'password', 'email_address')", "cols = ('id', 'password', 'email_address')", ""}, // a row of names
+		{"setattr(cfg, 'password', 'Qv7x', 1)", "setattr(cfg, 'password', 'Qv7x', 1)", ""},               // not the last two
 	} {
 		var found []string
 		got, _ := maskPairs(c.in, nil, func(v string) { found = append(found, v) })
@@ -727,3 +733,47 @@ func TestPromptAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestCallNamePairsAgreeWithPython: calls whose last two arguments are a
+// secret's name and its value, as a program's source writes them
+// (configparser's set, redis' hset, setattr), values of any character in
+// either quote: read back by CPython's ast, the value is the mask and
+// every other argument as it was; a tuple of names is left.
+func TestCallNamePairsAgreeWithPython(t *testing.T) {
+	againstPython(t, callNamePairDocs, callNamePairCheck, 600, func(s string) string { out, _ := maskPairs(s, nil, nil); return out })
+}
+
+const callNamePairDocs = `
+import json, random, sys
+rng = random.Random(int(sys.argv[1]))
+CHARS = "abcXYZ0189 '\"\\\\\t%,()=:#é€"
+for n in range(int(sys.argv[2])):
+    value = "S" + "".join(rng.choice(CHARS) for _ in range(rng.randint(3, 12))) + "9"
+    name = rng.choice(["password", "api_token", "DB_PASSWORD", "client_secret"])
+    first = rng.choice(["'database'", "cfg", "f'user:{uid}'", "section"])
+    callee = rng.choice(["parser.set", "r.hset", "setattr", "store.put"])
+    if rng.random() < 0.2:  # a tuple of names: left
+        src = "cols = (%r, %r, %r)" % (rng.choice(["id", "user"]), name, rng.choice(["email", "email_address", "created_at"]))
+        want = None
+    else:
+        src = "%s(%s, %r, %r)" % (callee, first, name, value)
+        want = value
+    print(json.dumps([src, json.dumps(want)]))
+`
+
+const callNamePairCheck = `
+import ast, json, sys
+for line in sys.stdin:
+    src, masked, want = json.loads(line)
+    want = json.loads(want)
+    a, b = ast.parse(src).body[0].value, ast.parse(masked).body[0].value
+    if want is None:
+        print(json.dumps("" if src == masked else "a tuple of names changed"))
+        continue
+    why = ""
+    if ast.unparse(a.args[:-1] and ast.Tuple(a.args[:-1])) != ast.unparse(b.args[:-1] and ast.Tuple(b.args[:-1])):
+        why = "other arguments changed"
+    elif not isinstance(b.args[-1], ast.Constant) or b.args[-1].value != "[redacted]":
+        why = "value left: %r" % ast.unparse(b.args[-1])
+    print(json.dumps(why))
+`
