@@ -1684,12 +1684,13 @@ del lines
 // value="..."/> and <property name="password" value="..."/>; and
 // xmlrpc.client's ServerProxy, whose repr shows its URL's password without
 // the scheme (<ServerProxy for ada:PW@host/RPC2>), a password with an @ in
-// it too; and a dict keyed by tuples, {('db', 'password'): ...}. (An
-// object of the program's with a name and a value attribute, listed, was
-// masked before: it stays so.)
+// it too; and a dict keyed by tuples, {('db', 'password'): ...}; and a
+// multipart/form-data body's field, and sshpass's SSHPASS beside a command
+// (found later that day). (An object of the program's with a name and a
+// value attribute, listed, was masked before: it stays so.)
 func TestAttackSecretsInRecordsOfOtherForms(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	r.stopAtBreak(r.readsSecrets("QvU7xmlaa93kdW", "Zr2x@rpcbb51xmP", "Yq7wcfgcc62ynQ", "Wb5mrecdd83pLx", "Kp3zsprng71wQq", "Jn8ydomee42vRt", "Hm4tupff55sZu") + `import xml.etree.ElementTree as ET, xml.dom.minidom, xmlrpc.client
+	r.stopAtBreak(r.readsSecrets("QvU7xmlaa93kdW", "Zr2x@rpcbb51xmP", "Yq7wcfgcc62ynQ", "Wb5mrecdd83pLx", "Kp3zsprng71wQq", "Jn8ydomee42vRt", "Hm4tupff55sZu", "Gc6vformH28kYw", "Fd9usshpJ37nXv") + `import xml.etree.ElementTree as ET, xml.dom.minidom, xmlrpc.client
 root = ET.fromstring("<config><user>ada</user><password>" + next(lines) + "</password></config>")
 node = root[1]
 rpc = xmlrpc.client.ServerProxy("https://ada:" + next(lines) + "@example.com/RPC2")
@@ -1703,17 +1704,23 @@ doc = xml.dom.minidom.parseString("<config><user>ada</user><password>" + next(li
 element = doc.documentElement.childNodes[1]
 text = element.firstChild
 options = {("db", "user"): "ada", ("db", "password"): next(lines)}
+form = ('--b0und\r\nContent-Disposition: form-data; name="username"\r\n\r\nada\r\n'
+        '--b0und\r\nContent-Disposition: form-data; name="password"\r\n\r\n' + next(lines) + '\r\n--b0und--\r\n').encode()
+command = "SSHPASS=" + next(lines) + " sshpass -e ssh ada@db.example.org"
 del lines
 ` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
-	r.evaluateEach("root[1].text", "node.text", "rpc", "appconfig", "setting.value", "beans", "element.childNodes", "text.data", "options")
+	r.evaluateEach("root[1].text", "node.text", "rpc", "appconfig", "setting.value", "beans", "element.childNodes", "text.data", "options", "form", "command")
 	for _, name := range []string{"node", "setting", "rpc", "element", "text", "options"} {
 		r.listRef(r.rowRef(globals, name), "")
 	}
 	if !strings.Contains(globals, `<add key="Theme" value="dark" />`) || !strings.Contains(globals, `<property name="user" value="ada"/>`) {
 		t.Errorf("the control, a record of no secret: %s", globals)
 	}
-	noneSeen(t, r.seen.String(), "xmlaa9", "rpcbb5", "cfgcc6", "recdd8", "sprng7", "Jn8y", "domee", "mee4", "tupff5")
+	if !strings.Contains(globals, `\r\n\r\nada\r\n`) {
+		t.Errorf("the control, a form's field of no secret: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "xmlaa9", "rpcbb5", "cfgcc6", "recdd8", "sprng7", "Jn8y", "domee", "mee4", "tupff5", "formH2", "sshpJ3")
 }
 
 // A copy a program makes of a secret, to compare it or to hand it to
@@ -2611,19 +2618,22 @@ n = 1  # BREAK
 def store(r, parser, key):
     parser.set("database", "password", "setpw-s3cret9")
     r.hset(key, "api_token", "hset-s3cret9")
+    transport.auth_password("ada", "ssh-s3cret9")
+    return Minio("play.min.io", "Q3AMaccess", "minio-s3cret9")
 `
 
 // The program's source read as Python: an assignment to a secret's name
 // is masked over its whole logical line; and a call's last two
 // arguments, a secret's name and its value (configparser's set, redis'
-// hset: shown in clear until 2026-12-08), below the stop, where no
-// listing learned them.
+// hset), and the positional secrets of paramiko's auth_password and
+// MinIO's client (each shown in clear until 2026-12-08), below the stop,
+// where no listing learned them.
 func TestAttackSecretsInSource(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(sourceProgram)
 	text := r.ok("debugpy_source", `{"context_lines":20}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`, "setpw-s3cret", "hset-s3cret")
+	noneSeen(t, seen, "paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`, "setpw-s3cret", "hset-s3cret", "ssh-s3cret", "minio-s3cret")
 	if !strings.Contains(text, `user = "ada"`) || strings.Count(text, "\n") < 12 {
 		t.Fatalf("the control: the rest of the source is shown, line by line: %s", text)
 	}

@@ -26,6 +26,13 @@ var callSecrets = map[string][]int{
 	"jwt.encode": {1}, "jwt.decode": {1},
 	"pymysql.connect": {2}, "MySQLdb.connect": {2}, // (host, user, password, database)
 	"CommunityData": {0}, "UsmUserData": {1, 2}, // pysnmp: SNMPv1/v2c's community; v3's authentication and privacy keys
+	// paramiko's Transport.auth_password(username, password), pika's
+	// PlainCredentials(username, password), MinIO's Minio(endpoint,
+	// access_key, secret_key), pymssql.connect(server, user, password),
+	// cx_Oracle.connect(user, password, dsn), redis.Redis(host, port, db,
+	// password) (shown in clear until 2026-12-08)
+	"auth_password": {1}, "PlainCredentials": {1}, "Minio": {2}, "pymssql.connect": {2}, "cx_Oracle.connect": {1},
+	"Redis": {3}, "StrictRedis": {3},
 }
 
 // callSecret is the positions of the secret arguments of the callee named

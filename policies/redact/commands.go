@@ -102,6 +102,9 @@ var programs = func() map[string][]option {
 	// NAME wifi-sec.psk SECRET), wpa_passphrase SSID SECRET.
 	add([]option{{"password", apart}, {"wifi-sec.psk", apart}, {"802-11-wireless-security.psk", apart}, {"802-1x.password", apart}}, "nmcli")
 	add([]option{{"", takes{nth: 2}}}, "wpa_passphrase")
+	// RabbitMQ's rabbitmqctl add_user NAME SECRET, change_password NAME
+	// SECRET, authenticate_user NAME SECRET (shown in clear until 2026-12-08)
+	add([]option{{"", takes{nth: 2, sub: "add_user"}}, {"", takes{nth: 2, sub: "change_password"}}, {"", takes{nth: 2, sub: "authenticate_user"}}}, "rabbitmqctl")
 	add([]option{{"-A", short}, {"-X", short}, {"-c", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
 	return m
 }()
@@ -258,11 +261,12 @@ func writeBody(v, pre string) string {
 // mayHoldSecret: s has an option, or a connect string's / and @ (Oracle's
 // tools take ada/SECRET@db with no option), or the words of the programs
 // whose secret follows a word with no option (net user ada SECRET, vault
-// login SECRET, nmcli ... password SECRET, wpa_passphrase SSID SECRET).
+// login SECRET, nmcli ... password SECRET, wpa_passphrase SSID SECRET,
+// rabbitmqctl add_user NAME SECRET).
 func mayHoldSecret(s string) bool {
 	return hasOption(s) || strings.IndexByte(s, '@') >= 0 && strings.IndexByte(s, '/') >= 0 ||
 		strings.Contains(s, "vault") || strings.Contains(s, "net") && strings.Contains(s, "user") ||
-		strings.Contains(s, "nmcli") || strings.Contains(s, "wpa_passphrase")
+		strings.Contains(s, "nmcli") || strings.Contains(s, "wpa_passphrase") || strings.Contains(s, "rabbitmqctl")
 }
 
 // hasOption: s has an option, a '-' after a blank or a quote. (Found by

@@ -46,7 +46,87 @@ func maskRecords(s string, extra map[string]bool, found func(string)) (string, b
 		cookieStrings(s, hide)
 		cookieReprs(s, hide)
 	}
+	if strings.Contains(s, "form-data") {
+		formFields(s, extra, hide)
+	}
 	return h.masked()
+}
+
+// formFields hides the values of a multipart/form-data body's fields
+// named for a secret, as requests builds one and a server's log or a
+// program's bytes show it (RFC 7578): the part's header line
+// Content-Disposition: form-data; name="password", a blank line, then the
+// value, to its line's end (CRLF, or as a repr escapes it). A file's part
+// (a filename) is left. Shown in clear until 2026-12-08.
+func formFields(s string, extra map[string]bool, hide func(from, to int)) {
+	for from := 0; ; {
+		i := strings.Index(s[from:], "form-data")
+		if i < 0 {
+			return
+		}
+		i += from
+		from = i + len("form-data")
+		head := s[from:min(len(s), from+512)]
+		head = head[:lineEndOrEscaped(head, 0)]
+		n := strings.Index(head, "name=")
+		if n < 0 || strings.Contains(head, "filename") {
+			continue
+		}
+		name := strings.TrimLeft(head[n+len("name="):], "\\\"'")
+		if q := strings.IndexAny(name, "\\\"';"); q >= 0 {
+			name = name[:q]
+		}
+		if !namesSecretPath(name, extra) {
+			continue
+		}
+		// the value: after the blank line that ends the part's headers
+		rest := s[from+len(head) : min(len(s), from+len(head)+256)] // its headers: a type's, an encoding's
+		b := -1
+		for _, blank := range []string{"\r\n\r\n", "\n\n", `\r\n\r\n`, `\n\n`} {
+			if k := strings.Index(rest, blank); k >= 0 && (b < 0 || k < b) {
+				b = k + len(blank)
+			}
+		}
+		if b < 0 {
+			continue
+		}
+		vs := from + len(head) + b
+		ve := vs + partEnd(s[vs:min(len(s), vs+maxElement)])
+		if ve > vs {
+			hide(vs, ve)
+			from = ve
+		}
+	}
+}
+
+// partEnd is where a multipart body's value that starts v ends: at the
+// line end before the next part's delimiter (--boundary), as written or as
+// a repr escapes it (a backslash of the value's own is escaped there:
+// \\r is no line end), or, when none follows (the text cut short), at its
+// line's end.
+func partEnd(v string) int {
+	for j := 0; j < len(v); j++ {
+		switch {
+		case v[j] == '\r' && strings.HasPrefix(v[j+1:], "\n--"), v[j] == '\n' && strings.HasPrefix(v[j+1:], "--"):
+			return j
+		case v[j] == '\\' && (strings.HasPrefix(v[j:], `\r\n--`) || strings.HasPrefix(v[j:], `\n--`)):
+			return j
+		case v[j] == '\\' && j+1 < len(v) && v[j+1] != '\r' && v[j+1] != '\n':
+			j++ // an escape: its byte is the value's
+		}
+	}
+	return lineEndOrEscaped(v, 0)
+}
+
+// lineEndOrEscaped is where the line that starts at s[i] ends: its line
+// end, as written or as a repr escapes it (\r, \n), or len(s).
+func lineEndOrEscaped(s string, i int) int {
+	for j := i; j < len(s); j++ {
+		if s[j] == '\n' || s[j] == '\r' || s[j] == '\\' && j+1 < len(s) && (s[j+1] == 'n' || s[j+1] == 'r') {
+			return j
+		}
+	}
+	return len(s)
 }
 
 // cookieStrings hides the values of http.cookiejar's cookies as str

@@ -19,6 +19,10 @@ var words = joinedToo([]string{"password", "passwd", "passphrase", "passcode", "
 	"private_key", "privatekey", "priv_key", "privkey", "access_key", "accesskey", "credential", "session_key", "signing_key",
 	"encryption_key", "decryption_key", "master_key", "hmac_key", "fernet_key", "client_key", "app_key", "license_key",
 	"ssh_key", "recovery_code", "mfa_code", "account_key", "accountkey", "requirepass", "masterauth",
+	// a cipher's key by its cipher's name (aes_key, a key wrapping key),
+	// and sshpass's password in its environment (SSHPASS: shown in clear
+	// until 2026-12-08)
+	"aes_key", "des_key", "cipher_key", "crypto_key", "wrapping_key", "symmetric_key", "sshpass",
 	// OAuth's PKCE verifier and the device flow's code (RFC 7636, RFC 8628),
 	// and OAuth 1.0a's verifier
 	"code_verifier", "device_code", "oauth_verifier",

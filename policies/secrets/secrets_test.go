@@ -76,6 +76,8 @@ func TestIsName(t *testing.T) {
 		"creds", "db_creds", "awsCreds", "cookies", "ssh_key", "recovery_code", "mfa_code",
 		// Azure Storage's key, as its connection string and its SDK name it
 		"AccountKey", "account_key", "STORAGE_ACCOUNT_KEY",
+		// a cipher's key by its cipher, sshpass's environment
+		"aes_key", "AES_KEY", "aesKey", "wrapping_key", "SSHPASS",
 		// Redis's
 		"requirepass", "masterauth", "REDIS_REQUIREPASS",
 		// a second factor's backup codes, a wallet's seed phrase, OAuth 1.0a's verifier, session cookies
