@@ -857,15 +857,34 @@ func leafText(v any) string {
 // (longest first, so a value inside another is not half replaced) and
 // says whether no changed or removed value of more than 3 bytes is left in
 // it (shorter ones, a number or a flag, are too common to look for).
+//
+// A value that is a bare word (None, True, 5, -1.5: no quote or bracket
+// marks where it stands) is replaced only where it stands as a word, and
+// only when the text shows it no more times than it was changed: a row
+// named for a secret whose value was None made every None of a listing,
+// and NoneType, [redacted] (found 2026-12-08). Where the text shows it
+// elsewhere too, which of them were changed is not known, and the
+// rewritten result is shown as JSON instead.
 func rewriteText(text string, changed [][2]string, gone []string) (string, bool) {
 	sort.Slice(changed, func(i, j int) bool { return len(changed[i][0]) > len(changed[j][0]) })
+	times := map[string]int{}
 	for _, c := range changed {
-		if c[0] != "" {
+		times[c[0]]++
+	}
+	for _, c := range changed {
+		switch {
+		case c[0] == "":
+		case bareWord(c[0]):
+			if countWords(text, c[0]) > times[c[0]] {
+				return "", false
+			}
+			text = replaceWords(text, c[0], c[1])
+		default:
 			text = strings.ReplaceAll(text, c[0], c[1])
 		}
 	}
 	for _, c := range changed {
-		if len(c[0]) > 3 && strings.Contains(text, c[0]) {
+		if len(c[0]) > 3 && (bareWord(c[0]) && countWords(text, c[0]) > 0 || !bareWord(c[0]) && strings.Contains(text, c[0])) {
 			return "", false
 		}
 	}
@@ -875,6 +894,58 @@ func rewriteText(text string, changed [][2]string, gone []string) (string, bool)
 		}
 	}
 	return text, true
+}
+
+// bareWord: v is a value written with no quote or bracket (None, True,
+// 5, -1.5), which a text may show beside other words.
+func bareWord(v string) bool {
+	return !strings.ContainsAny(v, "'\"<>()[]{} ")
+}
+
+// countWords counts the places where v stands as a word in text (no
+// letter, digit or '_' against either end).
+func countWords(text, v string) int {
+	n := 0
+	for i := wordIndex(text, v, 0); i >= 0; i = wordIndex(text, v, i+len(v)) {
+		n++
+	}
+	return n
+}
+
+// replaceWords replaces v by with where v stands as a word in text.
+func replaceWords(text, v, with string) string {
+	var b strings.Builder
+	last := 0
+	for i := wordIndex(text, v, 0); i >= 0; i = wordIndex(text, v, i+len(v)) {
+		b.WriteString(text[last:i])
+		b.WriteString(with)
+		last = i + len(v)
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// wordIndex is the first place at or after from where v stands as a word
+// in text, or -1.
+func wordIndex(text, v string, from int) int {
+	for from <= len(text) {
+		i := strings.Index(text[from:], v)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(v)
+		if !(i > 0 && wordByte(text[i-1]) && wordByte(v[0]) || end < len(text) && wordByte(text[end]) && wordByte(v[len(v)-1])) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+// wordByte: c is a letter, a digit or '_'.
+func wordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
 }
 
 // mask masks the session's secrets (plugins.Secrets) in res, in its text

@@ -846,3 +846,31 @@ func TestShownAsObject(t *testing.T) {
 		}
 	}
 }
+
+// rewriteText changes a bare value (None, True, 5) only where it stands
+// as a word, and only when the text shows it no more times than it was
+// changed; otherwise the result is shown as JSON (false). A row named for
+// a secret whose value was None made every None of a listing, and
+// NoneType, [redacted] (found 2026-12-08).
+func TestRewriteTextBareValues(t *testing.T) {
+	m := "[redacted]"
+	for _, c := range []struct {
+		text    string
+		changed [][2]string
+		want    string
+		ok      bool
+	}{
+		{"refresh_token: NoneType = None\naccess_token: str = 'k3y-x9'", [][2]string{{"None", m}, {"'k3y-x9'", m}},
+			"refresh_token: NoneType = [redacted]\naccess_token: str = [redacted]", true},
+		{"refresh_token: NoneType = None\nother: NoneType = None", [][2]string{{"None", m}}, "", false},
+		{"pin_password: int = 5\nretries: int = 5", [][2]string{{"5", m}}, "", false},
+		{"pin_password: int = 5 [ref 15]", [][2]string{{"5", m}}, "pin_password: int = [redacted] [ref 15]", true},
+		{"a: NoneType = None\nb: NoneType = None", [][2]string{{"None", m}, {"None", m}}, "a: NoneType = [redacted]\nb: NoneType = [redacted]", true},
+		{"v = 's3cret' and 's3cret'", [][2]string{{"'s3cret'", m}}, "v = [redacted] and [redacted]", true}, // a quoted value: everywhere
+	} {
+		got, ok := rewriteText(c.text, c.changed, nil)
+		if got != c.want || ok != c.ok {
+			t.Errorf("rewriteText(%q, %q) = %q, %v; want %q, %v", c.text, c.changed, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -5309,3 +5309,37 @@ del lines, head
 	}
 	noneSeen(t, r.seen.String(), "soapA9", "mvnB51", "cdatC6", "plstD8", "cutxE7", "urlxF4", "sqlxG5", "pageH2", "metaJ3")
 }
+
+// A row named for a secret whose value is None (an OAuth client's
+// refresh_token before a refresh) is masked, and nothing else: the text
+// of the result changed every None of it, NoneType too, into the mask
+// (found 2026-12-08: the tool's text had each changed value replaced
+// wherever it stood). Where the text shows None elsewhere too, the
+// result is shown as JSON, each value as it is.
+func TestSecretRowOfNoneMasksNoOtherNone(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("Kp3zoautE71wQq") + `class Client:
+    def __init__(self):
+        self.refresh_token = None
+        self.access_token = next(lines)
+        self.expires_in = 3600
+class Other:
+    def __init__(self):
+        self.refresh_token = None
+        self.expires_at = None
+client, other = Client(), Other()
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	text := r.listRef(r.rowRef(globals, "client"), "")
+	for _, want := range []string{"refresh_token: NoneType = [redacted]", "expires_in: int = 3600", "access_token: str = [redacted]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q not in the listing: %s", want, text)
+		}
+	}
+	text = r.listRef(r.rowRef(globals, "other"), "")
+	if strings.Contains(text, "[redacted]Type") || !strings.Contains(text, `"name":"expires_at","value":"None"`) {
+		t.Errorf("the other None masked: %s", text)
+	}
+	noneSeen(t, r.seen.String(), "oautE7")
+}
