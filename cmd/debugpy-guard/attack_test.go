@@ -5343,3 +5343,27 @@ del lines
 	}
 	noneSeen(t, r.seen.String(), "oautE7")
 }
+
+// A cipher's object holds its key under no secret's name: cryptography's
+// AESGCM in _key, its algorithms.AES (inside a Cipher) in key. Listed,
+// each showed the key in clear (found 2026-12-08): bytes of a cipher key's
+// length under key or _key are a key.
+func TestAttackCipherKeys(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7aesgA93kdWQvU7aesgA93kdWQv12", "Zr2xchacB51xmPZr2xchacB51xmP9876") + `from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+aead = AESGCM(next(lines).encode())
+cipher = Cipher(algorithms.AES(next(lines).encode()), modes.GCM(b"0123456789ab"))
+cache = {"key": b"short"}
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.listRef(r.rowRef(globals, "aead"), "")
+	algorithm := r.listRef(r.rowRef(globals, "cipher"), "")
+	r.listRef(r.rowRef(algorithm, "algorithm"), "")
+	r.evaluateEach("aead._key", "cipher.algorithm.key")
+	if !strings.Contains(globals, `'key': b'short'`) {
+		t.Errorf("the control, bytes of no key's length under key: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "aesgA9", "chacB5")
+}

@@ -531,7 +531,7 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, k
 // child's display). With secret set, the object is a row that holds a
 // secret whatever its name (a JWK's d beside its kty: privateRows).
 func walkObject(v, name sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, shown *sdk.Value, secret bool) (sdk.Value, bool) {
-	secret = secret || texts.isSecretValue(name, extra)
+	secret = secret || texts.isSecretValue(name, extra) || cipherKey(name, v)
 	var out []sdk.Member // made at the first change: most objects have none
 	i := 0               // the member's index
 	for key, val := range v.AllMembers() {
@@ -582,6 +582,27 @@ func walkObject(v, name sdk.Value, extra map[string]bool, texts *judgedTexts, n 
 		return v, false
 	}
 	return sdk.ObjectValue(out...), true
+}
+
+// cipherKey reports whether the row v, named name, is the key a cipher's
+// object holds: cryptography's AESGCM, AESCCM and ChaCha20Poly1305 keep
+// theirs in _key, its algorithms.AES and ChaCha20 in key. A key alone names
+// no secret (a dict's, a cache's), but bytes of a cipher key's length
+// under it (16, 24 or 32; AES-SIV's 64) are one: an AESGCM object,
+// listed, showed its key in clear (found 2026-12-08).
+func cipherKey(name, v sdk.Value) bool {
+	if l := name.StrLen(); l != 3 && l != 4 {
+		return false
+	}
+	if n := name.Str(); n != "key" && n != "_key" {
+		return false
+	}
+	d := v.Get("value").Str()
+	if len(d) < 3 || d[0] != 'b' && d[0] != 'B' {
+		return false
+	}
+	l, ok := expressions.ReadLiteral(d, 0)
+	return ok && l.End == len(d) && l.Known && (len(l.Value) == 16 || len(l.Value) == 24 || len(l.Value) == 32 || len(l.Value) == 64)
 }
 
 // childPieces reads the values of a listing's children together, in

@@ -223,3 +223,20 @@ func TestHandsOverAContainersStrings(t *testing.T) {
 		}
 	}
 }
+
+// Bytes of a cipher key's length under key or _key (a cipher object's
+// attribute) are a key, masked and handed over; other bytes under key,
+// and a key of a string, are not.
+func TestCipherKeyRows(t *testing.T) {
+	sdk.ResetCounters()
+	sdk.TakeSecrets()
+	key := strings.Repeat("k3", 8)
+	res := `{"variables":[{"name":"_key","value":"b'` + key + `'","type":"bytes"},{"name":"key","value":"b'` + key + key + `'","type":"bytes"},` +
+		`{"name":"key","value":"b'short'","type":"bytes"},{"name":"key","value":"'` + key + `'","type":"str"},{"name":"sort_key","value":"b'` + key + `'","type":"bytes"}]}`
+	policytest.Run(t, Decide, []policytest.Case{{Name: "keys", Phase: "result", Tool: "debugpy_variables", Result: res, Want: "allow",
+		Output: `{"name":"_key","value":"[redacted]","type":"bytes"},{"name":"key","value":"[redacted]","type":"bytes"},{"name":"key","value":"b'short'","type":"bytes"},` +
+			`{"name":"key","value":"'` + key + `'","type":"str"},{"name":"sort_key","value":"b'` + key + `'","type":"bytes"}`}})
+	if got := sdk.TakeSecrets(); !slices.Contains(got, key) || !slices.Contains(got, key+key) {
+		t.Errorf("handed over %q, want the keys", got)
+	}
+}
