@@ -860,6 +860,7 @@ func leafText(v any) string {
 //
 // A value that is a bare word (None, True, 5, -1.5: no quote or bracket
 // marks where it stands) is replaced only where it stands as a word, and
+// it and a value of fewer than 4 bytes (an empty string's quotes, 'a')
 // only when the text shows it no more times than it was changed: a row
 // named for a secret whose value was None made every None of a listing,
 // and NoneType, [redacted] (found 2026-12-08). Where the text shows it
@@ -879,6 +880,11 @@ func rewriteText(text string, changed [][2]string, gone []string) (string, bool)
 				return "", false
 			}
 			text = replaceWords(text, c[0], c[1])
+		case len(c[0]) < 4: // '' or 'a': as common as a bare word
+			if strings.Count(text, c[0]) > times[c[0]] {
+				return "", false
+			}
+			text = strings.ReplaceAll(text, c[0], c[1])
 		default:
 			text = strings.ReplaceAll(text, c[0], c[1])
 		}

@@ -867,6 +867,7 @@ func TestRewriteTextBareValues(t *testing.T) {
 		{"pin_password: int = 5 [ref 15]", [][2]string{{"5", m}}, "pin_password: int = [redacted] [ref 15]", true},
 		{"a: NoneType = None\nb: NoneType = None", [][2]string{{"None", m}, {"None", m}}, "a: NoneType = [redacted]\nb: NoneType = [redacted]", true},
 		{"v = 's3cret' and 's3cret'", [][2]string{{"'s3cret'", m}}, "v = [redacted] and [redacted]", true}, // a quoted value: everywhere
+		{"password: str = ''\nuser: str = ''", [][2]string{{"''", m}}, "", false},
 	} {
 		got, ok := rewriteText(c.text, c.changed, nil)
 		if got != c.want || ok != c.ok {
