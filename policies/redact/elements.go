@@ -49,7 +49,7 @@ func maskElements(s string, extra map[string]bool, found func(string)) (string, 
 		}
 		covered = max(covered, elementText(s, name, end, false, unclosed, hide))
 	}
-	labelValues(s, extra, hide)
+	labelValues(s, extra, h.spans, hide) // after the elements: a secret's text is no label
 	return h.masked()
 }
 
@@ -62,8 +62,11 @@ func maskElements(s string, extra map[string]bool, found func(string)) (string, 
 // 256 bytes: one word of 4 bytes or more with a digit or a symbol, so that
 // a page's prose (<h2>Password</h2><p>Choose a strong one</p>) is left;
 // and none in a header's cell, a table's next column's name
-// (<th>Password</th><th>last_login</th>).
-func labelValues(s string, extra map[string]bool, hide func(from, to int)) {
+// (<th>Password</th><th>last_login</th>). hidden is what maskElements hid,
+// in order: a secret's text is no label (a random value's ...Pw reads as
+// a name of one).
+func labelValues(s string, extra map[string]bool, hidden [][2]int, hide func(from, to int)) {
+	k := 0 // the first of hidden (in order) that does not end before the label
 	for from := 0; ; {
 		i := strings.Index(s[from:], "</")
 		if i < 0 {
@@ -76,6 +79,12 @@ func labelValues(s string, extra map[string]bool, hide func(from, to int)) {
 			continue
 		}
 		gt += max(0, i-64)
+		for k < len(hidden) && hidden[k][1] <= gt {
+			k++
+		}
+		if k < len(hidden) && hidden[k][0] < i {
+			continue // a value hidden: <password>...pw</password>
+		}
 		label := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s[gt+1:i]), ":"))
 		if label == "" || !plainName(label) || !secrets.IsName(underscored.Replace(label), extra) {
 			continue
@@ -248,14 +257,24 @@ func cutElementText(s string, from int, held bool, hide func(from, to int)) int 
 }
 
 // literalEnd is where the text s[from:to], cut short inside a string
-// literal that holds it, ends: at the first quote that closes the literal
-// (one no backslash escapes, at the text's end or before a ',', ')', ']'
-// or '}': ['<password>PIECE', 'other'], a repr's "INSERT ... 'PIECE"), or
-// to.
+// literal that holds it, ends: at the quote that closes the literal, one
+// no backslash escapes, at the text's end or before a ',', ')', ']' or
+// '}' (['<password>PIECE', 'other'], a repr's "INSERT ... 'PIECE"), when
+// it is the first quote of its line within 512 bytes back, as a repr opens
+// with one; or to. In a text that is no literal's, no quote ends it: a
+// quote and a comma may be the secret's own. (A literal opened further
+// back is masked to its line's end, its closing quote with it.)
 func literalEnd(s string, from, to int) int {
 	for i := from; i < to; i++ {
-		if (s[i] == '\'' || s[i] == '"') && (i == from || s[i-1] != '\\') && (i+1 == len(s) || strings.IndexByte(",)]}", s[i+1]) >= 0) {
-			return i
+		if (s[i] == '\'' || s[i] == '"') && s[i-1] != '\\' && (i+1 == len(s) || strings.IndexByte(",)]}", s[i+1]) >= 0) {
+			// a quote that may close a literal: the literal's when
+			// the line opens one with it, read back a bounded way (a
+			// line of many such quotes is read in proportion to it)
+			back := max(0, from-512)
+			line := back + strings.LastIndexAny(s[back:from], "\r\n") + 1
+			if q := strings.IndexAny(s[line:from], "'\""); q >= 0 && s[line+q] == s[i] {
+				return i
+			}
 		}
 	}
 	return to

@@ -30,6 +30,7 @@ func TestMaskElements(t *testing.T) {
 		{"sent <c><password>x1y2... (truncated)\nINFO ok <b>", "sent <c><password>[redacted]\nINFO ok <b>", "x1y2... (truncated)"},
 		{"['<password><primary>x1y2', 'other']", "['<password><primary>[redacted]', 'other']", "x1y2"},
 		{`'<password>it\'s x', 'y'`, `'<password>[redacted]', 'y'`, `it\'s x`},
+		{"sent <password>ab',cd", "sent <password>[redacted]", "ab',cd"}, // no literal holds it: its quote is the secret's
 		{"<password><![CDATA[x1y2", "<password><![CDATA[[redacted]", "x1y2"},
 		// Not an element's text: no end tag, and a blank, a line's end or
 		// brackets alone after it, as usage lines and docopt write them.

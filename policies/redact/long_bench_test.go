@@ -17,6 +17,7 @@ func BenchmarkMaskLongTexts(b *testing.B) {
 		{"element-pairs", strings.Repeat("<name>password</name><value>x", 8000)},
 		{"elements", strings.Repeat("<password>", 20000)},
 		{"elements-cut", strings.Repeat("<password>x", 20000)},
+		{"elements-cut-quoted", strings.Repeat("<password>a',", 20000)},
 		{"elements-closed", strings.Repeat("<password><![CDATA[x]]><a>y</a></password>", 5000)},
 		{"element-names", strings.Repeat("<password ", 20000)},
 		{"element-tags", strings.Repeat("<token>\n<a><b>", 15000)},
