@@ -213,13 +213,18 @@ func elementText(s, name string, from int, held bool, unclosed map[string]bool, 
 // its first text, within maxElement bytes, to the next tag or the end of
 // its line, and CDATA's to its end. The blanks between the tags that open
 // after it are passed (a pretty printer's <password>\n  <value>VALUE);
-// a text is taken when it starts right after a tag, or, when the element
-// is known to hold a value (its record names a secret: held), after blanks
-// too (plistlib's <data>\n\tBASE64). It returns where it read to: the
-// tags it passed open no other text (a text of many is read once).
+// a text is taken when it starts right after a tag; or after blanks too
+// when the element is known to hold a value (its record names a secret:
+// held; plistlib's <data>\n\tBASE64), or when the text is on a line below
+// its tag's, indented further, the tag first on its line (a pretty
+// printer's <password>\n    VALUE; not a usage line's -p <password>
+// registry, nor docopt's <password> at a line's end). It returns where it
+// read to: the tags it passed open no other text (a text of many is read
+// once).
 func cutElementText(s string, from int, held bool, hide func(from, to int)) int {
 	lim := min(len(s), from+maxElement)
 	i, blank, cdata := from, false, false
+	tag := strings.LastIndexByte(s[:from], '<') // the last tag passed
 	for i < lim {
 		if n := blanks(s[i:lim]); n > 0 {
 			i, blank = i+n, true
@@ -236,9 +241,9 @@ func cutElementText(s string, from int, held bool, hide func(from, to int)) int 
 		if !ok {
 			return i
 		}
-		i, blank = end, false
+		tag, i, blank = i, end, false
 	}
-	if i >= lim || s[i] == '<' || blank && !held {
+	if i >= lim || s[i] == '<' || blank && !held && !indentedBelow(s, tag, i) {
 		return i
 	}
 	e := i
@@ -254,6 +259,37 @@ func cutElementText(s string, from int, held bool, hide func(from, to int)) int 
 	}
 	hide(i, e)
 	return e
+}
+
+// indentedBelow: the text at s[text] is on a line below the tag at
+// s[tag], indented further, and the tag is the first thing on its line:
+// an element's value as a pretty printer writes it. A line ends as
+// written or as a repr escapes it (\n).
+func indentedBelow(s string, tag, text int) bool {
+	if tag < 0 {
+		return false
+	}
+	ls, ok := lineStart(s, tag)
+	if !ok || blanks(s[ls:tag]) != tag-ls {
+		return false
+	}
+	ts, ok := lineStart(s, text)
+	return ok && ts > tag && blanks(s[ts:text]) == text-ts && text-ts > tag-ls // indented, as written or escaped (\t)
+}
+
+// lineStart is where the line that holds s[i] starts, after a line end
+// as written or as a repr escapes it, looked for 512 bytes back at most
+// (ok false past that: a line of many is not read back).
+func lineStart(s string, i int) (int, bool) {
+	for j := i - 1; j >= max(0, i-512); j-- {
+		switch {
+		case s[j] == '\n' || s[j] == '\r':
+			return j + 1, true
+		case (s[j] == 'n' || s[j] == 'r') && j > 0 && s[j-1] == '\\':
+			return j + 1, true
+		}
+	}
+	return 0, i <= 512
 }
 
 // literalEnd is where the text s[from:to], cut short inside a string

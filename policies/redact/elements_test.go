@@ -32,6 +32,9 @@ func TestMaskElements(t *testing.T) {
 		{`'<password>it\'s x', 'y'`, `'<password>[redacted]', 'y'`, `it\'s x`},
 		{"sent <password>ab',cd", "sent <password>[redacted]", "ab',cd"}, // no literal holds it: its quote is the secret's
 		{"<password><![CDATA[x1y2", "<password><![CDATA[[redacted]", "x1y2"},
+		{"<config>\n  <password>\n    x1y2", "<config>\n  <password>\n    [redacted]", "x1y2"}, // a pretty printer's line
+		{`'<config>\n\t<password>\n\t\tx1y2'`, `'<config>\n\t<password>\n\t\t[redacted]'`, "x1y2"},
+		{"<config>\n  <password>\n  x1y2", "<config>\n  <password>\n  x1y2", ""}, // not indented below it
 		// Not an element's text: no end tag, and a blank, a line's end or
 		// brackets alone after it, as usage lines and docopt write them.
 		{"usage: app login -p <password> registry", "usage: app login -p <password> registry", ""},
