@@ -5278,11 +5278,12 @@ parse(private_key_pem)
 // inside a secret, as a program's log of payload[:n] holds them: an XML
 // element's, a URL's userinfo and an INSERT's string; and a page's value
 // after its label (<dt>API key</dt><dd>...) and a meta element's content;
-// and a pretty printer's element cut short, its value on the line below.
-// Each showed its secret in clear (found 2026-12-08).
+// a pretty printer's element cut short, its value on the line below; and
+// Markdown's table of names and values and its **Password:** label. Each
+// showed its secret in clear (found 2026-12-08).
 func TestAttackSecretsInElements(t *testing.T) {
 	r := startRaw(t, rawOpts{})
-	r.stopAtBreak(r.readsSecrets("QvU7soapA93kdW", "Zr2xmvnB51xmPq", "Yq7wcdatC62ynQ", "Wb5mplstD83pLx", "Kp3zcutxE71wQq", "Jn8yurlxF42vRt", "Hm4tsqlxG55sZu", "Gc6vpageH28kYw", "Fd9umetaJ37nXv", "Bx7tprtyK19mWs") + `import plistlib
+	r.stopAtBreak(r.readsSecrets("QvU7soapA93kdW", "Zr2xmvnB51xmPq", "Yq7wcdatC62ynQ", "Wb5mplstD83pLx", "Kp3zcutxE71wQq", "Jn8yurlxF42vRt", "Hm4tsqlxG55sZu", "Gc6vpageH28kYw", "Fd9umetaJ37nXv", "Bx7tprtyK19mWs", "Ay2rmdtbL46pQn", "Cz5smdbdM82rTv") + `import plistlib
 soap = ('<soap:Envelope><soap:Header><wsse:Security><wsse:UsernameToken><wsse:Username>ada</wsse:Username>'
         '<wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">'
         + next(lines) + '</wsse:Password></wsse:UsernameToken></wsse:Security></soap:Header></soap:Envelope>')
@@ -5300,17 +5301,19 @@ page = '<dl>\n  <dt>API key</dt>\n  <dd><code>' + next(lines) + '</code></dd>\n 
 meta = '<meta name="csrf-token" content="' + next(lines) + '">'
 head = '<settings>\n  <server>\n    <password>\n      '
 pretty = (head + next(lines) + '\n    </password>')[:len(head) + 10]
+report = "| Setting | Value |\n|---|---|\n| API key | " + next(lines) + " |\n| region | eu-west-1 |\n"
+note = "**Password:** " + next(lines)
 del lines, head
 ` + mainAtBreak)
 	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
-	r.evaluateEach("soap", "settings", "cdata", "plist", "sent", "url", "statement", "logged", "page", "meta", "pretty")
+	r.evaluateEach("soap", "settings", "cdata", "plist", "sent", "url", "statement", "logged", "page", "meta", "pretty", "report", "note")
 	if !strings.Contains(globals, "<wsse:Username>ada</wsse:Username>") && !strings.Contains(globals, "<wsse:Username>[redacted]</wsse:Username>") {
 		t.Errorf("the control, the SOAP request shown: %s", globals)
 	}
 	if !strings.Contains(globals, "<id>repo</id>") {
 		t.Errorf("the control, an element of no secret: %s", globals)
 	}
-	noneSeen(t, r.seen.String(), "soapA9", "mvnB51", "cdatC6", "plstD8", "cutxE7", "urlxF4", "sqlxG5", "pageH2", "metaJ3", "prtyK1")
+	noneSeen(t, r.seen.String(), "soapA9", "mvnB51", "cdatC6", "plstD8", "cutxE7", "urlxF4", "sqlxG5", "pageH2", "metaJ3", "prtyK1", "mdtbL4", "mdbdM8")
 }
 
 // A row named for a secret whose value is None (an OAuth client's

@@ -85,6 +85,10 @@ func maskAligned(s string, extra map[string]bool, found func(string)) (string, b
 		if series[i] || row[i] || !secrets.Mentions(line, extra) {
 			continue
 		}
+		if vs, ve, ok := barredLabel(line, extra); ok {
+			mask(ln[0]+vs, ln[0]+ve, true)
+			continue // a row of a name and its value, not a header: the names below it are no values
+		}
 		for _, cell := range secretCells(line, extra) {
 			// A label and its value (password    s3cret), lined up with
 			// the lines around it, reads as a header too (a table of two
@@ -117,6 +121,36 @@ func maskAligned(s string, extra map[string]bool, found func(string)) (string, b
 		return s, false
 	}
 	return writeSpans(s, spans, found), true
+}
+
+// barredLabel finds the value of a row of two cells between bars whose
+// first names a secret, as Markdown, tabulate's pipe and github formats
+// and a box's │ write a table of names and values: | password | VALUE |.
+// The value is one word of 4 bytes or more with a digit or a symbol other
+// than '_' (a table of fields and what they are, | password | required |,
+// is left, and so is a header, | api_key | user_id |, read as one), as a
+// page's label's is (labelValues). Such a row was read as a header, its
+// value shown and the names below it masked (found 2026-12-08).
+func barredLabel(line string, extra map[string]bool) (vs, ve int, ok bool) {
+	bar := "|"
+	if !strings.Contains(line, bar) {
+		if bar = "│"; !strings.Contains(line, bar) {
+			return 0, 0, false
+		}
+	}
+	t := strings.TrimSpace(line)
+	t = strings.TrimSuffix(strings.TrimPrefix(t, bar), bar)
+	cells := strings.Split(t, bar)
+	if len(cells) != 2 {
+		return 0, 0, false
+	}
+	name, value := strings.TrimSpace(cells[0]), strings.TrimSpace(cells[1])
+	if name == "" || len(name) > 64 || !plainName(name) || !secrets.IsName(underscored.Replace(name), extra) ||
+		len(value) < 4 || strings.ContainsAny(value, " \t") || !notNameOnly(value) {
+		return 0, 0, false
+	}
+	vs = strings.LastIndex(line, value) // the second cell's: the last of the line
+	return vs, vs + len(value), true
 }
 
 // dtype reports whether v is the name of a pandas dtype (df.dtypes shows

@@ -10,6 +10,12 @@ func TestMaskAligned(t *testing.T) {
 		// pandas: a DataFrame, its footer, a value with a blank.
 		{"      user    password   n\n0      ada  s3cret-one   1\n1  bob lee         x y  22\n[2 rows x 3 columns]\n",
 			"      user    password   n\n0      ada  [redacted]   1\n1  bob lee         [redacted]  22\n[2 rows x 3 columns]\n"},
+		// A table of names and values between bars (Markdown, tabulate's
+		// pipe, a box): a secret's row's value, one word with a digit or a
+		// symbol (found 2026-12-08); a field's description left.
+		{"| Setting | Value |\n|---|---|\n| API key | sk-9f3Qz81 |\n| region | eu-west-1 |\n| password | required |\n",
+			"| Setting | Value |\n|---|---|\n| API key | [redacted] |\n| region | eu-west-1 |\n| password | required |\n"},
+		{"│ token │ ghx-2291a │\n│ user  │ ada       │\n", "│ token │ [redacted] │\n│ user  │ ada       │\n"},
 		// tabulate's simple and psql's: rule lines passed over.
 		{"user    password\n------  ----------\nada     s3cret-one\n", "user    password\n------  ----------\nada     [redacted]\n"},
 		{" user | password \n------+----------\n ada  | s3cret-1\n(1 row)\n", " user | password \n------+----------\n ada  | [redacted]\n(1 row)\n"},

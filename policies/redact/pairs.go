@@ -109,6 +109,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				}
 				if k.kind == 'w' {
 					k.end = motDePasse(s[:end], k) // French's password, three words
+					k.end = keyAfter(s[:end], k)   // API key, access key: two words
 				}
 				if k.kind == 'w' && scheme(s[k.start:k.end]) { // Authorization: Bearer TOKEN
 					v := k.end + run(s[:end], k.end, isBlank)
@@ -180,6 +181,9 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					v := sep
 					if sep.kind == ':' {
 						v, ok = sc.next(sep.end)
+						if ok && v.kind == 'w' && v.start == sep.end && strings.Trim(s[v.start:v.end], "*") == "" {
+							v, ok = sc.next(v.end) // Markdown's **Password:** VALUE: its emphasis closed after the colon
+						}
 					}
 					if ok && v.kind == 's' {
 						over().run(v, hide, found)
@@ -472,6 +476,19 @@ func motDePasse(s string, k piece) int {
 		return k.end
 	}
 	return i
+}
+
+// keyAfter is where the name that starts with the word k ends: after a
+// blank and the word key, when one follows (API key, Access Key, secret
+// key, as a page or a message writes a name IsName reads joined,
+// api_key); or at k's end. (API key: VALUE showed its value: key alone
+// names no secret, found 2026-12-08.)
+func keyAfter(s string, k piece) int {
+	i := k.end
+	if i+4 > len(s) || s[i] != ' ' || !strings.EqualFold(s[i+1:i+4], "key") || i+4 < len(s) && isWordByte(s[i+4]) {
+		return k.end
+	}
+	return i + 4
 }
 
 // hideWord masks the word that starts v, to a blank or a quote (a

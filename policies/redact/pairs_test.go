@@ -133,6 +133,10 @@ func TestMaskPairs(t *testing.T) {
 		{"Jar(creds=[('ada', 'pw-1'), ('bob', 'pw\\'2')], n=3)", "Jar(creds=[('[redacted]', '[redacted]'), ('[redacted]', '[redacted]')], n=3)", "pw'2"},
 		{"{'API_SECRETS': ('k1x', ['k2x'])}", "{'API_SECRETS': ('[redacted]', ['[redacted]'])}", "k2x"},
 		{"xpassword'abc'", "xpassword'abc'", ""},
+		// Markdown's emphasis closed after the colon, and a name of two
+		// words, API key (found 2026-12-08)
+		{"**Password:** S3cr3t-x and **API key:** sk-9f3Qz81", "**Password:** [redacted] and **API key:** [redacted]", "sk-9f3Qz81"},
+		{"Access Key: AbC-9x2 Sort key: name2", "Access Key: [redacted] Sort key: name2", "AbC-9x2"},
 		// A call's last two arguments, a secret's name then its value
 		// (found 2026-12-08: configparser's set, redis' hset, setattr).
 		{"parser.set('database', 'password', 'S3cr3t-x')", "parser.set('database', 'password', '[redacted]')", "S3cr3t-x"},
