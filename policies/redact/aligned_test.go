@@ -150,7 +150,8 @@ for line in sys.stdin:
 // ends; each value handed over is a piece of the text.
 func FuzzMaskAligned(f *testing.F) {
 	for _, s := range []string{"      user    password\n0      ada  s3cret-one\n", "| a | token |\n|---|---|\n| x | y |\n",
-		"password    x\nn           1\nName: 0, dtype: object\n", "0    x\nName: api_key, dtype: object\n", "╒══╤══╕\n│ token │ é │\n│ 日本 │ x │\n"} {
+		"password    x\nn           1\nName: 0, dtype: object\n", "0    x\nName: api_key, dtype: object\n", "╒══╤══╕\n│ token │ é │\n│ 日本 │ x │\n",
+		"| password | x1y2 |\n| token |\n", "│ API key │ k-9 │\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -94,6 +94,7 @@ func FuzzMaskTextKeepsLines(f *testing.F) {
 		"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmN\r\n",
 		"'{\\'password\\': \\'x\\'}'\n", "env PASSWORD=abc#def\nnext\n", "postgres://app:pw@db/x\n",
 		"GET /f?sv=1&amp;sig=Ab12%2BCd34\n#x\n", "SG.Ab12Cd34Ef56Gh78Ij90Kl.MnOpQrStUvWxYz0123456789abcdefghijklmnoPQ.\n",
+		"sent https://ada:pw1... (truncated)\nINSERT INTO t (a, password) VALUES ('x', 'y\n", "<c>\n  <password>\n    x1\n**API key:** k-1\n",
 	} {
 		f.Add(s)
 	}
