@@ -2619,21 +2619,24 @@ def store(r, parser, key):
     parser.set("database", "password", "setpw-s3cret9")
     r.hset(key, "api_token", "hset-s3cret9")
     transport.auth_password("ada", "ssh-s3cret9")
+    db.authenticate("ada", "mongo-s3cret9")
+    subprocess.run(["powershell", "-Command", "ConvertTo-SecureString 'ps-s3cret9' -AsPlainText -Force"])
     return Minio("play.min.io", "Q3AMaccess", "minio-s3cret9")
 `
 
 // The program's source read as Python: an assignment to a secret's name
 // is masked over its whole logical line; and a call's last two
 // arguments, a secret's name and its value (configparser's set, redis'
-// hset), and the positional secrets of paramiko's auth_password and
-// MinIO's client (each shown in clear until 2026-12-08), below the stop,
-// where no listing learned them.
+// hset), the positional secrets of paramiko's auth_password, PyMongo's
+// authenticate and MinIO's client, and PowerShell's ConvertTo-SecureString
+// (each shown in clear until 2026-12-08), below the stop, where no listing
+// learned them.
 func TestAttackSecretsInSource(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(sourceProgram)
 	text := r.ok("debugpy_source", `{"context_lines":20}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`, "setpw-s3cret", "hset-s3cret", "ssh-s3cret", "minio-s3cret")
+	noneSeen(t, seen, "paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`, "setpw-s3cret", "hset-s3cret", "ssh-s3cret", "minio-s3cret", "mongo-s3cret", "ps-s3cret")
 	if !strings.Contains(text, `user = "ada"`) || strings.Count(text, "\n") < 12 {
 		t.Fatalf("the control: the rest of the source is shown, line by line: %s", text)
 	}

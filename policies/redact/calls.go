@@ -33,6 +33,7 @@ var callSecrets = map[string][]int{
 	// password) (shown in clear until 2026-12-08)
 	"auth_password": {1}, "PlainCredentials": {1}, "Minio": {2}, "pymssql.connect": {2}, "cx_Oracle.connect": {1},
 	"Redis": {3}, "StrictRedis": {3},
+	"authenticate": {1}, // PyMongo 3's db.authenticate(name, password), ldap3's and others' (user, password)
 }
 
 // callSecret is the positions of the secret arguments of the callee named

@@ -57,7 +57,7 @@ CALLS = [("server.login", 1, 2), ("imaplib.IMAP4_SSL(h).login", 1, 2), ("pop.pas
          ("user.set_password", 0, 1), ("mgr.add_password", 3, 4), ("Fernet", 0, 1), ("hmac.new", 0, 3),
          ("jwt.encode", 1, 3), ("pymysql.connect", 2, 4), ("SMBConnection", 1, 4), ("CommunityData", 0, 1),
          ("pysnmp.hlapi.UsmUserData", (1, 2), 3), ("transport.auth_password", 1, 2), ("pika.PlainCredentials", 1, 2),
-         ("Minio", 2, 3), ("pymssql.connect", 2, 4), ("cx_Oracle.connect", 1, 3), ("redis.Redis", 3, 4)]
+         ("Minio", 2, 3), ("pymssql.connect", 2, 4), ("cx_Oracle.connect", 1, 3), ("redis.Redis", 3, 4), ("db.authenticate", 1, 2)]
 def text():
     chars = "abcXYZ0189 '\"\\\\\t\n%,()=:#é€😀\x00"
     return "".join(rng.choice(chars) for _ in range(rng.randint(0, 10)))

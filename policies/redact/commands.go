@@ -105,6 +105,10 @@ var programs = func() map[string][]option {
 	// RabbitMQ's rabbitmqctl add_user NAME SECRET, change_password NAME
 	// SECRET, authenticate_user NAME SECRET (shown in clear until 2026-12-08)
 	add([]option{{"", takes{nth: 2, sub: "add_user"}}, {"", takes{nth: 2, sub: "change_password"}}, {"", takes{nth: 2, sub: "authenticate_user"}}}, "rabbitmqctl")
+	// PowerShell's ConvertTo-SecureString SECRET -AsPlainText (or -String
+	// SECRET), as a program runs powershell -Command with it (shown in clear
+	// until 2026-12-08)
+	add([]option{{"", takes{nth: 1, unless: "S"}}, {"-String", apart}}, "ConvertTo-SecureString", "convertto-securestring") // nth: not with -String
 	add([]option{{"-A", short}, {"-X", short}, {"-c", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
 	return m
 }()

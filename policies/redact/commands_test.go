@@ -11,6 +11,7 @@ func TestMaskCommands(t *testing.T) {
 		{"mysql -uroot -p app", "mysql -uroot -p app", ""}, // -p apart: a prompt, then the database
 		{"rabbitmqctl add_user ada S3cret-q && rabbitmqctl list_users ada x", "rabbitmqctl add_user ada [redacted] && rabbitmqctl list_users ada x", "S3cret-q"},
 		{"['rabbitmqctl', 'change_password', 'ada', 'S3cret-q']", "['rabbitmqctl', 'change_password', 'ada', '[redacted]']", "S3cret-q"},
+		{"$pw = ConvertTo-SecureString 'S3cret-q' -AsPlainText -Force", "$pw = ConvertTo-SecureString '[redacted]' -AsPlainText -Force", "S3cret-q"},
 		{"$ /usr/bin/mysql --password=S3cret", "$ /usr/bin/mysql --password=[redacted]", "S3cret"},
 		{"['mysql', '-uroot', '-pS3cret', 'app']", "['mysql', '-uroot', '-p[redacted]', 'app']", "S3cret"},
 		{"('/usr/bin/curl', '-u', 'ada:pa ss', 'url')", "('/usr/bin/curl', '-u', 'ada:[redacted]', 'url')", "pa ss"},
@@ -111,6 +112,7 @@ def forms(s):
         ("wpa_passphrase", ["Home-5G", s], ["Home-5G", M]),
         ("vault", ["login", s.replace("=", "")], ["login", M]), ("vault", ["login", "-no-print", s.replace("=", "")], ["login", "-no-print", M]),
         ("rabbitmqctl", ["add_user", "ada", s], ["add_user", "ada", M]), ("rabbitmqctl", ["change_password", "ada", s], ["change_password", "ada", M]),
+        ("ConvertTo-SecureString", [s, "-AsPlainText", "-Force"], [M, "-AsPlainText", "-Force"]), ("ConvertTo-SecureString", ["-String", s, "-AsPlainText"], ["-String", M, "-AsPlainText"]),
     ]
 NOISE = ["-v", "-q", "--verbose", "--host=db", "db.example", "some file.txt", "x:y", "$HOME", "it's", "a\"b", "-h", "10.0.0.1"]
 n = int(sys.argv[2])
@@ -119,7 +121,7 @@ for i in range(n):
     prog, args, masked = rng.choice(forms(s))
     path = rng.choice(["", "/usr/bin/", "/opt/x y/"])
     pre = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
-    if prog in ("sqlplus", "expdp", "htpasswd", "wpa_passphrase", "rabbitmqctl"):  # the secret is the nth argument that is no option
+    if prog in ("sqlplus", "expdp", "htpasswd", "wpa_passphrase", "rabbitmqctl", "ConvertTo-SecureString"):  # the secret is the nth argument that is no option
         pre = [w for w in pre if w.startswith("-")]
     post = [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
     lead = ["login"] if prog in ("docker", "podman") else []
