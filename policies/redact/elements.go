@@ -246,9 +246,9 @@ func cutElementText(s string, from int, held bool, hide func(from, to int)) int 
 	if i >= lim || s[i] == '<' || blank && !held && !indentedBelow(s, tag, i) {
 		return i
 	}
-	e := i
-	for e < lim && (cdata || s[e] != '<') && s[e] != '\n' && s[e] != '\r' && !(s[e] == '\\' && e+1 < lim && (s[e+1] == 'n' || s[e+1] == 'r')) {
-		e++
+	e := i + lineEndOrEscaped(s[i:lim], 0)
+	if lt := strings.IndexByte(s[i:e], '<'); lt >= 0 && !cdata {
+		e = i + lt
 	}
 	if ce := strings.Index(s[i:e], "]]>"); ce >= 0 {
 		e = i + ce
