@@ -2621,6 +2621,9 @@ def store(r, parser, key):
     transport.auth_password("ada", "ssh-s3cret9")
     db.authenticate("ada", "mongo-s3cret9")
     subprocess.run(["powershell", "-Command", "ConvertTo-SecureString 'ps-s3cret9' -AsPlainText -Force"])
+    conn.bind("cn=admin,dc=example,dc=org", "ldap-s3cret9", ldap.AUTH_SIMPLE)
+    r.execute_command("AUTH", "default", "redis-s3cret9")
+    irc.oper("ada", "irc-s3cret9")
     return Minio("play.min.io", "Q3AMaccess", "minio-s3cret9")
 `
 
@@ -2629,14 +2632,16 @@ def store(r, parser, key):
 // arguments, a secret's name and its value (configparser's set, redis'
 // hset), the positional secrets of paramiko's auth_password, PyMongo's
 // authenticate and MinIO's client, and PowerShell's ConvertTo-SecureString
-// (each shown in clear until 2026-12-08), below the stop, where no listing
-// learned them.
+// (each shown in clear until 2026-12-08), python-ldap's bind, a Redis
+// AUTH through execute_command and the irc package's oper (shown in clear
+// until later that day), below the stop, where no listing learned them.
 func TestAttackSecretsInSource(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(sourceProgram)
 	text := r.ok("debugpy_source", `{"context_lines":20}`)
 	seen := r.seen.String()
-	noneSeen(t, seen, "paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`, "setpw-s3cret", "hset-s3cret", "ssh-s3cret", "minio-s3cret", "mongo-s3cret", "ps-s3cret")
+	noneSeen(t, seen, "paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`, "setpw-s3cret", "hset-s3cret", "ssh-s3cret", "minio-s3cret", "mongo-s3cret", "ps-s3cret",
+		"ldap-s3cret", "redis-s3cret", "irc-s3cret")
 	if !strings.Contains(text, `user = "ada"`) || strings.Count(text, "\n") < 12 {
 		t.Fatalf("the control: the rest of the source is shown, line by line: %s", text)
 	}
@@ -5375,4 +5380,42 @@ del lines
 		t.Errorf("the control, bytes of no key's length under key: %s", globals)
 	}
 	noneSeen(t, r.seen.String(), "aesgA9", "chacB5")
+}
+
+// The commands of line protocols carry a password under no secret's name.
+// Redis's: redis-py's send_command holds ('AUTH', 'default', PASSWORD) at a
+// stop in its connection's on_connect, acl_setuser hands execute_command
+// ('ACL SETUSER', 'ada', 'on', b'>PASSWORD'), RESP3's handshake is
+// ('HELLO', 3, 'AUTH', 'default', PASSWORD), and a program's log or
+// redis-cli's transcript writes AUTH PASSWORD on a line. IRC's: a bot's
+// PRIVMSG NickServ :IDENTIFY PASSWORD, as it writes it to its socket. Each
+// showed its password in clear until 2026-12-08.
+func TestAttackSecretsInProtocolCommands(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7rdauA93kdW", "Zr2xrdacB51xmP", "Yq7wrdheC62ynQ", "Wb5mrdclD83pLx", "Kp3zrdmiE71wQq", "Jn8yircxF42vRt") + `acl = ('ACL SETUSER', 'ada', 'reset', 'on', b'>' + next(lines).encode(), '~cache:*', '+get')
+hello = ('HELLO', 3, 'AUTH', 'default', next(lines), 'SETNAME', 'app')
+transcript = '127.0.0.1:6379> AUTH ' + next(lines) + '\nOK\n127.0.0.1:6379> PING\nPONG'
+migrate = ['MIGRATE', 'replica', 6379, '', 0, 5000, 'AUTH', next(lines), 'KEYS', 'a', 'b']
+sent = [b'NICK adabot\r\n', b'USER adabot 0 * :Ada\r\n', ('PRIVMSG NickServ :IDENTIFY adabot ' + next(lines) + '\r\n').encode()]
+def send_command(*args, **kwargs):
+    n = 1  # BREAK
+    return n
+send_command('AUTH', 'default', next(lines))
+`)
+	locals := r.ok("debugpy_variables", `{}`)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("args", "acl", "hello", "transcript", "migrate", "args[0]", "sent")
+	if !strings.Contains(locals, "'AUTH', 'default'") {
+		t.Errorf("the control, the command's name and user shown: %s", locals)
+	}
+	if !strings.Contains(globals, "PONG") {
+		t.Errorf("the control, the rest of the transcript shown: %s", globals)
+	}
+	if !strings.Contains(globals, `b'NICK adabot\r\n'`) {
+		t.Errorf("the control, the bot's other lines shown: %s", globals)
+	}
+	// each secret's middle, and its end (a container's listing shows a long
+	// item by its ends: b'PRIVMSG NickServ :ID...miE71wQq\r\n')
+	noneSeen(t, r.seen.String(), "rdauA9", "rdacB5", "rdheC6", "rdclD8", "rdmiE7", "ircxF4",
+		"uA93kdW", "cB51xmP", "eC62ynQ", "lD83pLx", "iE71wQq", "xF42vRt")
 }

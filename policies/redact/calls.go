@@ -34,6 +34,10 @@ var callSecrets = map[string][]int{
 	"auth_password": {1}, "PlainCredentials": {1}, "Minio": {2}, "pymssql.connect": {2}, "cx_Oracle.connect": {1},
 	"Redis": {3}, "StrictRedis": {3},
 	"authenticate": {1}, // PyMongo 3's db.authenticate(name, password), ldap3's and others' (user, password)
+	// python-ldap's bind(who, cred), ldap3's rebind(user, password), the
+	// irc package's oper(nick, password) (shown in clear until 2026-12-08;
+	// socket's bind takes one argument, an address)
+	"bind": {1}, "rebind": {1}, "oper": {1},
 }
 
 // callSecret is the positions of the secret arguments of the callee named

@@ -25,6 +25,9 @@ func TestMaskCalls(t *testing.T) {
 		{"smtp.login('ada', password='S3cretKw1')", "smtp.login('ada', password='S3cretKw1')", ""}, // a keyword's: maskPairs
 		{"server.login(\n    'ada',\n    'S3cret-multi',\n)", "server.login(\n    'ada',\n    '[redacted]',\n)", "S3cret-multi"},
 		{"conn.simple_bind_s('cn=admin,dc=x', 'S3cretLdap')", "conn.simple_bind_s('cn=admin,dc=x', '[redacted]')", "S3cretLdap"},
+		{"conn.bind('cn=admin,dc=x', 'S3cretLdap', ldap.AUTH_SIMPLE)", "conn.bind('cn=admin,dc=x', '[redacted]', ldap.AUTH_SIMPLE)", "S3cretLdap"},
+		{"sock.bind(('127.0.0.1', 8080))", "sock.bind(('127.0.0.1', 8080))", ""},
+		{"c.oper('ada', 'S3cretIrc1')", "c.oper('ada', '[redacted]')", "S3cretIrc1"},
 	} {
 		var found []string
 		got, changed := maskCalls(c.in, func(v string) { found = append(found, v) })
@@ -57,7 +60,8 @@ CALLS = [("server.login", 1, 2), ("imaplib.IMAP4_SSL(h).login", 1, 2), ("pop.pas
          ("user.set_password", 0, 1), ("mgr.add_password", 3, 4), ("Fernet", 0, 1), ("hmac.new", 0, 3),
          ("jwt.encode", 1, 3), ("pymysql.connect", 2, 4), ("SMBConnection", 1, 4), ("CommunityData", 0, 1),
          ("pysnmp.hlapi.UsmUserData", (1, 2), 3), ("transport.auth_password", 1, 2), ("pika.PlainCredentials", 1, 2),
-         ("Minio", 2, 3), ("pymssql.connect", 2, 4), ("cx_Oracle.connect", 1, 3), ("redis.Redis", 3, 4), ("db.authenticate", 1, 2)]
+         ("Minio", 2, 3), ("pymssql.connect", 2, 4), ("cx_Oracle.connect", 1, 3), ("redis.Redis", 3, 4), ("db.authenticate", 1, 2),
+         ("conn.bind", 1, 2), ("conn.rebind", 1, 2), ("connection.oper", 1, 2)]
 def text():
     chars = "abcXYZ0189 '\"\\\\\t\n%,()=:#é€😀\x00"
     return "".join(rng.choice(chars) for _ in range(rng.randint(0, 10)))

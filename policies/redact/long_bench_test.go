@@ -26,6 +26,10 @@ func BenchmarkMaskLongTexts(b *testing.B) {
 		{"tables", "[" + strings.Repeat("['user', 'password'], ", 10000) + "]"},
 		{"arrays", strings.Repeat("array([(1, 2)], ", 10000) + "dtype=[('password', '<U20')])"},
 		{"tuple-keys", "{" + strings.Repeat("('a', 'b', 'c', ", 10000) + "}"},
+		{"redis-sequences", "(" + strings.Repeat("('AUTH', 'a', ", 15000) + ")"},
+		{"redis-words", "('AUTH', " + strings.Repeat("'a', ", 40000) + ")"},
+		{"redis-lines", strings.Repeat("ACL SETUSER a >b1 'AUTH x y' ", 8000)},
+		{"auth-lines", strings.Repeat("Authorization: x\n", 12000)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.text)))

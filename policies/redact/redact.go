@@ -1091,7 +1091,11 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if strings.Contains(s, "AUTH ") && strings.Contains(s, "send: ") {
 		s, smtp = maskSMTPAuth(s, found)
 	}
-	return s, named || shapes || files || commands || codes || calls || identified || login || smtp
+	var redis bool
+	if mayNameWire(s) {
+		s, redis = maskWire(s, found) // AUTH default PASSWORD under no name (redis.go)
+	}
+	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || redis
 }
 
 // credentialValues reads the values of a text's credential files' lines
