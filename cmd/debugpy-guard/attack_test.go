@@ -3357,6 +3357,8 @@ def main():
     win = "net user ada " + "net" + "-s3cret" + " /add"
     login = ["vault", "login", "hv" + "-s3cret"]
     snmp = "snmpwalk -v2c -c " + "snmp" + "-s3cret" + " 10.0.0.1; nmcli device wifi connect Home password " + "wifi" + "secretletters"
+    rdp = ["xfreerdp", "/u:ada", "/p:" + "rdp" + "-s3cret", "/v:host"]
+    admin = "mysqladmin -u root password " + "adm" + "-s3cret" + "; db2 connect to sample user ada using " + "db2" + "-s3cret"
     err = None
     try:
         subprocess.run(["false"] + cmd, check=True)
@@ -3366,8 +3368,9 @@ def main():
     print("running:", line, flush=True)
     print("running:", shlex.join(web), win, shlex.join(login), flush=True)
     print("running:", snmp, flush=True)
+    print("running:", shlex.join(rdp), admin, flush=True)
     n = 1  # BREAK
-    return n, cmd, ora, line, err, web, win, login, snmp
+    return n, cmd, ora, line, err, web, win, login, snmp, rdp, admin
 
 
 main()
@@ -3377,15 +3380,19 @@ main()
 // header given to curl -H) and arguments (htpasswd -b, net user, vault
 // login), in the stop's listing, an evaluate and the program's output.
 // They showed: no option was read as a program reads it, a header only as
-// a line of its own, and no argument that is no option.
+// a line of its own, and no argument that is no option. FreeRDP's /p:X,
+// mysqladmin's password X and Db2's connect ... using X showed until
+// 2026-12-08.
 func TestAttackSecretsInCommandLines(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(commandProgram)
 	r.outputWith("running: snmpwalk")
 	r.ok("debugpy_variables", `{}`)
-	r.evaluateEach("cmd", "ora", "line", "err", "[line, err]", "web", "win", "login", "snmp")
+	r.evaluateEach("cmd", "ora", "line", "err", "[line, err]", "web", "win", "login", "snmp", "rdp", "admin")
+	r.outputWith("running: xfreerdp")
 	seen := r.seen.String()
-	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret", "htp-s3cret", "net-s3cret", "hv-s3cret", "snmp-s3cret", "wifisecretletters")
+	noneSeen(t, seen, "s3cret-mysql", "s3cret curl", "s3cret-header", "ora-s3cret", "htp-s3cret", "net-s3cret", "hv-s3cret", "snmp-s3cret", "wifisecretletters",
+		"rdp-s3cret", "adm-s3cret", "db2-s3cret")
 	for _, want := range []string{"-p[redacted]", "ada:[redacted]", "X-Api-Key: [redacted]"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the control: the command lines are shown, their secrets masked: no %q in %s", want, seen)

@@ -60,7 +60,8 @@ var programs = func() map[string][]option {
 		"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mysqlpump", "mysqlslap", "mysqlbinlog", "mysqlsh",
 		"mariadb", "mariadb-dump", "mariadb-admin", "mariadb-import", "mariadb-show", "mariadb-check", "mariadb-slap", "mariadb-binlog")
 	add([]option{{"-u", userPass}, {"--user", takes{next: true, after: ':'}}, {"-U", userPass}, {"--proxy-user", takes{next: true, after: ':'}},
-		{"-E", userPass}, {"--cert", takes{next: true, after: ':'}}, {"--pass", takes{next: true}}, {"--proxy-pass", takes{next: true}}}, "curl")
+		{"-E", userPass}, {"--cert", takes{next: true, after: ':'}}, {"--pass", takes{next: true}}, {"--proxy-pass", takes{next: true}},
+		{"--oauth2-bearer", takes{next: true}}}, "curl")
 	add([]option{{"--password", long}, {"--http-password", long}, {"--ftp-password", long}, {"--proxy-password", long}}, "wget")
 	add([]option{{"-p", short}}, "sshpass")
 	add([]option{{"-a", takes{next: true}}, {"--pass", takes{next: true}}}, "redis-cli")
@@ -109,6 +110,25 @@ var programs = func() map[string][]option {
 	// SECRET), as a program runs powershell -Command with it (shown in clear
 	// until 2026-12-08)
 	add([]option{{"", takes{nth: 1, unless: "S"}}, {"-String", apart}}, "ConvertTo-SecureString", "convertto-securestring") // nth: not with -String
+	// Remote desktops' and consoles' (FreeRDP's /p:SECRET, its gateway's
+	// /gp:SECRET and a pass-the-hash /pth:HASH; rdesktop's -p; PuTTY's
+	// -pw; ipmitool's -P), databases' clients (mysqladmin's password
+	// NEW, cqlsh's, mycli's, influx's, clickhouse's, Db2's connect ...
+	// using SECRET), svn's, httpie's -a ada:SECRET, etcdctl's --user
+	// root:SECRET and curl's --oauth2-bearer (each shown in clear until
+	// 2026-12-08)
+	add([]option{{"/p:", takes{glued: true}}, {"/gp:", takes{glued: true}}, {"/pth:", takes{glued: true}}, {"-p", short}},
+		"xfreerdp", "xfreerdp3", "wlfreerdp", "wlfreerdp3", "sdl-freerdp", "sdl-freerdp3")
+	add([]option{{"-p", short}}, "rdesktop")
+	add([]option{{"-pw", apart}}, "plink", "pscp", "psftp", "putty")
+	add([]option{{"-P", short}}, "ipmitool")
+	add([]option{{"", takes{nth: 1, sub: "password"}}}, "mysqladmin", "mariadb-admin")
+	add([]option{{"-p", short}, {"--password", long}}, "cqlsh", "mycli")
+	add([]option{{"-password", apart}, {"--password", long}}, "influx")
+	add([]option{{"--password", long}}, "clickhouse", "clickhouse-client", "svn")
+	add([]option{{"", takes{nth: 1, sub: "using"}}}, "db2")
+	add([]option{{"-a", userPass}, {"--auth", takes{next: true, equals: true, after: ':'}}}, "http", "https", "httpie")
+	add([]option{{"--password", long}, {"--user", takes{next: true, equals: true, after: ':'}}}, "etcdctl")
 	add([]option{{"-A", short}, {"-X", short}, {"-c", short}}, "snmpget", "snmpgetnext", "snmpset", "snmpwalk", "snmpbulkwalk", "snmpbulkget", "snmptable", "snmptrap")
 	return m
 }()
@@ -270,7 +290,8 @@ func writeBody(v, pre string) string {
 func mayHoldSecret(s string) bool {
 	return hasOption(s) || strings.IndexByte(s, '@') >= 0 && strings.IndexByte(s, '/') >= 0 ||
 		strings.Contains(s, "vault") || strings.Contains(s, "net") && strings.Contains(s, "user") ||
-		strings.Contains(s, "nmcli") || strings.Contains(s, "wpa_passphrase") || strings.Contains(s, "rabbitmqctl")
+		strings.Contains(s, "nmcli") || strings.Contains(s, "wpa_passphrase") || strings.Contains(s, "rabbitmqctl") ||
+		strings.Contains(s, "freerdp") || strings.Contains(s, "admin") && strings.Contains(s, "password") || strings.Contains(s, "db2")
 }
 
 // hasOption: s has an option, a '-' after a blank or a quote. (Found by

@@ -84,3 +84,19 @@ func stderrOf(err error) string {
 	}
 	return ""
 }
+
+// fuzzKeepsLines fuzzes mask from the seeds: any text is masked without a
+// panic and keeps its line ends, "\n" and "\r" alike (a listing's rows, a
+// source's lines and output's pieces are matched to their masked forms by
+// line). mask may check more of a text with t.
+func fuzzKeepsLines(f *testing.F, mask func(t *testing.T, s string) string, seeds ...string) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := mask(t, s)
+		if strings.Count(out, "\n") != strings.Count(s, "\n") || strings.Count(out, "\r") != strings.Count(s, "\r") {
+			t.Fatalf("lines changed: %q -> %q", s, out)
+		}
+	})
+}

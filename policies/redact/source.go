@@ -115,10 +115,13 @@ func maskSource(src string, extra map[string]bool, found func(string)) (string, 
 			found(body)
 		}
 		b.WriteString(src[last:sp.start])
-		// each line of the body masked on its own: the line ends stay
-		for k, part := range strings.Split(body, "\n") {
-			if k > 0 {
-				b.WriteByte('\n')
+		// each line of the body masked on its own: the line ends stay, a
+		// '\r' too (a body cut short at a CRLF's '\r' lost it)
+		for rest := body; ; {
+			e := strings.IndexAny(rest, "\r\n")
+			part := rest
+			if e >= 0 {
+				part = rest[:e]
 			}
 			if strings.TrimSpace(part) != "" {
 				if found != nil && part != body {
@@ -126,6 +129,11 @@ func maskSource(src string, extra map[string]bool, found func(string)) (string, 
 				}
 				b.WriteString(mask)
 			}
+			if e < 0 {
+				break
+			}
+			b.WriteByte(rest[e])
+			rest = rest[e+1:]
 		}
 		last = sp.end
 	}
