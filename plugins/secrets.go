@@ -35,7 +35,6 @@ type secretSet struct {
 // Masker masks one session's secrets. It is immutable: safe for concurrent
 // use, and cheap to ask first whether there is anything to mask.
 type Masker struct {
-	replacer *strings.Replacer
 	// where the forms occur in a text (match.go); and the values, in the
 	// percent-decoded reading only, made the first time one is read
 	formsAt    *index
@@ -93,10 +92,14 @@ func (m *Masker) InString(s string) bool {
 }
 
 // Replace masks every form of every secret in s, and every piece of one
-// beside a cut.
+// beside a cut. Every place a form stands is masked, the spans of forms
+// that hold or overlap one another joined: a strings.Replacer took the
+// first form in its arguments' order that matched at a place, so of a
+// secret and a piece of it (a number's ends learned from a cut, then the
+// number), the piece could win and leave the rest of the number shown.
 func (m *Masker) Replace(s string) string {
-	s = m.replacer.Replace(s)
 	var spans [][2]int
+	m.formsAt.find(s, func(at int, f string) bool { spans = append(spans, [2]int{at, at + len(f)}); return true })
 	m.cutPieces(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	m.percentSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
 	m.unwrappedSpans(s, func(from, to int) { spans = append(spans, [2]int{from, to}) })
@@ -692,21 +695,16 @@ func (s *Secrets) Masker(session string) *Masker {
 	}
 	if set.masker == nil {
 		m := &Masker{}
-		var pairs, whole []string
+		var whole []string
 		for v := range set.values {
 			m.values = append(m.values, v)
 			m.spaced = m.spaced || strings.Contains(v, " ")
 			for _, f := range forms(v) {
-				pairs = append(pairs, f, Mask)
 				m.forms = append(m.forms, f)
 				m.triples.add(f)
 			}
-			for _, f := range copies(v) {
-				pairs = append(pairs, f, Mask)
-				whole = append(whole, f)
-			}
+			whole = append(whole, copies(v)...)
 		}
-		m.replacer = strings.NewReplacer(pairs...)
 		m.formsAt = newIndex(append(slices.Clip(m.forms), whole...))
 		set.masker = m
 	}
