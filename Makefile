@@ -23,8 +23,8 @@ build:
 # which assembles the hostile WAT modules of the plugins tests), clang and
 # lld (the C policy template), PyYAML, pytest, pandas and tabulate
 # (without what pandas recommends: redact's readings are checked against
-# what they write), cryptography and jwcrypto (a private key's numbers and a
-# JWK as a program holds them), xmltodict (XML's records as a program reads
+# what they write), cryptography, jwcrypto, PyCryptodome and python-rsa (a
+# private key's numbers and a JWK as a program holds them), xmltodict (XML's records as a program reads
 # them), Debian's rustc with its wasm32 standard library (the Rust
 # one), the AssemblyScript compiler from npm and OPA's
 # opa (the Rego one, and the OPA fixtures' check) when they are missing:
@@ -49,6 +49,7 @@ deps:
 	/usr/bin/python3 -c 'import oauthlib, werkzeug' 2>/dev/null || lean="$$lean python3-oauthlib python3-werkzeug"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || lean="$$lean python3-pexpect"; \
 	/usr/bin/python3 -c 'import cryptography, jwcrypto' 2>/dev/null || lean="$$lean python3-cryptography python3-jwcrypto"; \
+	/usr/bin/python3 -c 'import Cryptodome, rsa' 2>/dev/null || lean="$$lean python3-pycryptodome python3-rsa"; \
 	/usr/bin/python3 -c 'import xmltodict' 2>/dev/null || lean="$$lean python3-xmltodict"; \
 	[ -x /usr/sbin/mariadbd ] && [ -x /usr/bin/my_print_defaults ] || lean="$$lean mariadb-server-core mariadb-client-core"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="$$lean python3-pandas python3-tabulate"; \

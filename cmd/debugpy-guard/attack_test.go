@@ -5426,3 +5426,45 @@ send_command('AUTH', 'default', next(lines))
 	noneSeen(t, r.seen.String(), "rdauA9", "rdacB5", "rdheC6", "rdclD8", "rdmiE7", "ircxF4",
 		"uA93kdW", "cB51xmP", "eC62ynQ", "lD83pLx", "iE71wQq", "xF42vRt")
 }
+
+// PyCryptodome's keys show their private numbers in their reprs
+// (RsaKey(n=..., e=..., d=..., p=..., q=..., u=...), EccKey(..., d=...))
+// and their attributes (_d, _p ... and the properties d, p ...), and
+// python-rsa's PrivateKey (google-auth's signer holds one) in its repr,
+// PrivateKey(n, e, d, p, q), and its slots. Listed, evaluated, or read
+// through a path no listing opened, each showed the private key in clear
+// until 2026-12-08.
+func TestAttackKeyObjectsShown(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import os, types
+import rsa
+from Cryptodome.PublicKey import RSA, ECC, DSA
+signer = RSA.generate(1024)
+ec = ECC.generate(curve='P-256')
+dsa = DSA.generate(1024)
+_, pk = rsa.newkeys(512)
+app = types.SimpleNamespace(crypto=types.SimpleNamespace(vault=types.SimpleNamespace(signer=RSA.generate(1024))))
+with open(os.path.join(os.path.dirname(__file__), "private.txt"), "w") as f:
+    for k in (signer.d, signer.p, signer.q, signer.u, ec.d, dsa.x, pk.d, pk.p, pk.q, app.crypto.vault.signer.d, app.crypto.vault.signer.p):
+        print(int(k), file=f)
+del f, k
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.listRef(r.rowRef(globals, "signer"), "")
+	r.listRef(r.rowRef(globals, "ec"), "")
+	r.listRef(r.rowRef(globals, "pk"), "")
+	r.listRef(r.rowRef(r.listRef(r.rowRef(globals, "dsa"), ""), "_key"), "")
+	r.evaluateEach("signer", "signer.d", "signer._p", "ec", "ec.d", "pk", "pk.d", "dsa.x", "app.crypto.vault.signer.d", "app.crypto.vault.signer._p")
+	if !strings.Contains(globals, "e=65537") {
+		t.Errorf("the control, the public exponent shown: %s", globals)
+	}
+	b, err := os.ReadFile(filepath.Join(r.dir, "private.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string // 12 digits of each private number, at its start, middle and end
+	for _, n := range strings.Fields(string(b)) {
+		pieces = append(pieces, n[:12], n[len(n)/2:len(n)/2+12], n[len(n)-12:])
+	}
+	noneSeen(t, r.seen.String(), pieces...)
+}

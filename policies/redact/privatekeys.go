@@ -41,13 +41,103 @@ func holdsJWK(s string) bool {
 	}
 }
 
-// withJWK is extra with a JWK's private members among the secrets' names,
-// when s holds a JWK (holdsJWK), else extra.
-func withJWK(s string, extra map[string]bool) map[string]bool {
-	if !holdsJWK(s) {
-		return extra
+// PyCryptodome's keys (pip's Crypto, Debian's Cryptodome) show their
+// private numbers in their reprs, as keywords: RsaKey(n=..., e=...,
+// d=..., p=..., q=..., u=...), EccKey(curve='NIST P-256', point_x=...,
+// point_y=..., d=...) and an EdDSA key's seed=...; and in their
+// attributes (privateRows). A program's signing key, listed, showed its
+// private exponent and primes in clear (found 2026-12-08).
+var pycryptodomePrivate = []string{"d", "p", "q", "u", "seed"}
+
+// holdsPyCryptodomeKey: s holds the repr of a PyCryptodome key.
+func holdsPyCryptodomeKey(s string) bool {
+	return strings.Contains(s, "RsaKey(n=") || strings.Contains(s, "EccKey(curve=")
+}
+
+// withKeyNames is extra with the private members of the keys s holds
+// among the secrets' names: a JWK's (holdsJWK), a PyCryptodome key's
+// repr's (holdsPyCryptodomeKey); else extra.
+func withKeyNames(s string, extra map[string]bool) map[string]bool {
+	if holdsJWK(s) {
+		extra = withNames(extra, jwkPrivate...)
 	}
-	return withNames(extra, jwkPrivate...)
+	if holdsPyCryptodomeKey(s) {
+		extra = withNames(extra, pycryptodomePrivate...)
+	}
+	return extra
+}
+
+// maskDSAKeys masks the private number of PyCryptodome's DsaKey in the
+// repr of the dict it keeps its numbers in (its _key: {'y': Integer(...),
+// 'g': Integer(...), 'p': ..., 'q': ..., 'x': Integer(...)}), whole or
+// as pydevd cuts it to its ends inside a container
+// (Integer(640373260289...168073206)): each run of digits, handed to found.
+func maskDSAKeys(s string, found func(string)) (string, bool) {
+	if !strings.Contains(s, "'g': Integer(") {
+		return s, false
+	}
+	h := hidden{s: s, found: found}
+	const x = "'x': Integer("
+	for from := 0; ; {
+		i := strings.Index(s[from:], x)
+		if i < 0 {
+			break
+		}
+		at := from + i + len(x)
+		for {
+			n := run(s, at, isDigit)
+			if n == 0 {
+				break
+			}
+			h.hide(at, at+n)
+			at += n
+			if !strings.HasPrefix(s[at:], "...") {
+				break
+			}
+			at += len("...")
+		}
+		from = at
+	}
+	return h.masked()
+}
+
+// maskPythonRSAKeys masks the private numbers of python-rsa's PrivateKey
+// (the rsa package, which google-auth's signer holds) in its repr,
+// PrivateKey(n, e, d, p, q): five numbers by position, the last three
+// its private exponent and primes; and hands each to found.
+func maskPythonRSAKeys(s string, found func(string)) (string, bool) {
+	h := hidden{s: s, found: found}
+	const open = "PrivateKey("
+	for from := 0; ; {
+		i := strings.Index(s[from:], open)
+		if i < 0 {
+			break
+		}
+		at := from + i + len(open)
+		from = at
+		var nums [5][2]int
+		k := 0
+		for ; k < 5; k++ {
+			n := run(s, at, isDigit)
+			if n == 0 {
+				break
+			}
+			nums[k] = [2]int{at, at + n}
+			at += n
+			if k < 4 && strings.HasPrefix(s[at:], ", ") {
+				at += 2
+			} else if k < 4 {
+				break
+			}
+		}
+		if k == 5 && at < len(s) && s[at] == ')' {
+			for _, sp := range nums[2:] {
+				h.hide(sp[0], sp[1])
+			}
+			from = at
+		}
+	}
+	return h.masked()
 }
 
 // privateRows are the rows of a listing that hold a private key, known by
@@ -63,6 +153,16 @@ var privateRows = []struct {
 }{
 	{"kty", jwkPrivate},
 	{"public_numbers", []string{"d", "p", "q", "dmp1", "dmq1", "iqmp", "private_value", "x"}},
+	// PyCryptodome's RsaKey (its _e beside: the attributes, and the
+	// properties debugpy lists with them), its EccKey (its _curve beside),
+	// and python-rsa's PrivateKey (its exp1 beside, itself a private
+	// number): found 2026-12-08
+	{"_e", []string{"d", "p", "q", "u", "_d", "_p", "_q", "_u", "_dp", "_dq"}},
+	{"_curve", []string{"d", "_d", "seed", "_seed"}},
+	{"exp1", []string{"d", "p", "q", "exp1", "exp2", "coef"}},
+	// PyCryptodome's DsaKey keeps its numbers in a dict ('x' beside 'g'),
+	// its ElGamalKey in attributes (x beside g)
+	{"g", []string{"x"}},
 }
 
 // rowGroups and besideGroups are privateRows by the names debugpy gives

@@ -414,6 +414,13 @@ func rememberShown(display string) {
 		return
 	}
 	remember(display)
+	if digits, ok := strings.CutPrefix(display, "Integer("); ok && strings.HasSuffix(digits, ")") {
+		// PyCryptodome's Integer: its number, as an int of the same key
+		// shows it (dsa.x)
+		if digits = digits[:len(digits)-1]; digits != "" && run(digits, 0, isDigit) == len(digits) {
+			remember(digits)
+		}
+	}
 }
 
 // walk returns v with secrets masked, counting the masks in n, and whether
@@ -1057,7 +1064,7 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if codeGrant(s) { // a token request's body: its code is the credential (oauth.go)
 		extra = withNames(extra, "code")
 	}
-	extra = withJWK(s, extra) // a JSON Web Key's private members (privatekeys.go)
+	extra = withKeyNames(s, extra) // a JSON Web Key's and a PyCryptodome key's private members (privatekeys.go)
 	fileValues := credentialValues(s)
 	mentions := secrets.Mentions(s, extra)
 	if mentions {
@@ -1091,11 +1098,18 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if strings.Contains(s, "AUTH ") && strings.Contains(s, "send: ") {
 		s, smtp = maskSMTPAuth(s, found)
 	}
+	var rsaKeys, dsaKeys bool
+	if strings.Contains(s, "PrivateKey(") {
+		s, rsaKeys = maskPythonRSAKeys(s, found) // python-rsa's PrivateKey(n, e, d, p, q) (privatekeys.go)
+	}
+	if strings.Contains(s, "'x': Integer(") {
+		s, dsaKeys = maskDSAKeys(s, found) // PyCryptodome's DsaKey's dict of numbers
+	}
 	var redis bool
 	if mayNameWire(s) {
 		s, redis = maskWire(s, found) // AUTH default PASSWORD under no name (redis.go)
 	}
-	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || redis
+	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || redis || rsaKeys || dsaKeys
 }
 
 // credentialValues reads the values of a text's credential files' lines
@@ -1277,7 +1291,7 @@ func maskSourceLines(joined string, n int, extra map[string]bool) ([]string, boo
 // CSV file's), and the credentials of a well-known shape over lines. Every
 // mask keeps the text's line ends.
 func maskSourceText(joined string, extra map[string]bool) (string, bool) {
-	extra = withJWK(joined, extra) // a JWK in a file, its members on lines of their own
+	extra = withKeyNames(joined, extra) // a JWK in a file, its members on lines of their own
 	masked, aligned := maskAligned(joined, extra, remember)
 	masked, changed := maskSource(masked, extra, remember)
 	masked, pairs := maskPairs(masked, extra, remember)
