@@ -24,7 +24,8 @@ build:
 # lld (the C policy template), PyYAML, pytest, pandas and tabulate
 # (without what pandas recommends: redact's readings are checked against
 # what they write), cryptography, jwcrypto, PyCryptodome and python-rsa (a
-# private key's numbers and a JWK as a program holds them), xmltodict (XML's records as a program reads
+# private key's numbers and a JWK as a program holds them), mnemonic (a
+# wallet's seed phrase), xmltodict (XML's records as a program reads
 # them), Debian's rustc with its wasm32 standard library (the Rust
 # one), the AssemblyScript compiler from npm and OPA's
 # opa (the Rego one, and the OPA fixtures' check) when they are missing:
@@ -49,7 +50,7 @@ deps:
 	/usr/bin/python3 -c 'import oauthlib, werkzeug' 2>/dev/null || lean="$$lean python3-oauthlib python3-werkzeug"; \
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || lean="$$lean python3-pexpect"; \
 	/usr/bin/python3 -c 'import cryptography, jwcrypto' 2>/dev/null || lean="$$lean python3-cryptography python3-jwcrypto"; \
-	/usr/bin/python3 -c 'import Cryptodome, rsa' 2>/dev/null || lean="$$lean python3-pycryptodome python3-rsa"; \
+	/usr/bin/python3 -c 'import Cryptodome, rsa, mnemonic' 2>/dev/null || lean="$$lean python3-pycryptodome python3-rsa python3-mnemonic"; \
 	/usr/bin/python3 -c 'import xmltodict' 2>/dev/null || lean="$$lean python3-xmltodict"; \
 	[ -x /usr/sbin/mariadbd ] && [ -x /usr/bin/my_print_defaults ] || lean="$$lean mariadb-server-core mariadb-client-core"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="$$lean python3-pandas python3-tabulate"; \

@@ -5468,3 +5468,42 @@ del f, k
 	}
 	noneSeen(t, r.seen.String(), pieces...)
 }
+
+// A wallet's seed phrase (BIP 39) under names of no secret, as wallet
+// libraries hold it: a string (mnemonic), its words (a list), a dict's
+// value, a line the program prints. Each showed in clear until
+// 2026-12-08: "mnemonic" and "seed" alone name other things, and the
+// phrase has no other shape than its words.
+func TestAttackSeedPhraseShown(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import os
+from mnemonic import Mnemonic
+mnemonic = Mnemonic("english").generate(128)
+words = mnemonic.split()
+wallet = {"phrase": Mnemonic("english").generate(256), "account": 0}
+with open(os.path.join(os.path.dirname(__file__), "phrases.txt"), "w") as f:
+    print(mnemonic, file=f)
+    print(wallet["phrase"], file=f)
+del f
+print("wallet created; recovery phrase:\n" + mnemonic, flush=True)
+` + mainAtBreak)
+	r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("mnemonic", "words", "wallet", "wallet['phrase']")
+	r.refused("debugpy_evaluate", `{"expression":"words[3]"}`, "denied by policy", "holds a secret")
+	r.outputWith("recovery phrase")
+	b, err := os.ReadFile(filepath.Join(r.dir, "phrases.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string // every three words in a row, as a phrase and as a list's
+	for _, phrase := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		w := strings.Fields(phrase)
+		for i := 0; i+3 <= len(w); i++ {
+			pieces = append(pieces, strings.Join(w[i:i+3], " "), strings.Join(w[i:i+3], "', '"))
+		}
+	}
+	if !strings.Contains(r.seen.String(), "'account': 0") {
+		t.Errorf("the control, the wallet's other values shown")
+	}
+	noneSeen(t, r.seen.String(), pieces...)
+}

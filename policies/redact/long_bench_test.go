@@ -30,6 +30,8 @@ func BenchmarkMaskLongTexts(b *testing.B) {
 		{"redis-words", "('AUTH', " + strings.Repeat("'a', ", 40000) + ")"},
 		{"redis-lines", strings.Repeat("ACL SETUSER a >b1 'AUTH x y' ", 8000)},
 		{"auth-lines", strings.Repeat("Authorization: x\n", 12000)},
+		{"seed-words", strings.Repeat("abandon ability able about above absent ", 6000)},
+		{"prose-words", strings.Repeat("the client sent an access token to the server and found nothing ", 3000)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.text)))

@@ -94,7 +94,9 @@ func FuzzMaskTextKeepsLines(f *testing.F) {
 		"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmN\r\n",
 		"'{\\'password\\': \\'x\\'}'\n", "env PASSWORD=abc#def\nnext\n", "postgres://app:pw@db/x\n",
 		"GET /f?sv=1&amp;sig=Ab12%2BCd34\n#x\n", "SG.Ab12Cd34Ef56Gh78Ij90Kl.MnOpQrStUvWxYz0123456789abcdefghijklmnoPQ.\n",
-		"sent https://ada:pw1... (truncated)\nINSERT INTO t (a, password) VALUES ('x', 'y\n", "<c>\n  <password>\n    x1\n**API key:** k-1\n")
+		"sent https://ada:pw1... (truncated)\nINSERT INTO t (a, password) VALUES ('x', 'y\n", "<c>\n  <password>\n    x1\n**API key:** k-1\n",
+		"x\\nglass collect suit access child oak spatial nerve loud oxygen program few\\n", "['abandon', 'ability', 'able', 'about', 'above', 'absent', 'absorb', 'abstract', 'absurd', 'abuse', 'access', 'accident']\r\n",
+		"('AUTH', 'default', 'pw1')\r\nRsaKey(n=1, e=3, d=12345, p=5, q=7, u=1)\nPrivateKey(1, 2, 3, 4, 5)\r{'g': Integer(1), 'x': Integer(12...34)}")
 }
 
 // FuzzMaskNamedNeedsAName: the masks maskText skips on a text that names

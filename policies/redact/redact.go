@@ -1098,6 +1098,7 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if strings.Contains(s, "AUTH ") && strings.Contains(s, "send: ") {
 		s, smtp = maskSMTPAuth(s, found)
 	}
+	s, phrases := maskSeedPhrases(s, found) // a wallet's seed phrase, under any name (seedphrase.go)
 	var rsaKeys, dsaKeys bool
 	if strings.Contains(s, "PrivateKey(") {
 		s, rsaKeys = maskPythonRSAKeys(s, found) // python-rsa's PrivateKey(n, e, d, p, q) (privatekeys.go)
@@ -1109,7 +1110,7 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if mayNameWire(s) {
 		s, redis = maskWire(s, found) // AUTH default PASSWORD under no name (redis.go)
 	}
-	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || redis || rsaKeys || dsaKeys
+	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || redis || rsaKeys || dsaKeys || phrases
 }
 
 // credentialValues reads the values of a text's credential files' lines
