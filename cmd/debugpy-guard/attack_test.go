@@ -34,6 +34,7 @@ import (
 	"github.com/debugpy-guard/debugpy-guard/dap"
 	"github.com/debugpy-guard/debugpy-guard/engine/audit"
 	"github.com/debugpy-guard/debugpy-guard/internal/cpython"
+	"github.com/debugpy-guard/debugpy-guard/internal/pyrepr"
 )
 
 // raw is `debugpy-guard serve` driven byte for byte.
@@ -5425,6 +5426,45 @@ send_command('AUTH', 'default', next(lines))
 	// item by its ends: b'PRIVMSG NickServ :ID...miE71wQq\r\n')
 	noneSeen(t, r.seen.String(), "rdauA9", "rdacB5", "rdheC6", "rdclD8", "rdmiE7", "ircxF4",
 		"uA93kdW", "cB51xmP", "eC62ynQ", "lD83pLx", "iE71wQq", "xF42vRt")
+}
+
+// PyNaCl's keys, as a program (and paramiko's Ed25519Key) holds them: a
+// SigningKey's seed in _seed beside its _signing_key (the seed alone was
+// shown in clear until 2026-12-08), a PrivateKey's _private_key, a
+// SecretBox's _key.
+func TestAttackNaClKeysShown(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import os
+import nacl.public, nacl.secret, nacl.signing, nacl.utils
+signer = nacl.signing.SigningKey.generate()
+box_key = nacl.public.PrivateKey.generate()
+box = nacl.secret.SecretBox(nacl.utils.random(32))
+with open(os.path.join(os.path.dirname(__file__), "private.txt"), "w") as f:
+    for k in (signer.encode(), bytes(box_key), box._key):
+        print(k.hex(), file=f)
+del f, k
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	for _, name := range []string{"signer", "box_key", "box"} {
+		r.listRef(r.rowRef(globals, name), "")
+	}
+	r.evaluateEach("signer._seed", "box._key", "signer.verify_key")
+	b, err := os.ReadFile(filepath.Join(r.dir, "private.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string // 12 bytes of each key's repr at a time, as JSON carries them
+	for _, h := range strings.Fields(string(b)) {
+		raw, _ := hex.DecodeString(h)
+		body := pyrepr.BytesBody(string(raw), '\'')
+		for i := 0; i+12 <= len(body); i += 6 {
+			if p := body[i : i+12]; !strings.ContainsAny(p, `'"`) {
+				j, _ := json.Marshal(p)
+				pieces = append(pieces, string(j[1:len(j)-1]))
+			}
+		}
+	}
+	noneSeen(t, r.seen.String(), pieces...)
 }
 
 // PyCryptodome's keys show their private numbers in their reprs

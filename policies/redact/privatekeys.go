@@ -163,6 +163,10 @@ var privateRows = []struct {
 	// PyCryptodome's DsaKey keeps its numbers in a dict ('x' beside 'g'),
 	// its ElGamalKey in attributes (x beside g)
 	{"g", []string{"x"}},
+	// PyNaCl's SigningKey (an Ed25519 key: paramiko's Ed25519Key holds
+	// one) keeps its seed, the private key, in _seed beside its
+	// _signing_key (found 2026-12-08)
+	{"_signing_key", []string{"_seed"}},
 }
 
 // rowGroups and besideGroups are privateRows by the names debugpy gives

@@ -162,8 +162,9 @@ for line in sys.stdin:
 // A PyCryptodome key and a python-rsa key listed: their private numbers'
 // rows (an RsaKey's d, p, q, u and _d ... _dq beside its _e, an EccKey's d
 // and _d beside its _curve, a DsaKey's dict's 'x' and an ElGamalKey's x
-// beside g, a PrivateKey's d ... coef beside its exp1) are masked, the
-// public ones shown, and not without the row beside them.
+// beside g, a PrivateKey's d ... coef beside its exp1, a PyNaCl
+// SigningKey's _seed beside its _signing_key) are masked, the public ones
+// shown, and not without the row beside them.
 func TestKeyObjectRowsMasked(t *testing.T) {
 	const secret = "1682238948966969660567446143817496734485477132690304803206472900791455575"
 	listing := func(names ...string) string {
@@ -182,7 +183,7 @@ func TestKeyObjectRowsMasked(t *testing.T) {
 	sdk.HandlePrepared(Prepare)
 	defer sdk.Handle(nil)
 	for _, names := range [][]string{{"d", "e", "n", "p", "q", "u", "_d", "_dp", "_dq", "_e", "_n", "_p", "_q", "_u"}, {"curve", "d", "pointQ", "_curve", "_d", "_point"},
-		{"coef", "d", "e", "exp1", "exp2", "n", "p", "q"}, {"'y'", "'g'", "'p'", "'q'", "'x'", "e"}, {"g", "x", "y", "e"}} {
+		{"coef", "d", "e", "exp1", "exp2", "n", "p", "q"}, {"'y'", "'g'", "'p'", "'q'", "'x'", "e"}, {"g", "x", "y", "e"}, {"_seed", "_signing_key", "verify_key"}} {
 		out := shownResult(t, policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(names...)})
 		if strings.Contains(out, secret[:20]) || !strings.Contains(out, "65537") {
 			t.Errorf("%v: %s", names, out)
@@ -195,7 +196,7 @@ func TestKeyObjectRowsMasked(t *testing.T) {
 	if learned := sdk.TakeSecrets(); !slices.Contains(learned, secret) {
 		t.Errorf("the private number not learned: %q", learned)
 	}
-	for _, names := range [][]string{{"d", "e", "n"}, {"_d", "curve"}, {"p", "q", "_curve_name"}, {"x", "y"}} {
+	for _, names := range [][]string{{"d", "e", "n"}, {"_d", "curve"}, {"p", "q", "_curve_name"}, {"x", "y"}, {"_seed", "verify_key"}} {
 		out, _ := sdk.Evaluate(policytest.Case{Phase: "result", Tool: "debugpy_variables", Result: listing(names...)}.Request())
 		sdk.TakeSecrets()
 		if !strings.Contains(string(out), "nothing to redact") {
