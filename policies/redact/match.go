@@ -470,8 +470,10 @@ var tokenPrefixes = []tokenPrefix{
 	{"dckr_pat_", 24, false}, {"glc_", 32, false}, {"glsa_", 32, false}, {"sntrys_", 40, false}, {"sntryu_", 40, false},
 	{"ATATT3", 50, false}, {"PMAK-", 40, false}, {"lin_api_", 32, false}, {"ntn_", 40, false},
 	{"dp.st.", 40, true}, {"dp.pt.", 40, true}, {"dp.sa.", 40, true}, {"pul-", 40, false}, {"AGE-SECRET-KEY-1", 50, false},
-	// Google's OAuth client secrets and access tokens.
-	{"GOCSPX-", 24, false}, {"ya29.", 50, true},
+	// Google's OAuth client secrets, access tokens and refresh tokens
+	// (1//0..., which google-auth's Credentials keep and its token
+	// endpoint's answer shows); Amazon MWS's auth tokens.
+	{"GOCSPX-", 24, false}, {"ya29.", 50, true}, {"1//0", 40, false}, {"amzn.mws.", 36, false},
 	// AI providers' API keys: Anthropic's sk-ant-api03-..., OpenAI's
 	// sk-proj-... and legacy sk-<48>, OpenRouter's sk-or-v1-..., and
 	// others of the form; Hugging Face's hf_, Groq's, Perplexity's,
