@@ -5547,3 +5547,25 @@ print("wallet created; recovery phrase:\n" + mnemonic, flush=True)
 	}
 	noneSeen(t, r.seen.String(), pieces...)
 }
+
+// A pickle holds a dict's values and an object's attributes as string
+// constants after their names: a cache's entry (django-redis pickles), a
+// queue's message, shelve's record, shown as a bytes repr. Each secret in
+// it showed in clear until 2026-12-08.
+func TestAttackSecretsInPickles(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7pklaA93kdW", "Zr2xpklbB51xmP", "Yq7wpklcC62ynQ") + `import pickle
+class Account:
+    def __init__(self, name, api_key):
+        self.name, self.api_key = name, api_key
+entry = pickle.dumps({"user": "ada", "password": next(lines), "region": "eu-west-1"})
+accounts = pickle.dumps([Account("ada", next(lines)), Account("bob", next(lines))], protocol=2)
+del lines
+` + mainAtBreak)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("entry", "accounts")
+	if !strings.Contains(globals, "eu-west-1") {
+		t.Errorf("the control, the entry's other values shown: %s", globals)
+	}
+	noneSeen(t, r.seen.String(), "pklaA9", "pklbB5", "pklcC6", "aA93kdW", "bB51xmP", "cC62ynQ")
+}

@@ -1099,6 +1099,10 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 		s, smtp = maskSMTPAuth(s, found)
 	}
 	s, phrases := maskSeedPhrases(s, found) // a wallet's seed phrase, under any name (seedphrase.go)
+	var pickled bool
+	if mayHoldPickle(s) {
+		s, pickled = maskPickles(s, extra, found) // a pickle's values under secrets' names (pickle.go)
+	}
 	var rsaKeys, dsaKeys bool
 	if strings.Contains(s, "PrivateKey(") {
 		s, rsaKeys = maskPythonRSAKeys(s, found) // python-rsa's PrivateKey(n, e, d, p, q) (privatekeys.go)
@@ -1110,7 +1114,7 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if mayNameWire(s) {
 		s, redis = maskWire(s, found) // AUTH default PASSWORD under no name (redis.go)
 	}
-	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || redis || rsaKeys || dsaKeys || phrases
+	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || redis || rsaKeys || dsaKeys || phrases || pickled
 }
 
 // credentialValues reads the values of a text's credential files' lines
