@@ -31,7 +31,7 @@ type pickleString struct {
 func pickleSecrets(p string, extra map[string]bool) [][2]int {
 	var out [][2]int
 	memo := map[int]pickleString{}
-	memoized := 0 // the memo's size: MEMOIZE stores at it
+	memoized := 0          // the memo's size: MEMOIZE stores at it
 	var last *pickleString // the string constant just before, only memo opcodes since
 	var prev pickleString
 	named := false // last names a secret
