@@ -217,6 +217,9 @@ func looksPickled(b string) bool {
 // mayHoldPickle: s may hold a bytes repr of a pickle (looksPickled), as
 // repr writes its first bytes.
 func mayHoldPickle(s string) bool {
+	if !strings.Contains(s, "b'") && !strings.Contains(s, `b"`) { // no bytes literal: most texts
+		return false
+	}
 	return strings.Contains(s, `'\x80\x0`) || strings.Contains(s, `"\x80\x0`) || strings.Contains(s, `'}q\x00`) ||
 		strings.Contains(s, `']q\x00`) || strings.Contains(s, `'(dp0`) || strings.Contains(s, `'(lp0`) || strings.Contains(s, `'(i`) ||
 		strings.Contains(s, `'ccopy_reg`) || strings.Contains(s, `'c__main__`)

@@ -36,6 +36,9 @@ func isSeedWord(w string) bool {
 // phrase's), and only in a run long enough, each word looked up (prose's
 // words of two letters, capitals and commas end most runs first).
 func maskSeedPhrases(s string, found func(string)) (string, bool) {
+	if len(s) < minSeedWords*4-1 { // 12 words of 3 letters or more, apart: most values are shorter
+		return s, false
+	}
 	h := hidden{s: s, found: found}
 	var shaped [][2]int // the run of words shaped as the list's, where each is
 	check := func() {
