@@ -25,7 +25,7 @@ build:
 # (without what pandas recommends: redact's readings are checked against
 # what they write), cryptography, jwcrypto, PyCryptodome, python-rsa and
 # PyNaCl (a private key's numbers and a JWK as a program holds them), mnemonic (a
-# wallet's seed phrase), xmltodict (XML's records as a program reads
+# wallet's seed phrase), the kubernetes client (a Secret's data), xmltodict (XML's records as a program reads
 # them), Debian's rustc with its wasm32 standard library (the Rust
 # one), the AssemblyScript compiler from npm and OPA's
 # opa (the Rego one, and the OPA fixtures' check) when they are missing:
@@ -51,6 +51,7 @@ deps:
 	/usr/bin/python3 -c 'import pexpect' 2>/dev/null || lean="$$lean python3-pexpect"; \
 	/usr/bin/python3 -c 'import cryptography, jwcrypto' 2>/dev/null || lean="$$lean python3-cryptography python3-jwcrypto"; \
 	/usr/bin/python3 -c 'import Cryptodome, rsa, mnemonic, nacl' 2>/dev/null || lean="$$lean python3-pycryptodome python3-rsa python3-mnemonic python3-nacl"; \
+	/usr/bin/python3 -c 'import kubernetes' 2>/dev/null || lean="$$lean python3-kubernetes"; \
 	/usr/bin/python3 -c 'import xmltodict' 2>/dev/null || lean="$$lean python3-xmltodict"; \
 	[ -x /usr/sbin/mariadbd ] && [ -x /usr/bin/my_print_defaults ] || lean="$$lean mariadb-server-core mariadb-client-core"; \
 	/usr/bin/python3 -c 'import pandas, tabulate' 2>/dev/null || lean="$$lean python3-pandas python3-tabulate"; \

@@ -5569,3 +5569,33 @@ del lines
 	}
 	noneSeen(t, r.seen.String(), "pklaA9", "pklbB5", "pklcC6", "aA93kdW", "bB51xmP", "cC62ynQ")
 }
+
+// A Kubernetes Secret holds its secrets under keys of any name in its
+// data (base64) and stringData, as the kubernetes client's V1Secret, its
+// manifest as YAML and as JSON. Each value showed in clear until
+// 2026-12-08.
+func TestAttackKubernetesSecretShown(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(r.readsSecrets("QvU7kubaA93kdW", "Zr2xkubbB51xmP", "Yq7wkubcC62ynQ") + `import base64, json, yaml
+from kubernetes import client
+b64 = lambda v: base64.b64encode(v.encode()).decode()
+obj = client.V1Secret(api_version="v1", kind="Secret", metadata=client.V1ObjectMeta(name="db-creds"),
+                         data={"url": b64("postgres://app:" + next(lines) + "@db/app")}, string_data={"tls.key": next(lines)}, type="Opaque")
+manifest = client.ApiClient().sanitize_for_serialization(obj)
+as_yaml = yaml.safe_dump(manifest)
+as_json = json.dumps(dict(manifest, data={"conn": next(lines)}), indent=2)
+del lines, b64
+` + mainAtBreak)
+	r.ok("debugpy_variables", `{"scope":"globals","depth":3}`)
+	r.evaluateEach("obj", "obj.data", "obj._string_data", "as_yaml", "as_json")
+	if !strings.Contains(r.seen.String(), "db-creds") {
+		t.Errorf("the control, the secret's name shown")
+	}
+	seen := r.seen.String()
+	noneSeen(t, seen, "kubaA9", "kubbB5", "kubcC6", "aA93kdW", "bB51xmP", "cC62ynQ")
+	// and the first value's base64 (the URL's bytes from its password on)
+	for _, v := range []string{"QvU7kubaA93kdW", "Zr2xkubbB51xmP"} {
+		enc := base64.StdEncoding.EncodeToString([]byte("postgres://app:" + v + "@db/app"))
+		noneSeen(t, seen, enc[16:32])
+	}
+}

@@ -1290,7 +1290,7 @@ func proxyPassword(s string, from int) (start, end int, ok bool) {
 // lines that go on with a value past its key's column (a long value that
 // yaml.dump folds, an INI value's continuation), and every value of an INI
 // section or a TOML table named for a secret ([api_keys] then prod = k).
-func maskAssignments(s string, found func(string)) (string, bool) {
+func maskAssignments(s string, extra map[string]bool, found func(string)) (string, bool) {
 	if !strings.ContainsAny(s, "=:") {
 		return s, false
 	}
@@ -1317,7 +1317,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 	open := byte(0)  // in the block, the quote of a value still open at the last line's end
 	section := false // in an INI section or a TOML table named for a secret: [api_keys]
 	for li, line := range lines {
-		if h, ok := sectionHeader(line); ok {
+		if h, ok := sectionHeader(line, extra); ok {
 			section = h
 			block = -1
 			continue
@@ -1377,7 +1377,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 		j += run(line, j, isBlank)
 		if j >= len(line) || (line[j] != '=' && line[j] != ':') || strings.HasPrefix(line[j:], "==") || strings.HasPrefix(line[j:], ":=") ||
 			strings.HasPrefix(line[j:], "=>") || // Ruby's, Perl's and PHP's pair: maskPairs
-			!section && !secrets.IsName(name, nil) {
+			!section && !secrets.IsName(name, extra) {
 			continue
 		}
 		sep := line[j]
@@ -1432,7 +1432,7 @@ func maskAssignments(s string, found func(string)) (string, bool) {
 // sectionHeader reads line as an INI section's or a TOML table's header
 // ([name], [a.b."c"], [[name]]): ok when it is one, secret when a part of
 // its name is a secret's ([api_keys], [credentials.prod]).
-func sectionHeader(line string) (secret, ok bool) {
+func sectionHeader(line string, extra map[string]bool) (secret, ok bool) {
 	t := strings.TrimSpace(line)
 	if t == "" || t[0] != '[' { // most lines
 		return false, false
@@ -1448,7 +1448,7 @@ func sectionHeader(line string) (secret, ok bool) {
 		return false, false
 	}
 	for _, part := range strings.Split(name, ".") {
-		if secrets.IsName(strings.Trim(strings.TrimSpace(part), `"`), nil) {
+		if secrets.IsName(strings.Trim(strings.TrimSpace(part), `"`), extra) {
 			return true, true
 		}
 	}
@@ -1500,6 +1500,13 @@ func blockValue(line string, i int) (vs, ve int, ok bool) {
 func quoted(line string, i, end int) (vs, ve int) {
 	vs, ve = i+1, len(strings.TrimRight(line[:end], " \t"))
 	if e := strings.LastIndexByte(line[i+1:end], line[i]); e >= 0 {
+		p, n := i+1+e, 0 // the last quote, and the run of quotes that ends with it
+		for p-n > i && line[p-n] == line[i] {
+			n++
+		}
+		if line[i] == '\'' && n%2 == 0 {
+			return vs, ve // YAML's doubled quote, the value's own: it goes on below ('a''\n  b')
+		}
 		if after := strings.TrimSpace(line[i+2+e : end]); after == "" || strings.IndexByte(",;)]}#", after[0]) >= 0 {
 			ve = i + 1 + e
 		}

@@ -173,7 +173,7 @@ func TestMaskAssignments(t *testing.T) {
 		{"['password']\nx = 1\n", "['password']\nx = 1\n", ""}, // a list's repr, not a header
 	} {
 		var got []string
-		out, _ := maskAssignments(c.in, func(v string) { got = append(got, v) })
+		out, _ := maskAssignments(c.in, nil, func(v string) { got = append(got, v) })
 		if out != c.want || strings.Join(got, ",") != c.found {
 			t.Errorf("maskAssignments(%q) = %q %q, want %q %q", c.in, out, got, c.want, c.found)
 		}

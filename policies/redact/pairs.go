@@ -154,6 +154,12 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 				}
 				switch {
 				case !ok:
+				case sep.kind == '=' && k.kind == 'w' && separatorsOnly(s[:end], sep.end):
+					// A word inside a string, its '=' the string's last
+					// byte ("...PSk4IGM=", "conn": a base64 value's
+					// padding): the quote after it closes that string, and
+					// what stands to the next quote is a JSON's or a
+					// repr's separator, no value (it masked ", ").
 				case sep.kind == ':' && k.kind == 's' || sep.kind == '=' && k.kind == 'w' && lone(s, sep):
 					v, ok := sc.next(sep.end)
 					if !ok && sep.kind == ':' { // its value on the next line: {'password':\n 'x'}, as a hand or black writes a long one
@@ -780,7 +786,15 @@ func (sc *scanner) next(i int) (piece, bool) {
 		}
 		if j := i + strings.IndexAny(s[i:], "'\""); !strings.HasPrefix(s[j:], s[j:j+1]+s[j:j+1]+s[j:j+1]) &&
 			(sc.opensNo[q] == 0 || j+1 < sc.opensNo[q]) {
-			sc.opensNo[q] = j + 1 // a quote that opens none: nor does any after it
+			// A quote that opens none: nor does any after it. But letters
+			// before it that are no prefix Python reads (the bb' that ends
+			// 'v\\bb') say nothing of the quote: read from it, it may open
+			// one (taken for none, every quote after it on the line was
+			// passed over, and a dict under a secret's name after it too,
+			// found 2026-12-08).
+			if _, ok := sc.lits.End(j); j == i || !ok {
+				sc.opensNo[q] = j + 1
+			}
 		}
 	}
 	switch c := s[i]; {
@@ -892,6 +906,22 @@ func secretKey(s string, k piece, extra map[string]bool) bool {
 // natively, and ran a debugpy_variables result out of its module's fuel
 // (found 2026-12-07).
 const maxKey = 256
+
+// separatorsOnly: a string literal opens at s[i] whose body is a
+// container's separators alone (", ", ": "), or none opens there and the
+// line ends in separators (",", "},"): the quote at i closes a string, and
+// what follows separates it from the next.
+func separatorsOnly(s string, i int) bool {
+	if i >= len(s) || s[i] != '\'' && s[i] != '"' {
+		return false
+	}
+	l, ok := expressions.ReadLiteral(s, i)
+	if !ok { // none closes on the line: what follows it is its end's separator (",\n" of JSON's lines)
+		return strings.Trim(s[i+1:], ",:{}[] \t") == ""
+	}
+	body := s[l.BodyStart:l.BodyEnd]
+	return body != "" && strings.Trim(body, ",: \t") == ""
+}
 
 // lone: an '=' that is not part of ==, !=, <=, >=, := (a comparison in
 // code is not a pair).

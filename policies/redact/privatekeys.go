@@ -54,15 +54,34 @@ func holdsPyCryptodomeKey(s string) bool {
 	return strings.Contains(s, "RsaKey(n=") || strings.Contains(s, "EccKey(curve=")
 }
 
+// A Kubernetes Secret holds its secrets under any keys of its data and
+// stringData (the kubernetes client's V1Secret: data and string_data):
+// a TLS secret's tls.key, a connection's url, base64 of a PEM key or of
+// a URL with its password. As a manifest (YAML, JSON) and as the client's
+// repr, each was shown in clear (found 2026-12-08), the keys naming no
+// secret. Beside kind Secret, data and stringData are secrets' names.
+var kubernetesSecretData = []string{"data", "stringdata", "string_data"} // as IsName looks them up: in lower case
+
+// holdsKubernetesSecret: s holds a record of kind Secret: kind: Secret
+// (YAML), "kind": "Secret" (JSON), 'kind': 'Secret' (a dict's repr).
+func holdsKubernetesSecret(s string) bool {
+	return strings.Contains(s, "kind: Secret") || strings.Contains(s, `"kind": "Secret"`) || strings.Contains(s, `"kind":"Secret"`) ||
+		strings.Contains(s, "'kind': 'Secret'")
+}
+
 // withKeyNames is extra with the private members of the keys s holds
 // among the secrets' names: a JWK's (holdsJWK), a PyCryptodome key's
-// repr's (holdsPyCryptodomeKey); else extra.
+// repr's (holdsPyCryptodomeKey), a Kubernetes Secret's data
+// (holdsKubernetesSecret); else extra.
 func withKeyNames(s string, extra map[string]bool) map[string]bool {
 	if holdsJWK(s) {
 		extra = withNames(extra, jwkPrivate...)
 	}
 	if holdsPyCryptodomeKey(s) {
 		extra = withNames(extra, pycryptodomePrivate...)
+	}
+	if holdsKubernetesSecret(s) {
+		extra = withNames(extra, kubernetesSecretData...)
 	}
 	return extra
 }
@@ -149,31 +168,37 @@ func maskPythonRSAKeys(s string, found func(string)) (string, bool) {
 // ec_nums.private_value: found 2026-12-07).
 var privateRows = []struct {
 	beside string
+	value  string // when not "": the beside row's value must be this
 	names  []string
 }{
-	{"kty", jwkPrivate},
-	{"public_numbers", []string{"d", "p", "q", "dmp1", "dmq1", "iqmp", "private_value", "x"}},
+	{"kty", "", jwkPrivate},
+	{"public_numbers", "", []string{"d", "p", "q", "dmp1", "dmq1", "iqmp", "private_value", "x"}},
 	// PyCryptodome's RsaKey (its _e beside: the attributes, and the
 	// properties debugpy lists with them), its EccKey (its _curve beside),
 	// and python-rsa's PrivateKey (its exp1 beside, itself a private
 	// number): found 2026-12-08
-	{"_e", []string{"d", "p", "q", "u", "_d", "_p", "_q", "_u", "_dp", "_dq"}},
-	{"_curve", []string{"d", "_d", "seed", "_seed"}},
-	{"exp1", []string{"d", "p", "q", "exp1", "exp2", "coef"}},
+	{"_e", "", []string{"d", "p", "q", "u", "_d", "_p", "_q", "_u", "_dp", "_dq"}},
+	{"_curve", "", []string{"d", "_d", "seed", "_seed"}},
+	{"exp1", "", []string{"d", "p", "q", "exp1", "exp2", "coef"}},
 	// PyCryptodome's DsaKey keeps its numbers in a dict ('x' beside 'g'),
 	// its ElGamalKey in attributes (x beside g)
-	{"g", []string{"x"}},
+	{"g", "", []string{"x"}},
 	// PyNaCl's SigningKey (an Ed25519 key: paramiko's Ed25519Key holds
 	// one) keeps its seed, the private key, in _seed beside its
 	// _signing_key (found 2026-12-08)
-	{"_signing_key", []string{"_seed"}},
+	{"_signing_key", "", []string{"_seed"}},
+	// a Kubernetes Secret's data, listed (the client's V1Secret: its
+	// properties and attributes beside its kind)
+	{"kind", "'Secret'", []string{"data", "string_data", "_data", "_string_data"}},
+	{"_kind", "'Secret'", []string{"data", "string_data", "_data", "_string_data"}},
 }
 
 // rowGroups and besideGroups are privateRows by the names debugpy gives
 // the rows: a dict's item by its key's repr ('d', "d"), an object's
-// attribute by its name (d). Each name's groups are a bit each.
-var rowGroups, besideGroups = func() (rows, beside map[string]uint8) {
-	rows, beside = map[string]uint8{}, map[string]uint8{}
+// attribute by its name (d). Each name's groups are a bit each (16 at
+// most: TestPrivateRowsFit).
+var rowGroups, besideGroups = func() (rows, beside map[string]uint16) {
+	rows, beside = map[string]uint16{}, map[string]uint16{}
 	for i, g := range privateRows {
 		for _, n := range g.names {
 			for _, spelled := range []string{n, "'" + n + "'", `"` + n + `"`} {
@@ -189,18 +214,23 @@ var rowGroups, besideGroups = func() (rows, beside map[string]uint8) {
 
 // privateRow returns the groups of privateRows whose names are a row's
 // name: none for most rows.
-func privateRow(name sdk.Value) uint8 {
+func privateRow(name sdk.Value) uint16 {
 	groups, _ := sdk.Lookup(rowGroups, name)
 	return groups
 }
 
 // besideRows returns the groups of privateRows whose beside row is among
 // rows.
-func besideRows(rows sdk.Value) uint8 {
-	var groups uint8
+func besideRows(rows sdk.Value) uint16 {
+	var groups uint16
 	for _, r := range rows.AllElements() {
 		if r.Kind() == sdk.Object {
 			g, _ := sdk.Lookup(besideGroups, r.Get("name"))
+			for i, pr := range privateRows {
+				if g&(1<<i) != 0 && pr.value != "" && r.Get("value").Str() != pr.value {
+					g &^= 1 << i
+				}
+			}
 			groups |= g
 		}
 	}

@@ -221,3 +221,12 @@ func TestJWKInSourceMasked(t *testing.T) {
 		t.Errorf("%s", out)
 	}
 }
+
+// TestPrivateRowsFit: each group of privateRows has a bit of rowGroups'
+// and besideGroups' masks (the ninth group had none while they were
+// 8 bits wide).
+func TestPrivateRowsFit(t *testing.T) {
+	if len(privateRows) > 16 {
+		t.Fatalf("%d groups of private rows, 16 bits for them", len(privateRows))
+	}
+}

@@ -480,7 +480,7 @@ func walkArray(v sdk.Value, extra map[string]bool, texts *judgedTexts, n *int, k
 				if besides < 0 {
 					besides = int(besideRows(v))
 				}
-				secret = groups&uint8(besides) != 0
+				secret = groups&uint16(besides) != 0
 			}
 			if field := valueRow(name); field != 0 && mayHoldText(e.Get("value").Str()) {
 				if record < 0 {
@@ -1188,7 +1188,7 @@ func maskNamedAt(s string, extra map[string]bool, found func(string), depth int)
 	s, elements := maskElements(s, extra, found) // before the pairs: <password ...> is no pair's key
 	s, pairs := maskPairs(s, extra, found)
 	s, listed := maskKeyValues(s, extra, found)
-	s, assigned := maskAssignments(s, found)
+	s, assigned := maskAssignments(s, extra, found)
 	s, tables := maskTables(s, extra, found)
 	s, htmlTables := maskHTMLTables(s, extra, found)
 	s, asserted := maskAssertions(s, extra, found)
@@ -1300,7 +1300,7 @@ func maskSourceText(joined string, extra map[string]bool) (string, bool) {
 	masked, aligned := maskAligned(joined, extra, remember)
 	masked, changed := maskSource(masked, extra, remember)
 	masked, pairs := maskPairs(masked, extra, remember)
-	masked, assigned := maskAssignments(masked, remember)
+	masked, assigned := maskAssignments(masked, extra, remember)
 	masked, tables := maskTables(masked, extra, remember)
 	masked, calls := maskCalls(masked, remember) // a call's arguments over lines
 	masked, htmlTables := maskHTMLTables(masked, extra, remember)

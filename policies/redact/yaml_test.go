@@ -87,14 +87,14 @@ for line in sys.stdin:
 // to any depth, reads as the mask; every other value and every key reads
 // as it was.
 func TestYAMLBlocksAgreeWithPyYAML(t *testing.T) {
-	againstPython(t, yamlDocs, yamlCheck, 1500, func(s string) string { out, _ := maskAssignments(s, nil); return out })
+	againstPython(t, yamlDocs, yamlCheck, 1500, func(s string) string { out, _ := maskAssignments(s, nil, nil); return out })
 }
 
 // FuzzMaskAssignments: any text is masked without a panic and keeps its
 // lines; each value handed over is a piece of the text.
 func FuzzMaskAssignments(f *testing.F) {
 	fuzzKeepsLines(f, func(t *testing.T, s string) string {
-		out, _ := maskAssignments(s, func(v string) {
+		out, _ := maskAssignments(s, nil, func(v string) {
 			if v == "" || !strings.Contains(s, v) {
 				t.Fatalf("handed over %q, not a piece of %q", v, s)
 			}
@@ -182,5 +182,5 @@ for line in sys.stdin:
 // and tomllib: every value of a section named for a secret reads as the
 // mask, every other value as it was.
 func TestSectionsAgreeWithPython(t *testing.T) {
-	againstPython(t, sectionDocs, sectionCheck, 1000, func(s string) string { out, _ := maskAssignments(s, nil); return out })
+	againstPython(t, sectionDocs, sectionCheck, 1000, func(s string) string { out, _ := maskAssignments(s, nil, nil); return out })
 }
