@@ -2625,6 +2625,7 @@ def store(r, parser, key):
     conn.bind("cn=admin,dc=example,dc=org", "ldap-s3cret9", ldap.AUTH_SIMPLE)
     r.execute_command("AUTH", "default", "redis-s3cret9")
     irc.oper("ada", "irc-s3cret9")
+    ssh.login("10.0.0.5", "ada", "pxlogin-s3cret9")
     return Minio("play.min.io", "Q3AMaccess", "minio-s3cret9")
 `
 
@@ -2635,14 +2636,15 @@ def store(r, parser, key):
 // authenticate and MinIO's client, and PowerShell's ConvertTo-SecureString
 // (each shown in clear until 2026-12-08), python-ldap's bind, a Redis
 // AUTH through execute_command and the irc package's oper (shown in clear
-// until later that day), below the stop, where no listing learned them.
+// until later that day) and pexpect's pxssh login's third argument (its
+// password), below the stop, where no listing learned them.
 func TestAttackSecretsInSource(t *testing.T) {
 	r := startRaw(t, rawOpts{})
 	r.stopAtBreak(sourceProgram)
 	text := r.ok("debugpy_source", `{"context_lines":20}`)
 	seen := r.seen.String()
 	noneSeen(t, seen, "paren-s3cret", "tq-s3cret", "annot-s3cret", "concat-s3cret", `"value"`, "setpw-s3cret", "hset-s3cret", "ssh-s3cret", "minio-s3cret", "mongo-s3cret", "ps-s3cret",
-		"ldap-s3cret", "redis-s3cret", "irc-s3cret")
+		"ldap-s3cret", "redis-s3cret", "irc-s3cret", "pxlogin-s3cret")
 	if !strings.Contains(text, `user = "ada"`) || strings.Count(text, "\n") < 12 {
 		t.Fatalf("the control: the rest of the source is shown, line by line: %s", text)
 	}

@@ -16,7 +16,11 @@ import "strings"
 // arguments are its secrets; -1 the last one given (Django's
 // user.set_password(raw), keyring's set_password(service, user, secret)).
 var callSecrets = map[string][]int{
-	"login": {1}, "pass_": {0}, // smtplib, ftplib, imaplib, docker's client.login(user, password); poplib's pass_
+	// smtplib's, ftplib's, imaplib's and docker's client.login(user,
+	// password), pexpect's pxssh login(server, username, password): the
+	// second and the third (pxssh's password was shown and its username
+	// masked until 2026-12-08); poplib's pass_
+	"login": {1, 2}, "pass_": {0},
 	"FTP": {2}, "FTP_TLS": {2}, // ftplib.FTP(host, user, passwd)
 	"HTTPBasicAuth": {1}, "HTTPDigestAuth": {1}, "HTTPProxyAuth": {1}, "HttpNtlmAuth": {1}, "BasicAuth": {1}, "DigestAuth": {1}, // requests, aiohttp, httpx
 	"simple_bind_s": {1}, "simple_bind": {1}, "bind_s": {1}, // python-ldap

@@ -25,6 +25,7 @@ func TestMaskCalls(t *testing.T) {
 		{"smtp.login('ada', password='S3cretKw1')", "smtp.login('ada', password='S3cretKw1')", ""}, // a keyword's: maskPairs
 		{"server.login(\n    'ada',\n    'S3cret-multi',\n)", "server.login(\n    'ada',\n    '[redacted]',\n)", "S3cret-multi"},
 		{"conn.simple_bind_s('cn=admin,dc=x', 'S3cretLdap')", "conn.simple_bind_s('cn=admin,dc=x', '[redacted]')", "S3cretLdap"},
+		{"s.login('10.0.0.5', 'ada', 'S3cretSsh1')", "s.login('10.0.0.5', '[redacted]', '[redacted]')", "S3cretSsh1"},
 		{"conn.bind('cn=admin,dc=x', 'S3cretLdap', ldap.AUTH_SIMPLE)", "conn.bind('cn=admin,dc=x', '[redacted]', ldap.AUTH_SIMPLE)", "S3cretLdap"},
 		{"sock.bind(('127.0.0.1', 8080))", "sock.bind(('127.0.0.1', 8080))", ""},
 		{"c.oper('ada', 'S3cretIrc1')", "c.oper('ada', '[redacted]')", "S3cretIrc1"},
@@ -54,7 +55,7 @@ func TestCallsAgreeWithPython(t *testing.T) {
 const callDocs = `
 import json, random, sys
 rng = random.Random(int(sys.argv[1]))
-CALLS = [("server.login", 1, 2), ("imaplib.IMAP4_SSL(h).login", 1, 2), ("pop.pass_", 0, 1), ("FTP", 2, 3),
+CALLS = [("server.login", 1, 2), ("imaplib.IMAP4_SSL(h).login", 1, 2), ("ssh.login", (1, 2), 3), ("pop.pass_", 0, 1), ("FTP", 2, 3),
          ("ftplib.FTP_TLS", 2, 3), ("requests.auth.HTTPBasicAuth", 1, 2), ("HTTPDigestAuth", 1, 2),
          ("aiohttp.BasicAuth", 1, 2), ("conn.simple_bind_s", 1, 2), ("keyring.set_password", 2, 3),
          ("user.set_password", 0, 1), ("mgr.add_password", 3, 4), ("Fernet", 0, 1), ("hmac.new", 0, 3),
