@@ -5601,3 +5601,44 @@ del lines, b64
 		noneSeen(t, seen, enc[16:32])
 	}
 }
+
+// A wallet's keys have no prefix a token reading knew and no name that
+// says a secret: a BIP 32 extended private key (python-mnemonic's
+// to_hd_master_key: xprv...) and a Bitcoin key in wallet import format
+// (5..., K..., L...), as a wallet's script holds and logs them. Each
+// showed in clear until 2026-12-08.
+func TestAttackWalletKeysShown(t *testing.T) {
+	r := startRaw(t, rawOpts{})
+	r.stopAtBreak(`import hashlib, os
+from mnemonic import Mnemonic
+m = Mnemonic("english")
+master = Mnemonic.to_hd_master_key(m.to_seed(m.generate(128)))
+A = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+def b58check(b):
+    b += hashlib.sha256(hashlib.sha256(b).digest()).digest()[:4]
+    n, out = int.from_bytes(b, "big"), ""
+    while n:
+        n, r = divmod(n, 58)
+        out = A[r] + out
+    return out
+imported = [b58check(b"\x80" + os.urandom(32) + b"\x01"), b58check(b"\x80" + os.urandom(32))]
+with open(os.path.join(os.path.dirname(__file__), "keys.txt"), "w") as f:
+    print(master, *imported, file=f)
+del f
+print("imported", imported[0], flush=True)
+` + mainAtBreak)
+	r.ok("debugpy_variables", `{"scope":"globals"}`)
+	r.evaluateEach("master", "imported")
+	r.outputWith("imported")
+	b, err := os.ReadFile(filepath.Join(r.dir, "keys.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string
+	for _, k := range strings.Fields(string(b)) {
+		for i := 4; i+8 <= len(k); i += 8 {
+			pieces = append(pieces, k[i:i+8])
+		}
+	}
+	noneSeen(t, r.seen.String(), pieces...)
+}

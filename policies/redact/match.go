@@ -474,6 +474,9 @@ var tokenPrefixes = []tokenPrefix{
 	// (1//0..., which google-auth's Credentials keep and its token
 	// endpoint's answer shows); Amazon MWS's auth tokens.
 	{"GOCSPX-", 24, false}, {"ya29.", 50, true}, {"1//0", 40, false}, {"amzn.mws.", 36, false},
+	// BIP 32's extended private keys (a wallet's every key): xprv and its
+	// testnet's and SegWit's kin, 111 characters of base58
+	{"xprv", 100, false}, {"tprv", 100, false}, {"yprv", 100, false}, {"zprv", 100, false}, {"Yprv", 100, false}, {"Zprv", 100, false},
 	// AI providers' API keys: Anthropic's sk-ant-api03-..., OpenAI's
 	// sk-proj-... and legacy sk-<48>, OpenRouter's sk-or-v1-..., and
 	// others of the form; Hugging Face's hf_, Groq's, Perplexity's,
@@ -541,7 +544,7 @@ var shapes = []struct {
 	held func(string) string
 }{{jwt, nil}, {pem, nil}, {awsKey, nil}, {awsSecret, nil}, {prefixed, nil}, {webhook, nil}, {telegramBot, nil}, {discordBot, nil}, {azureSecret, nil}, {urlPassword, percentDecoded}, {netlocPassword, percentDecoded},
 	{signature, percentDecoded}, {passwordHash, nil}, {mysqlHash, nil}, {ldapHash, nil}, {basicCredentials, basicPassword},
-	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}, {derKey, derHeld}}
+	{pemInBase64, nil}, {pemInHex, nil}, {puttyPrivateLines, nil}, {pemTail, nil}, {derKey, derHeld}, {wif, nil}}
 
 func percentDecoded(v string) string { return percent.Decode(v, false) }
 
