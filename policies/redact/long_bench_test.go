@@ -32,6 +32,8 @@ func BenchmarkMaskLongTexts(b *testing.B) {
 		{"auth-lines", strings.Repeat("Authorization: x\n", 12000)},
 		{"seed-words", strings.Repeat("abandon ability able about above absent ", 6000)},
 		{"prose-words", strings.Repeat("the client sent an access token to the server and found nothing ", 3000)},
+		{"pickle-pairs", "b'\\x80\\x04}\\x94(" + strings.Repeat("\\x8c\\x08password\\x94\\x8c\\x02pw\\x94", 4000) + "u.'"},
+		{"wif-shaped", strings.Repeat("5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTK ", 4000)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.text)))

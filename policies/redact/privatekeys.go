@@ -51,7 +51,7 @@ var pycryptodomePrivate = []string{"d", "p", "q", "u", "seed"}
 
 // holdsPyCryptodomeKey: s holds the repr of a PyCryptodome key.
 func holdsPyCryptodomeKey(s string) bool {
-	return strings.Contains(s, "RsaKey(n=") || strings.Contains(s, "EccKey(curve=")
+	return strings.Contains(s, "Key(") && (strings.Contains(s, "RsaKey(n=") || strings.Contains(s, "EccKey(curve="))
 }
 
 // A Kubernetes Secret holds its secrets under any keys of its data and
@@ -65,6 +65,9 @@ var kubernetesSecretData = []string{"data", "stringdata", "string_data"} // as I
 // holdsKubernetesSecret: s holds a record of kind Secret: kind: Secret
 // (YAML), "kind": "Secret" (JSON), 'kind': 'Secret' (a dict's repr).
 func holdsKubernetesSecret(s string) bool {
+	if !strings.Contains(s, "Secret") { // most texts, at once
+		return false
+	}
 	return strings.Contains(s, "kind: Secret") || strings.Contains(s, `"kind": "Secret"`) || strings.Contains(s, `"kind":"Secret"`) ||
 		strings.Contains(s, "'kind': 'Secret'")
 }

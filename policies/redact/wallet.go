@@ -20,6 +20,9 @@ const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwx
 // wif finds a WIF private key in s from from on: a word of 51 or 52
 // base58 characters whose checksum holds.
 func wif(s string, from int) (start, end int, ok bool) {
+	if len(s)-from < 51 { // most values: too short to hold one
+		return 0, 0, false
+	}
 	for i := from; i < len(s); i++ {
 		k := strings.IndexAny(s[i:], "5KL")
 		if k < 0 {
