@@ -5529,7 +5529,12 @@ with open(os.path.join(os.path.dirname(__file__), "phrases.txt"), "w") as f:
 del f
 print("wallet created; recovery phrase:\n" + mnemonic, flush=True)
 ` + mainAtBreak)
-	r.ok("debugpy_variables", `{"scope":"globals"}`)
+	globals := r.ok("debugpy_variables", `{"scope":"globals"}`)
+	// its words listed a row each: each row is masked, the rows spelling
+	// the phrase learned
+	if items := r.listRef(r.rowRef(globals, "words"), ""); strings.Count(items, "[redacted]") < 12 {
+		t.Errorf("the phrase's words listed: %s", items)
+	}
 	r.evaluateEach("mnemonic", "words", "wallet", "wallet['phrase']")
 	r.refused("debugpy_evaluate", `{"expression":"words[3]"}`, "denied by policy", "holds a secret")
 	r.outputWith("recovery phrase")

@@ -1064,7 +1064,7 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if codeGrant(s) { // a token request's body: its code is the credential (oauth.go)
 		extra = withNames(extra, "code")
 	}
-	extra = withKeyNames(s, extra) // a JSON Web Key's and a PyCryptodome key's private members (privatekeys.go)
+	extra = withKeyNames(s, extra) // a JSON Web Key's and a PyCryptodome key's private members, a Kubernetes Secret's data (privatekeys.go)
 	fileValues := credentialValues(s)
 	mentions := secrets.Mentions(s, extra)
 	if mentions {
@@ -1110,11 +1110,11 @@ func maskOnce(s string, extra map[string]bool, found func(string)) (string, bool
 	if strings.Contains(s, "'x': Integer(") {
 		s, dsaKeys = maskDSAKeys(s, found) // PyCryptodome's DsaKey's dict of numbers
 	}
-	var redis bool
+	var wire bool
 	if mayNameWire(s) {
-		s, redis = maskWire(s, found) // AUTH default PASSWORD under no name (redis.go)
+		s, wire = maskWire(s, found) // AUTH default PASSWORD, NickServ's IDENTIFY, under no name (wire.go)
 	}
-	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || redis || rsaKeys || dsaKeys || phrases || pickled
+	return s, named || shapes || files || commands || codes || calls || identified || login || smtp || wire || rsaKeys || dsaKeys || phrases || pickled
 }
 
 // credentialValues reads the values of a text's credential files' lines
@@ -1296,7 +1296,7 @@ func maskSourceLines(joined string, n int, extra map[string]bool) ([]string, boo
 // CSV file's), and the credentials of a well-known shape over lines. Every
 // mask keeps the text's line ends.
 func maskSourceText(joined string, extra map[string]bool) (string, bool) {
-	extra = withKeyNames(joined, extra) // a JWK in a file, its members on lines of their own
+	extra = withKeyNames(joined, extra) // a JWK or a Kubernetes Secret in a file, its members on lines of their own
 	masked, aligned := maskAligned(joined, extra, remember)
 	masked, changed := maskSource(masked, extra, remember)
 	masked, pairs := maskPairs(masked, extra, remember)
