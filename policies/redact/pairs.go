@@ -259,7 +259,7 @@ func maskPairs(s string, extra map[string]bool, found func(string)) (string, boo
 					}
 				case k.kind == 'w' && k.start > 0 && s[k.start-1] == '-' && sep.start > k.end && (sep.kind == 'w' || sep.kind == 's'): // --token VALUE
 					sc.hideValue(sep, hide, found)
-				case sep.kind == ',' && k.kind == 's' && strings.HasPrefix(literalValue(s, k), "-"): // ['--token', VALUE]: a command line's list (sys.argv)
+				case sep.kind == ',' && k.kind == 's' && isFlag(literalValue(s, k)): // ['--token', VALUE]: a command line's list (sys.argv)
 					if v, ok := sc.next(sep.end); ok && v.kind == 's' {
 						sc.hideValue(v, hide, found)
 					}
@@ -570,6 +570,22 @@ func notLettersOnly(w string) bool {
 		}
 	}
 	return false
+}
+
+// isFlag: v is a command line's option, -x or --name-of-it: a PEM block's
+// "-----BEGIN PRIVATE KEY-----\n..." before a JSON's next key is none (the
+// key was masked as the flag's value).
+func isFlag(v string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(v, "-"), "-")
+	if len(name) == len(v) || name == "" || !isWord(name[0]) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !isWord(name[i]) && name[i] != '-' && name[i] != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // trimBlank is v without the blanks and line ends at its ends, as

@@ -781,3 +781,20 @@ for line in sys.stdin:
         why = "value left: %r" % ast.unparse(b.args[-1])
     print(json.dumps(why))
 `
+
+// TestFlagsInLists: a list's string read as a command line's option is
+// one (--token, -p), not any string that begins with a '-': a PEM block's
+// value in a service account's JSON made the next key, "client_email", the
+// flag's value, masked.
+func TestFlagsInLists(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"['app.py', '--token', 'k3y-v4lue']", "['app.py', '--token', '[redacted]']"},
+		{`{"pk": "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----\n", "client_email": "x@y"}`,
+			`{"pk": "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----\n", "client_email": "x@y"}`},
+		{"['- password list', 'x1']", "['- password list', 'x1']"},
+	} {
+		if got, _ := maskPairs(c.in, nil, nil); got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
