@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"crypto/sha256"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -79,6 +81,24 @@ func TestWIF(t *testing.T) {
 		_, _, ok := wif(c.s, 0)
 		if ok != c.want {
 			t.Errorf("wif(%q) = %v", c.s, ok)
+		}
+	}
+}
+
+// TestSHA256AgreesWithCrypto: sha256Sum is crypto/sha256's Sum256 on every
+// length to 300 bytes (each padding case: 55, 56, 63, 64 ...) and on
+// random inputs.
+func TestSHA256AgreesWithCrypto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 300; n++ {
+		for range 3 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.UintN(256))
+			}
+			if got, want := sha256Sum(b), sha256.Sum256(b); got != want {
+				t.Fatalf("%d bytes %x: %x, want %x", n, b, got, want)
+			}
 		}
 	}
 }
